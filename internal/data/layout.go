@@ -1,0 +1,30 @@
+// Package data locates and fetches the pinned upstream data: the manifest of
+// files ledgerbench uses, the data directory, and `ledgerbench data pull`.
+//
+// A data directory has one folder per upstream repository, laid out like that
+// repository: <dir>/tau2-bench/data/tau2/domains/airline/db.json,
+// <dir>/tau-trait/tau_trait/envs/telehealth/wiki.md, and so on.
+package data
+
+import "path/filepath"
+
+// Repository folder names inside a data directory.
+const (
+	Tau2     = "tau2-bench"
+	TauTrait = "tau-trait"
+)
+
+// Tau2Domain is the folder of a τ²-bench domain's files.
+func Tau2Domain(root, domain string) string {
+	return filepath.Join(root, Tau2, "data", "tau2", "domains", domain)
+}
+
+// Tau2UserSim is the folder of τ²-bench's user-simulator guideline files.
+func Tau2UserSim(root string) string {
+	return filepath.Join(root, Tau2, "data", "tau2", "user_simulator")
+}
+
+// Telehealth is the folder of τ-Trait's telehealth files.
+func Telehealth(root string) string {
+	return filepath.Join(root, TauTrait, "tau_trait", "envs", "telehealth")
+}

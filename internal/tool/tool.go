@@ -1,0 +1,348 @@
+// Package tool defines environment tools: typed Go functions with a name, a
+// kind, an OpenAI function schema generated from their argument struct, and
+// the calling convention of τ²-bench (raw JSON keyword arguments, no schema
+// validation, Python's error texts for unknown or missing arguments).
+//
+// Tools are defined once per domain over a state type S and dispatched by a
+// Set[S]; a simulation passes its own state to every call, so nothing is
+// allocated per simulation to make tools available.
+package tool
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+)
+
+// Kind classifies a tool as upstream does. Only write tools change state.
+type Kind string
+
+const (
+	Read    Kind = "read"
+	Write   Kind = "write"
+	Think   Kind = "think"
+	Generic Kind = "generic"
+)
+
+// Info is what the outside world (agents, metrics, the gate) knows of a tool.
+type Info struct {
+	Name        string
+	Kind        Kind
+	Description string
+	// Parameters is the JSON schema of the arguments object.
+	Parameters json.RawMessage
+	// Params lists parameter names in signature order.
+	Params []Param
+}
+
+// Mutates reports whether the tool changes environment state. In every ported
+// domain exactly the write tools mutate.
+func (i Info) Mutates() bool { return i.Kind == Write }
+
+// OpenAISchema returns {"type":"function","function":{name,description,parameters}}.
+func (i Info) OpenAISchema() json.RawMessage {
+	d := &pyjson.Dict{}
+	fn := &pyjson.Dict{}
+	fn.Set("name", i.Name)
+	fn.Set("description", i.Description)
+	fn.Set("parameters", i.Parameters)
+	d.Set("type", "function")
+	d.Set("function", fn)
+	b, _ := d.MarshalJSON()
+	return b
+}
+
+// Param is one keyword parameter of a tool.
+type Param struct {
+	Name     string
+	Required bool
+}
+
+// Tool is a tool over state S.
+type Tool[S any] struct {
+	Info
+	call func(ctx context.Context, s S, args json.RawMessage) (any, error)
+}
+
+// Func is the shape of a typed tool implementation.
+type Func[S, A any] func(ctx context.Context, s S, a A) (any, error)
+
+// New builds a tool whose arguments decode into A, a struct whose json tags
+// name the parameters in signature order. A field is optional when its tag has
+// omitempty (a Python parameter with a default); otherwise it is required.
+// Field tags `desc:"…"` and `enum:"a,b"` go into the schema.
+func New[S, A any](name string, kind Kind, desc string, fn Func[S, A]) Tool[S] {
+	at := reflect.TypeFor[A]()
+	params, schema := paramsOf(at)
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: schema: %v", name, err)) // programming error at domain set-up
+	}
+	return Tool[S]{
+		Info: Info{Name: name, Kind: kind, Description: desc, Parameters: raw, Params: params},
+		call: func(ctx context.Context, s S, args json.RawMessage) (any, error) {
+			var a A
+			if len(bytes.TrimSpace(args)) > 0 && !bytes.Equal(bytes.TrimSpace(args), []byte("{}")) {
+				if err := json.Unmarshal(args, &a); err != nil {
+					return nil, typeError(err)
+				}
+			}
+			return fn(ctx, s, a)
+		},
+	}
+}
+
+// WithSchema replaces the generated parameter schema (for parameters whose
+// upstream schema is not expressible with struct tags, e.g. anyOf).
+func (t Tool[S]) WithSchema(raw json.RawMessage) Tool[S] {
+	t.Parameters = raw
+	return t
+}
+
+// typeError turns a JSON type mismatch into a Python-flavoured TypeError text.
+// Upstream passes wrong types into the code, where they fail with various
+// Python texts; only the error flag matters for the reward.
+func typeError(err error) error {
+	var ute *json.UnmarshalTypeError
+	if errors.As(err, &ute) {
+		return fmt.Errorf("argument '%s' must be %s, not %s", ute.Field, pyTypeName(ute.Type), pyValueName(ute.Value))
+	}
+	return err
+}
+
+func pyTypeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "str"
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return "int"
+	case reflect.Float64, reflect.Float32:
+		return "float"
+	case reflect.Bool:
+		return "bool"
+	case reflect.Slice, reflect.Array:
+		return "list"
+	case reflect.Map, reflect.Struct:
+		return "dict"
+	}
+	return t.String()
+}
+
+func pyValueName(v string) string {
+	switch v {
+	case "string":
+		return "str"
+	case "number":
+		return "float"
+	case "bool":
+		return "bool"
+	case "array":
+		return "list"
+	case "object":
+		return "dict"
+	}
+	if strings.HasPrefix(v, "number") {
+		return "float"
+	}
+	return v
+}
+
+// Set dispatches calls by name for one toolkit, reproducing Python's
+// keyword-argument errors with the toolkit's class name.
+type Set[S any] struct {
+	class string
+	tools []Tool[S]
+	index map[string]int
+}
+
+// NewSet builds a toolkit. class is the upstream Python class name used in
+// argument error texts (e.g. "AirlineTools").
+func NewSet[S any](class string, tools ...Tool[S]) *Set[S] {
+	s := &Set[S]{class: class, tools: tools, index: make(map[string]int, len(tools))}
+	for i, t := range tools {
+		if _, dup := s.index[t.Name]; dup {
+			panic("tool: duplicate tool " + t.Name)
+		}
+		s.index[t.Name] = i
+	}
+	return s
+}
+
+// Infos lists the tools in order.
+func (s *Set[S]) Infos() []Info {
+	out := make([]Info, len(s.tools))
+	for i, t := range s.tools {
+		out[i] = t.Info
+	}
+	return out
+}
+
+// Lookup returns a tool's info.
+func (s *Set[S]) Lookup(name string) (Info, bool) {
+	i, ok := s.index[name]
+	if !ok {
+		return Info{}, false
+	}
+	return s.tools[i].Info, true
+}
+
+// Class is the Python class name used in error texts.
+func (s *Set[S]) Class() string { return s.class }
+
+// ErrNotFound is wrapped by the error for an unknown tool name.
+var ErrNotFound = errors.New("tool not found")
+
+type notFound struct{ name string }
+
+func (e notFound) Error() string { return fmt.Sprintf("Tool '%s' not found.", e.name) }
+func (e notFound) Unwrap() error { return ErrNotFound }
+
+// Call runs a tool and returns its raw result. Errors are the exception text
+// upstream would raise (the tool message content is "Error: " + text).
+func (s *Set[S]) Call(ctx context.Context, st S, name string, args json.RawMessage) (any, error) {
+	i, ok := s.index[name]
+	if !ok {
+		return nil, notFound{name}
+	}
+	t := s.tools[i]
+	if err := CheckArgs(s.class, t.Info, args); err != nil {
+		return nil, err
+	}
+	return t.call(ctx, st, args)
+}
+
+// CallContent runs a tool and formats its result as the tool message content
+// (upstream's to_json_str).
+func (s *Set[S]) CallContent(ctx context.Context, st S, name string, args json.RawMessage) (string, error) {
+	res, err := s.Call(ctx, st, name, args)
+	if err != nil {
+		return "", err
+	}
+	return Content(res), nil
+}
+
+// Content formats a tool result: strings as they are, anything else with
+// json.dumps defaults. Tools that upstream returns as plain dicts with numbers
+// must put Python's str() of those numbers in the dict themselves (see
+// pyjson.Dict), because upstream stringifies them.
+func Content(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return pyjson.String(v)
+}
+
+// CheckArgs validates the keyword arguments like a Python call would: the
+// arguments must be a JSON object, with no unknown keys and every required
+// parameter present.
+func CheckArgs(class string, info Info, args json.RawMessage) error {
+	keys, err := objectKeys(args)
+	if err != nil {
+		return fmt.Errorf("%s.%s() argument after ** must be a mapping, not %s", class, info.Name, err.Error())
+	}
+	for _, k := range keys {
+		known := false
+		for _, p := range info.Params {
+			if p.Name == k {
+				known = true
+				break
+			}
+		}
+		if !known {
+			return fmt.Errorf("%s.%s() got an unexpected keyword argument '%s'", class, info.Name, k)
+		}
+	}
+	var missing []string
+	for _, p := range info.Params {
+		if !p.Required {
+			continue
+		}
+		found := false
+		for _, k := range keys {
+			if k == p.Name {
+				found = true
+				break
+			}
+		}
+		if !found {
+			missing = append(missing, "'"+p.Name+"'")
+		}
+	}
+	switch len(missing) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("%s.%s() missing 1 required positional argument: %s", class, info.Name, missing[0])
+	case 2:
+		return fmt.Errorf("%s.%s() missing 2 required positional arguments: %s and %s", class, info.Name, missing[0], missing[1])
+	default:
+		return fmt.Errorf("%s.%s() missing %d required positional arguments: %s, and %s", class, info.Name, len(missing),
+			strings.Join(missing[:len(missing)-1], ", "), missing[len(missing)-1])
+	}
+}
+
+// objectKeys returns the keys of a JSON object in order. An empty input counts
+// as an empty object. The error text names the Python type of a non-object.
+func objectKeys(args json.RawMessage) ([]string, error) {
+	trimmed := bytes.TrimSpace(args)
+	if len(trimmed) == 0 {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, errors.New("str")
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		switch tok.(type) {
+		case string:
+			return nil, errors.New("str")
+		case json.Number, float64:
+			return nil, errors.New("float")
+		case bool:
+			return nil, errors.New("bool")
+		case nil:
+			return nil, errors.New("NoneType")
+		}
+		return nil, errors.New("list")
+	}
+	var keys []string
+	depth := 0
+	expectKey := true
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, errors.New("str")
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth == 0 {
+					return keys, nil
+				}
+				depth--
+				if depth == 0 {
+					expectKey = true
+				}
+			}
+			continue
+		}
+		if depth == 0 {
+			if expectKey {
+				keys = append(keys, tok.(string))
+				expectKey = false
+			} else {
+				expectKey = true
+			}
+		}
+	}
+}

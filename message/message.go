@@ -1,0 +1,88 @@
+// Package message defines the conversation records shared by environments,
+// agents, user simulators, the evaluator and the results files. The types are
+// our own and small; the LLM client converts them at its edge, so transcripts
+// and golden files survive SDK changes.
+package message
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Role names who produced a message.
+type Role string
+
+const (
+	System    Role = "system"
+	User      Role = "user"
+	Assistant Role = "assistant"
+	Tool      Role = "tool"
+)
+
+// Requestor names which side asked for a tool call: the agent ("assistant")
+// or the simulated user ("user", telecom only).
+type Requestor string
+
+const (
+	ByAssistant Requestor = "assistant"
+	ByUser      Requestor = "user"
+)
+
+// ToolCall is one function call proposed by a participant.
+type ToolCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Requestor Requestor       `json:"requestor,omitempty"`
+}
+
+// Usage counts the tokens one model call consumed.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	ReasoningTokens  int `json:"reasoning_tokens,omitempty"`
+	CachedTokens     int `json:"cached_tokens,omitempty"`
+}
+
+// Add returns the sum of two usages.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{
+		PromptTokens:     u.PromptTokens + o.PromptTokens,
+		CompletionTokens: u.CompletionTokens + o.CompletionTokens,
+		ReasoningTokens:  u.ReasoningTokens + o.ReasoningTokens,
+		CachedTokens:     u.CachedTokens + o.CachedTokens,
+	}
+}
+
+// Total is prompt plus completion tokens.
+func (u Usage) Total() int { return u.PromptTokens + u.CompletionTokens }
+
+// Message is one entry of a trajectory. Assistant and user messages carry text
+// and/or tool calls; tool messages carry the result of one call.
+type Message struct {
+	Role    Role   `json:"role"`
+	Content string `json:"content,omitempty"`
+	// ToolCalls is set on assistant and user messages that call tools.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ToolCallID, Requestor and Error are set on tool messages.
+	ToolCallID string    `json:"tool_call_id,omitempty"`
+	Requestor  Requestor `json:"requestor,omitempty"`
+	Error      bool      `json:"error,omitempty"`
+	// ReasoningContent is the provider's reasoning text (Kimi, GLM, DeepSeek),
+	// kept so it can be sent back on later turns.
+	ReasoningContent string `json:"reasoning_content,omitempty"`
+	// Usage and Cost are set on messages produced by a model call.
+	Usage *Usage  `json:"usage,omitempty"`
+	Cost  float64 `json:"cost,omitempty"`
+	// TurnIdx is the message's position in the trajectory.
+	TurnIdx int `json:"turn_idx"`
+	// Timestamp is an RFC 3339 time, informational only.
+	Timestamp string `json:"timestamp,omitempty"`
+}
+
+// HasText reports whether the message has non-blank text, the way upstream
+// decides whether a participant message "has content".
+func (m Message) HasText() bool { return strings.TrimSpace(m.Content) != "" }
+
+// IsToolCall reports whether the message calls at least one tool.
+func (m Message) IsToolCall() bool { return len(m.ToolCalls) > 0 }

@@ -1,0 +1,207 @@
+package tasks
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// UnmarshalJSON accepts a string or a structured instructions object.
+func (i *Instructions) UnmarshalJSON(data []byte) error {
+	data = bytes.TrimSpace(data)
+	if len(data) > 0 && data[0] == '"' {
+		i.Structured = nil
+		return json.Unmarshal(data, &i.Text)
+	}
+	var s StructuredInstructions
+	if err := strictDecode(data, &s); err != nil {
+		return fmt.Errorf("instructions: %w", err)
+	}
+	i.Text, i.Structured = "", &s
+	return nil
+}
+
+// MarshalJSON writes the form the instructions were read in.
+func (i Instructions) MarshalJSON() ([]byte, error) {
+	if i.Structured != nil {
+		return json.Marshal(i.Structured)
+	}
+	return json.Marshal(i.Text)
+}
+
+// UnmarshalJSON ignores unknown description keys, as upstream does.
+func (d *Description) UnmarshalJSON(data []byte) error {
+	type plain Description
+	var p plain
+	if err := json.Unmarshal(data, &p); err != nil {
+		return err
+	}
+	*d = Description(p)
+	return nil
+}
+
+func strictDecode(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("trailing data")
+	}
+	return nil
+}
+
+// Error describes a problem with one task of a file.
+type Error struct {
+	File   string
+	TaskID string // or "#<index>" when the id is unknown
+	Err    error
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s: task %s: %v", e.File, e.TaskID, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Parse decodes a tasks file: a JSON array of tasks. Unknown fields, wrong
+// types, missing ids and invalid reward types are errors naming the file, the
+// task and the field.
+func Parse(file string, data []byte) ([]Task, error) {
+	var raws []json.RawMessage
+	if err := json.Unmarshal(data, &raws); err != nil {
+		return nil, fmt.Errorf("%s: not a JSON array of tasks: %w", file, err)
+	}
+	out := make([]Task, 0, len(raws))
+	seen := make(map[string]bool, len(raws))
+	for idx, raw := range raws {
+		id := "#" + strconv.Itoa(idx)
+		var probe struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(raw, &probe) == nil && len(probe.ID) > 0 {
+			var s string
+			if json.Unmarshal(probe.ID, &s) == nil {
+				id = strconv.Quote(s)
+			}
+		}
+		var t Task
+		if err := strictDecode(raw, &t); err != nil {
+			return nil, &Error{File: file, TaskID: id, Err: fieldError(err)}
+		}
+		if t.ID == "" {
+			return nil, &Error{File: file, TaskID: id, Err: errors.New(`field "id": missing or empty`)}
+		}
+		if err := t.validate(); err != nil {
+			return nil, &Error{File: file, TaskID: id, Err: err}
+		}
+		if seen[t.ID] {
+			return nil, &Error{File: file, TaskID: id, Err: errors.New("duplicate task id")}
+		}
+		seen[t.ID] = true
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// fieldError rewrites encoding/json errors so they name the field plainly.
+func fieldError(err error) error {
+	var ute *json.UnmarshalTypeError
+	if errors.As(err, &ute) {
+		return fmt.Errorf("field %q: expected %s, got JSON %s", ute.Field, ute.Type, ute.Value)
+	}
+	msg := err.Error()
+	if rest, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		return fmt.Errorf("unknown field %s", rest)
+	}
+	return err
+}
+
+func (t *Task) validate() error {
+	c := t.EvaluationCriteria
+	if c == nil {
+		return nil
+	}
+	for _, r := range c.RewardBasis {
+		if !r.Valid() {
+			return fmt.Errorf("field \"evaluation_criteria.reward_basis\": unknown reward type %q", r)
+		}
+	}
+	for i, a := range c.Actions {
+		if a.Name == "" {
+			return fmt.Errorf("field \"evaluation_criteria.actions[%d].name\": missing", i)
+		}
+		if a.Requestor != "" && a.Requestor != "assistant" && a.Requestor != "user" {
+			return fmt.Errorf("field \"evaluation_criteria.actions[%d].requestor\": %q is not assistant or user", i, a.Requestor)
+		}
+		if err := objectArgs(a.Arguments); err != nil {
+			return fmt.Errorf("field \"evaluation_criteria.actions[%d].arguments\": %w", i, err)
+		}
+	}
+	for i, a := range c.EnvAssertions {
+		if a.EnvType != "assistant" && a.EnvType != "user" {
+			return fmt.Errorf("field \"evaluation_criteria.env_assertions[%d].env_type\": %q is not assistant or user", i, a.EnvType)
+		}
+	}
+	if s := t.InitialState; s != nil {
+		for i, a := range s.InitializationActions {
+			if a.EnvType != "assistant" && a.EnvType != "user" {
+				return fmt.Errorf("field \"initial_state.initialization_actions[%d].env_type\": %q is not assistant or user", i, a.EnvType)
+			}
+		}
+	}
+	return nil
+}
+
+func objectArgs(raw json.RawMessage) error {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || t[0] != '{' {
+		return errors.New("must be a JSON object")
+	}
+	return nil
+}
+
+// LoadFile reads and parses a tasks file.
+func LoadFile(path string) ([]Task, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read tasks: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Splits maps a split name to task ids (split_tasks.json).
+type Splits map[string][]string
+
+// LoadSplits reads a split_tasks.json file.
+func LoadSplits(path string) (Splits, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read splits: %w", err)
+	}
+	var s Splits
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// LoadTau2 loads a τ²-bench domain's tasks.json and split_tasks.json from
+// dir. The default split is "base", as upstream's CLI.
+func LoadTau2(dir, domain string) (*Set, error) {
+	ts, err := LoadFile(filepath.Join(dir, "tasks.json"))
+	if err != nil {
+		return nil, err
+	}
+	splits, err := LoadSplits(filepath.Join(dir, "split_tasks.json"))
+	if err != nil {
+		return nil, err
+	}
+	return &Set{Domain: domain, Tasks: ts, Splits: splits, DefaultSplit: "base"}, nil
+}
