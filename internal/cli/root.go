@@ -1,0 +1,129 @@
+// Package cli is ledgerbench's command tree: flags become options, and each
+// command makes one call into the packages that do the work.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Version is the harness version written into run manifests.
+var Version = "0.1.0-dev"
+
+// Streams are the command's input and outputs.
+type Streams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+	IsTTY  bool
+	// Getenv reads the environment (os.Getenv outside tests).
+	Getenv func(string) string
+}
+
+// Exit codes.
+const (
+	ExitOK          = 0
+	ExitError       = 1
+	ExitUsage       = 2
+	ExitFailed      = 3 // verification failed or a --min-pass threshold was not met
+	ExitInterrupted = 130
+)
+
+// ErrFailed marks a run that completed but did not meet its bar.
+var ErrFailed = errors.New("failed")
+
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+// Main runs the command line and returns the exit code.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second Ctrl-C kills the process
+	}()
+	fi, _ := os.Stdout.Stat()
+	s := &Streams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+		IsTTY: fi != nil && fi.Mode()&os.ModeCharDevice != 0, Getenv: os.Getenv}
+	return Execute(ctx, s, os.Args[1:])
+}
+
+// Execute runs the command tree with args and maps errors to exit codes.
+func Execute(ctx context.Context, s *Streams, args []string) int {
+	root := NewRoot(s)
+	root.SetArgs(args)
+	root.SetIn(s.In)
+	root.SetOut(s.Out)
+	root.SetErr(s.ErrOut)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	fmt.Fprintln(s.ErrOut, "ledgerbench:", err)
+	var ue usageError
+	switch {
+	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
+		return ExitInterrupted
+	case errors.As(err, &ue):
+		return ExitUsage
+	case errors.Is(err, ErrFailed):
+		return ExitFailed
+	}
+	return ExitError
+}
+
+// globalOptions are flags every command shares.
+type globalOptions struct {
+	DataDir string
+}
+
+// NewRoot builds the command tree.
+func NewRoot(s *Streams) *cobra.Command {
+	g := &globalOptions{}
+	root := &cobra.Command{
+		Use:   "ledgerbench",
+		Short: "Reproduce LedgerAgent experiments on τ²-bench and τ-Trait",
+		Long: `ledgerbench runs tool-calling agents against Go ports of the τ²-bench airline,
+retail and telecom domains and τ-Trait's telehealth domain, scores them with
+τ²-bench's evaluator, and reports pass^k.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       Version,
+	}
+	root.PersistentFlags().StringVar(&g.DataDir, "data", "", "data directory (default $LEDGERBENCH_DATA or the user cache dir)")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(
+		newCmdData(s, g),
+		newCmdVerify(s, g, nil),
+		newCmdReplay(s, g),
+		newCmdTasks(s, g),
+	)
+	return root
+}
+
+// dataDir resolves the data directory: --data, then $LEDGERBENCH_DATA, then
+// the user cache dir.
+func (g *globalOptions) dataDir(s *Streams) (string, error) {
+	if g.DataDir != "" {
+		return g.DataDir, nil
+	}
+	if d := s.Getenv("LEDGERBENCH_DATA"); d != "" {
+		return d, nil
+	}
+	c, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no data directory: pass --data or set LEDGERBENCH_DATA: %w", err)
+	}
+	return filepath.Join(c, "ledgerbench"), nil
+}
