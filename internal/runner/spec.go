@@ -1,0 +1,26 @@
+// Package runner schedules simulations: every (task, trial) is a unit of
+// work, units run concurrently under one global limit, and each finished
+// record is appended to the run's results at once.
+package runner
+
+import (
+	"github.com/ledgerbench/ledgerbench/envs"
+	"github.com/ledgerbench/ledgerbench/orchestrator"
+	"github.com/ledgerbench/ledgerbench/tasks"
+)
+
+// Spec describes one unit of work: what an agent or user maker needs to build
+// the participants of one simulation.
+type Spec struct {
+	Domain envs.Domain
+	Task   *tasks.Task
+	Trial  int
+	Seed   int64
+}
+
+// Makers build the participants of each simulation. They are called once per
+// unit, concurrently; each returned participant belongs to one simulation.
+type Makers struct {
+	Agent func(Spec) (orchestrator.Agent, error)
+	User  func(Spec) (orchestrator.User, error)
+}

@@ -1,0 +1,298 @@
+// Package orchestrator runs one simulation: τ²-bench's half-duplex loop
+// between an agent, a simulated user and the environment, with its stop
+// rules, followed by evaluation. It knows roles, not models: agents and user
+// simulators are the interfaces declared here.
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ledgerbench/ledgerbench/envs"
+	"github.com/ledgerbench/ledgerbench/evaluator"
+	"github.com/ledgerbench/ledgerbench/message"
+	"github.com/ledgerbench/ledgerbench/results"
+	"github.com/ledgerbench/ledgerbench/tasks"
+)
+
+// Agent produces the agent side of one conversation. Next receives the
+// messages addressed to the agent since its last turn (a user message, or the
+// results of its tool calls, in order) and returns its next message: text for
+// the user, or tool calls. Usage and Cost on the returned message account for
+// the model calls made. A returned error ends the simulation: wrap
+// ErrInfrastructure for API failures.
+type Agent interface {
+	Next(ctx context.Context, incoming []message.Message) (message.Message, error)
+}
+
+// User is the simulated user of one conversation. Next receives the agent's
+// text message (or the results of the user's own tool calls) and returns the
+// user's next message.
+type User interface {
+	Next(ctx context.Context, incoming []message.Message) (message.Message, error)
+}
+
+// Stopper lets an agent end the conversation (solo-style agents).
+type Stopper interface {
+	IsStop(m message.Message) bool
+}
+
+// Reporter lets an agent or user add its own data to the record.
+type Reporter interface {
+	Report() any
+}
+
+// ErrInfrastructure marks failures outside the agent's control (API errors
+// after retries, timeouts of the backend). Simulations that end with it are
+// recorded as infrastructure_error and re-run on resume.
+var ErrInfrastructure = errors.New("infrastructure error")
+
+// Stop tokens of the user simulator.
+var StopTokens = []string{"###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###"}
+
+// IsUserStop reports whether a user message ends the conversation.
+func IsUserStop(m message.Message) bool {
+	if m.IsToolCall() {
+		return false
+	}
+	for _, t := range StopTokens {
+		if strings.Contains(m.Content, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// Config bounds a simulation.
+type Config struct {
+	MaxSteps  int           // default 200
+	MaxErrors int           // default 10 (total tool errors)
+	Timeout   time.Duration // wall-clock limit; 0 = none
+	// Judge evaluates NL assertions; nil leaves them not evaluated.
+	Judge evaluator.Judge
+	// Now returns the time (for tests); nil = time.Now.
+	Now func() time.Time
+}
+
+func (c Config) withDefaults() Config {
+	if c.MaxSteps <= 0 {
+		c.MaxSteps = 200
+	}
+	if c.MaxErrors <= 0 {
+		c.MaxErrors = 10
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c
+}
+
+// Greeting is the agent's fixed first message.
+const Greeting = "Hi! How can I help you today?"
+
+type role int
+
+const (
+	toAgent role = iota
+	toUser
+	toEnv
+)
+
+// Run plays one simulation of task and evaluates it. The returned record is
+// complete even when the simulation ended early; the error is non-nil only
+// when evaluation itself failed for a reason outside the simulation.
+func Run(ctx context.Context, dom envs.Domain, task *tasks.Task, agent Agent, user User, cfg Config) (results.Record, error) {
+	cfg = cfg.withDefaults()
+	start := cfg.Now()
+	rec := results.Record{TaskID: task.ID, Domain: dom.Name(), StartTime: start.UTC().Format(time.RFC3339Nano)}
+	if cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
+		defer cancel()
+	}
+	env, err := evaluator.NewInitializedEnv(ctx, dom, task)
+	if err != nil {
+		return rec, fmt.Errorf("initial state: %w", err)
+	}
+	term, traj, steps, numErrors, runErr := loop(ctx, dom, env, agent, user, cfg)
+	rec.Messages = traj
+	rec.Steps, rec.NumErrors = steps, numErrors
+	rec.TerminationReason = term
+	if runErr != nil {
+		rec.Error = runErr.Error()
+	}
+	for i := range rec.Messages {
+		m := &rec.Messages[i]
+		m.TurnIdx = i
+		if m.Usage == nil {
+			continue
+		}
+		switch m.Role {
+		case message.Assistant:
+			rec.AgentUsage = rec.AgentUsage.Add(*m.Usage)
+			rec.AgentCost += m.Cost
+		case message.User:
+			rec.UserUsage = rec.UserUsage.Add(*m.Usage)
+			rec.UserCost += m.Cost
+		}
+	}
+	if r, ok := agent.(Reporter); ok {
+		rec.AgentInfo = marshalReport(r.Report())
+	}
+	if r, ok := user.(Reporter); ok {
+		rec.UserInfo = marshalReport(r.Report())
+	}
+	if term != evaluator.InfrastructureError {
+		info, err := evaluator.Evaluate(context.WithoutCancel(ctx), dom, task, traj, term, evaluator.Options{Judge: cfg.Judge})
+		if err != nil {
+			if errors.Is(err, ErrInfrastructure) {
+				rec.TerminationReason = evaluator.InfrastructureError
+				rec.Error = err.Error()
+			} else {
+				return rec, fmt.Errorf("evaluate: %w", err)
+			}
+		} else {
+			rec.RewardInfo = &info
+			if info.JudgeUsage != nil {
+				rec.JudgeUsage = *info.JudgeUsage
+				rec.JudgeCost = info.JudgeCost
+			}
+		}
+	}
+	end := cfg.Now()
+	rec.EndTime = end.UTC().Format(time.RFC3339Nano)
+	rec.Duration = end.Sub(start).Seconds()
+	return rec, nil
+}
+
+func marshalReport(v any) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(map[string]string{"report_error": err.Error()})
+	}
+	return b
+}
+
+// loop is the half-duplex conversation. It returns the termination reason,
+// the trajectory, the step and error counts, and the error that ended it
+// abnormally (agent, user or infrastructure).
+func loop(ctx context.Context, dom envs.Domain, env envs.Env, agent Agent, user User, cfg Config) (evaluator.Termination, []message.Message, int, int, error) {
+	traj := []message.Message{{Role: message.Assistant, Content: Greeting, Timestamp: cfg.Now().UTC().Format(time.RFC3339Nano)}}
+	pending := []message.Message{traj[0]} // messages addressed to the next role
+	to, caller := toUser, toAgent
+	steps, numErrors := 0, 0
+	term, _ := dom.(envs.Terminator)
+	for {
+		if err := ctx.Err(); err != nil {
+			if errors.Is(err, context.DeadlineExceeded) && cfg.Timeout > 0 {
+				return evaluator.Timeout, traj, steps, numErrors, nil
+			}
+			return evaluator.InfrastructureError, traj, steps, numErrors, fmt.Errorf("%w: %w", ErrInfrastructure, err)
+		}
+		switch to {
+		case toUser:
+			msg, err := user.Next(ctx, pending)
+			if err != nil {
+				return failure(ctx, cfg, evaluator.UserError, err, traj, steps, numErrors)
+			}
+			msg.Role = message.User
+			stamp(&msg, cfg)
+			if !msg.HasText() && !msg.IsToolCall() {
+				return evaluator.UserError, traj, steps, numErrors, errors.New("user message has neither text nor tool calls")
+			}
+			if IsUserStop(msg) {
+				traj = append(traj, msg)
+				return evaluator.UserStop, traj, steps, numErrors, nil
+			}
+			for i := range msg.ToolCalls {
+				msg.ToolCalls[i].Requestor = message.ByUser
+			}
+			traj = append(traj, msg)
+			pending = []message.Message{msg}
+			if msg.IsToolCall() {
+				to, caller = toEnv, toUser
+			} else {
+				to = toAgent
+			}
+		case toAgent:
+			msg, err := agent.Next(ctx, pending)
+			if err != nil {
+				return failure(ctx, cfg, evaluator.AgentError, err, traj, steps, numErrors)
+			}
+			msg.Role = message.Assistant
+			stamp(&msg, cfg)
+			if !msg.HasText() && !msg.IsToolCall() {
+				return evaluator.AgentError, traj, steps, numErrors, errors.New("agent message has neither text nor tool calls")
+			}
+			if s, ok := agent.(Stopper); ok && s.IsStop(msg) {
+				traj = append(traj, msg)
+				return evaluator.AgentStop, traj, steps, numErrors, nil
+			}
+			for i := range msg.ToolCalls {
+				msg.ToolCalls[i].Requestor = message.ByAssistant
+			}
+			traj = append(traj, msg)
+			pending = []message.Message{msg}
+			if msg.IsToolCall() {
+				to, caller = toEnv, toAgent
+			} else {
+				to = toUser
+			}
+		case toEnv:
+			calls := pending[0].ToolCalls
+			results := make([]message.Message, 0, len(calls))
+			stop := false
+			for _, tc := range calls {
+				res := envs.Respond(ctx, env, tc)
+				stamp(&res, cfg)
+				if res.Error {
+					numErrors++
+				}
+				results = append(results, res)
+				if term != nil && !res.Error && term.Terminates(tc.Name) {
+					stop = true
+				}
+			}
+			traj = append(traj, results...)
+			pending = results
+			to = caller
+			if stop {
+				steps++
+				return evaluator.AgentStop, traj, steps, numErrors, nil
+			}
+		}
+		steps++
+		env.Sync()
+		if to != toEnv {
+			if steps >= cfg.MaxSteps {
+				return evaluator.MaxSteps, traj, steps, numErrors, nil
+			}
+			if numErrors >= cfg.MaxErrors {
+				return evaluator.TooManyErrors, traj, steps, numErrors, nil
+			}
+		}
+	}
+}
+
+func failure(ctx context.Context, cfg Config, role evaluator.Termination, err error, traj []message.Message, steps, numErrors int) (evaluator.Termination, []message.Message, int, int, error) {
+	if cfg.Timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return evaluator.Timeout, traj, steps, numErrors, err
+	}
+	if errors.Is(err, ErrInfrastructure) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return evaluator.InfrastructureError, traj, steps, numErrors, err
+	}
+	return role, traj, steps, numErrors, err
+}
+
+func stamp(m *message.Message, cfg Config) {
+	if m.Timestamp == "" {
+		m.Timestamp = cfg.Now().UTC().Format(time.RFC3339Nano)
+	}
+}
