@@ -19,19 +19,19 @@ type Tau2File struct {
 
 // Tau2Simulation is one SimulationRun of a τ²-bench results file.
 type Tau2Simulation struct {
-	ID                string          `json:"id"`
-	TaskID            string          `json:"task_id"`
-	Timestamp         string          `json:"timestamp,omitempty"`
-	StartTime         string          `json:"start_time,omitempty"`
-	EndTime           string          `json:"end_time,omitempty"`
-	Duration          float64         `json:"duration"`
-	TerminationReason string          `json:"termination_reason"`
-	AgentCost         *float64        `json:"agent_cost"`
-	UserCost          *float64        `json:"user_cost"`
-	RewardInfo        *Tau2Reward     `json:"reward_info"`
-	Messages          []Tau2Message   `json:"messages"`
-	Trial             int             `json:"trial"`
-	Seed              *int64          `json:"seed"`
+	ID                string        `json:"id"`
+	TaskID            string        `json:"task_id"`
+	Timestamp         string        `json:"timestamp,omitempty"`
+	StartTime         string        `json:"start_time,omitempty"`
+	EndTime           string        `json:"end_time,omitempty"`
+	Duration          float64       `json:"duration"`
+	TerminationReason string        `json:"termination_reason"`
+	AgentCost         *float64      `json:"agent_cost"`
+	UserCost          *float64      `json:"user_cost"`
+	RewardInfo        *Tau2Reward   `json:"reward_info"`
+	Messages          []Tau2Message `json:"messages"`
+	Trial             int           `json:"trial"`
+	Seed              *int64        `json:"seed"`
 }
 
 // Tau2Reward is the part of RewardInfo ledgerbench reads from imports; the

@@ -1,0 +1,43 @@
+# ledgerbench — common tasks. `make run` is the offline main job; `make test` runs the tests.
+GO        ?= go
+BIN       ?= bin/ledgerbench
+# Where `data pull` reads upstream files. The default is the shared copy beside
+# this checkout when there is one (offline), else GitHub at the pinned commits.
+DATA_FROM ?= $(shell [ -d ../shared/upstream/tau2-bench ] && echo ../shared/upstream)
+DATA      ?= $(or $(LEDGERBENCH_DATA),$(CURDIR)/.data)
+DOMAIN    ?= retail
+PKGS      ?= ./...
+
+.PHONY: build test test-short bench run data verify vet fmt clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/ledgerbench
+
+data: build
+	$(BIN) data pull --data $(DATA) $(if $(DATA_FROM),--from $(DATA_FROM))
+
+# The main job, offline: pull the pinned data, verify the gold trajectories of
+# the chosen domain, then run the simulated (sim) backbone on it.
+run: data
+	$(BIN) verify --data $(DATA) --domain $(DOMAIN)
+
+verify: data
+	$(BIN) verify --data $(DATA)
+
+vet:
+	$(GO) vet $(PKGS)
+
+test: vet
+	$(GO) test -race -timeout 25m $(PKGS)
+
+test-short:
+	$(GO) test -short $(PKGS)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+fmt:
+	gofmt -w .
+
+clean:
+	rm -rf bin .data

@@ -1,0 +1,140 @@
+package ledger
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Decision is a gate verdict.
+type Decision string
+
+const (
+	// Allow runs the call unchanged.
+	Allow Decision = "ALLOW"
+	// Revise removes the call; the model gets the reason and keeps its turn.
+	// Missing evidence (a record the predicate needs is not in the ledger) is
+	// a Revise: go and read it.
+	Revise Decision = "REVISE"
+	// Block refuses the action outright: no valid alternative under policy.
+	Block Decision = "BLOCK"
+)
+
+// Outcome is one predicate's judgement.
+type Outcome struct {
+	Decision Decision
+	Reason   string
+}
+
+// OK is the allowing outcome.
+var OK = Outcome{Decision: Allow}
+
+// NeedRevise builds a Revise outcome.
+func NeedRevise(reason string) Outcome { return Outcome{Decision: Revise, Reason: reason} }
+
+// Refuse builds a Block outcome.
+func Refuse(reason string) Outcome { return Outcome{Decision: Block, Reason: reason} }
+
+// Predicate is an executable policy rule guarding one write tool.
+type Predicate struct {
+	// ID names the predicate (e.g. "airline.cancel.basis").
+	ID string
+	// Tool is the write tool it guards.
+	Tool string
+	// Clause cites the policy section it enforces (a heading of the pulled
+	// policy text).
+	Clause string
+	// Check judges a proposed call's arguments against the ledger. Arguments
+	// arrive as the model sent them; a predicate that cannot read them
+	// returns a Revise.
+	Check func(l *Ledger, args json.RawMessage) Outcome
+}
+
+// Verdict is the gate's decision on one proposed write call.
+type Verdict struct {
+	Tool      string          `json:"tool"`
+	CallID    string          `json:"call_id,omitempty"`
+	Arguments json.RawMessage `json:"arguments"`
+	Decision  Decision        `json:"verdict"`
+	// Predicate and Clause name the first predicate that did not allow the
+	// call (empty when allowed).
+	Predicate string `json:"predicate,omitempty"`
+	Clause    string `json:"clause,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	// Failed lists every predicate that did not allow the call.
+	Failed []string `json:"failed,omitempty"`
+}
+
+// Gate holds a domain's predicates grouped by tool.
+type Gate struct {
+	byTool map[string][]Predicate
+	writes map[string]bool
+}
+
+// NewGate builds a gate over predicates. writeTools names every write tool of
+// the domain: a write tool without predicates is allowed, a non-write tool is
+// never judged.
+func NewGate(preds []Predicate, writeTools []string) *Gate {
+	g := &Gate{byTool: map[string][]Predicate{}, writes: map[string]bool{}}
+	for _, p := range preds {
+		g.byTool[p.Tool] = append(g.byTool[p.Tool], p)
+	}
+	for _, w := range writeTools {
+		g.writes[w] = true
+	}
+	return g
+}
+
+// Guards reports whether the gate judges calls to tool.
+func (g *Gate) Guards(tool string) bool { return g.writes[tool] }
+
+// Predicates returns the predicates guarding tool.
+func (g *Gate) Predicates(tool string) []Predicate { return g.byTool[tool] }
+
+// All returns every predicate.
+func (g *Gate) All() []Predicate {
+	var out []Predicate
+	for _, ps := range g.byTool {
+		out = append(out, ps...)
+	}
+	return out
+}
+
+// Judge runs every predicate of the call's tool. Any Block makes the verdict
+// Block; otherwise any Revise makes it Revise. The reasons of all failing
+// predicates are joined.
+func (g *Gate) Judge(l *Ledger, tool, callID string, args json.RawMessage) Verdict {
+	v := Verdict{Tool: tool, CallID: callID, Arguments: args, Decision: Allow}
+	if !g.writes[tool] {
+		return v
+	}
+	var reasons []string
+	for _, p := range g.byTool[tool] {
+		o := safeCheck(p, l, args)
+		if o.Decision == Allow || o.Decision == "" {
+			continue
+		}
+		v.Failed = append(v.Failed, p.ID)
+		reasons = append(reasons, o.Reason)
+		if v.Predicate == "" || (o.Decision == Block && v.Decision != Block) {
+			v.Predicate, v.Clause = p.ID, p.Clause
+		}
+		if o.Decision == Block {
+			v.Decision = Block
+		} else if v.Decision != Block {
+			v.Decision = Revise
+		}
+	}
+	v.Reason = strings.Join(reasons, " ")
+	return v
+}
+
+// safeCheck runs a predicate; a predicate that panics on odd input counts as a
+// Revise rather than letting the call through.
+func safeCheck(p Predicate, l *Ledger, args json.RawMessage) (o Outcome) {
+	defer func() {
+		if r := recover(); r != nil {
+			o = NeedRevise("The arguments of " + p.Tool + " could not be checked against the policy; send them with the documented types.")
+		}
+	}()
+	return p.Check(l, args)
+}

@@ -1,0 +1,160 @@
+// Package ledger is LedgerAgent's structured state: a dictionary from
+// canonical paths (user, orders.<id>, reservations.<id>, …) to values that
+// read tools returned, its deterministic text rendering, and the policy gate's
+// vocabulary (predicates and verdicts).
+//
+// The package knows no domain. A domain supplies a Router, which maps a
+// successful read return onto ledger entries (with the domain's own typed
+// values), and Predicates, Go functions over those typed entries that guard
+// its write tools.
+//
+// Update rule (observe, don't assume): only successful read returns change
+// the entries. Failed calls and write returns never do; after a write the
+// agent must read again to see the new state. The ledger also keeps a log of
+// the write calls the gate let through, which predicates use to prevent
+// loops (actions the policy allows only once); the log is not state.
+package ledger
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+)
+
+// Entry is one value at a canonical path.
+type Entry struct {
+	Path  string
+	Value any // the domain's typed record; rendered with pyjson
+}
+
+// Router maps a successful read tool return onto ledger entries. It returns
+// nil when the tool's result has no place in the ledger.
+type Router interface {
+	Route(tool string, args json.RawMessage, output string) []Entry
+}
+
+// WriteRecord is a write call the gate allowed, with its outcome.
+type WriteRecord struct {
+	Tool string
+	Args json.RawMessage
+	// Succeeded is set once the result arrives (false for an error result).
+	Succeeded bool
+	Done      bool
+}
+
+// Ledger holds one conversation's observed state. It is not safe for
+// concurrent use: each simulation owns one.
+type Ledger struct {
+	values   map[string]any
+	rendered map[string]string
+	writes   []WriteRecord
+	// paths kept sorted for rendering and prefix scans
+	paths []string
+}
+
+// New returns an empty ledger.
+func New() *Ledger {
+	return &Ledger{values: map[string]any{}, rendered: map[string]string{}}
+}
+
+// Put stores a value at a path, replacing what was there.
+func (l *Ledger) Put(path string, v any) {
+	if _, ok := l.values[path]; !ok {
+		i := sort.SearchStrings(l.paths, path)
+		l.paths = append(l.paths, "")
+		copy(l.paths[i+1:], l.paths[i:])
+		l.paths[i] = path
+	}
+	l.values[path] = v
+	l.rendered[path] = renderValue(v)
+}
+
+// Absorb routes a successful read return into the ledger and returns the
+// number of entries written.
+func (l *Ledger) Absorb(r Router, tool string, args json.RawMessage, output string) int {
+	entries := r.Route(tool, args, output)
+	for _, e := range entries {
+		l.Put(e.Path, e.Value)
+	}
+	return len(entries)
+}
+
+// Get returns the value at path.
+func (l *Ledger) Get(path string) (any, bool) {
+	v, ok := l.values[path]
+	return v, ok
+}
+
+// Has reports whether path holds a value.
+func (l *Ledger) Has(path string) bool {
+	_, ok := l.values[path]
+	return ok
+}
+
+// Prefix calls fn for every path starting with prefix, in sorted order.
+func (l *Ledger) Prefix(prefix string, fn func(path string, v any)) {
+	i := sort.SearchStrings(l.paths, prefix)
+	for ; i < len(l.paths) && strings.HasPrefix(l.paths[i], prefix); i++ {
+		fn(l.paths[i], l.values[l.paths[i]])
+	}
+}
+
+// Len is the number of entries.
+func (l *Ledger) Len() int { return len(l.paths) }
+
+// Paths returns the paths in sorted order (do not modify).
+func (l *Ledger) Paths() []string { return l.paths }
+
+// LogWrite records a write call the gate allowed; it returns its index for
+// Resolve.
+func (l *Ledger) LogWrite(tool string, args json.RawMessage) int {
+	l.writes = append(l.writes, WriteRecord{Tool: tool, Args: args})
+	return len(l.writes) - 1
+}
+
+// Resolve records the outcome of a logged write.
+func (l *Ledger) Resolve(i int, succeeded bool) {
+	if i >= 0 && i < len(l.writes) {
+		l.writes[i].Done = true
+		l.writes[i].Succeeded = succeeded
+	}
+}
+
+// Writes returns the allowed write calls so far (do not modify).
+func (l *Ledger) Writes() []WriteRecord { return l.writes }
+
+// RenderHeader opens the rendered block.
+const RenderHeader = "<ledger>\nState observed from successful read tool results in this conversation (path: value). Writes are not reflected until the record is read again.\n"
+
+// Render writes the whole ledger as a deterministic text block: one line per
+// entry, sorted by path. An empty ledger renders as an empty string.
+func (l *Ledger) Render() string {
+	if len(l.paths) == 0 {
+		return ""
+	}
+	n := len(RenderHeader) + len("</ledger>")
+	for _, p := range l.paths {
+		n += len(p) + 2 + len(l.rendered[p]) + 1
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(RenderHeader)
+	for _, p := range l.paths {
+		b.WriteString(p)
+		b.WriteString(": ")
+		b.WriteString(l.rendered[p])
+		b.WriteByte('\n')
+	}
+	b.WriteString("</ledger>")
+	return b.String()
+}
+
+func renderValue(v any) string {
+	b, err := pyjson.MarshalOptions(v, pyjson.Options{UnicodeOK: true})
+	if err != nil {
+		return "<unrenderable>"
+	}
+	return string(b)
+}

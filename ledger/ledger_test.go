@@ -1,0 +1,128 @@
+package ledger
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "update golden files")
+
+type rec struct {
+	ID     string  `json:"id"`
+	Status string  `json:"status"`
+	Amount float64 `json:"amount"`
+}
+
+// mapRouter routes get_rec(id) to recs.<id>.
+type mapRouter struct{}
+
+func (mapRouter) Route(tool string, args json.RawMessage, output string) []Entry {
+	if tool != "get_rec" {
+		return nil
+	}
+	var r rec
+	if json.Unmarshal([]byte(output), &r) != nil {
+		return nil
+	}
+	return []Entry{{Path: "recs." + r.ID, Value: &r}}
+}
+
+func TestAbsorbAndRenderGolden(t *testing.T) {
+	l := New()
+	if got := l.Render(); got != "" {
+		t.Errorf("empty ledger renders %q", got)
+	}
+	l.Absorb(mapRouter{}, "get_rec", nil, `{"id":"b","status":"open","amount":3}`)
+	l.Absorb(mapRouter{}, "get_rec", nil, `{"id":"a","status":"é","amount":2.5}`)
+	l.Absorb(mapRouter{}, "other", nil, `{"id":"c"}`)
+	l.Put("user", map[string]any{"id": "u1"})
+	got := l.Render()
+	golden := filepath.Join("testdata", "render.golden")
+	if *update {
+		os.WriteFile(golden, []byte(got), 0o644)
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("render =\n%s\nwant\n%s", got, want)
+	}
+	// replacing a value keeps one entry per path
+	l.Absorb(mapRouter{}, "get_rec", nil, `{"id":"a","status":"closed","amount":2.5}`)
+	if l.Len() != 3 || !strings.Contains(l.Render(), `recs.a: {"id": "a", "status": "closed"`) {
+		t.Errorf("update did not replace: %s", l.Render())
+	}
+	var seen []string
+	l.Prefix("recs.", func(p string, _ any) { seen = append(seen, p) })
+	if strings.Join(seen, ",") != "recs.a,recs.b" {
+		t.Errorf("Prefix = %v", seen)
+	}
+}
+
+func TestGateJudge(t *testing.T) {
+	preds := []Predicate{
+		{ID: "p.exists", Tool: "close", Clause: "Closing", Check: func(l *Ledger, args json.RawMessage) Outcome {
+			var a struct {
+				ID string `json:"id"`
+			}
+			if err := json.Unmarshal(args, &a); err != nil {
+				return NeedRevise("bad args")
+			}
+			if !l.Has("recs." + a.ID) {
+				return NeedRevise("read recs." + a.ID + " first")
+			}
+			return OK
+		}},
+		{ID: "p.open", Tool: "close", Clause: "Closing", Check: func(l *Ledger, args json.RawMessage) Outcome {
+			var a struct {
+				ID string `json:"id"`
+			}
+			json.Unmarshal(args, &a)
+			v, ok := l.Get("recs." + a.ID)
+			if ok && v.(*rec).Status != "open" {
+				return Refuse("record " + a.ID + " is not open")
+			}
+			return OK
+		}},
+		{ID: "p.panics", Tool: "explode", Check: func(*Ledger, json.RawMessage) Outcome { panic("boom") }},
+	}
+	g := NewGate(preds, []string{"close", "explode"})
+	l := New()
+	l.Absorb(mapRouter{}, "get_rec", nil, `{"id":"a","status":"open","amount":1}`)
+	l.Absorb(mapRouter{}, "get_rec", nil, `{"id":"b","status":"closed","amount":1}`)
+	cases := []struct {
+		tool, args string
+		want       Decision
+		pred       string
+	}{
+		{"close", `{"id":"a"}`, Allow, ""},
+		{"close", `{"id":"zz"}`, Revise, "p.exists"},
+		{"close", `{"id":"b"}`, Block, "p.open"},
+		{"close", `{"id": 5}`, Revise, "p.exists"},
+		{"close", `[1,2]`, Revise, "p.exists"},
+		{"read_only", `{"id":"zz"}`, Allow, ""},
+		{"explode", `{}`, Revise, "p.panics"},
+	}
+	for _, tc := range cases {
+		v := g.Judge(l, tc.tool, "c1", json.RawMessage(tc.args))
+		if v.Decision != tc.want || v.Predicate != tc.pred {
+			t.Errorf("Judge(%s %s) = %s/%s; want %s/%s", tc.tool, tc.args, v.Decision, v.Predicate, tc.want, tc.pred)
+		}
+	}
+}
+
+func BenchmarkRender(b *testing.B) {
+	l := New()
+	for i := 0; i < 40; i++ {
+		l.Absorb(mapRouter{}, "get_rec", nil, `{"id":"r`+string(rune('a'+i%26))+string(rune('a'+i/26))+`","status":"open","amount":12.5}`)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = l.Render()
+	}
+}
