@@ -1,0 +1,58 @@
+// Package ledgeragent is the paper's method on top of the baseline agent: a
+// ledger of observed state rendered into every prompt, and a deterministic
+// policy gate in front of every environment-changing call, with the
+// ablations ledger-only and gate-only, and gate audits.
+//
+// It knows no domain: a domain package provides its ledger path map and its
+// predicates through the interfaces below.
+package ledgeragent
+
+import (
+	"encoding/json"
+
+	"github.com/ledgerbench/ledgerbench/envs"
+	"github.com/ledgerbench/ledgerbench/ledger"
+	"github.com/ledgerbench/ledgerbench/message"
+)
+
+// Policy is what a domain provides to LedgerAgent: its static tool path map
+// (routing read returns onto ledger paths) and its gate predicates.
+type Policy interface {
+	ledger.Router
+	GatePredicates() []ledger.Predicate
+}
+
+// Auditor is what a domain provides to the gate audits.
+type Auditor interface {
+	// EvidenceReads lists the read calls a careful agent makes before a
+	// write: the records the write's predicates need.
+	EvidenceReads(tool string, args json.RawMessage) []message.ToolCall
+	// Mutations turns a gold write into policy violations of named kinds.
+	// The ledger holds what the evidence reads returned. A mutation whose
+	// kind does not apply to this call is simply not returned.
+	Mutations(tool string, args json.RawMessage, l *ledger.Ledger) []Mutation
+}
+
+// Mutation is a gold write turned into a named policy violation.
+type Mutation struct {
+	Kind string
+	Tool string
+	Args json.RawMessage
+}
+
+// PolicyOf returns a domain's LedgerAgent policy, if it has one.
+func PolicyOf(d envs.Domain) (Policy, bool) {
+	p, ok := d.(Policy)
+	return p, ok
+}
+
+// NewGate builds the gate for a domain: its predicates over its write tools.
+func NewGate(d envs.Domain, p Policy) *ledger.Gate {
+	var writes []string
+	for _, t := range d.AgentTools() {
+		if t.Mutates() {
+			writes = append(writes, t.Name)
+		}
+	}
+	return ledger.NewGate(p.GatePredicates(), writes)
+}
