@@ -1,0 +1,285 @@
+package llm
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/ledgerbench/ledgerbench/message"
+)
+
+// Defaults for fields a backbone leaves out.
+const (
+	DefaultTimeout    = 5 * time.Minute
+	DefaultMaxRetries = 3 // as upstream's num_retries
+)
+
+// Config is a backbones file: named model endpoints and the default judge.
+type Config struct {
+	// Judge names the backbone used for NL assertions (upstream: gpt-4.1).
+	Judge string `yaml:"judge"`
+	// Backbones maps a name (used on the command line and in results) to
+	// its endpoint and parameters.
+	Backbones map[string]Backbone `yaml:"backbones"`
+}
+
+// Backbone is one model endpoint speaking the OpenAI chat completions API.
+type Backbone struct {
+	// Name is the key the backbone has in Config.Backbones.
+	Name string `yaml:"-"`
+	// BaseURL is the API root, e.g. https://api.openai.com/v1.
+	BaseURL string `yaml:"base_url"`
+	// Model is the provider's model id.
+	Model string `yaml:"model"`
+	// APIKeyEnv names the environment variable holding the API key. Keys
+	// are only ever read from the environment. Empty: no key is sent
+	// (local servers).
+	APIKeyEnv string `yaml:"api_key_env"`
+	// Temperature is sent when set; absent means the key is not sent (for
+	// models that reject it).
+	Temperature *float64 `yaml:"temperature"`
+	// MaxTokens and MaxCompletionTokens (reasoning models) are sent when
+	// positive; set at most one.
+	MaxTokens           int `yaml:"max_tokens"`
+	MaxCompletionTokens int `yaml:"max_completion_tokens"`
+	// ReasoningEffort is sent when set (none, minimal, low, medium, high,
+	// xhigh).
+	ReasoningEffort string `yaml:"reasoning_effort"`
+	// SendReasoning sends each assistant message's reasoning_content back on
+	// later turns (Kimi and GLM thinking modes expect it).
+	SendReasoning bool `yaml:"send_reasoning"`
+	// StripThink moves reasoning that the model writes into its content
+	// ("<think>…</think>" before the answer, as Qwen3 or MiniMax without
+	// reasoning_split do) to ReasoningContent.
+	StripThink bool `yaml:"strip_think"`
+	// ExtraBody is merged into the top level of the request JSON, replacing
+	// keys of the same name (like the OpenAI SDKs' extra_body).
+	ExtraBody map[string]any `yaml:"extra_body"`
+	// Price is used to compute each call's cost.
+	Price Price `yaml:"price"`
+	// RPM and TPM limit requests and tokens per minute for everything using
+	// this backbone in the process (0: unlimited).
+	RPM int `yaml:"rpm"`
+	TPM int `yaml:"tpm"`
+	// Timeout bounds one attempt (0: DefaultTimeout).
+	Timeout time.Duration `yaml:"timeout"`
+	// MaxRetries is the number of retries after the first attempt (absent:
+	// DefaultMaxRetries).
+	MaxRetries *int `yaml:"max_retries"`
+}
+
+// Price is in US dollars per million tokens.
+type Price struct {
+	Input float64 `yaml:"input"`
+	// CachedInput applies to prompt tokens the provider served from its
+	// prompt cache; 0 means the Input price.
+	CachedInput float64 `yaml:"cached_input"`
+	Output      float64 `yaml:"output"`
+}
+
+// Cost is the price of a call with usage u. Reasoning tokens are part of the
+// completion tokens, as the providers report them.
+func (p Price) Cost(u message.Usage) float64 {
+	cachedPrice := p.CachedInput
+	if cachedPrice == 0 {
+		cachedPrice = p.Input
+	}
+	cached := min(u.CachedTokens, u.PromptTokens)
+	return (float64(u.PromptTokens-cached)*p.Input +
+		float64(cached)*cachedPrice +
+		float64(u.CompletionTokens)*p.Output) / 1e6
+}
+
+func (b Backbone) timeout() time.Duration {
+	if b.Timeout > 0 {
+		return b.Timeout
+	}
+	return DefaultTimeout
+}
+
+func (b Backbone) maxRetries() int {
+	if b.MaxRetries != nil {
+		return *b.MaxRetries
+	}
+	return DefaultMaxRetries
+}
+
+// Load reads and validates a backbones file.
+func Load(path string) (*Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("load backbones: %w", err)
+	}
+	defer f.Close()
+	cfg, err := Decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("load backbones %s: %w", path, err)
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("load backbones %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// Decode reads a backbones document strictly (unknown keys are errors)
+// without validating it.
+func Decode(r io.Reader) (*Config, error) {
+	dec := yaml.NewDecoder(r)
+	dec.KnownFields(true)
+	var cfg Config
+	if err := dec.Decode(&cfg); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("empty document")
+		}
+		return nil, err
+	}
+	for name, b := range cfg.Backbones {
+		b.Name = name
+		cfg.Backbones[name] = b
+	}
+	return &cfg, nil
+}
+
+var (
+	envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	nameRE    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/-]*$`)
+)
+
+// reservedBody are request keys the client owns; extra_body may not set them.
+var reservedBody = []string{"model", "messages", "tools", "tool_choice", "stream", "n"}
+
+var reasoningEfforts = []string{"", "none", "minimal", "low", "medium", "high", "xhigh"}
+
+// Validate reports every problem of the configuration at once.
+func (c *Config) Validate() error {
+	var errs []error
+	if len(c.Backbones) == 0 {
+		errs = append(errs, errors.New("no backbones defined"))
+	}
+	if c.Judge != "" {
+		if _, ok := c.Backbones[c.Judge]; !ok {
+			errs = append(errs, fmt.Errorf("judge: unknown backbone %q", c.Judge))
+		}
+	}
+	for _, name := range c.Names() {
+		if err := c.Backbones[name].Validate(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Validate reports every problem of one backbone, each prefixed with its
+// name.
+func (b Backbone) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("backbone %s: "+format, append([]any{b.Name}, args...)...))
+	}
+	if !nameRE.MatchString(b.Name) {
+		bad("name must start with a letter or digit and use only letters, digits and . _ : / -")
+	}
+	if b.BaseURL == "" {
+		bad("base_url is required")
+	} else if u, err := url.Parse(b.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		bad("base_url %q is not an http(s) URL", b.BaseURL)
+	} else if u.User != nil {
+		bad("base_url must not contain credentials; use api_key_env")
+	}
+	if b.Model == "" {
+		bad("model is required")
+	}
+	if b.APIKeyEnv != "" && !envNameRE.MatchString(b.APIKeyEnv) {
+		// Never echo the value: it may be a key pasted in by mistake.
+		bad("api_key_env must be the name of an environment variable (e.g. OPENAI_API_KEY), not a key")
+	}
+	if t := b.Temperature; t != nil && (*t < 0 || *t > 2) {
+		bad("temperature %v is outside [0, 2]", *t)
+	}
+	if b.MaxTokens < 0 || b.MaxCompletionTokens < 0 {
+		bad("max_tokens and max_completion_tokens must not be negative")
+	}
+	if b.MaxTokens > 0 && b.MaxCompletionTokens > 0 {
+		bad("set max_tokens or max_completion_tokens, not both")
+	}
+	if !slices.Contains(reasoningEfforts, b.ReasoningEffort) {
+		bad("reasoning_effort %q is not one of %s", b.ReasoningEffort, strings.Join(reasoningEfforts[1:], ", "))
+	}
+	for _, k := range sortedKeys(b.ExtraBody) {
+		if slices.Contains(reservedBody, k) {
+			bad("extra_body may not set %q", k)
+		}
+		if _, err := json.Marshal(b.ExtraBody[k]); err != nil {
+			bad("extra_body.%s: %v", k, err)
+		}
+	}
+	if b.Price.Input < 0 || b.Price.CachedInput < 0 || b.Price.Output < 0 {
+		bad("prices must not be negative")
+	}
+	if b.RPM < 0 || b.TPM < 0 {
+		bad("rpm and tpm must not be negative")
+	}
+	if b.Timeout < 0 {
+		bad("timeout must not be negative")
+	}
+	if r := b.MaxRetries; r != nil && (*r < 0 || *r > 20) {
+		bad("max_retries %d is outside [0, 20]", *r)
+	}
+	return errors.Join(errs...)
+}
+
+// Names lists the backbone names, sorted.
+func (c *Config) Names() []string {
+	return sortedKeys(c.Backbones)
+}
+
+// ErrUnknownBackbone is wrapped by Backbone's error for an unknown name.
+var ErrUnknownBackbone = errors.New("llm: unknown backbone")
+
+// Backbone returns the backbone called name; the error for an unknown name
+// lists the known ones.
+func (c *Config) Backbone(name string) (Backbone, error) {
+	b, ok := c.Backbones[name]
+	if !ok {
+		return Backbone{}, fmt.Errorf("%w %q (known: %s)", ErrUnknownBackbone, name, strings.Join(c.Names(), ", "))
+	}
+	return b, nil
+}
+
+// ErrNoAPIKey is wrapped by APIKey's error when the key variable is unset.
+var ErrNoAPIKey = errors.New("llm: API key not set")
+
+// APIKey reads the backbone's key through lookup (os.LookupEnv in the CLI).
+// A backbone without api_key_env has no key.
+func (b Backbone) APIKey(lookup func(string) (string, bool)) (string, error) {
+	if b.APIKeyEnv == "" {
+		return "", nil
+	}
+	var v string
+	if lookup != nil {
+		v, _ = lookup(b.APIKeyEnv)
+	}
+	if strings.TrimSpace(v) == "" {
+		return "", fmt.Errorf("backbone %s: %w: environment variable %s is empty or unset (hint: set %s)",
+			b.Name, ErrNoAPIKey, b.APIKeyEnv, b.APIKeyEnv)
+	}
+	return strings.TrimSpace(v), nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,138 @@
+// Package llm calls model backbones through the OpenAI chat completions API.
+//
+// A Config (backbones.yaml) names endpoints; a Pool hands out one Client per
+// backbone, shared by every simulation that uses it, so rate limits hold for
+// the whole process. Client.Generate converts our messages and tools to the
+// wire format the way τ²-bench does (see port-tau2.md §7), retries transient
+// failures with backoff, accounts usage, latency and cost, and can answer
+// repeated requests from an on-disk cache.
+//
+// Trial outcomes are data: a reply with malformed tool arguments or with no
+// content at all is a Response, not an error. Generate returns an error only
+// for infrastructure failures (wrapping ErrInfrastructure) or when its context
+// ends (wrapping the context's error).
+package llm
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ledgerbench/ledgerbench/internal/tool"
+	"github.com/ledgerbench/ledgerbench/message"
+)
+
+// Request is one model call.
+type Request struct {
+	// Messages is the whole conversation, system prompt first. Roles are
+	// sent as they are: a user simulator flips roles before calling.
+	Messages []message.Message
+	// Tools are offered to the model, in order.
+	Tools []tool.Info
+	// ToolChoice is "" (upstream's default: "auto"), "auto", "none",
+	// "required", or the name of one tool to force. It is only sent with
+	// tools.
+	ToolChoice string
+	// Seed is sent when set (upstream sets it from the run's seed).
+	Seed *int
+	// Temperature overrides the backbone's temperature when set.
+	Temperature *float64
+}
+
+// Response is the result of a successful call.
+type Response struct {
+	// Message is the reply: role assistant, Content, ToolCalls (IDs and
+	// arguments as returned, in order, Requestor "assistant": a user
+	// simulator sets its own), ReasoningContent, Usage and Cost.
+	Message message.Message
+	Usage   message.Usage
+	// Cost is in US dollars: the backbone's price times Usage; 0 on a cache
+	// hit.
+	Cost float64
+	// Latency is the duration of the successful attempt (0 on a cache hit).
+	Latency time.Duration
+	// Wait is the time spent waiting for the rate limiter and between
+	// retries.
+	Wait time.Duration
+	// Attempts counts HTTP attempts (1 without retries, 0 on a cache hit).
+	Attempts int
+	// Cached reports a response served from the on-disk cache.
+	Cached bool
+	// FinishReason is the provider's finish_reason ("stop", "tool_calls",
+	// "length", …).
+	FinishReason string
+	// Model is the model id the provider reports.
+	Model string
+	// MalformedArgs counts tool calls whose arguments were not valid JSON;
+	// their ToolCall.Arguments hold the raw text as a JSON string, so the
+	// tool layer answers them with an error, as upstream would.
+	MalformedArgs int
+}
+
+// Empty reports a reply with neither text (after trimming space) nor tool
+// calls: upstream's message validation rejects such a message. Generate
+// returns it without error; the caller decides (e.g. agent_error or a retry).
+func (r Response) Empty() bool {
+	return !r.Message.HasText() && !r.Message.IsToolCall()
+}
+
+// ErrInfrastructure is wrapped by every error Generate returns for a failed
+// call (as opposed to a context that ended): the provider could not be
+// reached, kept failing after the retries, or refused the request
+// (authentication, bad request).
+var ErrInfrastructure = errors.New("llm: infrastructure error")
+
+// ErrContextLength is also wrapped when the provider rejected the request
+// because the conversation exceeds the model's context window (upstream's
+// context_window_exceeded).
+var ErrContextLength = errors.New("llm: context window exceeded")
+
+// Error describes a failed call. It wraps ErrInfrastructure, the last cause
+// and, when it applies, ErrContextLength.
+type Error struct {
+	Backbone string
+	// Attempts is the number of HTTP attempts made.
+	Attempts int
+	// Status is the HTTP status of the last attempt (0 if there was none).
+	Status int
+	// Retryable reports whether the last failure was of a retryable kind
+	// (true when the retries ran out).
+	Retryable bool
+	// Hint tells the user what to do.
+	Hint string
+	// Err is the last cause, with the API key redacted from its text.
+	Err error
+
+	contextLength bool
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "llm %s: ", e.Backbone)
+	if e.Retryable {
+		fmt.Fprintf(&b, "giving up after %d attempts: ", e.Attempts)
+	}
+	if e.Status != 0 {
+		fmt.Fprintf(&b, "status %d: ", e.Status)
+	}
+	if e.Err != nil {
+		b.WriteString(e.Err.Error())
+	}
+	if e.Hint != "" {
+		fmt.Fprintf(&b, " (hint: %s)", e.Hint)
+	}
+	return b.String()
+}
+
+// Unwrap returns ErrInfrastructure, the cause and possibly ErrContextLength.
+func (e *Error) Unwrap() []error {
+	errs := []error{ErrInfrastructure}
+	if e.contextLength {
+		errs = append(errs, ErrContextLength)
+	}
+	if e.Err != nil {
+		errs = append(errs, e.Err)
+	}
+	return errs
+}

@@ -1,0 +1,54 @@
+package llm
+
+import (
+	"fmt"
+	"sync"
+)
+
+// Pool hands out one Client per backbone, created on first use and shared
+// by every caller, so a backbone's rate limits hold across all simulations
+// of the process. Clients share one HTTP transport unless Options.Transport
+// is set.
+type Pool struct {
+	cfg  *Config
+	opts Options
+
+	mu      sync.Mutex
+	clients map[string]*Client
+}
+
+// NewPool returns a pool over cfg's backbones.
+func NewPool(cfg *Config, opts Options) *Pool {
+	if opts.Transport == nil {
+		opts.Transport = newTransport()
+	}
+	return &Pool{cfg: cfg, opts: opts, clients: map[string]*Client{}}
+}
+
+// Client returns the client for the backbone called name. Unknown names
+// and unset API keys are errors with a hint.
+func (p *Pool) Client(name string) (*Client, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if c, ok := p.clients[name]; ok {
+		return c, nil
+	}
+	b, err := p.cfg.Backbone(name)
+	if err != nil {
+		return nil, err
+	}
+	c, err := New(b, p.opts)
+	if err != nil {
+		return nil, err
+	}
+	p.clients[name] = c
+	return c, nil
+}
+
+// Judge returns the client of the configured judge backbone.
+func (p *Pool) Judge() (*Client, error) {
+	if p.cfg.Judge == "" {
+		return nil, fmt.Errorf("%w: no judge configured", ErrUnknownBackbone)
+	}
+	return p.Client(p.cfg.Judge)
+}
