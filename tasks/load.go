@@ -81,22 +81,13 @@ func Parse(file string, data []byte) ([]Task, error) {
 	out := make([]Task, 0, len(raws))
 	seen := make(map[string]bool, len(raws))
 	for idx, raw := range raws {
-		id := "#" + strconv.Itoa(idx)
-		var probe struct {
-			ID json.RawMessage `json:"id"`
-		}
-		if json.Unmarshal(raw, &probe) == nil && len(probe.ID) > 0 {
-			var s string
-			if json.Unmarshal(probe.ID, &s) == nil {
-				id = strconv.Quote(s)
-			}
-		}
 		var t Task
 		if err := strictDecode(raw, &t); err != nil {
-			return nil, &Error{File: file, TaskID: id, Err: fieldError(err)}
+			return nil, &Error{File: file, TaskID: taskLabel(idx, raw), Err: fieldError(err)}
 		}
+		id := strconv.Quote(t.ID)
 		if t.ID == "" {
-			return nil, &Error{File: file, TaskID: id, Err: errors.New(`field "id": missing or empty`)}
+			return nil, &Error{File: file, TaskID: "#" + strconv.Itoa(idx), Err: errors.New(`field "id": missing or empty`)}
 		}
 		if err := t.validate(); err != nil {
 			return nil, &Error{File: file, TaskID: id, Err: err}
@@ -108,6 +99,21 @@ func Parse(file string, data []byte) ([]Task, error) {
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// taskLabel names a task in an error: its id when it can be read, else its
+// position in the file.
+func taskLabel(idx int, raw json.RawMessage) string {
+	var probe struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(raw, &probe) == nil && len(probe.ID) > 0 {
+		var s string
+		if json.Unmarshal(probe.ID, &s) == nil {
+			return strconv.Quote(s)
+		}
+	}
+	return "#" + strconv.Itoa(idx)
 }
 
 // fieldError rewrites encoding/json errors so they name the field plainly.

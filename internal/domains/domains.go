@@ -9,6 +9,9 @@ import (
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/envs"
+	"github.com/ledgerbench/ledgerbench/envs/retail"
+	"github.com/ledgerbench/ledgerbench/envs/telecom"
+	"github.com/ledgerbench/ledgerbench/envs/telehealth"
 )
 
 type entry struct {
@@ -19,6 +22,10 @@ type entry struct {
 // list is fixed at compile time; it holds no state.
 var list = []entry{
 	// domain entries: {"airline", func(r string) (envs.Domain, error) { return airline.Load(r) }},
+	{"retail", func(r string) (envs.Domain, error) { return retail.Load(r) }},
+	{"telecom", func(r string) (envs.Domain, error) { return telecom.Load(r) }},
+	{"telecom-workflow", func(r string) (envs.Domain, error) { return telecom.LoadWorkflow(r) }},
+	{"telehealth", func(r string) (envs.Domain, error) { return telehealth.Load(r) }},
 }
 
 // Names lists the domain names in order.

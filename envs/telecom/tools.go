@@ -1,0 +1,725 @@
+package telecom
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+	"github.com/ledgerbench/ledgerbench/internal/tool"
+)
+
+// The simulated calendar: upstream fixes "today" at 2025-02-25.
+const (
+	today           Date = "2025-02-25"
+	cycleEnd        Date = "2025-02-28" // last day of today's month
+	nextMonthStart  Date = "2025-03-01" // first day of next month
+	nextMonthEnd    Date = "2025-03-31"
+	nextMonthDue    Date = "2025-03-15" // next month start + 14 days
+	lastMonthStart  Date = "2025-01-01"
+	lastMonthEnd    Date = "2025-01-31"
+	lastMonthDueDay Date = "2025-01-15" // last month start + 14 days
+)
+
+// agentClass is upstream's toolkit class name, used in Python error texts.
+const agentClass = "TelecomTools"
+
+// --- lookups (upstream's private helpers; errors are upstream's texts) ---
+
+func (e *Env) customerByID(id string) (*Customer, error) {
+	if c, ok := e.customers.Get(id); ok {
+		return c, nil
+	}
+	return nil, fmt.Errorf("Customer with ID %s not found", id)
+}
+
+func (e *Env) lineByID(id string) (*Line, error) {
+	if l, ok := e.lines.Get(id); ok {
+		return l, nil
+	}
+	return nil, fmt.Errorf("Line with ID %s not found", id)
+}
+
+func (e *Env) lineByPhone(phone string) (*Line, error) {
+	for _, l := range e.lines.All() {
+		if l.PhoneNumber == phone {
+			return l, nil
+		}
+	}
+	return nil, fmt.Errorf("Line with phone number %s not found", phone)
+}
+
+func (e *Env) planByID(id string) (*Plan, error) {
+	if p, ok := e.d.db.Plans.Get(id); ok {
+		return p, nil
+	}
+	return nil, fmt.Errorf("Plan with ID %s not found", id)
+}
+
+func (e *Env) deviceByID(id string) (*Device, error) {
+	if d, ok := e.d.db.Devices.Get(id); ok {
+		return d, nil
+	}
+	return nil, fmt.Errorf("Device with ID %s not found", id)
+}
+
+func (e *Env) billByID(id string) (*Bill, error) {
+	if b, ok := e.bills.Get(id); ok {
+		return b, nil
+	}
+	return nil, fmt.Errorf("Bill with ID %s not found", id)
+}
+
+func (e *Env) customerByPhone(phone string) (*Customer, error) {
+	for _, c := range e.customers.All() {
+		if c.PhoneNumber == phone {
+			return c, nil
+		}
+		for _, lid := range c.LineIDs {
+			l, err := e.lineByID(lid)
+			if err != nil {
+				return nil, err
+			}
+			if l.PhoneNumber == phone {
+				return c, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("Customer with phone number %s not found", phone)
+}
+
+// targetLine is upstream's _get_target_line: the line must belong to the
+// customer.
+func (e *Env) targetLine(customerID, lineID string) (*Line, error) {
+	c, err := e.customerByID(customerID)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(c.LineIDs, lineID) {
+		return nil, fmt.Errorf("Line %s not found for customer %s", lineID, customerID)
+	}
+	return e.lineByID(lineID)
+}
+
+// awaitingBills lists the customer's bills awaiting payment, in bill_ids
+// order.
+func (e *Env) awaitingBills(c *Customer) ([]*Bill, error) {
+	var out []*Bill
+	for _, id := range c.BillIDs {
+		b, err := e.billByID(id)
+		if err != nil {
+			return nil, err
+		}
+		if b.Status == BillAwaitingPayment {
+			out = append(out, b)
+		}
+	}
+	return out, nil
+}
+
+// addBill appends a bill record, keeping an earlier bill with the same id
+// first for lookups.
+func (e *Env) addBill(b *Bill) {
+	e.bills.Add(recordKey(e.bills.Has, b.BillID), b)
+}
+
+// newBillID is the id of a generated draft bill. Upstream draws
+// "B" + uuid4().hex[:8] (random); each simulation here draws from its own
+// deterministic sequence, so equal runs create equal ids.
+func (e *Env) newBillID() string {
+	e.idSeq++
+	x := e.idSeq * 0x9E3779B97F4A7C15
+	x ^= x >> 30
+	x *= 0xBF58476D1CE4E5B9
+	x ^= x >> 27
+	x *= 0x94D049BB133111EB
+	x ^= x >> 31
+	return fmt.Sprintf("B%08x", uint32(x))
+}
+
+// applyOneTimeCharge adds a line item to the customer's first draft bill,
+// creating a draft bill for next month when there is none.
+func (e *Env) applyOneTimeCharge(customerID string, amount float64, desc string) error {
+	c, err := e.customerByID(customerID)
+	if err != nil {
+		return err
+	}
+	var draftKey string
+	for _, id := range c.BillIDs {
+		b, err := e.billByID(id)
+		if err != nil {
+			return err
+		}
+		if b.Status == BillDraft {
+			draftKey = id
+			break
+		}
+	}
+	var draft *Bill
+	if draftKey == "" {
+		id := e.newBillID()
+		draft = &Bill{
+			BillID: id, CustomerID: customerID,
+			PeriodStart: nextMonthStart, PeriodEnd: nextMonthEnd, IssueDate: nextMonthStart,
+			DueDate: nextMonthDue, Status: BillDraft,
+		}
+		e.addBill(draft)
+		mc, _ := e.customers.Mut(customerID)
+		mc.BillIDs = append(mc.BillIDs, id)
+	} else {
+		draft, _ = e.bills.Mut(draftKey)
+	}
+	itemType := "Charge"
+	if amount < 0 {
+		itemType = "Credit"
+	}
+	draft.LineItems = append(draft.LineItems, LineItem{Description: desc, Amount: amount, Date: today, ItemType: itemType})
+	draft.TotalDue += amount
+	return nil
+}
+
+// --- arguments ---
+
+type phoneArgs struct {
+	PhoneNumber string `json:"phone_number" desc:"Phone number to look up (a customer's contact number or one of their lines)."`
+}
+
+type customerIDArgs struct {
+	CustomerID string `json:"customer_id" desc:"Customer ID, e.g. C1001."`
+}
+
+type nameArgs struct {
+	FullName string `json:"full_name" desc:"Customer's full name."`
+	DOB      string `json:"dob" desc:"Date of birth (YYYY-MM-DD), used to tell customers apart."`
+}
+
+type idArgs struct {
+	ID string `json:"id" desc:"Any customer, line, device, bill or plan ID."`
+}
+
+type suspendArgs struct {
+	CustomerID string `json:"customer_id" desc:"Customer who owns the line."`
+	LineID     string `json:"line_id" desc:"Line to suspend."`
+	Reason     string `json:"reason" desc:"Why the line is being suspended."`
+}
+
+type lineArgs struct {
+	CustomerID string `json:"customer_id" desc:"Customer who owns the line."`
+	LineID     string `json:"line_id" desc:"The line's ID."`
+}
+
+type billsArgs struct {
+	CustomerID string `json:"customer_id" desc:"Customer ID."`
+	Limit      optInt `json:"limit,omitempty" desc:"How many bills to return at most (default 12)."`
+}
+
+type paymentArgs struct {
+	CustomerID string `json:"customer_id" desc:"Customer who owns the bill."`
+	BillID     string `json:"bill_id" desc:"Bill the customer is asked to pay."`
+}
+
+type summaryArgs struct {
+	Summary string `json:"summary" desc:"Short summary of the customer's issue for the human agent."`
+}
+
+type refuelArgs struct {
+	CustomerID string `json:"customer_id" desc:"Customer who owns the line."`
+	LineID     string `json:"line_id" desc:"Line to add data to."`
+	GBAmount   number `json:"gb_amount" desc:"Data to add, in GB."`
+}
+
+// optInt is an optional integer argument that keeps Python's distinction
+// between an absent value (the default) and an explicit null (None).
+type optInt struct {
+	set  bool
+	null bool
+	v    int
+}
+
+func (o *optInt) UnmarshalJSON(b []byte) error {
+	o.set = true
+	switch string(bytes.TrimSpace(b)) {
+	case "null":
+		o.null = true
+		return nil
+	case "true":
+		o.v = 1
+		return nil
+	case "false":
+		o.v = 0
+		return nil
+	}
+	var n int
+	if err := json.Unmarshal(b, &n); err != nil {
+		return errors.New("slice indices must be integers or None or have an __index__ method")
+	}
+	o.v = n
+	return nil
+}
+
+func (optInt) JSONSchema() *pyjson.Dict {
+	d := &pyjson.Dict{}
+	d.Set("type", "integer")
+	d.Set("default", 12)
+	return d
+}
+
+// number is a numeric argument decoded lazily, so that a wrong type fails
+// where the Python code would fail, and an int keeps printing as an int.
+type number struct {
+	raw json.RawMessage
+}
+
+func (n *number) UnmarshalJSON(b []byte) error {
+	n.raw = append(json.RawMessage(nil), b...)
+	return nil
+}
+
+func (number) JSONSchema() *pyjson.Dict {
+	d := &pyjson.Dict{}
+	d.Set("type", "number")
+	return d
+}
+
+// value returns the number, its Python str() and whether it is numeric. A
+// JSON boolean is a Python bool, which is an int.
+func (n number) value() (f float64, text string, pyType string) {
+	t := bytes.TrimSpace(n.raw)
+	switch {
+	case len(t) == 0 || string(t) == "null":
+		return 0, "None", "NoneType"
+	case string(t) == "true":
+		return 1, "True", "bool"
+	case string(t) == "false":
+		return 0, "False", "bool"
+	case t[0] == '"':
+		return 0, "", "str"
+	case t[0] == '[':
+		return 0, "", "list"
+	case t[0] == '{':
+		return 0, "", "dict"
+	}
+	f, err := strconv.ParseFloat(string(t), 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, "", "str"
+	}
+	if bytes.ContainsAny(t, ".eE") {
+		return f, pyjson.Float(f), "float"
+	}
+	// A Python int prints all its digits.
+	s := string(t)
+	if s == "-0" {
+		s = "0"
+	}
+	return f, s, "int"
+}
+
+// --- agent tools ---
+
+func agentTools() *tool.Set[*Env] {
+	return tool.NewSet(agentClass,
+		tool.New("get_customer_by_phone", tool.Read,
+			"Look up a customer by phone number: either the customer's contact number or the number of one of their lines.",
+			func(_ context.Context, e *Env, a phoneArgs) (any, error) {
+				return e.customerByPhone(a.PhoneNumber)
+			}),
+		tool.New("get_customer_by_id", tool.Read,
+			"Look up a customer by customer ID.",
+			func(_ context.Context, e *Env, a customerIDArgs) (any, error) {
+				return e.customerByID(a.CustomerID)
+			}),
+		tool.New("get_customer_by_name", tool.Read,
+			"Find customers by full name and date of birth. The name match ignores case; the result is a list, possibly empty or with several customers.",
+			func(_ context.Context, e *Env, a nameArgs) (any, error) {
+				out := []*Customer{}
+				for _, c := range e.customers.All() {
+					if strings.ToLower(c.FullName) == strings.ToLower(a.FullName) && c.DateOfBirth == a.DOB {
+						out = append(out, c)
+					}
+				}
+				return out, nil
+			}),
+		tool.New("get_details_by_id", tool.Read,
+			"Return the record for an ID. The ID's first letter says what it is: L line, D device, B bill, C customer, P plan.",
+			func(_ context.Context, e *Env, a idArgs) (any, error) {
+				if a.ID == "" {
+					return nil, fmt.Errorf("Unknown ID format or type: %s", a.ID)
+				}
+				switch a.ID[0] {
+				case 'L':
+					return e.lineByID(a.ID)
+				case 'D':
+					return e.deviceByID(a.ID)
+				case 'B':
+					return e.billByID(a.ID)
+				case 'C':
+					return e.customerByID(a.ID)
+				case 'P':
+					return e.planByID(a.ID)
+				}
+				return nil, fmt.Errorf("Unknown ID format or type: %s", a.ID)
+			}),
+		tool.New("suspend_line", tool.Write,
+			"Suspend an active line (for at most 6 months). The line's status becomes Suspended and the suspension start date is recorded; a $5/month holding fee applies.",
+			func(_ context.Context, e *Env, a suspendArgs) (any, error) {
+				l, err := e.targetLine(a.CustomerID, a.LineID)
+				if err != nil {
+					return nil, err
+				}
+				if l.Status != LineActive {
+					return nil, errors.New("Line must be active to suspend")
+				}
+				ml, _ := e.lines.Mut(a.LineID)
+				ml.Status = LineSuspended
+				d := today
+				ml.SuspensionStartDate = &d
+				res := &pyjson.Dict{}
+				res.Set("message", "Line suspended successfully. $5/month holding fee will apply.")
+				res.Set("line", ml)
+				return res, nil
+			}),
+		tool.New("resume_line", tool.Write,
+			"Reactivate a line that is suspended or pending activation. The status becomes Active and the suspension start date is cleared.",
+			func(_ context.Context, e *Env, a lineArgs) (any, error) {
+				l, err := e.targetLine(a.CustomerID, a.LineID)
+				if err != nil {
+					return nil, err
+				}
+				if l.Status != LineSuspended && l.Status != LinePendingActivation {
+					return nil, errors.New("Line must be suspended to resume")
+				}
+				ml, _ := e.lines.Mut(a.LineID)
+				ml.Status = LineActive
+				ml.SuspensionStartDate = nil
+				res := &pyjson.Dict{}
+				res.Set("message", "Line resumed successfully")
+				res.Set("line", ml)
+				return res, nil
+			}),
+		tool.New("get_bills_for_customer", tool.Read,
+			"List a customer's bills, newest issue date first.",
+			func(_ context.Context, e *Env, a billsArgs) (any, error) {
+				c, err := e.customerByID(a.CustomerID)
+				if err != nil {
+					return nil, err
+				}
+				bills := make([]*Bill, 0, len(c.BillIDs))
+				for _, id := range c.BillIDs {
+					b, err := e.billByID(id)
+					if err != nil {
+						return nil, err
+					}
+					bills = append(bills, b)
+				}
+				slices.SortStableFunc(bills, func(x, y *Bill) int {
+					switch {
+					case x.IssueDate > y.IssueDate:
+						return -1
+					case x.IssueDate < y.IssueDate:
+						return 1
+					}
+					return 0
+				})
+				limit := 12
+				if a.Limit.set {
+					if a.Limit.null {
+						return bills, nil
+					}
+					limit = a.Limit.v
+				}
+				return bills[:pySliceEnd(limit, len(bills))], nil
+			}),
+		tool.New("send_payment_request", tool.Write,
+			"Ask the customer to pay one of their bills; the bill's status becomes Awaiting Payment. Only one bill per customer can await payment at a time. It does not check whether the bill is already paid, so check the bill first.",
+			func(_ context.Context, e *Env, a paymentArgs) (any, error) {
+				c, err := e.customerByID(a.CustomerID)
+				if err != nil {
+					return nil, err
+				}
+				waiting, err := e.awaitingBills(c)
+				if err != nil {
+					return nil, err
+				}
+				if len(waiting) != 0 {
+					return nil, errors.New("A bill is already awaiting payment for this customer")
+				}
+				if !slices.Contains(c.BillIDs, a.BillID) {
+					return nil, fmt.Errorf("Bill %s not found for customer %s", a.BillID, a.CustomerID)
+				}
+				if _, err := e.billByID(a.BillID); err != nil {
+					return nil, err
+				}
+				b, _ := e.bills.Mut(a.BillID)
+				b.Status = BillAwaitingPayment
+				return "Payment request sent to the customer for bill " + b.BillID, nil
+			}),
+		tool.New("get_data_usage", tool.Read,
+			"Show a line's data usage in the current billing cycle: data used, the plan's data limit, data refueled this cycle, and the cycle end date.",
+			func(_ context.Context, e *Env, a lineArgs) (any, error) {
+				l, err := e.targetLine(a.CustomerID, a.LineID)
+				if err != nil {
+					return nil, err
+				}
+				p, err := e.planByID(l.PlanID)
+				if err != nil {
+					return nil, err
+				}
+				// Upstream returns a plain dict, whose numbers its serialiser
+				// turns into strings.
+				res := &pyjson.Dict{}
+				res.Set("line_id", a.LineID)
+				res.Set("data_used_gb", l.DataUsedGB.String())
+				res.Set("data_limit_gb", pyjson.Float(p.DataLimitGB))
+				res.Set("data_refueling_gb", pyjson.Float(l.DataRefuelingGB))
+				res.Set("cycle_end_date", string(cycleEnd))
+				return res, nil
+			}),
+		tool.New("enable_roaming", tool.Write,
+			"Turn on international roaming for a line.",
+			func(_ context.Context, e *Env, a lineArgs) (any, error) {
+				l, err := e.targetLine(a.CustomerID, a.LineID)
+				if err != nil {
+					return nil, err
+				}
+				if l.RoamingEnabled {
+					return "Roaming was already enabled", nil
+				}
+				ml, _ := e.lines.Mut(a.LineID)
+				ml.RoamingEnabled = true
+				return "Roaming enabled successfully", nil
+			}),
+		tool.New("disable_roaming", tool.Write,
+			"Turn off international roaming for a line.",
+			func(_ context.Context, e *Env, a lineArgs) (any, error) {
+				l, err := e.targetLine(a.CustomerID, a.LineID)
+				if err != nil {
+					return nil, err
+				}
+				if !l.RoamingEnabled {
+					return "Roaming was already disabled", nil
+				}
+				ml, _ := e.lines.Mut(a.LineID)
+				ml.RoamingEnabled = false
+				return "Roaming disabled successfully", nil
+			}),
+		tool.New("transfer_to_human_agents", tool.Generic,
+			"Hand the customer over to a human agent together with a summary of the issue. Use it only when the customer explicitly asks for a human, or when the policy and your tools cannot resolve the issue.",
+			func(_ context.Context, _ *Env, _ summaryArgs) (any, error) {
+				return "Transfer successful", nil
+			}),
+		tool.New("refuel_data", tool.Write,
+			"Add data to a line for the current cycle. The customer is charged the plan's per-GB refuel price on their next bill.",
+			func(_ context.Context, e *Env, a refuelArgs) (any, error) {
+				l, err := e.targetLine(a.CustomerID, a.LineID)
+				if err != nil {
+					return nil, err
+				}
+				gb, gbText, typ := a.GBAmount.value()
+				if typ != "int" && typ != "float" && typ != "bool" {
+					return nil, fmt.Errorf("'<=' not supported between instances of '%s' and 'int'", typ)
+				}
+				if gb <= 0 {
+					return nil, errors.New("Refuel amount must be positive")
+				}
+				p, err := e.planByID(l.PlanID)
+				if err != nil {
+					return nil, err
+				}
+				charge := gb * p.DataRefuelingPricePerGB
+				ml, _ := e.lines.Mut(a.LineID)
+				ml.DataRefuelingGB += gb
+				desc := "Data refueling: " + gbText + " GB at $" + pyjson.Float(p.DataRefuelingPricePerGB) + "/GB"
+				if err := e.applyOneTimeCharge(a.CustomerID, charge, desc); err != nil {
+					return nil, err
+				}
+				res := &pyjson.Dict{}
+				res.Set("message", "Successfully added "+gbText+" GB of data for line "+a.LineID+" for $"+pyjson.FormatFixed(charge, 2))
+				res.Set("new_data_refueling_gb", pyjson.Float(ml.DataRefuelingGB))
+				res.Set("charge", pyjson.Float(charge))
+				return res, nil
+			}),
+	)
+}
+
+// pySliceEnd is the end index of Python's seq[:limit] for a sequence of
+// length n.
+func pySliceEnd(limit, n int) int {
+	if limit < 0 {
+		limit += n
+		if limit < 0 {
+			limit = 0
+		}
+	}
+	return min(limit, n)
+}
+
+// --- agent-side environment functions (not tools) ---
+
+type setUsageArgs struct {
+	CustomerID string `json:"customer_id"`
+	LineID     string `json:"line_id"`
+	DataUsedGB number `json:"data_used_gb"`
+}
+
+type overdueArgs struct {
+	CustomerID    string `json:"customer_id"`
+	LineID        string `json:"line_id"`
+	NewBillID     string `json:"new_bill_id"`
+	ContractEnded bool   `json:"contract_ended"`
+}
+
+type refuelAmountArgs struct {
+	CustomerID     string  `json:"customer_id"`
+	LineID         string  `json:"line_id"`
+	ExpectedAmount float64 `json:"expected_amount"`
+}
+
+type lineStatusArgs struct {
+	CustomerID     string `json:"customer_id"`
+	LineID         string `json:"line_id"`
+	ExpectedStatus string `json:"expected_status"`
+}
+
+type overdueExistsArgs struct {
+	CustomerID    string `json:"customer_id"`
+	OverdueBillID string `json:"overdue_bill_id"`
+}
+
+type noOverdueArgs struct {
+	OverdueBillID string `json:"overdue_bill_id"`
+}
+
+type noArgs struct{}
+
+func agentFuncs() *tool.Set[*Env] {
+	return tool.NewSet(agentClass,
+		tool.New("get_available_plan_ids", tool.Read, "",
+			func(_ context.Context, e *Env, _ noArgs) (any, error) {
+				ids := []string{}
+				for _, p := range e.d.db.Plans.All() {
+					ids = append(ids, p.PlanID)
+				}
+				return ids, nil
+			}),
+		tool.New("set_data_usage", tool.Write, "",
+			func(_ context.Context, e *Env, a setUsageArgs) (any, error) {
+				if _, err := e.targetLine(a.CustomerID, a.LineID); err != nil {
+					return nil, err
+				}
+				used, text, typ := a.DataUsedGB.value()
+				if typ != "int" && typ != "float" {
+					return nil, fmt.Errorf("data_used_gb must be a number, not %s", typ)
+				}
+				ml, _ := e.lines.Mut(a.LineID)
+				ml.DataUsedGB = Float(used)
+				if typ == "int" {
+					ml.DataUsedGB.IntText = text
+				}
+				return "Data usage set to " + text + " GB for line " + a.LineID, nil
+			}),
+		tool.New("suspend_line_for_overdue_bill", tool.Write, "",
+			func(_ context.Context, e *Env, a overdueArgs) (any, error) {
+				l, err := e.lineByID(a.LineID)
+				if err != nil {
+					return nil, err
+				}
+				if l.Status != LineActive {
+					return nil, errors.New("Line must be active to suspend for unpaid bill")
+				}
+				p, err := e.planByID(l.PlanID)
+				if err != nil {
+					return nil, err
+				}
+				amount := p.PricePerMonth
+				if amount <= 0 {
+					return nil, errors.New("Amount must be positive for overdue bill")
+				}
+				c, err := e.customerByID(a.CustomerID)
+				if err != nil {
+					return nil, err
+				}
+				for _, id := range c.BillIDs {
+					b, err := e.billByID(id)
+					if err != nil {
+						return nil, err
+					}
+					if b.Status == BillOverdue {
+						return nil, errors.New("Customer already has an overdue bill")
+					}
+				}
+				e.addBill(&Bill{
+					BillID: a.NewBillID, CustomerID: a.CustomerID,
+					PeriodStart: lastMonthStart, PeriodEnd: lastMonthEnd, IssueDate: lastMonthStart,
+					TotalDue: amount, DueDate: lastMonthDueDay, Status: BillOverdue,
+					LineItems: []LineItem{{Description: "Charge for line " + l.LineID, Amount: amount, Date: today, ItemType: "Charge"}},
+				})
+				mc, _ := e.customers.Mut(a.CustomerID)
+				mc.BillIDs = append(mc.BillIDs, a.NewBillID)
+				ml, _ := e.lines.Mut(a.LineID)
+				ml.Status = LineSuspended
+				d := today
+				ml.SuspensionStartDate = &d
+				if a.ContractEnded {
+					end := lastMonthEnd
+					ml.ContractEndDate = &end
+				}
+				return fmt.Sprintf("Line %s suspended for unpaid bill %s. Contract ended: %s", a.LineID, a.NewBillID, pyBool(a.ContractEnded)), nil
+			}),
+		tool.New("assert_data_refueling_amount", tool.Read, "",
+			func(_ context.Context, e *Env, a refuelAmountArgs) (any, error) {
+				l, err := e.targetLine(a.CustomerID, a.LineID)
+				if err != nil {
+					return nil, err
+				}
+				return math.Abs(l.DataRefuelingGB-a.ExpectedAmount) < 1e-6, nil
+			}),
+		tool.New("assert_line_status", tool.Read, "",
+			func(_ context.Context, e *Env, a lineStatusArgs) (any, error) {
+				l, err := e.targetLine(a.CustomerID, a.LineID)
+				if err != nil {
+					return nil, err
+				}
+				return l.Status == a.ExpectedStatus, nil
+			}),
+		tool.New("assert_overdue_bill_exists", tool.Read, "",
+			func(_ context.Context, e *Env, a overdueExistsArgs) (any, error) {
+				c, err := e.customerByID(a.CustomerID)
+				if err != nil {
+					return nil, err
+				}
+				if !slices.Contains(c.BillIDs, a.OverdueBillID) {
+					return nil, fmt.Errorf("Overdue bill %s not found", a.OverdueBillID)
+				}
+				b, err := e.billByID(a.OverdueBillID)
+				if err != nil {
+					return nil, err
+				}
+				if b.Status != BillOverdue {
+					return nil, fmt.Errorf("Overdue bill %s is not overdue", a.OverdueBillID)
+				}
+				return true, nil
+			}),
+		tool.New("assert_no_overdue_bill", tool.Read, "",
+			func(_ context.Context, e *Env, a noOverdueArgs) (any, error) {
+				b, err := e.billByID(a.OverdueBillID)
+				if err != nil || b.Status == BillPaid {
+					return true, nil
+				}
+				return false, nil
+			}),
+	)
+}
+
+// pyBool is Python's str(bool).
+func pyBool(b bool) string {
+	if b {
+		return "True"
+	}
+	return "False"
+}

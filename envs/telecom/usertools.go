@@ -1,0 +1,1100 @@
+package telecom
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+	"github.com/ledgerbench/ledgerbench/internal/tool"
+)
+
+// userClass is upstream's user toolkit class name, used in Python error texts.
+const userClass = "TelecomUserTools"
+
+// Status bar indicators (emoji as upstream writes them).
+const (
+	iconAirplane     = "\u2708\ufe0f Airplane Mode"
+	iconNoSignal     = "\U0001F4F5 No Signal"
+	iconDataEnabled  = "\U0001F4F1 Data Enabled"
+	iconDataSaver    = "\U0001F53D Data Saver"
+	iconDataDisabled = "\U0001F4F5 Data Disabled"
+	iconWiFi         = "\U0001F4E1 "
+	iconVPN          = "\U0001F512 VPN Connected"
+	iconBattery      = "\U0001F50B "
+)
+
+// signalIcon is the status bar's signal indicator.
+func signalIcon(strength string) string {
+	switch strength {
+	case SignalPoor:
+		return "\U0001F4F6\u00b9 Poor"
+	case SignalFair:
+		return "\U0001F4F6\u00b2 Fair"
+	case SignalGood:
+		return "\U0001F4F6\u00b3 Good"
+	case SignalExcellent:
+		return "\U0001F4F6\u2074 Excellent"
+	}
+	return iconNoSignal
+}
+
+// The VPN server every connect_vpn uses. Records point at these strings
+// and never write through the pointers.
+var (
+	vpnServer   = "192.168.1.1"
+	vpnProtocol = "OpenVPN"
+)
+
+// --- device simulation ---
+
+func (e *Env) dev() *Phone { return &e.user.Device }
+
+func (e *Env) statusBar() string {
+	d := e.dev()
+	var b strings.Builder
+	if d.AirplaneMode {
+		b.WriteString(iconAirplane)
+	} else {
+		b.WriteString(signalIcon(d.NetworkSignalStrength))
+		if d.NetworkTechnologyConnected != TechNone {
+			b.WriteString(" | ")
+			b.WriteString(d.NetworkTechnologyConnected)
+		}
+		if d.DataEnabled && d.NetworkTechnologyConnected != TechNone {
+			b.WriteString(" | " + iconDataEnabled)
+			if d.DataSaverMode {
+				b.WriteString(" | " + iconDataSaver)
+			}
+		} else {
+			b.WriteString(" | " + iconDataDisabled)
+		}
+	}
+	if d.WiFiEnabled && d.WiFiConnected {
+		if d.WiFiSSID != nil && *d.WiFiSSID != "" {
+			b.WriteString(" | " + iconWiFi + "Connected to " + *d.WiFiSSID)
+		} else {
+			b.WriteString(" | " + iconWiFi + "Enabled")
+		}
+	}
+	if d.VPNConnected {
+		b.WriteString(" | " + iconVPN)
+	}
+	b.WriteString(" | " + iconBattery + strconv.Itoa(d.BatteryLevel) + "%")
+	return b.String()
+}
+
+// withBar appends the status bar line most device actions report.
+func (e *Env) withBar(s string) string { return s + "\nStatus Bar: " + e.statusBar() }
+
+func (e *Env) simStatus() string {
+	if e.dev().SIMCardMissing {
+		return SIMMissing
+	}
+	return e.dev().SIMCardStatus
+}
+
+// networkSearch is upstream's simulate_network_search. It fails (after
+// updating the connection) only when the APN slot holds no settings.
+func (e *Env) networkSearch() error {
+	d, sig := e.dev(), e.user.Surroundings.SignalStrength
+	noService := func() {
+		d.NetworkConnectionStatus = NetNoService
+		d.NetworkTechnologyConnected = TechNone
+		d.NetworkSignalStrength = SignalNone
+	}
+	if e.simStatus() == SIMActive {
+		d.NetworkConnectionStatus = NetConnected
+		tech := Tech4G
+		switch d.NetworkModePreference {
+		case Mode4G5GPreferred:
+			if sig.get(Tech5G) != SignalNone {
+				tech = Tech5G
+			}
+		case Mode3GOnly:
+			tech = Tech3G
+		case Mode2GOnly:
+			tech = Tech2G
+		}
+		d.NetworkTechnologyConnected = tech
+		d.NetworkSignalStrength = sig.get(tech)
+	} else {
+		noService()
+	}
+	if d.AirplaneMode {
+		noService()
+	}
+	apn, err := d.ActiveAPNSettings.get("apn_name")
+	if err != nil {
+		return err
+	}
+	if apn.APNName == APNBroken || !e.user.Surroundings.LineActive {
+		noService()
+	}
+	return nil
+}
+
+func (e *Env) mobileDataWorking() bool {
+	d, s := e.dev(), &e.user.Surroundings
+	switch {
+	case d.AirplaneMode, d.NetworkSignalStrength == SignalNone, d.NetworkConnectionStatus == NetNoService:
+		return false
+	case s.IsAbroad && (!d.RoamingEnabled || !s.RoamingAllowed):
+		return false
+	case !d.DataEnabled, s.MobileDataUsageExceeded:
+		return false
+	}
+	return true
+}
+
+// techSpeed is the speed range (Mbps) of a network technology.
+func techSpeed(tech string) (lo, hi float64) {
+	switch tech {
+	case Tech2G:
+		return 0.1, 0.4
+	case Tech3G:
+		return 1.0, 5.0
+	case Tech4G:
+		return 10.0, 100.0
+	case Tech5G:
+		return 50.0, 500.0
+	}
+	return 0, 0
+}
+
+// signalFactor is the share of the technology's speed a signal gives.
+func signalFactor(strength string) float64 {
+	switch strength {
+	case SignalPoor:
+		return 0.2
+	case SignalFair:
+		return 0.5
+	case SignalGood:
+		return 0.8
+	case SignalExcellent:
+		return 1.0
+	}
+	return 0
+}
+
+// speedTest returns the simulated download speed and its description; ok is
+// false when there is no mobile data connection.
+func (e *Env) speedTest() (speed float64, desc string, ok bool) {
+	if !e.mobileDataWorking() {
+		return 0, "No Connection", false
+	}
+	d := e.dev()
+	factor := 1.0
+	if d.VPNConnected && d.VPNDetails != nil && d.VPNDetails.ServerPerformance == PerfPoor {
+		factor = 0.1
+	}
+	if d.DataSaverMode {
+		factor *= 0.2
+	}
+	lo, hi := techSpeed(d.NetworkTechnologyConnected)
+	speed = pyjson.Round((lo+hi)/2.0*signalFactor(d.NetworkSignalStrength)*factor, 2)
+	switch {
+	case speed < 1:
+		desc = "Very Poor"
+	case speed < 5:
+		desc = "Poor"
+	case speed < 25:
+		desc = "Fair"
+	case speed < 100:
+		desc = "Good"
+	default:
+		desc = "Excellent"
+	}
+	return speed, desc, true
+}
+
+// speedAdvice is what the speed test says about a speed class.
+func speedAdvice(desc string) string {
+	switch desc {
+	case "Very Poor":
+		return "Connection is very slow. Basic web browsing might be difficult."
+	case "Poor":
+		return "Connection is slow. Web browsing may be sluggish, streaming difficult."
+	case "Fair":
+		return "Connection is okay for web browsing and some standard definition streaming."
+	case "Good":
+		return "Connection is good for most activities, including HD streaming."
+	case "Excellent":
+		return "Connection is very fast."
+	}
+	return ""
+}
+
+func (e *Env) canSendMMS() (bool, error) {
+	d := e.dev()
+	if !e.mobileDataWorking() || d.NetworkTechnologyConnected == Tech2G {
+		return false, nil
+	}
+	if d.WiFiCallingEnabled && d.WiFiCallingMMSOverWiFi {
+		return false, nil
+	}
+	apn, err := d.ActiveAPNSettings.get("mmsc_url")
+	if err != nil {
+		return false, err
+	}
+	if apn.MMSCURL == nil {
+		return false, nil
+	}
+	i := d.AppStatuses.find("messaging")
+	if i < 0 {
+		return false, nil
+	}
+	p := d.AppStatuses[i].Status.Permissions
+	return p.Storage && p.SMS, nil
+}
+
+func (e *Env) toggleAirplane() (bool, error) {
+	d := e.dev()
+	wasOn := d.AirplaneMode
+	d.AirplaneMode = !wasOn
+	if wasOn {
+		d.NetworkConnectionStatus = NetSearching
+		if d.WiFiEnabled {
+			d.WiFiConnected, d.WiFiSSID, d.WiFiSignalStrength = false, nil, SignalNone
+		}
+	} else {
+		d.WiFiConnected, d.WiFiSSID, d.WiFiSignalStrength = false, nil, SignalNone
+		if d.VPNConnected {
+			e.disconnectVPN()
+		}
+	}
+	return d.AirplaneMode, e.networkSearch()
+}
+
+func (e *Env) toggleData() (bool, error) {
+	d := e.dev()
+	d.DataEnabled = !d.DataEnabled
+	return d.DataEnabled, e.networkSearch()
+}
+
+func (e *Env) toggleRoaming() (bool, error) {
+	d := e.dev()
+	d.RoamingEnabled = !d.RoamingEnabled
+	return d.RoamingEnabled, e.networkSearch()
+}
+
+func (e *Env) toggleDataSaver() bool {
+	d := e.dev()
+	d.DataSaverMode = !d.DataSaverMode
+	return d.DataSaverMode
+}
+
+func (e *Env) toggleWiFiCalling() bool {
+	d := e.dev()
+	d.WiFiCallingEnabled = !d.WiFiCallingEnabled
+	return d.WiFiCallingEnabled
+}
+
+// connectVPN reports false when a VPN is already connected. The details
+// object is this simulation's default VPN object: upstream shares one object
+// across the whole process, which break_vpn degrades (QUIRK 10); here each
+// simulation has its own, so the degradation never leaks into other
+// simulations while a reconnect within the simulation still sees it.
+func (e *Env) connectVPN() bool {
+	d := e.dev()
+	if d.VPNConnected {
+		return false
+	}
+	d.VPNConnected = true
+	if e.vpn == nil {
+		e.vpn = &VPNDetails{ServerAddress: &vpnServer, Protocol: &vpnProtocol, ServerPerformance: PerfExcellent}
+	}
+	d.VPNDetails = e.vpn
+	return true
+}
+
+func (e *Env) disconnectVPN() bool {
+	d := e.dev()
+	if !d.VPNConnected {
+		return false
+	}
+	d.VPNConnected, d.VPNDetails = false, nil
+	return true
+}
+
+// mutApps returns the app list, copied before the simulation's first change.
+func (e *Env) mutApps() Apps {
+	if !e.appsOwned {
+		e.user.Device.AppStatuses = slices.Clone(e.user.Device.AppStatuses)
+		e.appsOwned = true
+	}
+	return e.user.Device.AppStatuses
+}
+
+// turnTo toggles a setting until it has the wanted value: upstream's
+// turn_*_on/off functions toggle once more when the first toggle went the
+// wrong way (each toggle runs its side effects).
+func turnTo(want bool, toggle func() (bool, error)) error {
+	got, err := toggle()
+	if err != nil || got == want {
+		return err
+	}
+	_, err = toggle()
+	return err
+}
+
+func onOff(b bool) string {
+	if b {
+		return "ON"
+	}
+	return "OFF"
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "Yes"
+	}
+	return "No"
+}
+
+// strOrNone is Python's str() of an optional string.
+func strOrNone(s *string) string {
+	if s == nil {
+		return "None"
+	}
+	return *s
+}
+
+// --- user tool arguments ---
+
+type modeArgs struct {
+	Mode string `json:"mode"`
+}
+
+// modeSchema is the parameters schema upstream sends for
+// set_network_mode_preference: the mode is the enum or any string.
+const modeSchema = `{"$defs": {"NetworkModePreference": {"enum": ["4g_5g_preferred", "4g_only", "3g_only", "2g_only"], "title": "NetworkModePreference", "type": "string"}}, "properties": {"mode": {"anyOf": [{"$ref": "#/$defs/NetworkModePreference"}, {"type": "string"}], "title": "Mode", "description": "Preferred network mode: 4g_5g_preferred, 4g_only, 3g_only or 2g_only."}}, "required": ["mode"], "title": "parameters", "type": "object"}`
+
+type apnArgs struct {
+	APNSettings json.RawMessage `json:"apn_settings"`
+}
+
+// apnSchema is the parameters schema for set_apn_settings: an APN settings
+// object or any object.
+const apnSchema = `{"$defs": {"APNNames": {"enum": ["internet", "broken"], "title": "APNNames", "type": "string"}, "APNSettings": {"additionalProperties": false, "description": "Access point (APN) configuration.", "properties": {"apn_name": {"$ref": "#/$defs/APNNames", "default": "internet", "description": "Name of the APN used for data."}, "reset_at_reboot": {"default": false, "description": "Whether the settings go back to defaults at the next reboot.", "title": "Reset At Reboot", "type": "boolean"}, "mms_apn": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": "mms", "description": "APN used for MMS, if separate.", "title": "Mms Apn"}, "mmsc_url": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": "http://mms.carrier.com/mms/wapenc", "description": "Address of the MMS service centre; needed to send picture messages.", "title": "Mmsc Url"}, "mms_proxy": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": null, "description": "MMS proxy host, if the network needs one.", "title": "Mms Proxy"}, "mms_port": {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": null, "description": "MMS proxy port, if the network needs one.", "title": "Mms Port"}}, "title": "APNSettings", "type": "object"}}, "properties": {"apn_settings": {"anyOf": [{"$ref": "#/$defs/APNSettings"}, {"additionalProperties": true, "type": "object"}], "title": "Apn Settings", "description": "The APN settings to apply; missing fields take their defaults."}}, "required": ["apn_settings"], "title": "parameters", "type": "object"}`
+
+type appArgs struct {
+	AppName string `json:"app_name" desc:"Name of the app, as listed by check_installed_apps."`
+}
+
+type grantArgs struct {
+	AppName    string `json:"app_name" desc:"App to give the permission to."`
+	Permission string `json:"permission" desc:"Permission to grant, in lower case (e.g. sms, storage)."`
+}
+
+func userTools() *tool.Set[*Env] {
+	return tool.NewSet(userClass,
+		tool.New("check_status_bar", tool.Read,
+			"See the icons in the phone's status bar: signal strength, network type, whether mobile data is on (and data saver), Wi-Fi, VPN and battery level.",
+			func(_ context.Context, e *Env, _ noArgs) (any, error) {
+				return "Status Bar: " + e.statusBar(), nil
+			}),
+		tool.New("check_network_status", tool.Read,
+			"Show the phone's cellular and Wi-Fi connection details: airplane mode, SIM status, connection state, signal, network type, mobile data and data roaming switches, and Wi-Fi state.",
+			func(_ context.Context, e *Env, _ noArgs) (any, error) {
+				d := e.dev()
+				lines := []string{
+					"Airplane Mode: " + onOff(d.AirplaneMode),
+					"SIM Card Status: " + e.simStatus(),
+					"Cellular Connection: " + d.NetworkConnectionStatus,
+					"Cellular Signal: " + d.NetworkSignalStrength,
+					"Cellular Network Type: " + d.NetworkTechnologyConnected,
+					"Mobile Data Enabled: " + yesNo(d.DataEnabled),
+					"Data Roaming Enabled: " + yesNo(d.RoamingEnabled),
+					"Wi-Fi Radio: " + onOff(d.WiFiEnabled),
+					"Wi-Fi Connected: " + yesNo(d.WiFiConnected),
+				}
+				if d.WiFiConnected {
+					lines = append(lines, "Connected Wi-Fi Network: "+strOrNone(d.WiFiSSID))
+				}
+				return strings.Join(lines, "\n"), nil
+			}),
+		tool.New("check_network_mode_preference", tool.Read,
+			"Show which kind of cellular network the phone prefers.",
+			func(_ context.Context, e *Env, _ noArgs) (any, error) {
+				return "Network Mode Preference: " + e.dev().NetworkModePreference, nil
+			}),
+		tool.New("set_network_mode_preference", tool.Write,
+			"Choose which kind of cellular network the phone prefers (5G/4G, 4G only, 3G only, 2G only). Faster networks give faster data but may use more battery.",
+			func(_ context.Context, e *Env, a modeArgs) (any, error) {
+				if !slices.Contains(modes, a.Mode) {
+					return e.withBar("Failed to set network mode: '" + a.Mode + "' is not a valid option. Please use one of: " + strings.Join(modes, ", ")), nil
+				}
+				e.dev().NetworkModePreference = a.Mode
+				if err := e.networkSearch(); err != nil {
+					return nil, err
+				}
+				return e.withBar("Preferred Network Mode set to: " + a.Mode), nil
+			}).WithSchema(json.RawMessage(modeSchema)),
+		tool.New("run_speed_test", tool.Read,
+			"Measure the phone's current download speed and say what the connection is good enough for.",
+			func(_ context.Context, e *Env, _ noArgs) (any, error) {
+				speed, desc, ok := e.speedTest()
+				if !ok {
+					return "Speed test failed: " + desc + ".", nil
+				}
+				return "Speed Test Result: " + pyjson.FormatFixed(speed, 2) + " Mbps (" + desc + "). " + speedAdvice(desc), nil
+			}),
+		tool.New("toggle_airplane_mode", tool.Write,
+			"Switch Airplane Mode on or off. While it is on, cellular, Wi-Fi and Bluetooth radios are all off.",
+			func(_ context.Context, e *Env, _ noArgs) (any, error) {
+				on, err := e.toggleAirplane()
+				if err != nil {
+					return nil, err
+				}
+				return e.withBar("Airplane Mode is now " + onOff(on) + "."), nil
+			}),
+		tool.New("check_sim_status", tool.Read,
+			"Check whether the SIM card works: active, missing, or locked by a PIN or PUK code.",
+			func(_ context.Context, e *Env, _ noArgs) (any, error) {
+				switch s := e.simStatus(); s {
+				case SIMActive:
+					return "Your SIM card is active and working.", nil
+				case SIMMissing:
+					return "No SIM card detected in the phone.", nil
+				case SIMLockedPIN:
+					return "The SIM card is locked with a PIN code.", nil
+				case SIMLockedPUK:
+					return "The SIM card is locked with a PUK code.", nil
+				default:
+					return "Unknown SIM status: " + s, nil
+				}
+			}),
+		tool.New("reseat_sim_card", tool.Write,
+			"Take the SIM card out and put it back in, which can fix a SIM that is not recognised.",
+			func(_ context.Context, e *Env, _ noArgs) (any, error) {
+				e.dev().SIMCardMissing = false
+				if err := e.networkSearch(); err != nil {
+					return nil, err
+				}
+				return e.withBar("SIM card re-seated successfully."), nil
+			}),
+		tool.New("toggle_data", tool.Write,
+			"Switch mobile (cellular) data on or off.",
+			func(_ context.Context, e *Env, _ noArgs) (any, error) {
+				on, err := e.toggleData()
+				if err != nil {
+					return nil, err
+				}
+				return e.withBar("Mobile Data is now " + onOff(on) + "."), nil
+			}),
+		tool.New("toggle_roaming", tool.Write,
+			"Switch data roaming on or off. With roaming on, the phone can use data on networks outside the carrier's own coverage, e.g. abroad.",
+			func(_ context.Context, e *Env, _ noArgs) (any, error) {
+				on, err := e.toggleRoaming()
+				if err != nil {
+					return nil, err
+				}
+				return e.withBar("Data Roaming is now " + onOff(on) + "."), nil
+			}),
+		tool.New("check_data_restriction_status", tool.Read,
+			"Check whether a data-limiting feature (Data Saver) is on.",
+			func(_ context.Context, e *Env, _ noArgs) (any, error) {
+				if e.dev().DataSaverMode {
+					return "Data Saver mode is ON (limits data usage).", nil
+				}
+				return "Data Saver mode is OFF.", nil
+			}),
+		tool.New("toggle_data_saver_mode", tool.Write,
+			"Switch Data Saver on or off. Data Saver reduces data use and can make data slower.",
+			func(_ context.Context, e *Env, _ noArgs) (any, error) {
+				return e.withBar("Data Saver Mode is now " + onOff(e.toggleDataSaver()) + "."), nil
+			}),
+		tool.New("check_apn_settings", tool.Read,
+			"Show the APN settings the phone uses for mobile data: the APN name and the MMSC address used for picture messages.",
+			func(_ context.Context, e *Env, _ noArgs) (any, error) {
+				a, err := e.dev().ActiveAPNSettings.get("model_copy")
+				if err != nil {
+					return nil, err
+				}
+				name := a.APNName
+				if name == "" {
+					name = "Not Set"
+				}
+				url := "Not Set"
+				if a.MMSCURL != nil && *a.MMSCURL != "" {
+					url = *a.MMSCURL
+				}
+				return "Current APN Name: " + name + "\nMMSC URL (for picture messages): " + url + "\n(These are technical settings, usually best left unchanged.)", nil
+			}),
+		tool.New("set_apn_settings", tool.Write,
+			"Replace the phone's APN settings.",
+			func(_ context.Context, e *Env, a apnArgs) (any, error) {
+				s, junk, err := parseAPN(a.APNSettings)
+				if junk != nil {
+					// Upstream stores the value, then fails reading it.
+					e.dev().ActiveAPNSettings = APNSlot{junk: junk.v, isJunk: true}
+					return nil, err
+				}
+				if err != nil {
+					return nil, err
+				}
+				e.dev().ActiveAPNSettings = APNSlot{S: s}
+				if err := e.networkSearch(); err != nil {
+					return nil, err
+				}
+				return e.withBar("APN settings set to: " + s.APNName), nil
+			}).WithSchema(json.RawMessage(apnSchema)),
+		tool.New("reset_apn_settings", tool.Write,
+			"Restore the default APN settings. The reset takes effect at the next reboot.",
+			func(_ context.Context, e *Env, _ noArgs) (any, error) {
+				apn, err := e.dev().ActiveAPNSettings.get("reset_at_reboot")
+				if err != nil {
+					return nil, err
+				}
+				apn.ResetAtReboot = true
+				if err := e.networkSearch(); err != nil {
+					return nil, err
+				}
+				return e.withBar("APN settings will reset at reboot."), nil
+			}),
+		tool.New("check_wifi_status", tool.Read,
+			"Check Wi-Fi: whether it is on, which network it is connected to, and the signal strength.",
+			func(_ context.Context, e *Env, _ noArgs) (any, error) {
+				d := e.dev()
+				switch {
+				case !d.WiFiEnabled:
+					return "Wi-Fi is turned OFF.", nil
+				case d.WiFiConnected:
+					return "Wi-Fi is ON and connected to '" + strOrNone(d.WiFiSSID) + "'. Signal strength: " + d.WiFiSignalStrength + ".", nil
+				}
+				return "Wi-Fi is ON but not connected to any network.", nil
+			}),
+		tool.New("toggle_wifi", tool.Write,
+			"Switch the Wi-Fi radio on or off.",
+			func(_ context.Context, e *Env, _ noArgs) (any, error) {
+				d := e.dev()
+				if d.AirplaneMode {
+					return e.withBar("Cannot change Wi-Fi settings while Airplane Mode is ON."), nil
+				}
+				d.WiFiEnabled = !d.WiFiEnabled
+				if !d.WiFiEnabled {
+					d.WiFiConnected, d.WiFiSSID, d.WiFiSignalStrength = false, nil, SignalNone
+				}
+				return e.withBar("Wi-Fi is now " + onOff(d.WiFiEnabled) + "."), nil
+			}),
+		tool.New("check_wifi_calling_status", tool.Read,
+			"Check whether Wi-Fi Calling (calls over Wi-Fi instead of the cellular network) is on.",
+			func(_ context.Context, e *Env, _ noArgs) (any, error) {
+				return "Wi-Fi Calling is currently turned " + onOff(e.dev().WiFiCallingEnabled) + ".", nil
+			}),
+		tool.New("toggle_wifi_calling", tool.Write,
+			"Switch Wi-Fi Calling on or off. It lets the phone make and take calls over Wi-Fi, which helps where cellular signal is weak.",
+			func(_ context.Context, e *Env, _ noArgs) (any, error) {
+				return e.withBar("Wi-Fi Calling is now " + onOff(e.toggleWiFiCalling()) + "."), nil
+			}),
+		tool.New("check_vpn_status", tool.Read,
+			"Check whether a VPN is on and connected, with the connection's details if any.",
+			func(_ context.Context, e *Env, _ noArgs) (any, error) {
+				d := e.dev()
+				switch {
+				case d.VPNConnected && d.VPNDetails != nil:
+					return "VPN is ON and connected. Details: " + vpnRepr(d.VPNDetails), nil
+				case d.VPNConnected:
+					return "VPN is ON and connected (no specific details available).", nil
+				case d.VPNEnabledSetting:
+					return "VPN is turned ON in settings, but currently not connected.", nil
+				}
+				return "VPN is turned OFF.", nil
+			}),
+		tool.New("connect_vpn", tool.Write,
+			"Connect to the VPN.",
+			func(_ context.Context, e *Env, _ noArgs) (any, error) {
+				if !e.connectVPN() {
+					return "VPN already connected.", nil
+				}
+				return e.withBar("VPN connected successfully."), nil
+			}),
+		tool.New("disconnect_vpn", tool.Write,
+			"Disconnect the active VPN connection, so traffic no longer goes through a VPN server.",
+			func(_ context.Context, e *Env, _ noArgs) (any, error) {
+				if e.disconnectVPN() {
+					return e.withBar("VPN disconnected successfully."), nil
+				}
+				return e.withBar("No active VPN connection to disconnect."), nil
+			}),
+		tool.New("check_installed_apps", tool.Read,
+			"List the apps installed on the phone.",
+			func(_ context.Context, e *Env, _ noArgs) (any, error) {
+				names := make([]string, len(e.dev().AppStatuses))
+				for i, a := range e.dev().AppStatuses {
+					names[i] = a.Key
+				}
+				return "The following apps are installed on the phone: " + strings.Join(names, ", "), nil
+			}),
+		tool.New("check_app_status", tool.Read,
+			"Show an app's status, including which permissions it has.",
+			func(_ context.Context, e *Env, a appArgs) (any, error) {
+				i := e.dev().AppStatuses.find(a.AppName)
+				if i < 0 {
+					return "App '" + a.AppName + "' not found on this phone.", nil
+				}
+				lines := []string{"Status for App: " + a.AppName}
+				granted := e.dev().AppStatuses[i].Status.Permissions.granted()
+				if len(granted) == 0 {
+					lines = append(lines, " - Permissions: None granted.")
+				} else {
+					lines = append(lines, " - Permissions Granted:")
+					for _, p := range granted {
+						lines = append(lines, "   - "+p)
+					}
+				}
+				return strings.Join(lines, "\n"), nil
+			}),
+		tool.New("check_app_permissions", tool.Read,
+			"Show which permissions an app has (for example SMS, storage, phone or network access).",
+			func(_ context.Context, e *Env, a appArgs) (any, error) {
+				i := e.dev().AppStatuses.find(a.AppName)
+				if i < 0 {
+					return "App '" + a.AppName + "' not found on this phone.", nil
+				}
+				granted := e.dev().AppStatuses[i].Status.Permissions.granted()
+				if len(granted) == 0 {
+					return "App '" + a.AppName + "' currently has no permissions granted.", nil
+				}
+				return "App '" + a.AppName + "' has permission for: " + strings.Join(granted, ", ") + ".", nil
+			}),
+		tool.New("grant_app_permission", tool.Write,
+			"Give an app a permission it needs (for example storage or SMS access).",
+			func(_ context.Context, e *Env, a grantArgs) (any, error) {
+				perm := strings.ToLower(a.Permission)
+				i := e.dev().AppStatuses.find(a.AppName)
+				switch {
+				case i < 0:
+					return e.withBar("Error. App '" + a.AppName + "' not found. Cannot grant permission."), nil
+				case !slices.Contains(permissionNames, perm):
+					return e.withBar("Error. Permission '" + perm + "' not tracked for app '" + a.AppName + "', available permissions: " + pyjson.Repr(permissionNames)), nil
+				}
+				*e.mutApps()[i].Status.Permissions.field(perm) = true
+				return e.withBar("Success. Permission '" + perm + "' granted to app '" + a.AppName + "'."), nil
+			}),
+		tool.New("can_send_mms", tool.Read,
+			"Check whether the messaging app can send MMS (picture) messages.",
+			func(_ context.Context, e *Env, _ noArgs) (any, error) {
+				ok, err := e.canSendMMS()
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					return "Your messaging app can send MMS messages.", nil
+				}
+				return "Your messaging app cannot send MMS messages.", nil
+			}),
+		tool.New("reboot_device", tool.Write,
+			"Restart the phone, which refreshes its services and connections and can clear temporary glitches.",
+			func(_ context.Context, e *Env, _ noArgs) (any, error) {
+				var lines []string
+				d := e.dev()
+				apn, err := d.ActiveAPNSettings.get("reset_at_reboot")
+				if err != nil {
+					return nil, err
+				}
+				if apn.ResetAtReboot {
+					lines = append(lines, "Resetting APN settings...")
+					d.ActiveAPNSettings = APNSlot{S: defaultAPN()}
+				}
+				lines = append(lines, "Restarting network services...")
+				d.NetworkConnectionStatus = NetSearching
+				if err := e.networkSearch(); err != nil {
+					return nil, err
+				}
+				return e.withBar(strings.Join(lines, "\n")), nil
+			}),
+		tool.New("check_payment_request", tool.Read,
+			"Check whether the agent has sent you a request to pay a bill.",
+			func(_ context.Context, e *Env, _ noArgs) (any, error) {
+				pr := e.user.Surroundings.PaymentRequest
+				if pr == nil {
+					return "No payment request has been made.", nil
+				}
+				return "You have a payment request for bill " + pr.BillID + " of " + pyjson.Float(pr.AmountDue) + " USD.", nil
+			}),
+		tool.New("make_payment", tool.Write,
+			"Pay the bill the agent asked you to pay.",
+			func(_ context.Context, e *Env, _ noArgs) (any, error) {
+				s := &e.user.Surroundings
+				if s.PaymentRequest == nil {
+					return "You do not have a payment request.", nil
+				}
+				pr := *s.PaymentRequest
+				pr.Paid = true
+				s.PaymentRequest = &pr
+				return "Payment of " + pyjson.Float(pr.AmountDue) + " USD has been made for bill " + pr.BillID + ".", nil
+			}),
+	)
+}
+
+// vpnRepr prints a VPN details model dump as Python's repr of the dict,
+// including the enum member's repr.
+func vpnRepr(v *VPNDetails) string {
+	opt := func(s *string) string {
+		if s == nil {
+			return "None"
+		}
+		return pyjson.ReprString(*s)
+	}
+	return "{'server_address': " + opt(v.ServerAddress) + ", 'protocol': " + opt(v.Protocol) +
+		", 'server_performance': <PerformanceLevel." + strings.ToUpper(v.ServerPerformance) + ": " + pyjson.ReprString(v.ServerPerformance) + ">}"
+}
+
+// pydanticErrorsURL is the documentation link pydantic appends to each
+// validation error; upstream's lock file pins pydantic 2.12.
+const pydanticErrorsURL = "https://errors.pydantic.dev/2.12/v"
+
+// junkValue is a non-object apn_settings argument.
+type junkValue struct{ v any }
+
+// parseAPN validates an apn_settings argument as pydantic's APNSettings(**d)
+// would, filling defaults for missing keys. A non-object argument is
+// returned as junk with the error upstream raises after storing it.
+func parseAPN(raw json.RawMessage) (APNSettings, *junkValue, error) {
+	v, err := pyjson.Decode(raw)
+	if err != nil {
+		return APNSettings{}, nil, fmt.Errorf("invalid apn_settings: %w", err)
+	}
+	d, ok := v.(*pyjson.Dict)
+	if !ok {
+		return APNSettings{}, &junkValue{v}, fmt.Errorf("'%s' object has no attribute 'apn_name'", pyTypeName(v))
+	}
+	s := defaultAPN()
+	var errs []string
+	fail := func(field, msg, typ string, val any) {
+		errs = append(errs, fmt.Sprintf("%s\n  %s [type=%s, input_value=%s, input_type=%s]\n    For further information visit %s/%s",
+			field, msg, typ, pyjson.Repr(val), pyTypeName(val), pydanticErrorsURL, typ))
+	}
+	optStr := func(k string, val any, dst **string) {
+		switch x := val.(type) {
+		case nil:
+			*dst = nil
+		case string:
+			*dst = &x
+		default:
+			fail(k, "Input should be a valid string", "string_type", val)
+		}
+	}
+	for i, k := range d.Keys {
+		val := d.Values[i]
+		switch k {
+		case "apn_name":
+			if x, ok := val.(string); ok && slices.Contains(apnNames, x) {
+				s.APNName = x
+			} else {
+				fail(k, "Input should be 'internet' or 'broken'", "enum", val)
+			}
+		case "reset_at_reboot":
+			if b, ok := laxBool(val); ok {
+				s.ResetAtReboot = b
+			} else {
+				fail(k, "Input should be a valid boolean", "bool_type", val)
+			}
+		case "mms_apn":
+			optStr(k, val, &s.MMSAPN)
+		case "mmsc_url":
+			optStr(k, val, &s.MMSCURL)
+		case "mms_proxy":
+			optStr(k, val, &s.MMSProxy)
+		case "mms_port":
+			if val == nil {
+				s.MMSPort = nil
+			} else if n, ok := laxInt(val); ok {
+				s.MMSPort = &n
+			} else if _, isNum := val.(json.Number); isNum {
+				fail(k, "Input should be a valid integer, got a number with a fractional part", "int_from_float", val)
+			} else {
+				fail(k, "Input should be a valid integer", "int_type", val)
+			}
+		default:
+			fail(k, "Extra inputs are not permitted", "extra_forbidden", val)
+		}
+	}
+	switch len(errs) {
+	case 0:
+		return s, nil, nil
+	case 1:
+		return s, nil, errors.New("1 validation error for APNSettings\n" + errs[0])
+	}
+	return s, nil, fmt.Errorf("%d validation errors for APNSettings\n%s", len(errs), strings.Join(errs, "\n"))
+}
+
+func pyTypeName(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NoneType"
+	case bool:
+		return "bool"
+	case string:
+		return "str"
+	case json.Number:
+		if strings.ContainsAny(string(x), ".eE") {
+			return "float"
+		}
+		return "int"
+	case []any:
+		return "list"
+	case *pyjson.Dict:
+		return "dict"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// laxBool is pydantic's lax boolean parsing.
+func laxBool(v any) (bool, bool) {
+	switch x := v.(type) {
+	case bool:
+		return x, true
+	case json.Number:
+		switch string(x) {
+		case "0", "0.0":
+			return false, true
+		case "1", "1.0":
+			return true, true
+		}
+	case string:
+		switch strings.ToLower(strings.TrimSpace(x)) {
+		case "0", "off", "f", "false", "n", "no":
+			return false, true
+		case "1", "on", "t", "true", "y", "yes":
+			return true, true
+		}
+	}
+	return false, false
+}
+
+// laxInt is pydantic's lax integer parsing.
+func laxInt(v any) (int, bool) {
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return 1, true
+		}
+		return 0, true
+	case json.Number:
+		if n, err := strconv.Atoi(string(x)); err == nil {
+			return n, true
+		}
+		if f, err := x.Float64(); err == nil && f == float64(int(f)) {
+			return int(f), true
+		}
+	case string:
+		if n, err := strconv.Atoi(strings.TrimSpace(x)); err == nil {
+			return n, true
+		}
+	}
+	return 0, false
+}
+
+// --- user-side environment functions (not tools) ---
+
+type userInfoArgs struct {
+	Name        string `json:"name"`
+	PhoneNumber string `json:"phone_number"`
+}
+
+type locationArgs struct {
+	Abroad bool `json:"abroad"`
+}
+
+type lockArgs struct {
+	Mode string `json:"mode"`
+}
+
+type wifiCallingArgs struct {
+	Enabled     bool  `json:"enabled"`
+	MMSOverWiFi *bool `json:"mms_over_wifi,omitempty"`
+}
+
+type permArgs struct {
+	AppName    string `json:"app_name"`
+	Permission string `json:"permission"`
+}
+
+type expectBoolArgs struct {
+	ExpectedStatus bool `json:"expected_status"`
+}
+
+type expectStrArgs struct {
+	ExpectedStatus string `json:"expected_status"`
+}
+
+type speedArgs struct {
+	ExpectedSpeed float64 `json:"expected_speed"`
+	ExpectedDesc  *string `json:"expected_desc,omitempty"`
+}
+
+func userFuncs() *tool.Set[*Env] {
+	fn := func(name string, f func(e *Env) (any, error)) tool.Tool[*Env] {
+		return tool.New(name, tool.Generic, "", func(_ context.Context, e *Env, _ noArgs) (any, error) { return f(e) })
+	}
+	return tool.NewSet(userClass,
+		tool.New("set_user_info", tool.Generic, "",
+			func(_ context.Context, e *Env, a userInfoArgs) (any, error) {
+				name, phone := a.Name, a.PhoneNumber
+				e.user.Surroundings.Name, e.user.Surroundings.PhoneNumber = &name, &phone
+				return nil, nil
+			}),
+		tool.New("set_user_location", tool.Generic, "",
+			func(_ context.Context, e *Env, a locationArgs) (any, error) {
+				e.user.Surroundings.IsAbroad = a.Abroad
+				return nil, nil
+			}),
+		fn("turn_airplane_mode_on", func(e *Env) (any, error) {
+			return "Airplane Mode is now ON.", turnTo(true, e.toggleAirplane)
+		}),
+		fn("turn_airplane_mode_off", func(e *Env) (any, error) {
+			return "Airplane Mode is now OFF.", turnTo(false, e.toggleAirplane)
+		}),
+		fn("unseat_sim_card", func(e *Env) (any, error) {
+			e.dev().SIMCardMissing = true
+			return "SIM card un-seated successfully.", e.networkSearch()
+		}),
+		tool.New("lock_sim_card", tool.Generic, "",
+			func(_ context.Context, e *Env, a lockArgs) (any, error) {
+				switch a.Mode {
+				case "pin":
+					e.dev().SIMCardStatus = SIMLockedPIN
+				case "puk":
+					e.dev().SIMCardStatus = SIMLockedPUK
+				}
+				return "SIM card locked successfully in " + a.Mode + " mode.", e.networkSearch()
+			}),
+		fn("turn_data_on", func(e *Env) (any, error) {
+			e.dev().DataEnabled = true
+			return "Data connection restored.", nil
+		}),
+		fn("turn_data_off", func(e *Env) (any, error) {
+			return "Data connection broken.", turnTo(false, e.toggleData)
+		}),
+		fn("turn_roaming_on", func(e *Env) (any, error) {
+			return "Data Roaming is now ON.", turnTo(true, e.toggleRoaming)
+		}),
+		fn("turn_roaming_off", func(e *Env) (any, error) {
+			return "Data Roaming is now OFF.", turnTo(false, e.toggleRoaming)
+		}),
+		fn("turn_data_saver_mode_on", func(e *Env) (any, error) {
+			if !e.toggleDataSaver() {
+				e.toggleDataSaver()
+			}
+			return "Data Saver Mode is now ON.", nil
+		}),
+		fn("turn_data_saver_mode_off", func(e *Env) (any, error) {
+			if e.toggleDataSaver() {
+				e.toggleDataSaver()
+			}
+			return "Data Saver Mode is now OFF.", nil
+		}),
+		fn("break_apn_settings", func(e *Env) (any, error) {
+			apn, err := e.dev().ActiveAPNSettings.get("apn_name")
+			if err != nil {
+				return nil, err
+			}
+			apn.APNName = APNBroken
+			return "APN settings broken. Please call reset_apn_settings() to fix.", e.networkSearch()
+		}),
+		fn("break_apn_mms_setting", func(e *Env) (any, error) {
+			apn, err := e.dev().ActiveAPNSettings.get("mmsc_url")
+			if err != nil {
+				return nil, err
+			}
+			apn.MMSCURL = nil
+			return "APN MMS setting broken. Please call reset_apn_settings() to fix.", nil
+		}),
+		tool.New("set_wifi_calling", tool.Generic, "",
+			func(_ context.Context, e *Env, a wifiCallingArgs) (any, error) {
+				if e.dev().WiFiCallingEnabled != a.Enabled {
+					e.toggleWiFiCalling()
+				}
+				msg := "Wi-Fi Calling is now " + onOff(a.Enabled) + "."
+				if a.MMSOverWiFi != nil {
+					e.dev().WiFiCallingMMSOverWiFi = *a.MMSOverWiFi
+					msg += "\nMMS over Wi-Fi is now " + onOff(*a.MMSOverWiFi) + "."
+				}
+				return msg, nil
+			}),
+		fn("break_vpn", func(e *Env) (any, error) {
+			e.connectVPN()
+			d := e.dev()
+			if d.VPNDetails == nil {
+				return nil, errors.New("'NoneType' object has no attribute 'server_performance'")
+			}
+			if d.VPNDetails != e.vpn {
+				// Details loaded from the user database are shared: copy them.
+				c := *d.VPNDetails
+				d.VPNDetails = &c
+			}
+			d.VPNDetails.ServerPerformance = PerfPoor
+			return "VPN connection broken.", nil
+		}),
+		tool.New("remove_app_permission", tool.Generic, "",
+			func(_ context.Context, e *Env, a permArgs) (any, error) {
+				perm := strings.ToLower(a.Permission)
+				i := e.dev().AppStatuses.find(a.AppName)
+				if i < 0 {
+					return []any{false, "App '" + a.AppName + "' not found. Cannot remove permission."}, nil
+				}
+				if !slices.Contains(permissionNames, perm) {
+					return []any{false, "Permission '" + perm + "' not tracked for app '" + a.AppName + "'."}, nil
+				}
+				*e.mutApps()[i].Status.Permissions.field(perm) = false
+				return []any{true, "Permission '" + perm + "' removed from app '" + a.AppName + "'."}, nil
+			}),
+		fn("simulate_network_search", func(e *Env) (any, error) {
+			return nil, e.networkSearch()
+		}),
+		tool.New("assert_airplane_mode_status", tool.Read, "",
+			func(_ context.Context, e *Env, a expectBoolArgs) (any, error) {
+				return e.dev().AirplaneMode == a.ExpectedStatus, nil
+			}),
+		tool.New("assert_service_status", tool.Read, "",
+			func(_ context.Context, e *Env, a expectStrArgs) (any, error) {
+				if !slices.Contains(netStatuses, a.ExpectedStatus) {
+					return nil, fmt.Errorf("%s is not a valid NetworkStatus", pyjson.ReprString(a.ExpectedStatus))
+				}
+				return e.dev().NetworkConnectionStatus == a.ExpectedStatus, nil
+			}),
+		tool.New("assert_mobile_data_status", tool.Read, "",
+			func(_ context.Context, e *Env, a expectBoolArgs) (any, error) {
+				return e.mobileDataWorking() == a.ExpectedStatus, nil
+			}),
+		tool.New("assert_mobile_roaming_status", tool.Read, "",
+			func(_ context.Context, e *Env, a expectBoolArgs) (any, error) {
+				return e.dev().RoamingEnabled == a.ExpectedStatus, nil
+			}),
+		tool.New("assert_mobile_data_saver_mode_status", tool.Read, "",
+			func(_ context.Context, e *Env, a expectBoolArgs) (any, error) {
+				return e.dev().DataSaverMode == a.ExpectedStatus, nil
+			}),
+		tool.New("assert_internet_speed", tool.Read, "",
+			func(_ context.Context, e *Env, a speedArgs) (any, error) {
+				speed, desc, _ := e.speedTest()
+				if a.ExpectedDesc == nil {
+					return speed >= a.ExpectedSpeed, nil
+				}
+				return speed >= a.ExpectedSpeed && strings.ToLower(desc) == strings.ToLower(*a.ExpectedDesc), nil
+			}),
+		fn("assert_internet_not_excellent", func(e *Env) (any, error) {
+			_, desc, _ := e.speedTest()
+			return strings.ToLower(desc) != "excellent", nil
+		}),
+		tool.New("assert_can_send_mms", tool.Read, "",
+			func(_ context.Context, e *Env, a expectBoolArgs) (any, error) {
+				ok, err := e.canSendMMS()
+				if err != nil {
+					return nil, err
+				}
+				return ok == a.ExpectedStatus, nil
+			}),
+		tool.New("assert_mobile_data_usage_exceeded", tool.Read, "",
+			func(_ context.Context, e *Env, a expectBoolArgs) (any, error) {
+				return e.user.Surroundings.MobileDataUsageExceeded == a.ExpectedStatus, nil
+			}),
+	)
+}
