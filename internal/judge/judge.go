@@ -1,0 +1,217 @@
+// Package judge evaluates τ²-bench's natural-language assertions with a
+// model (port-tau2.md §9.5): one call, no tools, whose system prompt asks for
+// a JSON verdict per expected outcome and whose user prompt is the
+// conversation as "role: content" lines followed by the expected outcomes as
+// a Python list. The prompt text is ours; its structure is upstream's.
+package judge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ledgerbench/ledgerbench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/llm"
+	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+	"github.com/ledgerbench/ledgerbench/message"
+	"github.com/ledgerbench/ledgerbench/orchestrator"
+)
+
+// Generator makes one model call (*llm.Client).
+type Generator interface {
+	Generate(ctx context.Context, req llm.Request) (llm.Response, error)
+}
+
+// SystemPrompt is the judge's instruction: a TASK section, a FORMAT section
+// and an example of the reply's structure, as upstream's.
+const SystemPrompt = `TASK
+- You receive a list of expected outcomes and a conversation recorded while a test case ran.
+- The conversation is between an agent and a customer.
+- Decide, for each expected outcome, whether the agent achieved it.
+- Judge every expected outcome on its own.
+
+FORMAT
+- Reply with a JSON object with these fields:
+- ` + "`reasoning`" + `: a brief justification of your verdict
+- ` + "`metExpectation`" + `: ` + "`true`" + ` when the agent achieved the expected outcome, ` + "`false`" + ` when it did not
+- ` + "`expectedOutcome`" + `: the expected outcome being judged, copied from the input
+
+The reply is structured like this:
+{
+    "results": [
+        {
+            "expectedOutcome": "<one of the expected outcomes of the input>",
+            "reasoning": "<your reasoning>",
+            "metExpectation": <true or false>
+        }
+    ]
+}`
+
+// UserPrompt renders the conversation and the expected outcomes as
+// upstream's user prompt does: "conversation:", one "role: content" line per
+// message (content None when a message has no text, as Python prints it),
+// then "expectedOutcomes:" and the Python repr of the list.
+func UserPrompt(traj []message.Message, assertions []string) string {
+	var b strings.Builder
+	b.WriteString("conversation:\n")
+	for i, m := range traj {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(string(m.Role))
+		b.WriteString(": ")
+		if m.Content == "" && m.Role != message.Tool {
+			b.WriteString("None")
+		} else {
+			b.WriteString(m.Content)
+		}
+	}
+	b.WriteString("\n\nexpectedOutcomes:\n")
+	b.WriteString(pyjson.Repr(assertions))
+	return b.String()
+}
+
+// Options configure a judge.
+type Options struct {
+	// Temperature overrides the backbone's (upstream judges at 0.0, which
+	// the judge backbone in backbones.yaml sets); nil keeps it.
+	Temperature *float64
+}
+
+// Judge is an evaluator.Judge over a model. It is safe for concurrent use
+// when its Generator is.
+type Judge struct {
+	gen  Generator
+	opts Options
+}
+
+// New returns a judge over gen.
+func New(gen Generator, opts Options) *Judge { return &Judge{gen: gen, opts: opts} }
+
+// ErrMalformed is wrapped when the judge's reply is not the JSON verdict
+// asked for. It is a judge error, not an infrastructure failure.
+var ErrMalformed = errors.New("judge: malformed reply")
+
+// JudgeNL makes the one judge call. Backbone failures wrap
+// orchestrator.ErrInfrastructure; a reply that does not parse wraps
+// ErrMalformed. Usage and cost are returned with the verdicts.
+func (j *Judge) JudgeNL(ctx context.Context, traj []message.Message, assertions []string) (evaluator.JudgeResult, error) {
+	req := llm.Request{
+		Messages: []message.Message{
+			{Role: message.System, Content: SystemPrompt},
+			{Role: message.User, Content: UserPrompt(traj, assertions)},
+		},
+		Temperature: j.opts.Temperature,
+	}
+	resp, err := j.gen.Generate(ctx, req)
+	if err != nil {
+		if errors.Is(err, llm.ErrInfrastructure) && !errors.Is(err, orchestrator.ErrInfrastructure) {
+			return evaluator.JudgeResult{}, fmt.Errorf("judge: %w: %w", orchestrator.ErrInfrastructure, err)
+		}
+		return evaluator.JudgeResult{}, fmt.Errorf("judge: %w", err)
+	}
+	checks, err := Parse(resp.Message.Content)
+	res := evaluator.JudgeResult{Checks: checks, Usage: resp.Usage, Cost: resp.Cost}
+	if err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// Parse reads a judge reply: a JSON object {"results": [{expectedOutcome,
+// reasoning, metExpectation}]}, possibly inside a Markdown code fence or
+// surrounded by prose. metExpectation may be a boolean or the string "true"
+// or "false". A reply without a "results" list is malformed (upstream would
+// silently score it as all met). An empty list gives no checks.
+func Parse(reply string) ([]evaluator.NLCheck, error) {
+	raw, err := extractObject(reply)
+	if err != nil {
+		return nil, err
+	}
+	var top struct {
+		Results *[]json.RawMessage `json:"results"`
+	}
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return nil, fmt.Errorf("%w: %v: %.200q", ErrMalformed, err, reply)
+	}
+	if top.Results == nil {
+		return nil, fmt.Errorf("%w: no \"results\" list: %.200q", ErrMalformed, reply)
+	}
+	out := make([]evaluator.NLCheck, 0, len(*top.Results))
+	for i, r := range *top.Results {
+		var item struct {
+			ExpectedOutcome *string         `json:"expectedOutcome"`
+			Reasoning       json.RawMessage `json:"reasoning"`
+			MetExpectation  json.RawMessage `json:"metExpectation"`
+		}
+		if err := json.Unmarshal(r, &item); err != nil {
+			return nil, fmt.Errorf("%w: result %d: %v", ErrMalformed, i, err)
+		}
+		if item.ExpectedOutcome == nil {
+			return nil, fmt.Errorf("%w: result %d: no expectedOutcome", ErrMalformed, i)
+		}
+		met, err := parseBool(item.MetExpectation)
+		if err != nil {
+			return nil, fmt.Errorf("%w: result %d: metExpectation: %v", ErrMalformed, i, err)
+		}
+		out = append(out, evaluator.NLCheck{NLAssertion: *item.ExpectedOutcome, Met: met, Justification: text(item.Reasoning)})
+	}
+	return out, nil
+}
+
+// extractObject finds the JSON object of a reply: the whole reply, the body
+// of a code fence, or the span from the first '{' to the last '}'.
+func extractObject(reply string) ([]byte, error) {
+	s := strings.TrimSpace(reply)
+	if s == "" {
+		return nil, fmt.Errorf("%w: empty reply", ErrMalformed)
+	}
+	if json.Valid([]byte(s)) {
+		return []byte(s), nil
+	}
+	if i := strings.Index(s, "```"); i >= 0 {
+		body := s[i+3:]
+		if nl := strings.IndexByte(body, '\n'); nl >= 0 && !strings.Contains(body[:nl], "{") {
+			body = body[nl+1:] // drop the fence's language tag
+		}
+		if j := strings.Index(body, "```"); j >= 0 {
+			body = body[:j]
+		}
+		if b := bytes.TrimSpace([]byte(body)); json.Valid(b) {
+			return b, nil
+		}
+	}
+	if i, j := strings.IndexByte(s, '{'), strings.LastIndexByte(s, '}'); i >= 0 && j > i {
+		if b := []byte(s[i : j+1]); json.Valid(b) {
+			return b, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: no JSON object in %.200q", ErrMalformed, reply)
+}
+
+func parseBool(raw json.RawMessage) (bool, error) {
+	switch s := strings.TrimSpace(string(raw)); strings.ToLower(s) {
+	case "true", `"true"`:
+		return true, nil
+	case "false", `"false"`:
+		return false, nil
+	case "":
+		return false, errors.New("missing")
+	default:
+		return false, fmt.Errorf("%.50s is not a boolean", s)
+	}
+}
+
+// text returns a JSON string's value, or the raw JSON of anything else.
+func text(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+var _ evaluator.Judge = (*Judge)(nil)

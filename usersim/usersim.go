@@ -1,0 +1,283 @@
+// Package usersim simulates the user side of a conversation with a model:
+//
+//   - Simulator is τ²-bench's user simulator (port-tau2.md §8): a system
+//     prompt made of the global simulation guidelines (read from the pulled
+//     data) and the task's scenario in <scenario> tags; the conversation is
+//     sent with roles flipped (the simulated user speaks as "assistant");
+//     telecom users call their own phone tools, with requestor "user".
+//   - Trait is τ-Trait's user simulator for telehealth (port-telehealth.md
+//     §7): a different prompt and message flow, and user traits
+//     (impatience, confusion, skeptical, incoherence at low, medium or high)
+//     applied either by τ-Trait's hosted steering endpoint (faithful) or by a
+//     prompt-based approximation on an ordinary chat model (ours; upstream
+//     ignores traits for ordinary models).
+//
+// The orchestrator decides when the user stops (###STOP###, ###TRANSFER###,
+// ###OUT-OF-SCOPE###; orchestrator.IsUserStop).
+package usersim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/ledgerbench/ledgerbench/internal/data"
+	"github.com/ledgerbench/ledgerbench/internal/llm"
+	"github.com/ledgerbench/ledgerbench/internal/tool"
+	"github.com/ledgerbench/ledgerbench/message"
+	"github.com/ledgerbench/ledgerbench/orchestrator"
+	"github.com/ledgerbench/ledgerbench/tasks"
+)
+
+// Generator makes one model call (*llm.Client and the offline backbones).
+type Generator interface {
+	Generate(ctx context.Context, req llm.Request) (llm.Response, error)
+}
+
+// Guideline file names in the data directory's user-simulator folder.
+const (
+	GuidelinesFile      = "simulation_guidelines.md"
+	GuidelinesToolsFile = "simulation_guidelines_tools.md"
+)
+
+// personaPlaceholder is replaced by runtime persona text (none by default).
+const personaPlaceholder = "<PERSONA_GUIDELINES>"
+
+// LoadGuidelines reads τ²-bench's global simulation guidelines from a data
+// directory: the tools variant when the user has tools.
+func LoadGuidelines(root string, withTools bool) (string, error) {
+	name := GuidelinesFile
+	if withTools {
+		name = GuidelinesToolsFile
+	}
+	path := filepath.Join(data.Tau2UserSim(root), name)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("user simulator guidelines: %w", err)
+	}
+	return string(b), nil
+}
+
+// SystemPrompt is the user simulator's system message: the guidelines (with
+// the persona placeholder, if any, replaced by persona) and the scenario in
+// <scenario> tags, laid out as upstream's.
+func SystemPrompt(guidelines, persona, scenario string) string {
+	if persona != "" {
+		persona = "\n\n" + persona + "\n"
+	}
+	g := strings.ReplaceAll(guidelines, personaPlaceholder, persona)
+	return strings.TrimSpace(g + "\n\n<scenario>\n" + scenario + "\n</scenario>")
+}
+
+// UserTools returns the tools of a task's simulated user: the domain's user
+// tools, restricted to task.UserTools when the task names them (upstream's
+// get_user_tools(include=...)); nil when there are none.
+func UserTools(all []tool.Info, task *tasks.Task) []tool.Info {
+	if len(all) == 0 {
+		return nil
+	}
+	if task == nil || task.UserTools == nil {
+		return all
+	}
+	var out []tool.Info
+	for _, t := range all {
+		for _, n := range task.UserTools {
+			if t.Name == n {
+				out = append(out, t)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Options configure a τ²-bench user simulator.
+type Options struct {
+	// Guidelines is the global guidelines text (LoadGuidelines).
+	Guidelines string
+	// Persona is runtime persona text replacing the guidelines' placeholder
+	// (empty by default, as upstream).
+	Persona string
+	// Scenario is the task's scenario text (tasks.UserScenario.String()).
+	Scenario string
+	// Tools are the user's own tools (telecom); nil for none.
+	Tools []tool.Info
+	// Seed is sent with every call; nil sends none.
+	Seed *int
+	// Temperature overrides the backbone's (upstream: 0.0, which
+	// backbones.yaml sets); nil keeps it.
+	Temperature *float64
+}
+
+// Simulator is one conversation's τ²-bench user simulator.
+type Simulator struct {
+	gen    Generator
+	system message.Message
+	tools  []tool.Info
+	seed   *int
+	temp   *float64
+
+	// msgs is the user's view in original roles: agent text messages, the
+	// user's own messages, and the results of the user's tool calls.
+	msgs []message.Message
+	// flipped is the request's conversation: msgs with roles flipped,
+	// kept in step with msgs.
+	flipped []message.Message
+
+	mu  sync.Mutex
+	rep Report
+}
+
+// Report is what a user simulator adds to a simulation record (UserInfo).
+type Report struct {
+	Implementation string        `json:"implementation"`
+	ModelCalls     int           `json:"model_calls"`
+	Usage          message.Usage `json:"usage"`
+	Cost           float64       `json:"cost"`
+	CachedCalls    int           `json:"cached_calls,omitempty"`
+	// Traits and TraitMode describe a τ-Trait user (see Trait).
+	Traits    Traits    `json:"traits,omitempty"`
+	TraitMode TraitMode `json:"trait_mode,omitempty"`
+	// Note explains how traits were applied.
+	Note string `json:"note,omitempty"`
+	// Backbone is the generator's own report when it has one.
+	Backbone any `json:"backbone,omitempty"`
+}
+
+// New returns a τ²-bench user simulator over gen.
+func New(gen Generator, opts Options) *Simulator {
+	sys := message.Message{Role: message.System, Content: SystemPrompt(opts.Guidelines, opts.Persona, opts.Scenario)}
+	s := &Simulator{gen: gen, system: sys, tools: opts.Tools, seed: opts.Seed, temp: opts.Temperature,
+		rep: Report{Implementation: "user_simulator"}}
+	s.flipped = append(make([]message.Message, 0, 32), sys)
+	return s
+}
+
+// SystemMessage returns the system prompt.
+func (s *Simulator) SystemMessage() string { return s.system.Content }
+
+// Messages returns the user's state in original roles (read-only).
+func (s *Simulator) Messages() []message.Message { return s.msgs }
+
+// Next answers the agent's text message (or the results of the user's own
+// tool calls) with one model call.
+func (s *Simulator) Next(ctx context.Context, incoming []message.Message) (message.Message, error) {
+	for _, m := range incoming {
+		s.observe(m)
+	}
+	req := llm.Request{Messages: s.flipped, Tools: s.tools, Seed: s.seed, Temperature: s.temp}
+	resp, err := s.gen.Generate(ctx, req)
+	if err != nil {
+		return message.Message{}, wrapError(err)
+	}
+	s.account(&s.rep, resp)
+	out := userMessage(resp)
+	s.msgs = append(s.msgs, out)
+	s.flipped = append(s.flipped, flip(out))
+	return out, nil
+}
+
+// observe adds one incoming message to the state. Empty agent messages are
+// skipped; the agent's tool calls and their results never reach the user.
+func (s *Simulator) observe(m message.Message) {
+	switch m.Role {
+	case message.Tool:
+		if m.Requestor != message.ByUser {
+			return
+		}
+	case message.Assistant:
+		if !m.HasText() {
+			return
+		}
+		m.ToolCalls = nil
+	default:
+		return
+	}
+	s.msgs = append(s.msgs, m)
+	s.flipped = append(s.flipped, flip(m))
+}
+
+// flip converts a message of the user's state to the role the user model
+// sees: its own messages as assistant, the agent's text as user, its tool
+// results as tool.
+func flip(m message.Message) message.Message {
+	switch m.Role {
+	case message.User:
+		return message.Message{Role: message.Assistant, Content: m.Content, ToolCalls: m.ToolCalls, ReasoningContent: m.ReasoningContent}
+	case message.Assistant:
+		return message.Message{Role: message.User, Content: m.Content}
+	case message.Tool:
+		return message.Message{Role: message.Tool, Content: m.Content, ToolCallID: m.ToolCallID}
+	}
+	return m
+}
+
+// userMessage turns a reply into the user's message: role user, tool calls
+// requested by the user.
+func userMessage(resp llm.Response) message.Message {
+	m := resp.Message
+	m.Role = message.User
+	if len(m.ToolCalls) > 0 {
+		calls := make([]message.ToolCall, len(m.ToolCalls))
+		copy(calls, m.ToolCalls)
+		for i := range calls {
+			calls[i].Requestor = message.ByUser
+		}
+		m.ToolCalls = calls
+	}
+	if m.Usage == nil {
+		u := resp.Usage
+		m.Usage = &u
+		m.Cost = resp.Cost
+	}
+	return m
+}
+
+func (s *Simulator) account(r *Report, resp llm.Response) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r.ModelCalls++
+	r.Usage = r.Usage.Add(resp.Usage)
+	r.Cost += resp.Cost
+	if resp.Cached {
+		r.CachedCalls++
+	}
+}
+
+// ModelCalls is the number of model calls made so far.
+func (s *Simulator) ModelCalls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rep.ModelCalls
+}
+
+// Report returns the simulator's report (orchestrator.Reporter).
+func (s *Simulator) Report() any {
+	s.mu.Lock()
+	r := s.rep
+	s.mu.Unlock()
+	if g, ok := s.gen.(interface{ Report() any }); ok {
+		r.Backbone = g.Report()
+	}
+	return r
+}
+
+// wrapError marks backbone failures as infrastructure errors.
+func wrapError(err error) error {
+	switch {
+	case errors.Is(err, orchestrator.ErrInfrastructure):
+		return fmt.Errorf("user simulator: %w", err)
+	case errors.Is(err, llm.ErrInfrastructure):
+		return fmt.Errorf("user simulator: %w: %w", orchestrator.ErrInfrastructure, err)
+	}
+	return fmt.Errorf("user simulator: %w", err)
+}
+
+var (
+	_ orchestrator.User     = (*Simulator)(nil)
+	_ orchestrator.Reporter = (*Simulator)(nil)
+)
