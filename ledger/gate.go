@@ -138,3 +138,11 @@ func safeCheck(p Predicate, l *Ledger, args json.RawMessage) (o Outcome) {
 	}()
 	return p.Check(l, args)
 }
+
+// Mutation is a correct write turned into a named policy violation, for the
+// gate audits: the gate should not allow it.
+type Mutation struct {
+	Kind string
+	Tool string
+	Args json.RawMessage
+}

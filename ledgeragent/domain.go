@@ -30,14 +30,7 @@ type Auditor interface {
 	// Mutations turns a gold write into policy violations of named kinds.
 	// The ledger holds what the evidence reads returned. A mutation whose
 	// kind does not apply to this call is simply not returned.
-	Mutations(tool string, args json.RawMessage, l *ledger.Ledger) []Mutation
-}
-
-// Mutation is a gold write turned into a named policy violation.
-type Mutation struct {
-	Kind string
-	Tool string
-	Args json.RawMessage
+	Mutations(tool string, args json.RawMessage, l *ledger.Ledger) []ledger.Mutation
 }
 
 // PolicyOf returns a domain's LedgerAgent policy, if it has one.
