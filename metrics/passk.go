@@ -33,3 +33,26 @@ func MeanPassHatK(tasks []TaskCounts, k int) float64 {
 	}
 	return sum / float64(len(tasks))
 }
+
+// PassHatKs returns pass^k for k = 1…maxK. Each value averages PassHatK over
+// the tasks with at least k trials, and used[k-1] says how many those are:
+// a task lacking trials drops out of the k it cannot support instead of
+// lowering maxK for every task (τ²-bench lowers K to the fewest trials any
+// task has). With complete tasks this equals MeanPassHatK for every k.
+func PassHatKs(tasks []TaskCounts, maxK int) (values []float64, used []int) {
+	values = make([]float64, maxK)
+	used = make([]int, maxK)
+	for k := 1; k <= maxK; k++ {
+		sum := 0.0
+		for _, t := range tasks {
+			if t.Trials >= k {
+				sum += PassHatK(t.Trials, t.Successes, k)
+				used[k-1]++
+			}
+		}
+		if used[k-1] > 0 {
+			values[k-1] = sum / float64(used[k-1])
+		}
+	}
+	return values, used
+}

@@ -1,0 +1,204 @@
+// Package retail ports τ²-bench's retail domain: an online store whose agent
+// looks up customers, orders and products and cancels, modifies, returns or
+// exchanges orders under a written policy.
+//
+// The loaded database (products, users, orders) is shared by every
+// simulation and never modified. A simulation's Env holds copy-on-write views
+// of the users and orders tables (products never change), so a fresh
+// environment costs one small allocation and a write copies only the records
+// it touches.
+//
+// Tool names, parameters, output formats, error texts and quirks follow
+// upstream's RetailTools (src/tau2/domains/retail/tools.py) exactly; the tool
+// descriptions are our own.
+package retail
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/ledgerbench/ledgerbench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/data"
+	"github.com/ledgerbench/ledgerbench/internal/omap"
+	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+	"github.com/ledgerbench/ledgerbench/internal/table"
+	"github.com/ledgerbench/ledgerbench/internal/tool"
+	"github.com/ledgerbench/ledgerbench/message"
+	"github.com/ledgerbench/ledgerbench/tasks"
+)
+
+// Name is the domain's name.
+const Name = "retail"
+
+// toolkitClass is upstream's toolkit class name, used in argument error texts.
+const toolkitClass = "RetailTools"
+
+// Domain is the loaded retail domain: database, policy, tasks and tools.
+type Domain struct {
+	db     *DB
+	policy string
+	tasks  *tasks.Set
+	tools  *tool.Set[*Env]
+	infos  []tool.Info
+	// productTypes is list_all_product_types' output, fixed because products
+	// never change.
+	productTypes string
+}
+
+var _ envs.Domain = (*Domain)(nil)
+
+// Load reads the retail files (db.json, policy.md, tasks.json,
+// split_tasks.json) from a data directory.
+func Load(root string) (*Domain, error) {
+	dir := data.Tau2Domain(root, Name)
+	dbPath := filepath.Join(dir, "db.json")
+	raw, err := os.ReadFile(dbPath)
+	if err != nil {
+		return nil, fmt.Errorf("read retail db: %w", err)
+	}
+	db, err := DecodeDB(raw)
+	if err != nil {
+		return nil, fmt.Errorf("decode %s: %w", dbPath, err)
+	}
+	policy, err := os.ReadFile(filepath.Join(dir, "policy.md"))
+	if err != nil {
+		return nil, fmt.Errorf("read retail policy: %w", err)
+	}
+	ts, err := tasks.LoadTau2(dir, Name)
+	if err != nil {
+		return nil, fmt.Errorf("load retail tasks: %w", err)
+	}
+	return New(db, string(policy), ts), nil
+}
+
+// New builds a domain over an already decoded database (tests use small
+// fixture databases). db must not be modified afterwards.
+func New(db *DB, policy string, ts *tasks.Set) *Domain {
+	d := &Domain{db: db, policy: policy, tasks: ts, tools: newToolSet()}
+	d.infos = d.tools.Infos()
+	d.productTypes = productTypes(db)
+	return d
+}
+
+// Name implements envs.Domain.
+func (d *Domain) Name() string { return Name }
+
+// Policy is policy.md as upstream reads it.
+func (d *Domain) Policy() string { return d.policy }
+
+// AgentTools lists the agent's tools in upstream order.
+func (d *Domain) AgentTools() []tool.Info { return d.infos }
+
+// UserTools is nil: retail users have no tools.
+func (d *Domain) UserTools() []tool.Info { return nil }
+
+// Tasks returns the task set (nil for a domain built by New without tasks).
+func (d *Domain) Tasks() *tasks.Set { return d.tasks }
+
+// DB returns the shared loaded database. It must not be modified.
+func (d *Domain) DB() *DB { return d.db }
+
+// NewEnv returns a fresh environment (implements envs.Domain).
+func (d *Domain) NewEnv() envs.Env { return d.Env() }
+
+// Env returns a fresh environment with its concrete type.
+func (d *Domain) Env() *Env {
+	return &Env{
+		d:      d,
+		users:  table.New(&d.db.Users, cloneUser),
+		orders: table.New(&d.db.Orders, cloneOrder),
+	}
+}
+
+// Env is one simulation's state: copy-on-write views of users and orders over
+// the shared database.
+type Env struct {
+	d      *Domain
+	users  table.Table[User]
+	orders table.Table[Order]
+}
+
+var _ envs.Env = (*Env)(nil)
+
+// Call runs an agent tool (upstream's make_tool_call; an empty requestor is
+// the assistant, upstream's default). Retail has no user tools.
+func (e *Env) Call(ctx context.Context, requestor message.Requestor, name string, args json.RawMessage) (any, error) {
+	switch requestor {
+	case message.ByAssistant, "":
+		return e.d.tools.Call(ctx, e, name, args)
+	case message.ByUser:
+		return nil, errors.New("User tools not available")
+	}
+	return nil, fmt.Errorf("Invalid requestor: %s", requestor)
+}
+
+// RunFunction calls a toolkit function by name (upstream's
+// run_env_function_call, which looks the name up with getattr). Only the
+// agent side exists; every retail function a task can name is a tool.
+func (e *Env) RunFunction(ctx context.Context, side message.Requestor, name string, args json.RawMessage) (any, error) {
+	switch side {
+	case message.ByAssistant:
+		if _, ok := e.d.tools.Lookup(name); !ok {
+			return nil, fmt.Errorf("'%s' object has no attribute '%s'", toolkitClass, name)
+		}
+		res, err := e.d.tools.Call(ctx, e, name, args)
+		if err != nil {
+			return nil, err
+		}
+		e.Sync()
+		return res, nil
+	case message.ByUser:
+		return nil, fmt.Errorf("'NoneType' object has no attribute '%s'", name)
+	}
+	return nil, fmt.Errorf("Invalid environment type: %s", side)
+}
+
+// Sync is a no-op: retail has a single database.
+func (e *Env) Sync() {}
+
+// SameDB reports whether two retail states hold equal databases (compared
+// like upstream's hash of model_dump). user is always true.
+func (e *Env) SameDB(other envs.Env) (agent, user bool) {
+	o, ok := other.(*Env)
+	if !ok {
+		return false, true
+	}
+	if o.d.db == e.d.db {
+		return table.Equal(&e.users, &o.users) && table.Equal(&e.orders, &o.orders), true
+	}
+	return pyjson.String(e.Snapshot()) == pyjson.String(o.Snapshot()), true
+}
+
+// DumpDB returns a snapshot of the database, which encodes (pyjson) as
+// upstream's RetailDB.model_dump. There is no user database.
+func (e *Env) DumpDB() (agent, user any) { return e.Snapshot(), nil }
+
+// Snapshot returns the current database as a DB value independent of later
+// calls. Unchanged records are shared with the loaded database and must not
+// be modified.
+func (e *Env) Snapshot() *DB {
+	return &DB{
+		Products: e.d.db.Products,
+		Users:    snapshot(&e.users, cloneUser),
+		Orders:   snapshot(&e.orders, cloneOrder),
+	}
+}
+
+func snapshot[V any](t *table.Table[V], clone func(*V) *V) omap.Map[*V] {
+	owned := make(map[string]bool)
+	for _, k := range t.Touched() {
+		owned[k] = true
+	}
+	var m omap.Map[*V]
+	for k, v := range t.All() {
+		if owned[k] {
+			v = clone(v)
+		}
+		m.Set(k, v)
+	}
+	return m
+}

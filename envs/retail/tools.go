@@ -1,0 +1,758 @@
+package retail
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+	"github.com/ledgerbench/ledgerbench/internal/tool"
+)
+
+// Argument structs. Field order is upstream's parameter order. String and
+// list parameters whose null value Python treats differently from an empty
+// one (a list that is iterated, an address line that pydantic validates) are
+// pointers, so a JSON null reaches the tool as nil.
+
+type calculateArgs struct {
+	Expression *string `json:"expression" desc:"An arithmetic expression to evaluate, for example '2 + 2'. Only digits, the operators + - * /, parentheses, dots and spaces are accepted."`
+}
+
+type cancelArgs struct {
+	OrderID string `json:"order_id" desc:"The order id, which starts with '#', for example '#W0000000'."`
+	Reason  string `json:"reason" desc:"Why the order is cancelled: either 'no longer needed' or 'ordered by mistake'."`
+}
+
+type exchangeArgs struct {
+	OrderID         string    `json:"order_id" desc:"The order id, which starts with '#', for example '#W0000000'."`
+	ItemIDs         *[]string `json:"item_ids" desc:"Ids of the order's items to exchange, for example '1008292230'. An id may appear more than once."`
+	NewItemIDs      *[]string `json:"new_item_ids" desc:"Ids of the replacement items, one per entry of item_ids and in the same order; each must be a variant of the same product as the item it replaces. An id may appear more than once."`
+	PaymentMethodID string    `json:"payment_method_id" desc:"Id of the payment method that pays or receives the price difference, for example 'gift_card_0000000' or 'credit_card_0000000'; found in the user's or the order's details."`
+}
+
+type nameZipArgs struct {
+	FirstName *string `json:"first_name" desc:"The customer's first name, for example 'John'."`
+	LastName  *string `json:"last_name" desc:"The customer's last name, for example 'Doe'."`
+	Zip       string  `json:"zip" desc:"The customer's zip code, for example '12345'."`
+}
+
+type emailArgs struct {
+	Email *string `json:"email" desc:"The customer's email address, for example 'something@example.com'."`
+}
+
+type orderArgs struct {
+	OrderID string `json:"order_id" desc:"The order id, which starts with '#', for example '#W0000000'."`
+}
+
+type productArgs struct {
+	ProductID string `json:"product_id" desc:"The product id, for example '6086499569'. A product id is not an item id."`
+}
+
+type itemArgs struct {
+	ItemID string `json:"item_id" desc:"The item id, for example '6086499569'. An item id is not a product id."`
+}
+
+type userArgs struct {
+	UserID string `json:"user_id" desc:"The user id, for example 'sara_doe_496'."`
+}
+
+type noArgs struct{}
+
+type orderAddressArgs struct {
+	OrderID  string  `json:"order_id" desc:"The order id, which starts with '#', for example '#W0000000'."`
+	Address1 *string `json:"address1" desc:"First address line, for example '123 Main St'."`
+	Address2 *string `json:"address2" desc:"Second address line, for example 'Apt 1', or an empty string."`
+	City     *string `json:"city" desc:"City, for example 'San Francisco'."`
+	State    *string `json:"state" desc:"State, for example 'CA'."`
+	Country  *string `json:"country" desc:"Country, for example 'USA'."`
+	Zip      *string `json:"zip" desc:"Zip code, for example '12345'."`
+}
+
+type modifyItemsArgs struct {
+	OrderID         string    `json:"order_id" desc:"The order id, which starts with '#', for example '#W0000000'."`
+	ItemIDs         *[]string `json:"item_ids" desc:"Ids of the order's items to change, for example '1008292230'. An id may appear more than once."`
+	NewItemIDs      *[]string `json:"new_item_ids" desc:"Ids of the new items, one per entry of item_ids and in the same order; each must be a variant of the same product as the item it replaces. An id may appear more than once."`
+	PaymentMethodID string    `json:"payment_method_id" desc:"Id of the payment method that pays or receives the price difference, for example 'gift_card_0000000' or 'credit_card_0000000'; found in the user's or the order's details."`
+}
+
+type modifyPaymentArgs struct {
+	OrderID         string `json:"order_id" desc:"The order id, which starts with '#', for example '#W0000000'."`
+	PaymentMethodID string `json:"payment_method_id" desc:"Id of the new payment method, for example 'gift_card_0000000' or 'credit_card_0000000'; found in the user's or the order's details."`
+}
+
+type userAddressArgs struct {
+	UserID   string  `json:"user_id" desc:"The user id, for example 'sara_doe_496'."`
+	Address1 *string `json:"address1" desc:"First address line, for example '123 Main St'."`
+	Address2 *string `json:"address2" desc:"Second address line, for example 'Apt 1', or an empty string."`
+	City     *string `json:"city" desc:"City, for example 'San Francisco'."`
+	State    *string `json:"state" desc:"State, for example 'CA'."`
+	Country  *string `json:"country" desc:"Country, for example 'USA'."`
+	Zip      *string `json:"zip" desc:"Zip code, for example '12345'."`
+}
+
+type returnArgs struct {
+	OrderID         string    `json:"order_id" desc:"The order id, which starts with '#', for example '#W0000000'."`
+	ItemIDs         *[]string `json:"item_ids" desc:"Ids of the order's items to return, for example '1008292230'. An id may appear more than once."`
+	PaymentMethodID string    `json:"payment_method_id" desc:"Id of the payment method that receives the refund: the order's original payment method or a gift card, for example 'gift_card_0000000' or 'credit_card_0000000'; found in the user's or the order's details."`
+}
+
+type transferArgs struct {
+	Summary anyValue `json:"summary" desc:"A short summary of the customer's issue."`
+}
+
+// anyValue is a parameter upstream never inspects: any JSON value is
+// accepted, as Python would. Its schema says string.
+type anyValue json.RawMessage
+
+// UnmarshalJSON keeps the raw value.
+func (a *anyValue) UnmarshalJSON(b []byte) error {
+	*a = append((*a)[:0], b...)
+	return nil
+}
+
+// JSONSchema implements tool.Schemer.
+func (anyValue) JSONSchema() *pyjson.Dict {
+	d := &pyjson.Dict{}
+	d.Set("type", "string")
+	return d
+}
+
+func newToolSet() *tool.Set[*Env] {
+	return tool.NewSet(toolkitClass,
+		tool.New("calculate", tool.Generic,
+			"Evaluate an arithmetic expression and return the result rounded to two decimals.",
+			func(_ context.Context, _ *Env, a calculateArgs) (any, error) {
+				if a.Expression == nil {
+					return nil, errNotIterable
+				}
+				return calculate(*a.Expression)
+			}),
+		tool.New("cancel_pending_order", tool.Write,
+			"Cancel an order whose status is pending; processed or delivered orders cannot be cancelled. "+
+				"Before calling, explain the cancellation to the user and get an explicit yes. "+
+				"The order becomes 'cancelled' and every payment is refunded: at once to a gift card, "+
+				"otherwise within 5-7 business days. Returns the updated order.",
+			method((*Env).cancelPendingOrder)),
+		tool.New("exchange_delivered_order_items", tool.Write,
+			"Exchange items of a delivered order for other items of the same product. "+
+				"A delivered order can be returned or exchanged only once. "+
+				"Before calling, explain the exchange to the user and get an explicit yes. Returns the updated order.",
+			method((*Env).exchangeDeliveredOrderItems)),
+		tool.New("find_user_id_by_name_zip", tool.Read,
+			"Look up a user id from first name, last name and zip code; fails if no user matches. "+
+				"Prefer looking the user up by email, and use this only when that fails or the user does not remember the email.",
+			method((*Env).findUserIDByNameZip)),
+		tool.New("find_user_id_by_email", tool.Read,
+			"Look up a user id from an email address; fails if no user matches.",
+			method((*Env).findUserIDByEmail)),
+		tool.New("get_order_details", tool.Read,
+			"Return an order's status and details.",
+			method((*Env).getOrderDetails)),
+		tool.New("get_product_details", tool.Read,
+			"Return a product's inventory details: all its items with options, availability and price.",
+			method((*Env).getProductDetails)),
+		tool.New("get_item_details", tool.Read,
+			"Return one item's inventory details: options, availability and price.",
+			method((*Env).getItemDetails)),
+		tool.New("get_user_details", tool.Read,
+			"Return a user's details, including payment methods and orders.",
+			method((*Env).getUserDetails)),
+		tool.New("list_all_product_types", tool.Read,
+			"List every product type as a JSON object from product name to product id, sorted by name. "+
+				"Each product type has several items with their own item ids and options; the store has 50 product types.",
+			method((*Env).listAllProductTypes)),
+		tool.New("modify_pending_order_address", tool.Write,
+			"Change the shipping address of a pending order. "+
+				"Before calling, explain the change to the user and get an explicit yes. Returns the updated order.",
+			method((*Env).modifyPendingOrderAddress)),
+		tool.New("modify_pending_order_items", tool.Write,
+			"Change items of a pending order to other items of the same product. This can be done only once per order. "+
+				"Before calling, explain the change to the user and get an explicit yes. Returns the updated order.",
+			method((*Env).modifyPendingOrderItems)),
+		tool.New("modify_pending_order_payment", tool.Write,
+			"Change the payment method of a pending order. "+
+				"Before calling, explain the change to the user and get an explicit yes. Returns the updated order.",
+			method((*Env).modifyPendingOrderPayment)),
+		tool.New("modify_user_address", tool.Write,
+			"Change a user's default address. "+
+				"Before calling, explain the change to the user and get an explicit yes. Returns the updated user.",
+			method((*Env).modifyUserAddress)),
+		tool.New("return_delivered_order_items", tool.Write,
+			"Request the return of items of a delivered order; the order becomes 'return requested' "+
+				"and the user gets an email explaining how to send the items back. "+
+				"Before calling, explain the return to the user and get an explicit yes. Returns the updated order.",
+			method((*Env).returnDeliveredOrderItems)),
+		tool.New("transfer_to_human_agents", tool.Generic,
+			"Hand the conversation to a human agent with a summary of the user's issue. "+
+				"Transfer only if the user explicitly asks for a human, or if the policy and the available tools cannot resolve the issue.",
+			func(_ context.Context, _ *Env, _ transferArgs) (any, error) { return "Transfer successful", nil }),
+	)
+}
+
+// method adapts a method expression to tool.Func's (ctx, state, args) order.
+func method[A any](f func(*Env, context.Context, A) (any, error)) tool.Func[*Env, A] {
+	return func(ctx context.Context, e *Env, a A) (any, error) { return f(e, ctx, a) }
+}
+
+// Lookup helpers with upstream's exception texts. The get* helpers return
+// read-only records.
+
+func (e *Env) getOrder(id string) (*Order, error) {
+	o, ok := e.orders.Get(id)
+	if !ok {
+		return nil, errors.New("Order not found")
+	}
+	return o, nil
+}
+
+func (e *Env) getUser(id string) (*User, error) {
+	u, ok := e.users.Get(id)
+	if !ok {
+		return nil, errors.New("User not found")
+	}
+	return u, nil
+}
+
+func (e *Env) getProduct(id string) (*Product, error) {
+	p, ok := e.d.db.Products.Get(id)
+	if !ok {
+		return nil, errors.New("Product not found")
+	}
+	return p, nil
+}
+
+func (e *Env) getVariant(productID, itemID string) (*Variant, error) {
+	p, err := e.getProduct(productID)
+	if err != nil {
+		return nil, err
+	}
+	v, ok := p.Variants.Get(itemID)
+	if !ok {
+		return nil, errors.New("Variant not found")
+	}
+	return v, nil
+}
+
+func (e *Env) getPaymentMethod(userID, id string) (*PaymentMethod, error) {
+	u, err := e.getUser(userID)
+	if err != nil {
+		return nil, err
+	}
+	pm, ok := u.PaymentMethods.Get(id)
+	if !ok {
+		return nil, errors.New("Payment method not found")
+	}
+	return pm, nil
+}
+
+// mutOrder and mutPaymentMethod return records this environment owns. They are
+// called only after a successful lookup of the same record.
+func (e *Env) mutOrder(id string) *Order {
+	o, _ := e.orders.Mut(id)
+	return o
+}
+
+func (e *Env) mutPaymentMethod(userID, id string) *PaymentMethod {
+	u, _ := e.users.Mut(userID)
+	pm, _ := u.PaymentMethods.Get(id)
+	return pm
+}
+
+// isPending is upstream's loose check (status contains "pending"), used by
+// the address and payment modifications; the others require "pending".
+func isPending(o *Order) bool { return strings.Contains(o.Status, "pending") }
+
+// Python errors for a null list argument.
+var (
+	errNotIterable = errors.New("'NoneType' object is not iterable")
+	errNoLen       = errors.New("object of type 'NoneType' has no len()")
+)
+
+func countOf(list []string, s string) int {
+	n := 0
+	for _, x := range list {
+		if x == s {
+			n++
+		}
+	}
+	return n
+}
+
+func itemIDs(o *Order) []string {
+	ids := make([]string, len(o.Items))
+	for i, it := range o.Items {
+		ids[i] = it.ItemID
+	}
+	return ids
+}
+
+// checkCounts fails when an id is listed more often than the order has it.
+func checkCounts(o *Order, ids []string, errf func(id string) error) error {
+	all := itemIDs(o)
+	for _, id := range ids {
+		if countOf(ids, id) > countOf(all, id) {
+			return errf(id)
+		}
+	}
+	return nil
+}
+
+func firstItem(o *Order, itemID string) int {
+	for i := range o.Items {
+		if o.Items[i].ItemID == itemID {
+			return i
+		}
+	}
+	return -1
+}
+
+func (e *Env) cancelPendingOrder(_ context.Context, a cancelArgs) (any, error) {
+	o, err := e.getOrder(a.OrderID)
+	if err != nil {
+		return nil, err
+	}
+	if o.Status != StatusPending {
+		return nil, errors.New("Non-pending order cannot be cancelled")
+	}
+	if !slices.Contains(cancelReasons, a.Reason) {
+		return nil, errors.New("Invalid reason")
+	}
+	refunds := make([]Payment, 0, len(o.PaymentHistory))
+	for _, p := range o.PaymentHistory {
+		refunds = append(refunds, Payment{TransactionType: "refund", Amount: p.Amount, PaymentMethodID: p.PaymentMethodID})
+		if _, err := e.getUser(o.UserID); err != nil {
+			return nil, err
+		}
+		pm, err := e.getPaymentMethod(o.UserID, p.PaymentMethodID)
+		if err != nil {
+			// Gift cards refunded by earlier iterations stay refunded, as
+			// upstream mutates them in the loop.
+			return nil, err
+		}
+		if pm.IsGiftCard() {
+			pm = e.mutPaymentMethod(o.UserID, p.PaymentMethodID)
+			pm.Balance = pyjson.Round(pm.Balance+p.Amount, 2)
+		}
+	}
+	om := e.mutOrder(a.OrderID)
+	om.Status = StatusCancelled
+	reason := a.Reason
+	om.CancelReason = &reason
+	om.PaymentHistory = append(om.PaymentHistory, refunds...)
+	return om, nil
+}
+
+func (e *Env) exchangeDeliveredOrderItems(_ context.Context, a exchangeArgs) (any, error) {
+	o, err := e.getOrder(a.OrderID)
+	if err != nil {
+		return nil, err
+	}
+	if o.Status != StatusDelivered {
+		return nil, errors.New("Non-delivered order cannot be exchanged")
+	}
+	if a.ItemIDs == nil {
+		return nil, errNotIterable
+	}
+	ids := *a.ItemIDs
+	if err := checkCounts(o, ids, func(id string) error { return fmt.Errorf("Number of %s not found.", id) }); err != nil {
+		return nil, err
+	}
+	if a.NewItemIDs == nil {
+		return nil, errNoLen
+	}
+	newIDs := *a.NewItemIDs
+	if len(ids) != len(newIDs) {
+		return nil, errors.New("The number of items to be exchanged should match.")
+	}
+	// Python starts the sum at the int 0: with no items the difference
+	// stays an int.
+	diff := Number{Int: true}
+	for i, id := range ids {
+		k := firstItem(o, id)
+		if k < 0 {
+			return nil, fmt.Errorf("Item %s not found", id)
+		}
+		v, err := e.getVariant(o.Items[k].ProductID, newIDs[i])
+		if err != nil {
+			return nil, err
+		}
+		if !v.Available {
+			return nil, fmt.Errorf("New item %s not found or available", newIDs[i])
+		}
+		diff = Number{Value: diff.Value + (v.Price - o.Items[k].Price)}
+	}
+	if !diff.Int {
+		diff.Value = pyjson.Round(diff.Value, 2)
+	}
+	pm, err := e.getPaymentMethod(o.UserID, a.PaymentMethodID)
+	if err != nil {
+		return nil, err
+	}
+	if pm.IsGiftCard() && pm.Balance < diff.Value {
+		return nil, errors.New("Insufficient gift card balance to pay for the price difference")
+	}
+	om := e.mutOrder(a.OrderID)
+	om.Status = StatusExchangeRequested
+	om.ExchangeItems = sortedCopy(ids)
+	om.ExchangeNewItems = sortedCopy(newIDs)
+	pmID := a.PaymentMethodID
+	om.ExchangePaymentMethodID = &pmID
+	om.ExchangePriceDifference = &diff
+	return om, nil
+}
+
+func sortedCopy(ids []string) *[]string {
+	s := slices.Clone(ids)
+	if s == nil {
+		s = []string{}
+	}
+	slices.Sort(s)
+	return &s
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// lowerEqual reports a.lower() == b.lower() in Python, without allocating
+// for ASCII strings.
+func lowerEqual(a, b string) bool {
+	if isASCII(a) && isASCII(b) {
+		if len(a) != len(b) {
+			return false
+		}
+		for i := 0; i < len(a); i++ {
+			x, y := a[i], b[i]
+			if 'A' <= x && x <= 'Z' {
+				x += 'a' - 'A'
+			}
+			if 'A' <= y && y <= 'Z' {
+				y += 'a' - 'A'
+			}
+			if x != y {
+				return false
+			}
+		}
+		return true
+	}
+	return pyLower(a) == pyLower(b)
+}
+
+// pyLower is Python's str.lower() where it matters for comparisons with the
+// database's ASCII names and emails: Go's ToLower agrees except that Python
+// lowers U+0130 (İ) to "i̇", which never equals an ASCII string.
+func pyLower(s string) string {
+	if isASCII(s) {
+		return strings.ToLower(s)
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r == 'İ' {
+			b.WriteString("i\u0307")
+			continue
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
+}
+
+// errNoneLower is Python's error for calling .lower() on a null argument.
+var errNoneLower = errors.New("'NoneType' object has no attribute 'lower'")
+
+func (e *Env) findUserIDByNameZip(_ context.Context, a nameZipArgs) (any, error) {
+	// Python evaluates first_name.lower() for every user, and
+	// last_name.lower() only once a first name matches.
+	for id, u := range e.users.All() {
+		if a.FirstName == nil {
+			return nil, errNoneLower
+		}
+		if !lowerEqual(u.Name.FirstName, *a.FirstName) {
+			continue
+		}
+		if a.LastName == nil {
+			return nil, errNoneLower
+		}
+		if lowerEqual(u.Name.LastName, *a.LastName) && u.Address.Zip == a.Zip {
+			return id, nil
+		}
+	}
+	return nil, errors.New("User not found")
+}
+
+func (e *Env) findUserIDByEmail(_ context.Context, a emailArgs) (any, error) {
+	for id, u := range e.users.All() {
+		if a.Email == nil {
+			return nil, errNoneLower
+		}
+		if lowerEqual(u.Email, *a.Email) {
+			return id, nil
+		}
+	}
+	return nil, errors.New("User not found")
+}
+
+func (e *Env) getOrderDetails(_ context.Context, a orderArgs) (any, error) {
+	return e.getOrder(a.OrderID)
+}
+
+func (e *Env) getProductDetails(_ context.Context, a productArgs) (any, error) {
+	return e.getProduct(a.ProductID)
+}
+
+func (e *Env) getItemDetails(_ context.Context, a itemArgs) (any, error) {
+	for _, p := range e.d.db.Products.All() {
+		if v, ok := p.Variants.Get(a.ItemID); ok {
+			return v, nil
+		}
+	}
+	return nil, errors.New("Item not found")
+}
+
+func (e *Env) getUserDetails(_ context.Context, a userArgs) (any, error) {
+	return e.getUser(a.UserID)
+}
+
+func (e *Env) listAllProductTypes(_ context.Context, _ noArgs) (any, error) {
+	return e.d.productTypes, nil
+}
+
+// productTypes is json.dumps({name: product_id}, sort_keys=True): a later
+// product with the same name replaces an earlier one's id.
+func productTypes(db *DB) string {
+	d := &pyjson.Dict{}
+	for _, p := range db.Products.All() {
+		d.Set(p.Name, p.ProductID)
+	}
+	b, err := pyjson.MarshalOptions(d, pyjson.Options{SortKeys: true})
+	if err != nil {
+		return "{}"
+	}
+	return string(b)
+}
+
+// newAddress builds a UserAddress; pydantic rejects null fields.
+func newAddress(address1, address2, city, state, country, zip *string) (Address, error) {
+	fields := []struct {
+		name string
+		v    *string
+	}{{"address1", address1}, {"address2", address2}, {"city", city}, {"country", country}, {"state", state}, {"zip", zip}}
+	var bad []string
+	for _, f := range fields {
+		if f.v == nil {
+			bad = append(bad, f.name)
+		}
+	}
+	if len(bad) > 0 {
+		var b strings.Builder
+		plural := "s"
+		if len(bad) == 1 {
+			plural = ""
+		}
+		fmt.Fprintf(&b, "%d validation error%s for UserAddress", len(bad), plural)
+		for _, n := range bad {
+			fmt.Fprintf(&b, "\n%s\n  Input should be a valid string [type=string_type, input_value=None, input_type=NoneType]\n"+
+				"    For further information visit https://errors.pydantic.dev/2.12/v/string_type", n)
+		}
+		return Address{}, errors.New(b.String())
+	}
+	return Address{Address1: *address1, Address2: *address2, City: *city, Country: *country, State: *state, Zip: *zip}, nil
+}
+
+func (e *Env) modifyPendingOrderAddress(_ context.Context, a orderAddressArgs) (any, error) {
+	o, err := e.getOrder(a.OrderID)
+	if err != nil {
+		return nil, err
+	}
+	if !isPending(o) {
+		return nil, errors.New("Non-pending order cannot be modified")
+	}
+	addr, err := newAddress(a.Address1, a.Address2, a.City, a.State, a.Country, a.Zip)
+	if err != nil {
+		return nil, err
+	}
+	om := e.mutOrder(a.OrderID)
+	om.Address = addr
+	return om, nil
+}
+
+func (e *Env) modifyPendingOrderItems(_ context.Context, a modifyItemsArgs) (any, error) {
+	o, err := e.getOrder(a.OrderID)
+	if err != nil {
+		return nil, err
+	}
+	if o.Status != StatusPending {
+		return nil, errors.New("Non-pending order cannot be modified")
+	}
+	if a.ItemIDs == nil {
+		return nil, errNotIterable
+	}
+	ids := *a.ItemIDs
+	if err := checkCounts(o, ids, func(id string) error { return fmt.Errorf("%s not found", id) }); err != nil {
+		return nil, err
+	}
+	if a.NewItemIDs == nil {
+		return nil, errNoLen
+	}
+	newIDs := *a.NewItemIDs
+	if len(ids) != len(newIDs) {
+		return nil, errors.New("The number of items to be exchanged should match")
+	}
+	diff := 0.0
+	// QUIRK: upstream writes the price and options of the last variant it
+	// looked up into every modified item.
+	var last *Variant
+	for i, id := range ids {
+		if id == newIDs[i] {
+			return nil, errors.New("The new item id should be different from the old item id")
+		}
+		k := firstItem(o, id)
+		if k < 0 {
+			return nil, fmt.Errorf("Item %s not found", id)
+		}
+		v, err := e.getVariant(o.Items[k].ProductID, newIDs[i])
+		if err != nil {
+			return nil, err
+		}
+		if !v.Available {
+			return nil, fmt.Errorf("New item %s not found or available", newIDs[i])
+		}
+		diff += v.Price - o.Items[k].Price
+		last = v
+	}
+	pm, err := e.getPaymentMethod(o.UserID, a.PaymentMethodID)
+	if err != nil {
+		return nil, err
+	}
+	if pm.IsGiftCard() && pm.Balance < diff {
+		return nil, errors.New("Insufficient gift card balance to pay for the new item")
+	}
+	om := e.mutOrder(a.OrderID)
+	kind := "refund"
+	if diff > 0 {
+		kind = "payment"
+	}
+	// QUIRK: the amount is abs(diff), not rounded.
+	om.PaymentHistory = append(om.PaymentHistory, Payment{TransactionType: kind, Amount: math.Abs(diff), PaymentMethodID: a.PaymentMethodID})
+	if pm.IsGiftCard() {
+		pm = e.mutPaymentMethod(o.UserID, a.PaymentMethodID)
+		pm.Balance = pyjson.Round(pm.Balance-diff, 2)
+	}
+	for i, id := range ids {
+		k := firstItem(om, id)
+		if k < 0 {
+			return nil, fmt.Errorf("Item %s not found", id)
+		}
+		it := &om.Items[k]
+		it.ItemID = newIDs[i]
+		it.Price = last.Price
+		it.Options = last.Options
+	}
+	om.Status = StatusPendingModified
+	return om, nil
+}
+
+func (e *Env) modifyPendingOrderPayment(_ context.Context, a modifyPaymentArgs) (any, error) {
+	o, err := e.getOrder(a.OrderID)
+	if err != nil {
+		return nil, err
+	}
+	if !isPending(o) {
+		return nil, errors.New("Non-pending order cannot be modified")
+	}
+	pm, err := e.getPaymentMethod(o.UserID, a.PaymentMethodID)
+	if err != nil {
+		return nil, err
+	}
+	if len(o.PaymentHistory) != 1 || o.PaymentHistory[0].TransactionType != "payment" {
+		return nil, errors.New("There should be exactly one payment for a pending order")
+	}
+	oldID := o.PaymentHistory[0].PaymentMethodID
+	if oldID == a.PaymentMethodID {
+		return nil, errors.New("The new payment method should be different from the current one")
+	}
+	amount := o.PaymentHistory[0].Amount
+	if pm.IsGiftCard() && pm.Balance < amount {
+		return nil, errors.New("Insufficient gift card balance to pay for the order")
+	}
+	om := e.mutOrder(a.OrderID)
+	om.PaymentHistory = append(om.PaymentHistory,
+		Payment{TransactionType: "payment", Amount: amount, PaymentMethodID: a.PaymentMethodID},
+		Payment{TransactionType: "refund", Amount: amount, PaymentMethodID: oldID})
+	if pm.IsGiftCard() {
+		pm = e.mutPaymentMethod(o.UserID, a.PaymentMethodID)
+		pm.Balance = pyjson.Round(pm.Balance-amount, 2)
+	}
+	old, err := e.getPaymentMethod(o.UserID, oldID)
+	if err != nil {
+		// Upstream has already recorded the new payment (and charged a new
+		// gift card) when this lookup fails.
+		return nil, err
+	}
+	if old.IsGiftCard() {
+		old = e.mutPaymentMethod(o.UserID, oldID)
+		old.Balance = pyjson.Round(old.Balance+amount, 2)
+	}
+	return om, nil
+}
+
+func (e *Env) modifyUserAddress(_ context.Context, a userAddressArgs) (any, error) {
+	if _, err := e.getUser(a.UserID); err != nil {
+		return nil, err
+	}
+	addr, err := newAddress(a.Address1, a.Address2, a.City, a.State, a.Country, a.Zip)
+	if err != nil {
+		return nil, err
+	}
+	u, _ := e.users.Mut(a.UserID)
+	u.Address = addr
+	return u, nil
+}
+
+func (e *Env) returnDeliveredOrderItems(_ context.Context, a returnArgs) (any, error) {
+	o, err := e.getOrder(a.OrderID)
+	if err != nil {
+		return nil, err
+	}
+	if o.Status != StatusDelivered {
+		return nil, errors.New("Non-delivered order cannot be returned")
+	}
+	if _, err := e.getUser(o.UserID); err != nil {
+		return nil, err
+	}
+	pm, err := e.getPaymentMethod(o.UserID, a.PaymentMethodID)
+	if err != nil {
+		return nil, err
+	}
+	if !pm.IsGiftCard() {
+		if len(o.PaymentHistory) == 0 {
+			return nil, errors.New("list index out of range")
+		}
+		if a.PaymentMethodID != o.PaymentHistory[0].PaymentMethodID {
+			return nil, errors.New("Payment method should be the original payment method")
+		}
+	}
+	if a.ItemIDs == nil {
+		return nil, errNotIterable
+	}
+	ids := *a.ItemIDs
+	if err := checkCounts(o, ids, func(string) error { return errors.New("Some item not found") }); err != nil {
+		return nil, err
+	}
+	om := e.mutOrder(a.OrderID)
+	om.Status = StatusReturnRequested
+	om.ReturnItems = sortedCopy(ids)
+	pmID := a.PaymentMethodID
+	om.ReturnPaymentMethodID = &pmID
+	return om, nil
+}

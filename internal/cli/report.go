@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ledgerbench/ledgerbench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/domains"
+	"github.com/ledgerbench/ledgerbench/internal/report"
+	"github.com/ledgerbench/ledgerbench/metrics"
+)
+
+type reportOptions struct {
+	Inputs    []string
+	Format    string
+	Tables    []string
+	Figures   string
+	Baseline  string
+	Treatment string
+	K         int
+	Labels    report.Labels
+	NoDomains bool
+	DataDir   string
+}
+
+func newCmdReport(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *reportOptions) error) *cobra.Command {
+	opts := &reportOptions{}
+	cmd := &cobra.Command{
+		Use:   "report RUN…",
+		Short: "Tables and figures of the paper from runs and recorded results",
+		Long: `Each RUN is a run directory (manifest.json + simulations.jsonl), a τ²-bench results
+JSON, or a τ-bench v1 / τ-Trait results list ([{task_id, reward, info, traj, trial}]).
+Records are grouped by domain, agent, backbone and user backbone; every table is
+computed per group:
+
+  overview      pass^k for k = 1…K, average reward, infrastructure errors
+  table2        pass^1 / pass^K per domain, baseline vs treatment, per backbone, deltas
+  comparison    every agent against the baseline, with token and call overhead
+  write_subset  pass^k on tasks whose gold actions include a write
+  actions       share of gold actions matched (action-level reliability)
+  gate          policy adherence and gate verdict counts (agent_info.gate)
+  errors        failed simulations by category
+  costs         tokens and USD per simulation and per run, judge included
+
+Infrastructure errors are excluded from pass^k and counted; a task with fewer
+trials than the others is named and its pass^k values starred. Domains found
+in the data directory give gold actions and tool kinds for every task; without
+them only what the records carry is used. Labels of v1 lists come from the file
+name unless --domain/--agent/--backbone/--user-backbone say.`,
+		Example: `  ledgerbench report runs/airline-baseline runs/airline-ledger
+  ledgerbench report --format markdown --figures figs runs/*
+  ledgerbench report --format json gpt-4o-airline.json`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{fmt.Errorf("report needs at least one RUN (a run directory or a results file)")}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Inputs = args
+			if _, err := report.ParseFormat(opts.Format); err != nil {
+				return usageError{err}
+			}
+			for _, id := range opts.Tables {
+				if !slices.Contains(report.TableIDs, id) {
+					return usageError{fmt.Errorf("unknown table %q (have: %s)", id, strings.Join(report.TableIDs, ", "))}
+				}
+			}
+			if !opts.NoDomains {
+				dir, err := g.dataDir(s)
+				if err != nil {
+					return err
+				}
+				opts.DataDir = dir
+			}
+			if runF != nil {
+				return runF(cmd.Context(), s, opts)
+			}
+			return runReport(cmd.Context(), s, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Format, "format", "text", "output format: text, markdown, csv or json")
+	f.StringSliceVar(&opts.Tables, "table", nil, "only these tables (default all): "+strings.Join(report.TableIDs, ", "))
+	f.StringVar(&opts.Figures, "figures", "", "write SVG figures into this directory")
+	f.StringVar(&opts.Baseline, "baseline", "baseline", "agent label of the baseline")
+	f.StringVar(&opts.Treatment, "treatment", "ledger", "agent label compared with the baseline in table2")
+	f.IntVar(&opts.K, "k", 0, "the larger k of the comparison tables (default: fewest trials of the groups compared)")
+	f.StringVar(&opts.Labels.Domain, "domain", "", "label every record with this domain")
+	f.StringVar(&opts.Labels.Agent, "agent", "", "label every record with this agent")
+	f.StringVar(&opts.Labels.Backbone, "backbone", "", "label every record with this backbone")
+	f.StringVar(&opts.Labels.UserBackbone, "user-backbone", "", "label every record with this user backbone")
+	f.BoolVar(&opts.NoDomains, "no-domains", false, "do not load domains from the data directory (use only what records carry)")
+	return cmd
+}
+
+func runReport(_ context.Context, s *Streams, opts *reportOptions) error {
+	var sources []*report.Source
+	for _, in := range opts.Inputs {
+		src, err := report.Load(in, opts.Labels)
+		if err != nil {
+			return err
+		}
+		if len(src.Records) == 0 {
+			fmt.Fprintf(s.ErrOut, "note: %s holds no records\n", in)
+		}
+		sources = append(sources, src)
+	}
+	var cat metrics.Catalog
+	if !opts.NoDomains {
+		cat = loadCatalog(s, opts.DataDir, sources)
+	}
+	rep := report.Build(report.Summarize(sources, cat), report.Options{Baseline: opts.Baseline, Treatment: opts.Treatment, K: opts.K})
+	format, _ := report.ParseFormat(opts.Format)
+	if err := rep.Write(s.Out, format, opts.Tables...); err != nil {
+		return err
+	}
+	if opts.Figures != "" {
+		paths, err := rep.WriteFigures(opts.Figures)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(s.ErrOut, "wrote %d figure(s) to %s\n", len(paths), opts.Figures)
+	}
+	return nil
+}
+
+// loadCatalog loads the domains the records name; a domain that cannot be
+// loaded is reported once and left out.
+func loadCatalog(s *Streams, dataDir string, sources []*report.Source) metrics.Catalog {
+	var names []string
+	for _, src := range sources {
+		for i := range src.Records {
+			if d := src.Records[i].Domain; d != "" && !slices.Contains(names, d) {
+				names = append(names, d)
+			}
+		}
+	}
+	var doms []envs.Domain
+	for _, n := range names {
+		if !slices.Contains(domains.Names(), n) {
+			fmt.Fprintf(s.ErrOut, "note: domain %q is not ported; using what its records carry\n", n)
+			continue
+		}
+		d, err := domains.Load(n, dataDir)
+		if err != nil {
+			fmt.Fprintf(s.ErrOut, "note: %v; using what its records carry\n", err)
+			continue
+		}
+		doms = append(doms, d)
+	}
+	if len(doms) == 0 {
+		return nil
+	}
+	return metrics.NewDomainCatalog(doms...)
+}

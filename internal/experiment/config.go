@@ -1,0 +1,311 @@
+// Package experiment runs a grid of runs — domains × agents × backbones ×
+// user backbones, each with its trials and task selection — under
+// concurrency and budget limits, one run directory per cell, and then writes
+// the report over every cell.
+//
+// It is resumable: a cell whose run directory already holds every
+// (task, trial) is skipped, a partial one is continued, and budgets count
+// what the experiment's run directories already hold. The runs themselves are
+// made by a RunFunc (the CLI passes the one behind `ledgerbench run`).
+package experiment
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is an experiment file. Unknown keys are errors.
+type Config struct {
+	// Name labels the experiment in its outputs.
+	Name string `yaml:"name"`
+	// Out is the experiment directory: run directories go under Out/runs,
+	// the report under Out/report. A relative path is taken from the
+	// working directory.
+	Out string `yaml:"out"`
+	// BackbonesFile is the backbones file for model backbones (default
+	// backbones.yaml; offline backbones need none).
+	BackbonesFile string `yaml:"backbones_file"`
+	// Trials per task, Seed (master seed), Split (task split, "" = the
+	// domain's default), Limit (first N tasks, 0 = all) and TaskIDs are the
+	// defaults of every block.
+	Trials  int      `yaml:"trials"`
+	Seed    int64    `yaml:"seed"`
+	Split   string   `yaml:"split"`
+	Limit   int      `yaml:"limit"`
+	TaskIDs []string `yaml:"task_ids"`
+	// Splits overrides the split per domain.
+	Splits map[string]string `yaml:"splits"`
+	// MaxSteps and MaxErrors bound each simulation (defaults 200 and 10).
+	MaxSteps  int `yaml:"max_steps"`
+	MaxErrors int `yaml:"max_errors"`
+	// Judge is the NL-assertion judge backbone ("" = the backbones file's
+	// judge; "none" = no judge, reports say so).
+	Judge string `yaml:"judge"`
+	// Concurrency is the number of simulations a cell runs at once;
+	// ParallelCells the number of cells running at once (default 1).
+	Concurrency   int `yaml:"concurrency"`
+	ParallelCells int `yaml:"parallel_cells"`
+	// MaxCost (USD, agent + user + judge) and MaxSimulations cap the whole
+	// experiment, counting what its run directories already hold; 0 = no
+	// cap. A cell that would take the simulation count over the cap is not
+	// started; a cell running when the cost cap is reached is stopped (its
+	// finished simulations are kept and a later run continues it).
+	MaxCost        float64 `yaml:"max_cost"`
+	MaxSimulations int     `yaml:"max_simulations"`
+	// Baseline and Treatment are the agents the report compares (default
+	// baseline and ledger).
+	Baseline  string `yaml:"baseline"`
+	Treatment string `yaml:"treatment"`
+	// Grid lists blocks; the experiment is the union of their cells.
+	Grid []Block `yaml:"grid"`
+}
+
+// Block is one cross product of the grid. Trials, Split, Limit and TaskIDs
+// override the experiment's defaults for the block's cells.
+type Block struct {
+	Domains       []string `yaml:"domains"`
+	Agents        []string `yaml:"agents"`
+	Backbones     []string `yaml:"backbones"`
+	UserBackbones []string `yaml:"user_backbones"`
+	Trials        int      `yaml:"trials"`
+	Split         *string  `yaml:"split"`
+	Limit         *int     `yaml:"limit"`
+	TaskIDs       []string `yaml:"task_ids"`
+}
+
+// Defaults.
+const (
+	DefaultTrials    = 4
+	DefaultSeed      = 300
+	DefaultMaxSteps  = 200
+	DefaultMaxErrors = 10
+)
+
+// Load reads an experiment file strictly (unknown keys are errors), fills
+// defaults and validates it.
+func Load(path string) (*Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read experiment: %w", err)
+	}
+	c, err := Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Parse decodes an experiment file.
+func Parse(b []byte) (*Config, error) {
+	var c Config
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("decode experiment: %w", err)
+	}
+	c.fill()
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+func (c *Config) fill() {
+	if c.Trials == 0 {
+		c.Trials = DefaultTrials
+	}
+	if c.Seed == 0 {
+		c.Seed = DefaultSeed
+	}
+	if c.MaxSteps == 0 {
+		c.MaxSteps = DefaultMaxSteps
+	}
+	if c.MaxErrors == 0 {
+		c.MaxErrors = DefaultMaxErrors
+	}
+	if c.Concurrency == 0 {
+		c.Concurrency = 4
+	}
+	if c.ParallelCells == 0 {
+		c.ParallelCells = 1
+	}
+	if c.Baseline == "" {
+		c.Baseline = "baseline"
+	}
+	if c.Treatment == "" {
+		c.Treatment = "ledger"
+	}
+	if c.Name == "" {
+		c.Name = "experiment"
+	}
+}
+
+// Validate reports every problem at once.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.Out == "" {
+		errs = append(errs, errors.New("out: the experiment directory is required"))
+	}
+	if c.Trials < 1 || c.Concurrency < 1 || c.ParallelCells < 1 || c.MaxSteps < 1 || c.MaxErrors < 1 {
+		errs = append(errs, errors.New("trials, concurrency, parallel_cells, max_steps and max_errors must be positive"))
+	}
+	if c.Limit < 0 || c.MaxCost < 0 || c.MaxSimulations < 0 {
+		errs = append(errs, errors.New("limit, max_cost and max_simulations must not be negative"))
+	}
+	if len(c.Grid) == 0 {
+		errs = append(errs, errors.New("grid: at least one block is required"))
+	}
+	for i, b := range c.Grid {
+		var missing []string
+		if len(b.Domains) == 0 {
+			missing = append(missing, "domains")
+		}
+		if len(b.Agents) == 0 {
+			missing = append(missing, "agents")
+		}
+		if len(b.Backbones) == 0 {
+			missing = append(missing, "backbones")
+		}
+		if len(missing) > 0 {
+			errs = append(errs, fmt.Errorf("grid[%d]: %s required", i, strings.Join(missing, ", ")))
+		}
+		if b.Trials < 0 || (b.Limit != nil && *b.Limit < 0) {
+			errs = append(errs, fmt.Errorf("grid[%d]: trials and limit must not be negative", i))
+		}
+		for _, list := range [][]string{b.Domains, b.Agents, b.Backbones, b.UserBackbones} {
+			for _, v := range list {
+				if strings.TrimSpace(v) == "" {
+					errs = append(errs, fmt.Errorf("grid[%d]: empty name", i))
+				}
+			}
+		}
+	}
+	if len(errs) == 0 {
+		seen := map[string]string{}
+		for _, cell := range c.Cells() {
+			if prev, dup := seen[cell.Dir]; dup {
+				if prev == cell.ID() {
+					errs = append(errs, fmt.Errorf("cell %s appears twice in the grid", cell.ID()))
+				} else {
+					errs = append(errs, fmt.Errorf("cells %s and %s would share the run directory %s", prev, cell.ID(), cell.Dir))
+				}
+				continue
+			}
+			seen[cell.Dir] = cell.ID()
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Cell is one run of the grid.
+type Cell struct {
+	Domain       string   `json:"domain"`
+	Agent        string   `json:"agent"`
+	Backbone     string   `json:"backbone"`
+	UserBackbone string   `json:"user_backbone,omitempty"` // "" = the agent's backbone
+	Trials       int      `json:"trials"`
+	Seed         int64    `json:"seed"`
+	Split        string   `json:"split,omitempty"`
+	Limit        int      `json:"limit,omitempty"`
+	TaskIDs      []string `json:"task_ids,omitempty"`
+	MaxSteps     int      `json:"max_steps"`
+	MaxErrors    int      `json:"max_errors"`
+	Judge        string   `json:"judge,omitempty"`
+	// Dir is the cell's run directory.
+	Dir string `json:"dir"`
+}
+
+// ID names the cell: domain/agent/backbone[/user=U].
+func (c Cell) ID() string {
+	s := c.Domain + "/" + c.Agent + "/" + c.Backbone
+	if c.UserBackbone != "" {
+		s += "/user=" + c.UserBackbone
+	}
+	return s
+}
+
+// User is the effective user backbone.
+func (c Cell) User() string {
+	if c.UserBackbone == "" {
+		return c.Backbone
+	}
+	return c.UserBackbone
+}
+
+// Cells expands the grid in block order (domains, then backbones, user
+// backbones and agents), dropping repeats.
+func (c *Config) Cells() []Cell {
+	var out []Cell
+	seen := map[string]bool{}
+	for _, b := range c.Grid {
+		users := b.UserBackbones
+		if len(users) == 0 {
+			users = []string{""}
+		}
+		for _, d := range b.Domains {
+			for _, bb := range b.Backbones {
+				for _, u := range users {
+					for _, a := range b.Agents {
+						cell := Cell{Domain: d, Agent: a, Backbone: bb, UserBackbone: u, Trials: c.Trials, Seed: c.Seed,
+							Split: c.Split, Limit: c.Limit, TaskIDs: slices.Clone(c.TaskIDs), MaxSteps: c.MaxSteps, MaxErrors: c.MaxErrors, Judge: c.Judge}
+						if s, ok := c.Splits[d]; ok {
+							cell.Split = s
+						}
+						if b.Trials > 0 {
+							cell.Trials = b.Trials
+						}
+						if b.Split != nil {
+							cell.Split = *b.Split
+						}
+						if b.Limit != nil {
+							cell.Limit = *b.Limit
+						}
+						if b.TaskIDs != nil {
+							cell.TaskIDs = slices.Clone(b.TaskIDs)
+						}
+						if u == bb {
+							cell.UserBackbone = ""
+						}
+						key := cell.ID()
+						if seen[key] {
+							continue
+						}
+						seen[key] = true
+						cell.Dir = filepath.Join(c.Out, "runs", cellDir(cell))
+						out = append(out, cell)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// cellDir is the run directory name of a cell.
+func cellDir(c Cell) string {
+	s := safe(c.Domain) + "_" + safe(c.Agent) + "_" + safe(c.Backbone)
+	if c.UserBackbone != "" {
+		s += "_user-" + safe(c.UserBackbone)
+	}
+	return s
+}
+
+func safe(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,440 @@
+package experiment
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/ledgerbench/ledgerbench/results"
+	"github.com/ledgerbench/ledgerbench/tasks"
+)
+
+// RunFunc runs or continues one cell into cell.Dir: it creates the run
+// directory when missing, runs every (task, trial) without a record (or with
+// an infrastructure error), and appends records to Dir/simulations.jsonl as
+// they finish. concurrency is the number of simulations at once. When ctx is
+// canceled it starts no new simulation and returns.
+type RunFunc func(ctx context.Context, cell Cell, concurrency int) error
+
+// Planner returns the task ids a cell covers (its split, limit and ids).
+type Planner func(ctx context.Context, domain string, sel tasks.Selection) ([]string, error)
+
+// ErrBudget is the cause of a stop by a budget cap.
+var ErrBudget = errors.New("experiment budget reached")
+
+// Options are what Execute needs besides the config.
+type Options struct {
+	Run  RunFunc
+	Plan Planner
+	// Log receives one line per cell decision and outcome (nil: none).
+	Log io.Writer
+	// Poll is how often the cost cap is checked while cells run (default
+	// 2s).
+	Poll time.Duration
+	// DryRun plans and reports without running anything.
+	DryRun bool
+}
+
+// State is what became of a cell.
+type State string
+
+const (
+	Complete   State = "complete"    // every unit has a scored record
+	Ran        State = "ran"         // run in this invocation
+	Incomplete State = "incomplete"  // run, but some units still lack a scored record
+	Pending    State = "pending"     // not started (dry run)
+	OverBudget State = "over_budget" // not started: a budget cap
+	Stopped    State = "stopped"     // stopped by the cost cap or an interrupt
+	Failed     State = "failed"      // the run function returned an error
+)
+
+// Status is a cell's bookkeeping.
+type Status struct {
+	Cell     Cell   `json:"cell"`
+	ID       string `json:"id"`
+	State    State  `json:"state"`
+	Expected int    `json:"expected"`
+	// Scored counts units with a non-infrastructure record; Records every
+	// record in the run directory (infrastructure errors included).
+	Scored  int     `json:"scored"`
+	Records int     `json:"records"`
+	Cost    float64 `json:"cost"`
+	Error   string  `json:"error,omitempty"`
+}
+
+// Result is the experiment's bookkeeping after Execute.
+type Result struct {
+	Name     string   `json:"name"`
+	Cells    []Status `json:"cells"`
+	Records  int      `json:"records"`
+	Cost     float64  `json:"cost"`
+	Stopped  string   `json:"stopped,omitempty"`
+	Finished string   `json:"finished"`
+}
+
+// Dirs lists the run directories that exist.
+func (r *Result) Dirs() []string {
+	var out []string
+	for _, s := range r.Cells {
+		if ok, _ := results.Exists(s.Cell.Dir); ok {
+			out = append(out, s.Cell.Dir)
+		}
+	}
+	return out
+}
+
+// StatusFile is the experiment's bookkeeping file in Out.
+const StatusFile = "experiment.json"
+
+// ConfigFile is the effective config saved in Out.
+const ConfigFile = "experiment.yaml"
+
+// Execute runs what is missing of the grid: cells are planned (their units
+// counted against their run directories), complete cells skipped, the
+// simulation cap checked before each cell, the cost cap watched while cells
+// run. It writes Out/experiment.yaml (the effective config) and
+// Out/experiment.json (each cell's state) and returns the bookkeeping. Its
+// error reports what stopped the experiment other than a budget (an
+// interrupt, a failing cell); the result is valid either way.
+func Execute(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
+	if opts.Poll <= 0 {
+		opts.Poll = 2 * time.Second
+	}
+	logf := func(format string, args ...any) {
+		if opts.Log != nil {
+			fmt.Fprintf(opts.Log, format+"\n", args...)
+		}
+	}
+	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("experiment directory: %w", err)
+	}
+	if err := saveConfig(cfg); err != nil {
+		return nil, err
+	}
+	cells := cfg.Cells()
+	res := &Result{Name: cfg.Name, Cells: make([]Status, len(cells))}
+	for i, c := range cells {
+		st := Status{Cell: c, ID: c.ID()}
+		ids, err := opts.Plan(ctx, c.Domain, tasks.Selection{Split: c.Split, TaskIDs: c.TaskIDs, Limit: c.Limit})
+		if err != nil {
+			// A cell that cannot be planned (a domain not ported, a bad
+			// split) fails alone; the others go on.
+			st.State, st.Error = Failed, err.Error()
+			res.Cells[i] = st
+			continue
+		}
+		st.Expected = len(ids) * c.Trials
+		if err := count(&st, ids); err != nil {
+			return nil, err
+		}
+		st.State = Pending
+		if st.Scored >= st.Expected {
+			st.State = Complete
+		}
+		res.Cells[i] = st
+	}
+	total := func() (n int, cost float64) {
+		for _, s := range res.Cells {
+			n += s.Records
+			cost += s.Cost
+		}
+		return n, cost
+	}
+	n, cost := total()
+	logf("experiment %s: %d cells, %d simulations planned, %d recorded ($%.4f)", cfg.Name, len(cells), sumExpected(res.Cells), n, cost)
+	if opts.DryRun {
+		for _, st := range res.Cells {
+			switch st.State {
+			case Failed:
+				logf("%-50s cannot run: %s", st.ID, st.Error)
+			default:
+				logf("%-50s %s: %d/%d scored", st.ID, st.State, st.Scored, st.Expected)
+			}
+		}
+		return finish(cfg, res, total, failures(res))
+	}
+
+	bctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	w := &watcher{spent: cost}
+	var mu sync.Mutex // guards res.Cells and the simulation budget
+	reserved := n
+	var g errgroup.Group
+	g.SetLimit(cfg.ParallelCells)
+	var stop sync.Once
+	if cfg.MaxCost > 0 {
+		if cost >= cfg.MaxCost {
+			cancel(fmt.Errorf("%w: $%.4f spent of max_cost $%.4f", ErrBudget, cost, cfg.MaxCost))
+		} else {
+			var dirs []string
+			for _, c := range cells {
+				dirs = append(dirs, c.Dir)
+			}
+			w.start(dirs) // before any cell writes: what exists is in spent
+			wctx, wcancel := context.WithCancel(bctx)
+			defer wcancel()
+			go w.watch(wctx, opts.Poll, dirs, func(spent float64) {
+				if spent >= cfg.MaxCost {
+					stop.Do(func() {
+						logf("max_cost $%.4f reached ($%.4f spent): stopping", cfg.MaxCost, spent)
+						cancel(fmt.Errorf("%w: $%.4f spent of max_cost $%.4f", ErrBudget, spent, cfg.MaxCost))
+					})
+				}
+			})
+		}
+	}
+	for i := range res.Cells {
+		mu.Lock()
+		st := res.Cells[i]
+		mu.Unlock()
+		if st.State == Complete {
+			logf("%-50s complete (%d/%d)", st.ID, st.Scored, st.Expected)
+			continue
+		}
+		if st.State == Failed {
+			logf("%-50s failed: %s", st.ID, st.Error)
+			continue
+		}
+		if bctx.Err() != nil {
+			mu.Lock()
+			res.Cells[i].State = Stopped
+			if errors.Is(context.Cause(bctx), ErrBudget) {
+				res.Cells[i].State = OverBudget
+			}
+			mu.Unlock()
+			continue
+		}
+		need := st.Expected - st.Scored
+		mu.Lock()
+		if cfg.MaxSimulations > 0 && reserved+need > cfg.MaxSimulations {
+			res.Cells[i].State = OverBudget
+			mu.Unlock()
+			logf("%-50s not started: %d more simulations would pass max_simulations %d (%d recorded or reserved)", st.ID, need, cfg.MaxSimulations, reserved)
+			continue
+		}
+		reserved += need
+		mu.Unlock()
+		g.Go(func() error {
+			logf("%-50s running %d of %d simulations", st.ID, need, st.Expected)
+			err := opts.Run(bctx, st.Cell, cfg.Concurrency)
+			ids, perr := opts.Plan(ctx, st.Cell.Domain, tasks.Selection{Split: st.Cell.Split, TaskIDs: st.Cell.TaskIDs, Limit: st.Cell.Limit})
+			mu.Lock()
+			defer mu.Unlock()
+			s := &res.Cells[i]
+			if perr == nil {
+				if cerr := count(s, ids); cerr != nil && err == nil {
+					err = cerr
+				}
+			}
+			switch {
+			case err != nil && bctx.Err() != nil:
+				s.State = Stopped
+				s.Error = context.Cause(bctx).Error()
+				logf("%-50s stopped: %d/%d scored", s.ID, s.Scored, s.Expected)
+				return nil
+			case err != nil:
+				s.State = Failed
+				s.Error = err.Error()
+				logf("%-50s failed: %v", s.ID, err)
+				return nil
+			case s.Scored >= s.Expected:
+				s.State = Ran
+			default:
+				s.State = Incomplete
+			}
+			logf("%-50s %s: %d/%d scored, $%.4f", s.ID, s.State, s.Scored, s.Expected, s.Cost)
+			return nil
+		})
+	}
+	err := errors.Join(g.Wait(), failures(res))
+	if err == nil && ctx.Err() != nil {
+		err = context.Cause(ctx)
+	}
+	if cause := context.Cause(bctx); errors.Is(cause, ErrBudget) {
+		res.Stopped = cause.Error()
+	}
+	return finish(cfg, res, total, err)
+}
+
+// failures joins the errors of failed cells.
+func failures(res *Result) error {
+	var errs []error
+	for _, s := range res.Cells {
+		if s.State == Failed {
+			errs = append(errs, fmt.Errorf("cell %s: %s", s.ID, s.Error))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func sumExpected(sts []Status) int {
+	n := 0
+	for _, s := range sts {
+		n += s.Expected
+	}
+	return n
+}
+
+func finish(cfg *Config, res *Result, total func() (int, float64), err error) (*Result, error) {
+	res.Records, res.Cost = total()
+	for _, s := range res.Cells {
+		if s.State == OverBudget && res.Stopped == "" {
+			res.Stopped = "max_simulations reached"
+		}
+	}
+	res.Finished = time.Now().UTC().Format(time.RFC3339)
+	b, merr := json.MarshalIndent(res, "", "  ")
+	if merr != nil {
+		return res, errors.Join(err, merr)
+	}
+	if werr := writeAtomic(filepath.Join(cfg.Out, StatusFile), append(b, '\n')); werr != nil {
+		return res, errors.Join(err, werr)
+	}
+	return res, err
+}
+
+// count fills a status from the cell's run directory: units of ids with a
+// scored record, all records, their cost.
+func count(st *Status, ids []string) error {
+	st.Scored, st.Records, st.Cost = 0, 0, 0
+	recs, _, err := results.ReadJSONLFile(filepath.Join(st.Cell.Dir, results.SimulationsFile))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("cell %s: %w", st.ID, err)
+	}
+	want := map[results.UnitKey]bool{}
+	for _, id := range ids {
+		for t := 0; t < st.Cell.Trials; t++ {
+			want[results.UnitKey{TaskID: id, Trial: t}] = true
+		}
+	}
+	for _, r := range recs {
+		st.Records++
+		st.Cost += recordCost(&r)
+	}
+	for _, r := range results.Latest(recs) {
+		if !r.Infrastructure() && want[r.Key()] {
+			st.Scored++
+		}
+	}
+	return nil
+}
+
+func recordCost(r *results.Record) float64 {
+	c := r.AgentCost + r.UserCost + r.JudgeCost
+	if r.JudgeCost == 0 && r.RewardInfo != nil {
+		c += r.RewardInfo.JudgeCost
+	}
+	return c
+}
+
+// watcher follows the cost recorded in run directories, reading only what
+// was appended since its last look.
+type watcher struct {
+	spent  float64
+	offset map[string]int64
+}
+
+// start records where each run's records end now (their cost is already
+// in spent).
+func (w *watcher) start(dirs []string) {
+	w.offset = map[string]int64{}
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, results.SimulationsFile)); err == nil {
+			w.offset[d] = completeSize(filepath.Join(d, results.SimulationsFile))
+		}
+	}
+}
+
+// watch adds the cost of new records every tick and reports the total.
+func (w *watcher) watch(ctx context.Context, every time.Duration, dirs []string, report func(spent float64)) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			for _, d := range dirs {
+				w.spent += w.readNew(d)
+			}
+			report(w.spent)
+		}
+	}
+}
+
+// completeSize is the size up to the last newline.
+func completeSize(path string) int64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	return int64(bytes.LastIndexByte(b, '\n') + 1)
+}
+
+// readNew adds the cost of complete lines appended to d's records.
+func (w *watcher) readNew(d string) float64 {
+	path := filepath.Join(d, results.SimulationsFile)
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	if _, err := f.Seek(w.offset[d], io.SeekStart); err != nil {
+		return 0
+	}
+	r := bufio.NewReader(f)
+	sum := 0.0
+	for {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			break // an incomplete last line is read next time
+		}
+		w.offset[d] += int64(len(line))
+		var rec results.Record
+		if json.Unmarshal(line, &rec) == nil {
+			sum += recordCost(&rec)
+		}
+	}
+	return sum
+}
+
+func saveConfig(cfg *Config) error {
+	b, err := yaml.Marshal(cfg)
+	if err != nil {
+		return fmt.Errorf("encode experiment config: %w", err)
+	}
+	return writeAtomic(filepath.Join(cfg.Out, ConfigFile), b)
+}
+
+func writeAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, werr := tmp.Write(b)
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, errors.Join(werr, cerr))
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,66 @@
+package metrics
+
+// Pair is a group of one agent and the baseline group it is compared with:
+// same domain, backbone and user backbone.
+type Pair struct {
+	Base, Other Summary
+}
+
+// Match pairs every group of agent other with the group of agent base that
+// shares its domain, backbone and user backbone. Groups without a partner are
+// left out.
+func Match(sums []Summary, base, other string) []Pair {
+	type k3 struct{ d, b, u string }
+	bases := map[k3]Summary{}
+	for _, s := range sums {
+		if s.Agent == base {
+			bases[k3{s.Domain, s.Backbone, s.UserBackbone}] = s
+		}
+	}
+	var out []Pair
+	for _, s := range sums {
+		if s.Agent != other {
+			continue
+		}
+		if b, ok := bases[k3{s.Domain, s.Backbone, s.UserBackbone}]; ok {
+			out = append(out, Pair{Base: b, Other: s})
+		}
+	}
+	return out
+}
+
+// Overhead is what an agent costs relative to its baseline, as fractions
+// (0.531 = 53.1% more): per-simulation agent prompt tokens, all agent tokens,
+// agent model calls and agent cost. Per-simulation means are summed over the
+// pairs before dividing, so every domain weighs by its own size of run.
+type Overhead struct {
+	Pairs        int     `json:"pairs"`
+	PromptTokens float64 `json:"prompt_tokens"`
+	Tokens       float64 `json:"tokens"`
+	Calls        float64 `json:"calls"`
+	Cost         float64 `json:"cost"`
+}
+
+// UsageOverhead computes the overhead of the Other groups over the Base
+// groups of pairs. Quantities the baseline never used (zero) give 0.
+func UsageOverhead(pairs []Pair) Overhead {
+	var bp, op, bt, ot, bc, oc, bm, om float64
+	for _, p := range pairs {
+		b, o := p.Base.Cost, p.Other.Cost
+		bp += b.PerSim(float64(b.Agent.PromptTokens))
+		op += o.PerSim(float64(o.Agent.PromptTokens))
+		bt += b.PerSim(float64(b.Agent.Total()))
+		ot += o.PerSim(float64(o.Agent.Total()))
+		bc += b.PerSim(float64(b.AgentCalls))
+		oc += o.PerSim(float64(o.AgentCalls))
+		bm += b.PerSim(b.AgentCost)
+		om += o.PerSim(o.AgentCost)
+	}
+	rel := func(o, b float64) float64 {
+		if b == 0 {
+			return 0
+		}
+		return o/b - 1
+	}
+	return Overhead{Pairs: len(pairs), PromptTokens: rel(op, bp), Tokens: rel(ot, bt), Calls: rel(oc, bc), Cost: rel(om, bm)}
+}
