@@ -1,0 +1,119 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+type counter struct{ n int }
+
+type addArgs struct {
+	Key   string   `json:"key" desc:"which counter"`
+	By    int      `json:"by"`
+	Note  string   `json:"note,omitempty"`
+	Tags  []string `json:"tags,omitempty"`
+	Level string   `json:"level,omitempty" enum:"low,high"`
+}
+
+func testSet() *Set[*counter] {
+	add := New("add", Write, "Add to a counter.", func(_ context.Context, c *counter, a addArgs) (any, error) {
+		if a.By < 0 {
+			return nil, errors.New("negative")
+		}
+		c.n += a.By
+		return map[string]any{"n": c.n}, nil
+	})
+	get := New("get", Read, "Read it.", func(_ context.Context, c *counter, _ struct{}) (any, error) {
+		return "n is " + string(rune('0'+c.n)), nil
+	})
+	return NewSet("CounterTools", add, get)
+}
+
+func TestCallErrorsMatchPython(t *testing.T) {
+	s := testSet()
+	cases := []struct {
+		name, tool, args, want string
+	}{
+		{"unknown tool", "mul", `{}`, "Tool 'mul' not found."},
+		{"unexpected kwarg", "add", `{"key":"a","by":1,"zzz":2}`, "CounterTools.add() got an unexpected keyword argument 'zzz'"},
+		{"unexpected before missing", "add", `{"zzz":2}`, "CounterTools.add() got an unexpected keyword argument 'zzz'"},
+		{"missing one", "add", `{"key":"a"}`, "CounterTools.add() missing 1 required positional argument: 'by'"},
+		{"missing two", "add", `{}`, "CounterTools.add() missing 2 required positional arguments: 'key' and 'by'"},
+		{"not a mapping", "add", `[1]`, "CounterTools.add() argument after ** must be a mapping, not list"},
+		{"string args", "add", `"{bad json"`, "CounterTools.add() argument after ** must be a mapping, not str"},
+		{"wrong type", "add", `{"key":"a","by":"x"}`, "argument 'by' must be int, not str"},
+		{"tool error", "add", `{"key":"a","by":-1}`, "negative"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := s.Call(context.Background(), &counter{}, tc.tool, json.RawMessage(tc.args))
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("Call(%s, %s) error = %v; want %q", tc.tool, tc.args, err, tc.want)
+			}
+		})
+	}
+	if _, err := s.Call(context.Background(), &counter{}, "mul", nil); !errors.Is(err, ErrNotFound) {
+		t.Errorf("unknown tool error does not wrap ErrNotFound")
+	}
+}
+
+func TestMissingThreeArgs(t *testing.T) {
+	type three struct {
+		A string `json:"a"`
+		B string `json:"b"`
+		C string `json:"c"`
+	}
+	info := New("f", Read, "", func(context.Context, *counter, three) (any, error) { return nil, nil }).Info
+	err := CheckArgs("K", info, json.RawMessage(`{}`))
+	if want := "K.f() missing 3 required positional arguments: 'a', 'b', and 'c'"; err == nil || err.Error() != want {
+		t.Errorf("got %v; want %q", err, want)
+	}
+}
+
+func TestContentAndSchema(t *testing.T) {
+	s := testSet()
+	c := &counter{}
+	out, err := s.CallContent(context.Background(), c, "add", json.RawMessage(`{"key":"a","by":2}`))
+	if err != nil || out != `{"n": 2}` {
+		t.Errorf("CallContent = %q, %v", out, err)
+	}
+	out, _ = s.CallContent(context.Background(), c, "get", nil)
+	if out != "n is 2" {
+		t.Errorf("string result = %q", out)
+	}
+	info, ok := s.Lookup("add")
+	if !ok || !info.Mutates() {
+		t.Fatalf("add should be a mutating tool")
+	}
+	want := `{"type":"object","properties":{"key":{"type":"string","description":"which counter"},"by":{"type":"integer"},"note":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}},"level":{"type":"string","enum":["low","high"]}},"required":["key","by"]}`
+	if string(info.Parameters) != want {
+		t.Errorf("schema =\n%s\nwant\n%s", info.Parameters, want)
+	}
+	var fn struct {
+		Function struct{ Name string } `json:"function"`
+	}
+	if err := json.Unmarshal(info.OpenAISchema(), &fn); err != nil || fn.Function.Name != "add" {
+		t.Errorf("OpenAISchema = %s (%v)", info.OpenAISchema(), err)
+	}
+	names := []string{}
+	for _, i := range s.Infos() {
+		names = append(names, i.Name)
+	}
+	if strings.Join(names, ",") != "add,get" {
+		t.Errorf("Infos order = %v", names)
+	}
+}
+
+func FuzzCheckArgs(f *testing.F) {
+	s := testSet()
+	f.Add(`{"key":"a","by":1}`)
+	f.Add(`{"key":"a","by":1,"tags":["x"],"level":"low"}`)
+	f.Add(`[]`)
+	f.Add(`{"key":{"nested":[1,{"by":2}]},"by":1}`)
+	f.Fuzz(func(t *testing.T, args string) {
+		_, _ = s.Call(context.Background(), &counter{}, "add", json.RawMessage(args))
+	})
+}

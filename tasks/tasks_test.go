@@ -1,0 +1,114 @@
+package tasks
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ledgerbench/ledgerbench/internal/data"
+	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
+)
+
+func TestParseErrorsNameFileTaskField(t *testing.T) {
+	cases := []struct {
+		name, json string
+		wants      []string
+	}{
+		{"not an array", `{"id": "1"}`, []string{"f.json", "not a JSON array"}},
+		{"unknown field", `[{"id": "t1", "user_scenario": {"instructions": "x"}, "bogus": 1}]`, []string{"f.json", `task "t1"`, `unknown field "bogus"`}},
+		{"unknown nested field", `[{"id": "t2", "user_scenario": {"instructions": "x", "mood": "sad"}}]`, []string{`task "t2"`, `"mood"`}},
+		{"wrong type", `[{"id": "t3", "user_scenario": {"instructions": "x"}, "evaluation_criteria": {"actions": "nope"}}]`, []string{`task "t3"`, "evaluation_criteria.actions"}},
+		{"bad reward type", `[{"id": "t4", "user_scenario": {"instructions": "x"}, "evaluation_criteria": {"reward_basis": ["VIBES"]}}]`, []string{`task "t4"`, "reward_basis", "VIBES"}},
+		{"missing id", `[{"user_scenario": {"instructions": "x"}}]`, []string{"task #0", `"id"`}},
+		{"duplicate id", `[{"id": "a", "user_scenario": {"instructions": "x"}}, {"id": "a", "user_scenario": {"instructions": "x"}}]`, []string{`task "a"`, "duplicate"}},
+		{"bad requestor", `[{"id": "t5", "user_scenario": {"instructions": "x"}, "evaluation_criteria": {"actions": [{"action_id": "1", "name": "n", "arguments": {}, "requestor": "bot"}]}}]`, []string{`task "t5"`, "requestor"}},
+		{"arguments not object", `[{"id": "t6", "user_scenario": {"instructions": "x"}, "evaluation_criteria": {"actions": [{"action_id": "1", "name": "n", "arguments": [1]}]}}]`, []string{`task "t6"`, "arguments"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("f.json", []byte(tc.json))
+			if err == nil {
+				t.Fatal("Parse accepted a malformed file")
+			}
+			for _, w := range tc.wants {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+	var te *Error
+	_, err := Parse("f.json", []byte(`[{"id": "x", "oops": 1, "user_scenario": {"instructions": "i"}}]`))
+	if !errors.As(err, &te) || te.TaskID != `"x"` {
+		t.Errorf("error is not a *tasks.Error naming the task: %#v", err)
+	}
+}
+
+func TestScenarioStringMatchesUpstreamLayout(t *testing.T) {
+	known := "Order #1"
+	persona := "Calm.\nPolite."
+	s := UserScenario{Persona: &persona, Instructions: Instructions{Structured: &StructuredInstructions{
+		Domain: "retail", ReasonForCall: "Return\n\nshoes", KnownInfo: &known, TaskInstructions: "Be brief."}}}
+	want := "Persona:\n\tCalm.\n\tPolite.\nInstructions:\n\tDomain: retail\n\tReason for call:\n\t\tReturn\n\n\t\tshoes\n\tKnown info:\n\t\tOrder #1\n\tTask instructions:\n\t\tBe brief."
+	if got := s.String(); got != want {
+		t.Errorf("String() =\n%q\nwant\n%q", got, want)
+	}
+}
+
+func TestLoadAndSelectUpstream(t *testing.T) {
+	root := datatest.Root(t)
+	set, err := LoadTau2(data.Tau2Domain(root, "airline"), "airline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		sel  Selection
+		want int
+		err  string
+	}{
+		{Selection{}, 50, ""},
+		{Selection{Split: "test"}, 20, ""},
+		{Selection{Split: "train", Limit: 5}, 5, ""},
+		{Selection{TaskIDs: []string{"3", "1"}}, 2, ""},
+		{Selection{Split: "nope"}, 0, `unknown split "nope"`},
+		{Selection{TaskIDs: []string{"1", "999"}}, 0, "999"},
+	}
+	for _, tc := range cases {
+		got, err := set.Select(tc.sel)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("Select(%+v) error = %v; want %q", tc.sel, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || len(got) != tc.want {
+			t.Errorf("Select(%+v) = %d tasks, %v; want %d", tc.sel, len(got), err, tc.want)
+		}
+	}
+	ids, _ := set.Select(Selection{TaskIDs: []string{"3", "1"}})
+	if ids[0].ID != "1" || ids[1].ID != "3" {
+		t.Errorf("task ids not kept in file order: %s, %s", ids[0].ID, ids[1].ID)
+	}
+	for _, d := range []string{"retail", "telecom"} {
+		if _, err := LoadTau2(data.Tau2Domain(root, d), d); err != nil {
+			t.Errorf("%s: %v", d, err)
+		}
+	}
+	if _, err := LoadFile(filepath.Join(t.TempDir(), "missing.json")); err == nil {
+		t.Errorf("missing file accepted")
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(`[{"id": "t", "user_scenario": {"instructions": "x"}, "evaluation_criteria": {"actions": [{"action_id": "1", "name": "n", "arguments": {}}], "reward_basis": ["DB"]}}]`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ts, err := Parse("fuzz.json", b)
+		if err == nil {
+			for _, x := range ts {
+				_ = x.UserScenario.String()
+			}
+		}
+	})
+}
