@@ -1,0 +1,105 @@
+package telehealth
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
+	"github.com/ledgerbench/ledgerbench/internal/tool"
+	"github.com/ledgerbench/ledgerbench/message"
+)
+
+var update = flag.Bool("update", false, "update golden files")
+
+// loadDomain loads the domain once per test binary.
+var loadDomain = func() func(t testing.TB) *Domain {
+	var (
+		once sync.Once
+		d    *Domain
+		err  error
+	)
+	return func(t testing.TB) *Domain {
+		t.Helper()
+		root := datatest.Root(t)
+		once.Do(func() { d, err = Load(root) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+}()
+
+type toolCase struct {
+	Name  string      `json:"name"`
+	Calls [][2]string `json:"calls"`
+}
+
+func readToolCases(t testing.TB) []toolCase {
+	t.Helper()
+	raw, err := os.ReadFile("testdata/tool_cases.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []toolCase
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		t.Fatal(err)
+	}
+	return cases
+}
+
+// TestToolsGolden runs testdata/tool_cases.json (every tool, with its error
+// paths and arguments of unexpected types) and compares outputs and data
+// hashes with testdata/tools.golden. That file was checked against
+// upstream's own tool code: testdata/upstream_tools.py prints the same text
+// (see its doc).
+func TestToolsGolden(t *testing.T) {
+	d := loadDomain(t)
+	var b strings.Builder
+	for _, c := range readToolCases(t) {
+		env := d.Env()
+		b.WriteString("=== " + c.Name + "\n")
+		for _, call := range c.Calls {
+			res, err := env.Call(context.Background(), message.ByAssistant, call[0], json.RawMessage(call[1]))
+			kind, content := "result", ""
+			if err != nil {
+				kind, content = "exception", "Error: "+err.Error()
+			} else {
+				content = tool.Content(res)
+			}
+			b.WriteString("> " + call[0] + " " + call[1] + "\n< " + kind + "\n")
+			for _, line := range strings.Split(content, "\n") {
+				b.WriteString("| " + line + "\n")
+			}
+			b.WriteString("# " + env.DataHash() + "\n")
+		}
+	}
+	checkGolden(t, "testdata/tools.golden", b.String())
+}
+
+func checkGolden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	if got != string(want) {
+		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
+		for i := 0; i < len(gl) && i < len(wl); i++ {
+			if gl[i] != wl[i] {
+				t.Fatalf("%s differs at line %d:\n got: %q\nwant: %q", path, i+1, gl[i], wl[i])
+			}
+		}
+		t.Fatalf("%s differs in length: got %d lines, want %d", path, len(gl), len(wl))
+	}
+}
