@@ -2,9 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ledgerbench/ledgerbench/envs/telehealth"
 	"github.com/ledgerbench/ledgerbench/internal/data"
 )
 
@@ -81,8 +84,44 @@ serving that layout; the default is GitHub at the pinned commits.`,
 	return cmd
 }
 
-// convertDerived writes files derived from the pulled data (τ-Trait's task
-// lists converted from Python literals to JSON).
+// convertDerived writes files derived from the pulled data: τ-Trait's task
+// lists converted from Python literals to JSON (tasks_<split>.json beside each
+// tasks_<split>.py), for inspection and for other tools. ledgerbench itself
+// parses the .py files when it loads the domain.
 func convertDerived(dir string) error {
+	th := data.Telehealth(dir)
+	for _, split := range []string{"test", "dev", "train"} {
+		src := filepath.Join(th, "tasks_"+split+".py")
+		b, err := os.ReadFile(src)
+		if err != nil {
+			return fmt.Errorf("convert τ-Trait tasks: %w", err)
+		}
+		out, err := telehealth.ConvertTasks(src, b)
+		if err != nil {
+			return fmt.Errorf("convert τ-Trait tasks: %w", err)
+		}
+		if err := writeAtomic(filepath.Join(th, "tasks_"+split+".json"), out); err != nil {
+			return fmt.Errorf("convert τ-Trait tasks: %w", err)
+		}
+	}
 	return nil
+}
+
+func writeAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".part-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
