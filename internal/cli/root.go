@@ -109,6 +109,12 @@ retail and telecom domains and τ-Trait's telehealth domain, scores them with
 		newCmdReplay(s, g),
 		newCmdTasks(s, g),
 		newCmdGateAudit(s, g),
+		newCmdRun(s, g, nil),
+		newCmdMerge(s),
+		newCmdExport(s, g),
+		newCmdRescore(s, g),
+		newCmdReport(s, g, nil),
+		newCmdExperiment(s, g, nil),
 	)
 	return root
 }

@@ -23,4 +23,8 @@ type Spec struct {
 type Makers struct {
 	Agent func(Spec) (orchestrator.Agent, error)
 	User  func(Spec) (orchestrator.User, error)
+	// PromptHashes optionally names the prompts the makers use (e.g.
+	// "agent_system", "user_system") with a hash of each, for the run's
+	// manifest. Nil is fine.
+	PromptHashes map[string]string
 }

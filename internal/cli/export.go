@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ledgerbench/ledgerbench/internal/domains"
+	"github.com/ledgerbench/ledgerbench/results"
+	"github.com/ledgerbench/ledgerbench/tasks"
+)
+
+func newCmdExport(s *Streams, g *globalOptions) *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "export --format tau2 RUN OUT.json",
+		Short: "Write a run in another harness's results format",
+		Long: `Write the run directory RUN as τ²-bench's results JSON (the format of tau2 run's
+results.json: timestamp, info, tasks, simulations), readable by τ²-bench's tools and
+by ledgerbench's own importers. The domain's policy and tasks come from the data
+directory; without it they are left empty. Records are written task by task, trial
+by trial, the latest record of each unit.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "tau2" {
+				return usageError{fmt.Errorf("--format %q: the only format is tau2", format)}
+			}
+			run, err := results.LoadRun(args[0])
+			if err != nil {
+				return err
+			}
+			env := results.Tau2Env{}
+			dir, derr := g.dataDir(s)
+			if derr == nil {
+				if dom, err := domains.Load(run.Manifest.Domain, dir); err == nil {
+					env.Policy = dom.Policy()
+					env.Tasks = runTasks(dom.Tasks(), run.Manifest.TaskIDs)
+				} else {
+					fmt.Fprintf(s.ErrOut, "export: no policy or tasks in the file: %v\n", err)
+				}
+			}
+			recs := sortedRecords(run.Records, run.Manifest.TaskIDs)
+			if err := results.WriteTau2(args[1], run.Manifest, recs, env); err != nil {
+				return err
+			}
+			fmt.Fprintf(s.Out, "wrote %d simulations of %d tasks to %s\n", len(recs), len(env.Tasks), args[1])
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "tau2", "output format: tau2")
+	return cmd
+}
+
+// runTasks returns the tasks with the given ids, in that order.
+func runTasks(set *tasks.Set, ids []string) []tasks.Task {
+	var out []tasks.Task
+	for _, id := range ids {
+		if t, err := findTask(set, id); err == nil {
+			out = append(out, *t)
+		}
+	}
+	return out
+}
+
+// sortedRecords orders records by the run's task order, then trial.
+func sortedRecords(recs []results.Record, ids []string) []results.Record {
+	pos := make(map[string]int, len(ids))
+	for i, id := range ids {
+		pos[id] = i
+	}
+	out := slices.Clone(recs)
+	slices.SortStableFunc(out, func(a, b results.Record) int {
+		pa, oka := pos[a.TaskID]
+		pb, okb := pos[b.TaskID]
+		switch {
+		case oka && okb && pa != pb:
+			return pa - pb
+		case oka != okb:
+			if oka {
+				return -1
+			}
+			return 1
+		case !oka && a.TaskID != b.TaskID:
+			return strings.Compare(a.TaskID, b.TaskID)
+		}
+		return a.Trial - b.Trial
+	})
+	return out
+}

@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
+)
+
+func v1Airline(t *testing.T) string {
+	return filepath.Join(datatest.Trajectories(t), "sierra-research+tau-bench", "gpt-4o-airline.json")
+}
+
+// TestReportV1PassK reports τ-bench's historical gpt-4o airline run: pass^k
+// equals the published numbers.
+func TestReportV1PassK(t *testing.T) {
+	r := mustRun(t, "report", "--format", "json", v1Airline(t))
+	var groups []struct {
+		Domain   string             `json:"domain"`
+		Agent    string             `json:"agent"`
+		Backbone string             `json:"backbone"`
+		Tasks    int                `json:"tasks"`
+		Scored   int                `json:"scored"`
+		PassHatK map[string]float64 `json:"pass_hat_k"`
+	}
+	if err := json.Unmarshal([]byte(r.out), &groups); err != nil {
+		t.Fatalf("%v\n%s", err, r.out)
+	}
+	if len(groups) != 1 {
+		t.Fatalf("groups = %d; want 1", len(groups))
+	}
+	g := groups[0]
+	if g.Domain != "airline" || g.Agent != "baseline" || g.Backbone != "gpt-4o" || g.Tasks != 50 || g.Scored != 200 {
+		t.Errorf("group = %+v", g)
+	}
+	want := map[string]string{"1": "0.420", "2": "0.273", "3": "0.220", "4": "0.200"}
+	for k, w := range want {
+		if got := fmt.Sprintf("%.3f", g.PassHatK[k]); got != w {
+			t.Errorf("pass^%s = %s; want %s", k, got, w)
+		}
+	}
+}
+
+func TestReportFormatsAndFigures(t *testing.T) {
+	figs := filepath.Join(t.TempDir(), "figs")
+	for _, f := range []string{"text", "markdown", "csv"} {
+		r := mustRun(t, "report", "--format", f, "--agent", "baseline", "--figures", figs, v1Airline(t))
+		if !strings.Contains(r.out, "42.0") || !strings.Contains(r.out, "20.0") {
+			t.Errorf("%s report lacks pass^1 42.0 and pass^4 20.0:\n%s", f, r.out)
+		}
+	}
+	entries, err := os.ReadDir(figs)
+	if err != nil || len(entries) == 0 {
+		t.Errorf("no figures written: %v", err)
+	}
+	r := mustRun(t, "report", "--format", "csv", "--table", "overview", v1Airline(t))
+	if lines := strings.Split(strings.TrimSpace(r.out), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[0], "Domain,Agent") {
+		t.Errorf("one table as CSV = %q", r.out)
+	}
+}
+
+func TestReportUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"report"},
+		{"report", "--format", "html", "x"},
+		{"report", "--table", "nope", "x"},
+	} {
+		if r := execCLI(t, t.Context(), args...); r.code != ExitUsage {
+			t.Errorf("ledgerbench %s: exit %d; want %d (%s)", strings.Join(args, " "), r.code, ExitUsage, r.errOut)
+		}
+	}
+	if r := execCLI(t, t.Context(), "report", filepath.Join(t.TempDir(), "missing")); r.code != ExitError {
+		t.Errorf("missing input: exit %d; want %d", r.code, ExitError)
+	}
+}
+
+// TestReportRunDirectory reports a run made by `ledgerbench run`.
+func TestReportRunDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	mustRun(t, "run", "--domain", "retail", "--backbone", "sim", "--no-judge", "--limit", "3", "--trials", "2", "--quiet", "--out", dir)
+	r := mustRun(t, "report", "--format", "json", dir)
+	var groups []struct {
+		Domain   string             `json:"domain"`
+		Agent    string             `json:"agent"`
+		Tasks    int                `json:"tasks"`
+		K        int                `json:"k"`
+		PassHatK map[string]float64 `json:"pass_hat_k"`
+		Write    struct {
+			Known int `json:"known"`
+		} `json:"write_subset"`
+	}
+	if err := json.Unmarshal([]byte(r.out), &groups); err != nil {
+		t.Fatalf("%v\n%s", err, r.out)
+	}
+	if len(groups) != 1 || groups[0].Tasks != 3 || groups[0].K != 2 || len(groups[0].PassHatK) != 2 || groups[0].Write.Known != 3 {
+		t.Errorf("groups = %+v", groups)
+	}
+}

@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ledgerbench/ledgerbench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
+	"github.com/ledgerbench/ledgerbench/internal/runner"
+	"github.com/ledgerbench/ledgerbench/message"
+	"github.com/ledgerbench/ledgerbench/results"
+	"github.com/ledgerbench/ledgerbench/tasks"
+)
+
+func TestRunSummaryGolden(t *testing.T) {
+	mk := func(task string, trial int, reward float64, term evaluator.Termination) results.Record {
+		r := results.Record{TaskID: task, Trial: trial, TerminationReason: term,
+			AgentUsage: message.Usage{PromptTokens: 12000, CompletionTokens: 300}, AgentCost: 0.0123, AgentCalls: 6,
+			UserUsage: message.Usage{PromptTokens: 3000, CompletionTokens: 90}, UserCost: 0.002, UserCalls: 4}
+		if term == evaluator.InfrastructureError {
+			r.Error = "agent: infrastructure error: llm gpt: giving up after 4 attempts: status 429: Too Many Requests"
+			return r
+		}
+		r.RewardInfo = &evaluator.RewardInfo{Reward: reward}
+		if task == "2" {
+			r.RewardInfo.NotEvaluated = []tasks.RewardType{tasks.RewardNLAssertion}
+		}
+		return r
+	}
+	recs := []results.Record{
+		mk("0", 0, 1, evaluator.UserStop), mk("0", 1, 1, evaluator.UserStop), mk("0", 2, 0, evaluator.MaxSteps),
+		mk("1", 0, 1, evaluator.UserStop), mk("1", 1, 0, evaluator.InfrastructureError), mk("1", 2, 1, evaluator.AgentStop),
+		mk("2", 0, 0, evaluator.UserStop), mk("2", 1, 0, evaluator.UserStop), mk("2", 2, 1, evaluator.UserStop),
+	}
+	var units []results.UnitKey
+	for _, id := range []string{"0", "1", "2", "3"} {
+		for trial := range 3 {
+			units = append(units, results.UnitKey{TaskID: id, Trial: trial})
+		}
+	}
+	m := &results.Manifest{Domain: "retail", Agent: "baseline", Backbone: "gpt-4.1", UserBackbone: "gpt-4.1", NoJudge: true}
+	var b bytes.Buffer
+	writeSummary(&b, m, runner.Summarize(recs, units), recs, "runs/x")
+	golden(t, "run_summary.golden", b.String())
+}
+
+func TestProgressLine(t *testing.T) {
+	s := runner.Snapshot{Total: 200, Done: 50, Running: 10, Scored: 48, Passed: 30, Infra: 2, Tokens: 1_234_567, Cost: 3.456, Elapsed: 90 * time.Second}
+	got := progressLine(s, true)
+	want := "[======                  ] 50/200 (25%) · running 10 · pass^1 0.625 · infra errors 2 · 1.2M tokens · $3.46 · 1m30s elapsed · ETA 4m30s"
+	if got != want {
+		t.Errorf("progressLine = %q\nwant %q", got, want)
+	}
+	if got := progressLine(runner.Snapshot{Total: 3}, false); !strings.Contains(got, "pass^1 -") {
+		t.Errorf("progressLine before any result = %q", got)
+	}
+}
+
+func TestRunProgressOutput(t *testing.T) {
+	for _, tty := range []bool{false, true} {
+		var out, errOut bytes.Buffer
+		s := &Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, IsTTY: tty, Getenv: func(string) string { return "" }}
+		dir := filepath.Join(t.TempDir(), "run")
+		args := append([]string{"--data", datatest.Root(t)}, append(simArgs, "--out", dir)...)
+		if code := Execute(context.Background(), s, args); code != ExitOK {
+			t.Fatalf("tty %v: exit %d: %s", tty, code, errOut.String())
+		}
+		e := errOut.String()
+		if !strings.Contains(e, "12/12 (100%)") {
+			t.Errorf("tty %v: no final progress line:\n%q", tty, e)
+		}
+		if tty != strings.Contains(e, "\r\033[K[") {
+			t.Errorf("tty %v: bar redraws present = %v:\n%q", tty, !tty, e)
+		}
+	}
+}
