@@ -22,12 +22,15 @@ type FalsePositive struct {
 // GoldReport is the gold audit of one domain: every gold write, preceded by
 // the reads it needs, through the gate.
 type GoldReport struct {
-	Report         string          `json:"report"`
-	Domain         string          `json:"domain"`
-	Tasks          int             `json:"tasks"`
-	Writes         int             `json:"writes"`
-	FalsePositives int             `json:"false_positives"`
-	Cases          []FalsePositive `json:"cases,omitempty"`
+	Report         string `json:"report"`
+	Domain         string `json:"domain"`
+	Tasks          int    `json:"tasks"`
+	Writes         int    `json:"writes"`
+	FalsePositives int    `json:"false_positives"`
+	// RejectedByEnv counts gold writes the environment itself rejects; they
+	// are not judged.
+	RejectedByEnv int             `json:"rejected_by_env,omitempty"`
+	Cases         []FalsePositive `json:"cases,omitempty"`
 }
 
 // MutationReport is the recall of the gate on one kind of violation.
@@ -101,8 +104,9 @@ func (s *state) call(ctx context.Context, tc message.ToolCall) message.Message {
 }
 
 // walk plays the gold actions; before each agent write it makes the evidence
-// reads and calls visit with the ledger as it is, then runs the write.
-func (s *state) walk(ctx context.Context, task *tasks.Task, visit func(a tasks.Action)) {
+// reads and calls visit with the ledger as it is, then runs the write and
+// tells done whether the environment accepted it.
+func (s *state) walk(ctx context.Context, task *tasks.Task, visit func(a tasks.Action) (done func(accepted bool))) {
 	for _, a := range task.GoldActions() {
 		req := message.Requestor(a.By())
 		tc := message.ToolCall{Name: a.Name, Arguments: a.Arguments, Requestor: req}
@@ -110,10 +114,13 @@ func (s *state) walk(ctx context.Context, task *tasks.Task, visit func(a tasks.A
 			for _, r := range s.aud.EvidenceReads(a.Name, a.Arguments) {
 				s.call(ctx, r)
 			}
-			visit(a)
+			done := visit(a)
 			idx := s.led.LogWrite(a.Name, a.Arguments)
 			res := s.call(ctx, tc)
 			s.led.Resolve(idx, !res.Error)
+			if done != nil {
+				done(!res.Error)
+			}
 			continue
 		}
 		s.call(ctx, tc)
@@ -129,12 +136,21 @@ func AuditGold(ctx context.Context, dom envs.Domain, ts []tasks.Task) (GoldRepor
 		if err != nil {
 			return rep, err
 		}
-		s.walk(ctx, task, func(a tasks.Action) {
-			rep.Writes++
+		s.walk(ctx, task, func(a tasks.Action) func(bool) {
 			v := s.gate.Judge(s.led, a.Name, "", a.Arguments)
-			if v.Decision != ledger.Allow {
-				rep.FalsePositives++
-				rep.Cases = append(rep.Cases, FalsePositive{TaskID: task.ID, Verdict: v})
+			return func(accepted bool) {
+				if !accepted {
+					// The environment itself rejects this gold call (some
+					// gold trajectories contain failing writes): refusing
+					// it is not a false positive.
+					rep.RejectedByEnv++
+					return
+				}
+				rep.Writes++
+				if v.Decision != ledger.Allow {
+					rep.FalsePositives++
+					rep.Cases = append(rep.Cases, FalsePositive{TaskID: task.ID, Verdict: v})
+				}
 			}
 		})
 	}
@@ -151,7 +167,7 @@ func AuditMutations(ctx context.Context, dom envs.Domain, ts []tasks.Task) ([]Mu
 		if err != nil {
 			return nil, err
 		}
-		s.walk(ctx, task, func(a tasks.Action) {
+		s.walk(ctx, task, func(a tasks.Action) func(bool) {
 			for _, m := range s.aud.Mutations(a.Name, a.Arguments, s.led) {
 				r := byKind[m.Kind]
 				if r == nil {
@@ -165,6 +181,7 @@ func AuditMutations(ctx context.Context, dom envs.Domain, ts []tasks.Task) ([]Mu
 					r.Missed = append(r.Missed, task.ID)
 				}
 			}
+			return nil
 		})
 	}
 	kinds := make([]string, 0, len(byKind))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/ledgerbench/ledgerbench/message"
 )
@@ -71,7 +72,7 @@ type Tau2Message struct {
 	ToolCalls []Tau2ToolCall  `json:"tool_calls"`
 	ID        string          `json:"id,omitempty"` // tool messages: the call id
 	Requestor string          `json:"requestor,omitempty"`
-	Error     bool            `json:"error,omitempty"`
+	Error     *bool           `json:"error,omitempty"`
 	TurnIdx   *int            `json:"turn_idx"`
 	Timestamp string          `json:"timestamp,omitempty"`
 	Cost      *float64        `json:"cost,omitempty"`
@@ -124,7 +125,13 @@ func (m Tau2Message) Message() message.Message {
 	if m.Role == "tool" {
 		out.ToolCallID = m.ID
 		out.Requestor = message.Requestor(m.Requestor)
-		out.Error = m.Error
+		if m.Error != nil {
+			out.Error = *m.Error
+		} else {
+			// Some recordings omit the flag; upstream sets it exactly when
+			// the content is an exception text.
+			out.Error = strings.HasPrefix(out.Content, "Error: ")
+		}
 	}
 	for _, tc := range m.ToolCalls {
 		req := message.Requestor(tc.Requestor)

@@ -334,11 +334,10 @@ func FuzzGateArgs(f *testing.F) {
 }
 
 // TestGateAuditGold runs every task's gold writes, each preceded by its
-// evidence reads, through the gate. The only writes not allowed are the two
-// gold calls that the environment itself rejects (see goldErrors): task 64
-// exchanges an order that is pending, and task 105 pays a price difference
-// of $21.10 with a gift card holding $17. The gate refuses them for those
-// same reasons; they change nothing, so refusing them costs no reward.
+// evidence reads, through the gate: none may be refused. Two gold calls are
+// rejected by the environment itself (task 64 exchanges an order that is
+// pending; task 105 pays a price difference of $21.10 with a gift card
+// holding $17); the audit counts them apart, not as gate decisions.
 func TestGateAuditGold(t *testing.T) {
 	d := domainForTest(t)
 	ts, err := d.Tasks().Select(tasks.Selection{})
@@ -349,19 +348,11 @@ func TestGateAuditGold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	expected := map[string]string{
-		"64":  "retail.exchange_delivered_order_items.status",
-		"105": "retail.exchange_delivered_order_items.gift_card_balance",
-	}
 	for _, c := range rep.Cases {
-		if want, ok := expected[c.TaskID]; ok && c.Verdict.Predicate == want && len(c.Verdict.Failed) == 1 {
-			delete(expected, c.TaskID)
-			continue
-		}
 		t.Errorf("false positive: task %s %s: %s %v %s", c.TaskID, c.Verdict.Tool, c.Verdict.Decision, c.Verdict.Failed, c.Verdict.Reason)
 	}
-	for id, p := range expected {
-		t.Errorf("task %s: gold write the environment rejects was allowed (want %s)", id, p)
+	if rep.RejectedByEnv != 2 {
+		t.Errorf("gold writes rejected by the environment = %d; want 2 (tasks 64 and 105)", rep.RejectedByEnv)
 	}
-	t.Logf("%d tasks, %d gold writes, %d not allowed (the 2 the environment rejects)", rep.Tasks, rep.Writes, rep.FalsePositives)
+	t.Logf("%d tasks, %d gold writes, %d false positives, %d rejected by the environment", rep.Tasks, rep.Writes, rep.FalsePositives, rep.RejectedByEnv)
 }

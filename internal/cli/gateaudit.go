@@ -93,7 +93,7 @@ func newCmdGateAudit(s *Streams, g *globalOptions) *cobra.Command {
 					}
 					continue
 				}
-				fmt.Fprintf(tw, "gold\t%s\t-\t%d\t%d false positives\t%s\n", name, gold.Writes, gold.FalsePositives, rate(gold.FalsePositives, gold.Writes))
+				fmt.Fprintf(tw, "gold\t%s\t-\t%d\t%d false positives (%d gold writes rejected by the environment, not judged)\t%s\n", name, gold.Writes, gold.FalsePositives, gold.RejectedByEnv, rate(gold.FalsePositives, gold.Writes))
 				for _, m := range muts {
 					fmt.Fprintf(tw, "mutations\t%s\t%s\t%d\t%d caught\t%s\n", name, m.Kind, m.Total, m.Caught, rate(m.Caught, m.Total))
 				}

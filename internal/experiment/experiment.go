@@ -112,9 +112,12 @@ func Execute(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	if opts.Poll <= 0 {
 		opts.Poll = 2 * time.Second
 	}
+	var logMu sync.Mutex // cells run in parallel and share the log
 	logf := func(format string, args ...any) {
 		if opts.Log != nil {
+			logMu.Lock()
 			fmt.Fprintf(opts.Log, format+"\n", args...)
+			logMu.Unlock()
 		}
 	}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
