@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/envs"
+	"github.com/ledgerbench/ledgerbench/envs/airline"
 	"github.com/ledgerbench/ledgerbench/envs/retail"
 	"github.com/ledgerbench/ledgerbench/envs/telecom"
 	"github.com/ledgerbench/ledgerbench/envs/telehealth"
@@ -22,6 +23,7 @@ type entry struct {
 // list is fixed at compile time; it holds no state.
 var list = []entry{
 	// domain entries: {"airline", func(r string) (envs.Domain, error) { return airline.Load(r) }},
+	{"airline", func(r string) (envs.Domain, error) { return airline.Load(r) }},
 	{"retail", func(r string) (envs.Domain, error) { return retail.Load(r) }},
 	{"telecom", func(r string) (envs.Domain, error) { return telecom.Load(r) }},
 	{"telecom-workflow", func(r string) (envs.Domain, error) { return telecom.LoadWorkflow(r) }},

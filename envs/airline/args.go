@@ -1,0 +1,208 @@
+package airline
+
+import (
+	"strconv"
+
+	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+)
+
+// value is a tool argument as json.loads hands it to upstream's Python: any
+// JSON value, checked later by the tool itself (see pyvalue.go).
+type value struct{ v any }
+
+// UnmarshalJSON keeps the decoded value, object key order included.
+func (a *value) UnmarshalJSON(b []byte) error {
+	v, err := pyjson.Decode(b)
+	if err != nil {
+		return err
+	}
+	a.v = v
+	return nil
+}
+
+// The argument types differ only in the schema they advertise.
+type (
+	strArg        struct{ value }
+	intArg        struct{ value }
+	flightsArg    struct{ value }
+	passengersArg struct{ value }
+	paymentsArg   struct{ value }
+)
+
+func (strArg) JSONSchema() *pyjson.Dict { return typed("string") }
+func (intArg) JSONSchema() *pyjson.Dict { return typed("integer") }
+
+func (flightsArg) JSONSchema() *pyjson.Dict {
+	return listOf(object(
+		prop{"flight_number", typed("string"), "Flight number, e.g. 'HAT001'."},
+		prop{"date", typed("string"), "Date of the flight as YYYY-MM-DD, e.g. '2024-05-01'."},
+	))
+}
+
+func (passengersArg) JSONSchema() *pyjson.Dict {
+	return listOf(object(
+		prop{"first_name", typed("string"), "Passenger first name."},
+		prop{"last_name", typed("string"), "Passenger last name."},
+		prop{"dob", typed("string"), "Passenger date of birth as YYYY-MM-DD."},
+	))
+}
+
+func (paymentsArg) JSONSchema() *pyjson.Dict {
+	return listOf(object(
+		prop{"payment_id", typed("string"), "Id of a payment method saved in the user's profile."},
+		prop{"amount", typed("integer"), "Amount to charge to this method, in dollars."},
+	))
+}
+
+func typed(t string) *pyjson.Dict {
+	d := &pyjson.Dict{}
+	d.Set("type", t)
+	return d
+}
+
+type prop struct {
+	name   string
+	schema *pyjson.Dict
+	desc   string
+}
+
+// object is the schema of a pydantic model whose fields are all required.
+func object(props ...prop) *pyjson.Dict {
+	ps := &pyjson.Dict{}
+	var req []any
+	for _, p := range props {
+		p.schema.Set("description", p.desc)
+		ps.Set(p.name, p.schema)
+		req = append(req, p.name)
+	}
+	d := typed("object")
+	d.Set("properties", ps)
+	d.Set("required", req)
+	return d
+}
+
+// listOf is upstream's List[Model | dict] parameter: items are the model or
+// any object.
+func listOf(model *pyjson.Dict) *pyjson.Dict {
+	anyObj := typed("object")
+	anyObj.Set("additionalProperties", true)
+	items := &pyjson.Dict{}
+	items.Set("anyOf", []any{model, anyObj})
+	d := typed("array")
+	d.Set("items", items)
+	return d
+}
+
+// FlightInfo is one requested flight segment.
+type FlightInfo struct {
+	FlightNumber string
+	Date         string
+}
+
+func flightInfoOf(d *pyjson.Dict) (FlightInfo, error) {
+	var v validator
+	var f FlightInfo
+	if x, ok := v.field(d, "flight_number"); ok {
+		f.FlightNumber = v.str("flight_number", x)
+	}
+	if x, ok := v.field(d, "date"); ok {
+		f.Date = v.str("date", x)
+	}
+	return f, v.err("FlightInfo")
+}
+
+// passenger validates a Passenger from a dict into v.
+func (v *validator) passenger(d *pyjson.Dict) Passenger {
+	var p Passenger
+	if x, ok := v.field(d, "first_name"); ok {
+		p.FirstName = v.str("first_name", x)
+	}
+	if x, ok := v.field(d, "last_name"); ok {
+		p.LastName = v.str("last_name", x)
+	}
+	if x, ok := v.field(d, "dob"); ok {
+		p.DOB = v.str("dob", x)
+	}
+	return p
+}
+
+func passengerOf(d *pyjson.Dict) (Passenger, error) {
+	var v validator
+	p := v.passenger(d)
+	return p, v.err("Passenger")
+}
+
+func (v *validator) payment(d *pyjson.Dict) Payment {
+	var p Payment
+	if x, ok := v.field(d, "payment_id"); ok {
+		p.PaymentID = v.str("payment_id", x)
+	}
+	if x, ok := v.field(d, "amount"); ok {
+		p.Amount = v.int("amount", x)
+	}
+	return p
+}
+
+func paymentOf(d *pyjson.Dict) (Payment, error) {
+	var v validator
+	p := v.payment(d)
+	return p, v.err("Payment")
+}
+
+// modelList is a list argument after upstream's
+// `if all(isinstance(x, dict) for x in xs): xs = [Model(**x) for x in xs]`.
+type modelList[T any] struct {
+	orig      any   // the argument as given
+	items     []any // what iterating it yields (len() of the argument)
+	converted bool  // every item was a dict and became a model
+	models    []T
+}
+
+func asModels[T any](v any, conv func(*pyjson.Dict) (T, error)) (modelList[T], error) {
+	items, err := iterate(v)
+	if err != nil {
+		return modelList[T]{}, err
+	}
+	ml := modelList[T]{orig: v, items: items}
+	for _, it := range items {
+		if _, ok := it.(*pyjson.Dict); !ok {
+			return ml, nil
+		}
+	}
+	ml.converted = true
+	ml.models = make([]T, len(items))
+	for i, it := range items {
+		m, err := conv(it.(*pyjson.Dict))
+		if err != nil {
+			return ml, err
+		}
+		ml.models[i] = m
+	}
+	return ml, nil
+}
+
+// modelField validates a list[Model] field of an enclosing model: converted
+// lists pass; anything else is validated item by item as pydantic would.
+func modelField[T any](v *validator, loc, model string, ml modelList[T], item func(*validator, *pyjson.Dict) T) []T {
+	if ml.converted {
+		return ml.models
+	}
+	list, ok := ml.orig.([]any)
+	if !ok {
+		v.add(loc, "list_type", "Input should be a valid list", ml.orig)
+		return nil
+	}
+	out := make([]T, 0, len(list))
+	for i, it := range list {
+		at := loc + "." + strconv.Itoa(i)
+		d, ok := it.(*pyjson.Dict)
+		if !ok {
+			v.add(at, "model_type", "Input should be a valid dictionary or instance of "+model, it)
+			continue
+		}
+		sub := validator{prefix: v.prefix + at + "."}
+		out = append(out, item(&sub, d))
+		v.lines = append(v.lines, sub.lines...)
+	}
+	return out
+}
