@@ -28,6 +28,16 @@
 // false positive), it moves on to the next gold step, so a run never loops.
 // LedgerAgent must therefore start every REVISE/BLOCK feedback text with
 // GateMarker and put it in the request of the agent's next generation.
+//
+// # Helper requests (for IRMA)
+//
+// The IRMA agent (package irma) makes extra helper calls on the agent's
+// backbone. A request whose first message starts with HelperMarker is such a
+// call: the gold and sim agents (Agent) and the replay players (Player)
+// answer it with HelperReply, at zero cost, and leave their script untouched
+// (no step is played, consumed or reported), so a scripted run plays the
+// same turns under IRMA as under the baseline. The scripted user (User)
+// never receives helper requests.
 package offline
 
 import (
@@ -46,6 +56,18 @@ import (
 // GateMarker starts every policy-gate feedback text the offline agents
 // recognise (see the package documentation).
 const GateMarker = "POLICY GATE"
+
+// HelperMarker starts the first message of every IRMA helper request (see
+// the package documentation); irma.HelperMarker has the same value.
+const HelperMarker = "IRMA HELPER"
+
+// HelperReply is the offline backbones' fixed answer to a helper request.
+const HelperReply = "(no helper output: offline backbone)"
+
+// helperRequest reports whether req is an IRMA helper call.
+func helperRequest(req llm.Request) bool {
+	return len(req.Messages) > 0 && strings.HasPrefix(req.Messages[0].Content, HelperMarker)
+}
 
 // RequestPrefix starts the scripted agent's request that the user perform
 // tool calls on their side; the calls follow, one "- name {json}" line each.

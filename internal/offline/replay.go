@@ -79,8 +79,9 @@ func (r *Recording) Simulation(taskID string, trial int) (*results.Tau2Simulatio
 
 // Player replays one side of a recorded simulation: each Generate returns
 // the side's next recorded message (text and tool calls with their recorded
-// ids), whatever the request. The agent side skips the recorded greeting,
-// which the orchestrator sends itself.
+// ids), whatever the request (IRMA helper requests aside: see HelperMarker).
+// The agent side skips the recorded greeting, which the orchestrator sends
+// itself.
 type Player struct {
 	role message.Role
 	path string
@@ -126,10 +127,14 @@ func (r *Recording) player(taskID string, trial int, role message.Role) (*Player
 // Len is the number of recorded turns.
 func (p *Player) Len() int { return len(p.msgs) }
 
-// Generate returns the next recorded turn.
-func (p *Player) Generate(ctx context.Context, _ llm.Request) (llm.Response, error) {
+// Generate returns the next recorded turn (IRMA's helper requests get
+// HelperReply and play no turn).
+func (p *Player) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
 	if err := ctxErr(ctx); err != nil {
 		return llm.Response{}, err
+	}
+	if helperRequest(req) {
+		return text(HelperReply), nil
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -134,9 +134,34 @@ func NewSimAgent(dom envs.Domain, task *tasks.Task, seed int64, rates Rates) *Ag
 	return a
 }
 
+// evidencer is implemented by domains that name the reads a careful agent
+// makes before a write (the records the LedgerAgent gate checks).
+type evidencer interface {
+	EvidenceReads(tool string, args json.RawMessage) []message.ToolCall
+}
+
 func newAgent(dom envs.Domain, task *tasks.Task, prefix string) *Agent {
 	a := &Agent{task: task, idPfx: prefix + "_call_"}
+	ev, _ := dom.(evidencer)
+	seen := map[string]bool{} // reads already in the script
 	for i, act := range task.GoldActions() {
+		if act.By() != string(message.ByUser) && ev != nil {
+			if ti, _ := envs.ToolInfo(dom, message.ByAssistant, act.Name); ti.Mutates() {
+				// A careful agent reads the records a write depends on
+				// first; many gold scripts omit those reads. They change
+				// no state, so the DB check is unaffected.
+				for _, r := range ev.EvidenceReads(act.Name, act.Arguments) {
+					key := r.Name + string(r.Arguments)
+					if seen[key] {
+						continue
+					}
+					seen[key] = true
+					a.steps = append(a.steps, step{actions: []tasks.Action{{Name: r.Name, Arguments: r.Arguments}}, index: -1})
+				}
+			} else {
+				seen[act.Name+string(act.Arguments)] = true
+			}
+		}
 		if act.By() == string(message.ByUser) {
 			if n := len(a.steps); n > 0 && a.steps[n-1].user {
 				a.steps[n-1].actions = append(a.steps[n-1].actions, act)
@@ -177,6 +202,9 @@ func callReply(c message.ToolCall) llm.Response {
 func (a *Agent) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
 	if err := ctxErr(ctx); err != nil {
 		return llm.Response{}, err
+	}
+	if helperRequest(req) {
+		return text(HelperReply), nil // IRMA's helper call: the script does not move
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
