@@ -16,10 +16,18 @@ build:
 data: build
 	$(BIN) data pull --data $(DATA) $(if $(DATA_FROM),--from $(DATA_FROM))
 
+RUNS      ?= runs
+TRIALS    ?= 4
+
 # The main job, offline: pull the pinned data, verify the gold trajectories of
-# the chosen domain, then run the simulated (sim) backbone on it.
+# the chosen domain, run the baseline and LedgerAgent on the simulated (sim)
+# backbone (scripted agent and user with injected faults; no model, no key),
+# and print the paper's Table 2 and the gate table for them. Rerunning resumes.
 run: data
 	$(BIN) verify --data $(DATA) --domain $(DOMAIN)
+	$(BIN) run --data $(DATA) --domain $(DOMAIN) --agent baseline --backbone sim --user-backbone sim --no-judge --trials $(TRIALS) --out $(RUNS)/sim-$(DOMAIN)-baseline --quiet
+	$(BIN) run --data $(DATA) --domain $(DOMAIN) --agent ledger --backbone sim --user-backbone sim --no-judge --trials $(TRIALS) --out $(RUNS)/sim-$(DOMAIN)-ledger --quiet
+	$(BIN) report --data $(DATA) --table table2 --table gate $(RUNS)/sim-$(DOMAIN)-baseline $(RUNS)/sim-$(DOMAIN)-ledger
 
 verify: data
 	$(BIN) verify --data $(DATA)
