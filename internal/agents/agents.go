@@ -27,6 +27,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/internal/offline"
 	"github.com/ledgerbench/ledgerbench/internal/runner"
+	"github.com/ledgerbench/ledgerbench/irma"
 	"github.com/ledgerbench/ledgerbench/ledgeragent"
 	"github.com/ledgerbench/ledgerbench/orchestrator"
 	"github.com/ledgerbench/ledgerbench/usersim"
@@ -48,8 +49,8 @@ const NoJudge = "none"
 type Options struct {
 	Domain   envs.Domain
 	DataRoot string
-	// Agent is the implementation: "baseline" (default). "ledger",
-	// "ledger-only", "gate-only" and "irma" are reserved (see agentKinds).
+	// Agent is the implementation: "baseline" (default), "ledger",
+	// "ledger-only", "gate-only" or "irma" (see agentKinds).
 	Agent string
 	// Backbone drives the agent; UserBackbone the user simulator (empty:
 	// the agent's backbone); JudgeBackbone the NL-assertion judge (empty:
@@ -94,7 +95,9 @@ var agentKinds = []struct {
 	{"ledger", ledgerKind(ledgeragent.Full)},
 	{"ledger-only", ledgerKind(ledgeragent.LedgerOnly)},
 	{"gate-only", ledgerKind(ledgeragent.GateOnly)},
-	{"irma", nil},
+	{"irma", func(_ runner.Spec, gen baseline.Generator, opts baseline.Options) (orchestrator.Agent, error) {
+		return irma.New(gen, irma.Options{Options: opts}), nil
+	}},
 }
 
 // ledgerKind builds LedgerAgent (or an ablation) around the baseline agent:

@@ -72,7 +72,6 @@ func TestBuildErrors(t *testing.T) {
 		{"no domain", Options{Backbone: "gold"}, "no domain"},
 		{"no backbone", Options{Domain: dom, DataRoot: root}, "no agent backbone"},
 		{"unknown agent", Options{Domain: dom, DataRoot: root, Agent: "react", Backbone: "gold"}, `unknown agent "react"`},
-		{"reserved agent", Options{Domain: dom, DataRoot: root, Agent: "irma", Backbone: "gold"}, `agent "irma" is not available yet`},
 		{"model name without file", Options{Domain: dom, DataRoot: root, Backbone: "gpt-4.1"}, "no backbones file"},
 		{"unknown backbone", Options{Domain: dom, DataRoot: root, Backbone: "gpt-9", BackbonesFile: bb}, `unknown backbone "gpt-9"`},
 		{"missing key", Options{Domain: dom, DataRoot: root, Backbone: "fake", BackbonesFile: bb}, "hint: set FAKE_KEY"},
@@ -102,7 +101,7 @@ func TestBuildErrors(t *testing.T) {
 	}(), llm.ErrNoAPIKey) {
 		t.Errorf("missing key does not wrap llm.ErrNoAPIKey")
 	}
-	if got := strings.Join(AgentNames(), ","); got != "baseline,ledger,ledger-only,gate-only" {
+	if got := strings.Join(AgentNames(), ","); got != "baseline,ledger,ledger-only,gate-only,irma" {
 		t.Errorf("AgentNames = %v", got)
 	}
 	if !Simulated("sim:miss=0.5") || Simulated("gold") || Simulated("gpt-4.1") {
