@@ -307,6 +307,15 @@ func wrapError(kind string, err error) error {
 	return fmt.Errorf("irma %s helper: %w", kind, err)
 }
 
+// ModelCalls counts every model call so far: the agent's own and its
+// helpers'.
+func (a *Agent) ModelCalls() int {
+	a.mu.Lock()
+	h := a.rep.HelperCalls
+	a.mu.Unlock()
+	return a.base.ModelCalls() + h
+}
+
 // Report returns the agent's report (orchestrator.Reporter).
 func (a *Agent) Report() any {
 	a.mu.Lock()

@@ -264,6 +264,10 @@ func (a *Agent) absorb(incoming []message.Message) {
 	}
 }
 
+// ModelCalls is the number of model calls made so far (regenerations after
+// the gate removed every proposed call included).
+func (a *Agent) ModelCalls() int { return a.base.ModelCalls() }
+
 // Report returns the agent's report (orchestrator.Reporter).
 func (a *Agent) Report() any {
 	a.mu.Lock()

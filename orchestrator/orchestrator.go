@@ -46,6 +46,12 @@ type Reporter interface {
 	Report() any
 }
 
+// callCounter is implemented by participants that count their model calls
+// (helper calls included).
+type callCounter interface {
+	ModelCalls() int
+}
+
 // ErrInfrastructure marks failures outside the agent's control (API errors
 // after retries, timeouts of the backend). Simulations that end with it are
 // recorded as infrastructure_error and re-run on resume.
@@ -139,6 +145,12 @@ func Run(ctx context.Context, dom envs.Domain, task *tasks.Task, agent Agent, us
 			rec.UserUsage = rec.UserUsage.Add(*m.Usage)
 			rec.UserCost += m.Cost
 		}
+	}
+	if c, ok := agent.(callCounter); ok {
+		rec.AgentCalls = c.ModelCalls()
+	}
+	if c, ok := user.(callCounter); ok {
+		rec.UserCalls = c.ModelCalls()
 	}
 	if r, ok := agent.(Reporter); ok {
 		rec.AgentInfo = marshalReport(r.Report())

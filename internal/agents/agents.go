@@ -196,7 +196,11 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 	}
 	dom := opts.Domain
 	policy, tools := dom.Policy(), dom.AgentTools()
-	hashes["agent_system"] = hash(baseline.SystemPrompt(policy))
+	if opts.Agent == "irma" {
+		hashes["agent_system"] = hash(irma.SystemPrompt(policy))
+	} else {
+		hashes["agent_system"] = hash(baseline.SystemPrompt(policy))
+	}
 	makers := runner.Makers{
 		Agent: func(spec runner.Spec) (orchestrator.Agent, error) {
 			gen, err := agentGen(spec)
