@@ -118,7 +118,7 @@ func TestExperimentSim(t *testing.T) {
 	for _, d := range []string{"airline", "retail"} {
 		for _, a := range []string{"baseline", "ledger"} {
 			if !buildable(t, d, a) {
-				t.Skipf("agent %s cannot run on %s in this build yet", a, d)
+				t.Fatalf("agent %s cannot run on %s", a, d)
 			}
 		}
 	}
