@@ -407,61 +407,10 @@ func parseArguments(s string) (json.RawMessage, bool) {
 	return raw, false
 }
 
-// safeASCII marks the ASCII bytes written as they are inside a JSON string.
-var safeASCII = func() (t [utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-// appendString appends s as a JSON string like Python's json.dumps with
-// ensure_ascii=False (non-ASCII as is; short escapes for \n \r \t \b \f;
-// \u00XX for other control characters), copying runs of plain bytes at once.
-// Invalid UTF-8 is replaced by U+FFFD so the body stays valid JSON.
+// appendString writes a JSON string as Python's json.dumps does with
+// ensure_ascii=False (the provider receives UTF-8).
 func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if safeASCII[c] {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return pyjson.AppendString(b, s, false)
 }
 
 const hexDigits = "0123456789abcdef"

@@ -213,17 +213,23 @@ func (e *Encoder) str(s string) {
 }
 
 // AppendString appends s as a JSON string literal, escaping like Python's
-// json module (ensureASCII selects ensure_ascii).
+// json module (ensureASCII selects ensure_ascii). Runs of bytes that need no
+// escape are copied at once. Invalid UTF-8 (which a Python str cannot hold)
+// is written as U+FFFD so the output stays valid JSON.
 func AppendString(b []byte, s string, ensureASCII bool) []byte {
 	b = append(b, '"')
+	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && (c != 0x7f || !ensureASCII) {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
 			switch c {
-			case '"':
-				b = append(b, '\\', '"')
-			case '\\':
-				b = append(b, '\\', '\\')
+			case '"', '\\':
+				b = append(b, '\\', c)
 			case '\n':
 				b = append(b, '\\', 'n')
 			case '\r':
@@ -235,21 +241,25 @@ func AppendString(b []byte, s string, ensureASCII bool) []byte {
 			case '\f':
 				b = append(b, '\\', 'f')
 			default:
-				if c < 0x20 || (c == 0x7f && ensureASCII) {
-					b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-				} else {
-					b = append(b, c)
-				}
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 			}
 			i++
+			start = i
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
 		if !ensureASCII {
-			b = append(b, s[i:i+size]...)
 			i += size
 			continue
 		}
+		b = append(b, s[start:i]...)
 		if r >= 0x10000 {
 			r -= 0x10000
 			b = appendU(b, 0xd800|((r>>10)&0x3ff))
@@ -258,7 +268,9 @@ func AppendString(b []byte, s string, ensureASCII bool) []byte {
 			b = appendU(b, r)
 		}
 		i += size
+		start = i
 	}
+	b = append(b, s[start:]...)
 	return append(b, '"')
 }
 
