@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/domains"
 	"github.com/ledgerbench/ledgerbench/internal/report"
+	"github.com/ledgerbench/ledgerbench/ledgeragent"
 	"github.com/ledgerbench/ledgerbench/metrics"
 )
 
@@ -112,7 +114,9 @@ func runReport(_ context.Context, s *Streams, opts *reportOptions) error {
 	}
 	var cat metrics.Catalog
 	if !opts.NoDomains {
-		cat = loadCatalog(s, opts.DataDir, sources)
+		var doms []envs.Domain
+		cat, doms = loadCatalog(s, opts.DataDir, sources)
+		addShadowVerdicts(sources, doms)
 	}
 	rep := report.Build(report.Summarize(sources, cat), report.Options{Baseline: opts.Baseline, Treatment: opts.Treatment, K: opts.K})
 	format, _ := report.ParseFormat(opts.Format)
@@ -131,7 +135,7 @@ func runReport(_ context.Context, s *Streams, opts *reportOptions) error {
 
 // loadCatalog loads the domains the records name; a domain that cannot be
 // loaded is reported once and left out.
-func loadCatalog(s *Streams, dataDir string, sources []*report.Source) metrics.Catalog {
+func loadCatalog(s *Streams, dataDir string, sources []*report.Source) (metrics.Catalog, []envs.Domain) {
 	var names []string
 	for _, src := range sources {
 		for i := range src.Records {
@@ -154,7 +158,46 @@ func loadCatalog(s *Streams, dataDir string, sources []*report.Source) metrics.C
 		doms = append(doms, d)
 	}
 	if len(doms) == 0 {
-		return nil
+		return nil, nil
 	}
-	return metrics.NewDomainCatalog(doms...)
+	return metrics.NewDomainCatalog(doms...), doms
+}
+
+// addShadowVerdicts gives records whose agent had no gate (baseline runs,
+// recorded upstream runs) the verdicts the domain's gate would have given in
+// shadow mode, judged against the ledger built from the run's own successful
+// reads, so the report can compute their policy adherence.
+func addShadowVerdicts(sources []*report.Source, doms []envs.Domain) {
+	byName := map[string]envs.Domain{}
+	for _, d := range doms {
+		byName[d.Name()] = d
+	}
+	for _, src := range sources {
+		for i := range src.Records {
+			r := &src.Records[i]
+			dom := byName[r.Domain]
+			if dom == nil {
+				continue
+			}
+			if _, has := metrics.GateVerdicts(r); has {
+				continue
+			}
+			verdicts, err := ledgeragent.ShadowVerdicts(dom, r.Messages)
+			if err != nil {
+				continue // the domain has no gate
+			}
+			info := map[string]json.RawMessage{}
+			if len(r.AgentInfo) > 0 && json.Unmarshal(r.AgentInfo, &info) != nil {
+				continue
+			}
+			gate, err := json.Marshal(map[string]any{"mode": "shadow", "verdicts": verdicts})
+			if err != nil {
+				continue
+			}
+			info["gate"] = gate
+			if b, err := json.Marshal(info); err == nil {
+				r.AgentInfo = b
+			}
+		}
+	}
 }

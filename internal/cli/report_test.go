@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -98,5 +99,30 @@ func TestReportRunDirectory(t *testing.T) {
 	}
 	if len(groups) != 1 || groups[0].Tasks != 3 || groups[0].K != 2 || len(groups[0].PassHatK) != 2 || groups[0].Write.Known != 3 {
 		t.Errorf("groups = %+v", groups)
+	}
+}
+
+// A baseline run has no gate of its own: the report judges its writes in
+// shadow mode so its policy adherence can be compared with LedgerAgent's.
+func TestReportShadowAdherenceForBaseline(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	mustRun(t, "run", "--domain", "retail", "--backbone", "sim:stale=0,miss=0,violation=1", "--user-backbone", "sim", "--no-judge", "--limit", "4", "--trials", "1", "--quiet", "--out", dir)
+	r := mustRun(t, "report", "--table", "gate", "--format", "csv", dir)
+	rows, err := csv.NewReader(strings.NewReader(r.out)).ReadAll()
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("gate table (%v):\n%s", err, r.out)
+	}
+	header, row := rows[0], rows[1]
+	col := func(name string) string {
+		for i, h := range header {
+			if strings.EqualFold(h, name) {
+				return row[i]
+			}
+		}
+		t.Fatalf("no column %q in %v", name, header)
+		return ""
+	}
+	if col("Agent") != "baseline" || col("Shadow REVISE") == "0" && col("Shadow BLOCK") == "0" {
+		t.Errorf("baseline with injected violations has no shadow refusals:\n%s", r.out)
 	}
 }
