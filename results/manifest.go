@@ -49,6 +49,11 @@ type Manifest struct {
 	// resumed run reads it again unless told otherwise; what matters of it
 	// is in Backbones).
 	BackbonesFile string `json:"backbones_file,omitempty"`
+	// UserStyle, Traits and TraitMode configure the user simulator
+	// (τ²-bench or τ-Trait style; τ-Trait traits and how they are applied).
+	UserStyle string `json:"user_style,omitempty"`
+	Traits    string `json:"traits,omitempty"`
+	TraitMode string `json:"trait_mode,omitempty"`
 }
 
 // HashText returns the hex SHA-256 of s.

@@ -27,6 +27,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/orchestrator"
 	"github.com/ledgerbench/ledgerbench/results"
 	"github.com/ledgerbench/ledgerbench/tasks"
+	"github.com/ledgerbench/ledgerbench/usersim"
 )
 
 type runOptions struct {
@@ -56,6 +57,9 @@ type runOptions struct {
 	Quiet         bool
 	MinPass       float64
 	MinPassSet    bool
+	UserStyle     string
+	Traits        string
+	TraitMode     string
 
 	// changed reports whether a flag was given on the command line.
 	changed func(name string) bool
@@ -133,6 +137,9 @@ with status 3 when pass^1 is below P.`,
 	f.StringVar(&opts.Out, "out", "", "run directory (default runs/<time>_<domain>_<agent>_<backbone>)")
 	f.BoolVar(&opts.Resume, "resume", false, "continue the run in --out (missing and infrastructure-error units only)")
 	f.StringVar(&opts.Shard, "shard", "", "run only shard i of n (i/n) of the units, chosen by hash of (task, trial)")
+	f.StringVar(&opts.UserStyle, "user-style", "", "user simulator: tau2 or tau-trait (default: tau-trait for telehealth, tau2 elsewhere)")
+	f.StringVar(&opts.Traits, "traits", "", `τ-Trait user traits, "impatience=high,confusion=low" or a JSON object (impatience, confusion, skeptical, incoherence: low|medium|high)`)
+	f.StringVar(&opts.TraitMode, "trait-mode", "", "how traits are applied: steer (τ-Trait's endpoint; --user-backbone steer), prompt-approximation (default for chat models; labelled), or ignore (as upstream does for chat models)")
 	f.BoolVar(&opts.Quiet, "quiet", false, "no progress output")
 	f.Float64Var(&opts.MinPass, "min-pass", 0, "exit with status 3 if pass^1 is below this")
 	return cmd
@@ -306,8 +313,13 @@ func planRun(ctx context.Context, opts *runOptions) (*plan, error) {
 			return v, v != ""
 		}
 	}
+	traits, err := usersim.ParseTraits(opts.Traits)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--traits: %w", err)}
+	}
 	bo := agents.Options{Domain: dom, DataRoot: opts.DataDir, Agent: opts.Agent, Backbone: opts.Backbone,
-		UserBackbone: opts.UserBackbone, JudgeBackbone: opts.JudgeBackbone, Getenv: opts.Streams.Getenv, LLM: llmOpts}
+		UserBackbone: opts.UserBackbone, JudgeBackbone: opts.JudgeBackbone, Getenv: opts.Streams.Getenv, LLM: llmOpts,
+		UserStyle: opts.UserStyle, Traits: traits, TraitMode: usersim.TraitMode(opts.TraitMode)}
 	if opts.NoJudge {
 		bo.JudgeBackbone = agents.NoJudge
 	}
@@ -381,6 +393,9 @@ func fillFromManifest(opts *runOptions, m *results.Manifest) {
 		}
 	})
 	set("shard", func() { opts.Shard = m.Shard })
+	set("user-style", func() { opts.UserStyle = m.UserStyle })
+	set("traits", func() { opts.Traits = m.Traits })
+	set("trait-mode", func() { opts.TraitMode = m.TraitMode })
 	set("backbones", func() {
 		if m.BackbonesFile != "" {
 			opts.BackbonesFile = m.BackbonesFile
@@ -467,6 +482,9 @@ func buildManifest(opts *runOptions, p *plan, cfg *llm.Config, judge string, see
 		MaxErrors:      opts.MaxErrors,
 		Shard:          shard.String(),
 		Backbones:      map[string]json.RawMessage{},
+		UserStyle:      opts.UserStyle,
+		Traits:         opts.Traits,
+		TraitMode:      opts.TraitMode,
 	}
 	if cfg != nil {
 		if abs, err := filepath.Abs(opts.BackbonesFile); err == nil {

@@ -185,3 +185,20 @@ func TestRunInterruptedThenResumed(t *testing.T) {
 		t.Errorf("after resume: %d units, %d lines; want 60, 60", len(run.Records), rawLines(t, dir))
 	}
 }
+
+func TestRunTraitsRecordedAndValidated(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	mustRun(t, "run", "--domain", "telehealth", "--backbone", "sim", "--no-judge", "--limit", "1", "--trials", "1",
+		"--traits", "impatience=high,confusion=low", "--quiet", "--out", dir)
+	m, err := results.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Traits != "impatience=high,confusion=low" {
+		t.Errorf("manifest traits = %q", m.Traits)
+	}
+	r := execCLI(t, t.Context(), "run", "--domain", "telehealth", "--backbone", "sim", "--no-judge", "--traits", "impatience=extreme", "--out", filepath.Join(t.TempDir(), "x"))
+	if r.code != ExitUsage || !strings.Contains(r.errOut, "extreme") {
+		t.Errorf("bad trait level: exit %d, %q", r.code, r.errOut)
+	}
+}
