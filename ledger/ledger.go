@@ -52,6 +52,9 @@ type Ledger struct {
 	writes   []WriteRecord
 	// paths kept sorted for rendering and prefix scans
 	paths []string
+	// block is the last render, valid while fresh (no Put since).
+	block string
+	fresh bool
 }
 
 // New returns an empty ledger.
@@ -69,6 +72,7 @@ func (l *Ledger) Put(path string, v any) {
 	}
 	l.values[path] = v
 	l.rendered[path] = renderValue(v)
+	l.fresh = false
 }
 
 // Absorb routes a successful read return into the ledger and returns the
@@ -129,10 +133,15 @@ func (l *Ledger) Writes() []WriteRecord { return l.writes }
 const RenderHeader = "<ledger>\nState observed from successful read tool results in this conversation (path: value). Writes are not reflected until the record is read again.\n"
 
 // Render writes the whole ledger as a deterministic text block: one line per
-// entry, sorted by path. An empty ledger renders as an empty string.
+// entry, sorted by path. An empty ledger renders as an empty string. Each
+// entry is rendered once, when it is stored, and the block is rebuilt only
+// after a change, so turns without a new read cost nothing.
 func (l *Ledger) Render() string {
 	if len(l.paths) == 0 {
 		return ""
+	}
+	if l.fresh {
+		return l.block
 	}
 	n := len(RenderHeader) + len("</ledger>")
 	for _, p := range l.paths {
@@ -148,7 +157,8 @@ func (l *Ledger) Render() string {
 		b.WriteByte('\n')
 	}
 	b.WriteString("</ledger>")
-	return b.String()
+	l.block, l.fresh = b.String(), true
+	return l.block
 }
 
 func renderValue(v any) string {

@@ -126,3 +126,18 @@ func BenchmarkRender(b *testing.B) {
 		_ = l.Render()
 	}
 }
+
+// BenchmarkRenderAfterRead is the turn after a read: one entry stored, then
+// the whole block rebuilt.
+func BenchmarkRenderAfterRead(b *testing.B) {
+	l := New()
+	for i := 0; i < 40; i++ {
+		l.Absorb(mapRouter{}, "get_rec", nil, `{"id":"r`+string(rune('a'+i%26))+string(rune('a'+i/26))+`","status":"open","amount":12.5}`)
+	}
+	v := &rec{ID: "new", Status: "open", Amount: 1}
+	b.ReportAllocs()
+	for b.Loop() {
+		l.Put("recs.new", v)
+		_ = l.Render()
+	}
+}
