@@ -122,8 +122,9 @@ func TestShippedConfigs(t *testing.T) {
 				}
 			}
 		case "sim.yaml":
-			if len(cells) != 4 || c.Trials != 2 || c.Limit == 0 {
-				t.Errorf("sim: %d cells, %d trials, limit %d; want 4, 2, a limit", len(cells), c.Trials, c.Limit)
+			// 2 domains × baseline, ledger, irma.
+			if len(cells) != 6 || c.Trials != 2 || c.Limit == 0 {
+				t.Errorf("sim: %d cells, %d trials, limit %d; want 6, 2, a limit", len(cells), c.Trials, c.Limit)
 			}
 		}
 	}
