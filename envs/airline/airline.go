@@ -21,9 +21,9 @@
 //     passengers as the reservation has: upstream stores the bad value, the
 //     port returns an error (its typed records cannot hold it);
 //   - integers beyond 64 bits in arguments are refused;
-//   - calculate refuses integer results beyond 2^22 bits (CPython computes
-//     them for minutes), and for some malformed expressions reports a
-//     different SyntaxError text (always an error, as upstream).
+//   - calculate is package pycalc's Tau2, with its departures: int results
+//     beyond 2^22 bits are refused (CPython computes them for minutes), and
+//     the nesting limits are approximate.
 package airline
 
 import (

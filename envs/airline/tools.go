@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ledgerbench/ledgerbench/internal/pycalc"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/tool"
 )
@@ -305,9 +306,6 @@ type expressionArgs struct {
 	Expression strArg `json:"expression" desc:"Arithmetic expression using digits, + - * /, parentheses, dots and spaces, e.g. '2 + 2'."`
 }
 
-// calcChars are the characters upstream lets through to eval.
-const calcChars = "0123456789+-*/(). "
-
 func calculate(_ context.Context, _ *Env, a expressionArgs) (any, error) {
 	expr, ok := a.Expression.v.(string)
 	if !ok {
@@ -322,18 +320,13 @@ func calculate(_ context.Context, _ *Env, a expressionArgs) (any, error) {
 			if !ok {
 				return nil, fmt.Errorf("'in <string>' requires string as left operand, not %s", pyType(it))
 			}
-			if !strings.Contains(calcChars, s) {
+			if !strings.Contains(pycalc.Chars, s) {
 				return nil, errors.New("Invalid characters in expression")
 			}
 		}
 		return nil, errors.New("eval() arg 1 must be a string, bytes or code object")
 	}
-	for _, r := range expr {
-		if !strings.ContainsRune(calcChars, r) {
-			return nil, errors.New("Invalid characters in expression")
-		}
-	}
-	return evalExpression(expr)
+	return pycalc.Tau2(expr)
 }
 
 type reservationArgs struct {

@@ -17,6 +17,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/data"
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
+	"github.com/ledgerbench/ledgerbench/internal/pycalc"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/message"
 )
@@ -348,7 +349,7 @@ func TestCalculateOracle(t *testing.T) {
 	}
 	flagDiffs, textDiffs := 0, 0
 	for i, x := range exprs {
-		got, err := calculate(x)
+		got, err := pycalc.Tau2(x)
 		if err != nil {
 			got = "Error: " + err.Error()
 		}

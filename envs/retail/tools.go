@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/ledgerbench/ledgerbench/internal/pycalc"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/tool"
 )
@@ -131,7 +132,7 @@ func newToolSet() *tool.Set[*Env] {
 				if a.Expression == nil {
 					return nil, errNotIterable
 				}
-				return calculate(*a.Expression)
+				return pycalc.Tau2(*a.Expression)
 			}),
 		tool.New("cancel_pending_order", tool.Write,
 			"Cancel an order whose status is pending; processed or delivered orders cannot be cancelled. "+

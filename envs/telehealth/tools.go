@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ledgerbench/ledgerbench/internal/pycalc"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/tool"
 )
@@ -1058,7 +1059,7 @@ func rescheduleAppointment(_ context.Context, e *Env, a rescheduleArgs) (any, er
 func calculateTool(_ context.Context, _ *Env, a calculateArgs) (any, error) {
 	switch x := a.Expression.v.(type) {
 	case string:
-		return calculate(x), nil
+		return pycalc.Tau1(x), nil
 	case []any, *pyjson.Dict:
 		// Iterating a list checks each item as a substring of the allowed
 		// characters; eval then refuses the list (inside the try).
@@ -1068,7 +1069,7 @@ func calculateTool(_ context.Context, _ *Env, a calculateArgs) (any, error) {
 			if !ok {
 				return nil, fmt.Errorf("'in <string>' requires string as left operand, not %s", pyType(item))
 			}
-			if !strings.Contains(calcChars, s) {
+			if !strings.Contains(pycalc.Chars, s) {
 				return "Error: invalid characters in expression", nil
 			}
 		}

@@ -1,4 +1,4 @@
-package telehealth
+package pycalc
 
 import (
 	"math"
@@ -116,4 +116,16 @@ func bigExp(t *big.Float, prec uint) *big.Float {
 		sum.Mul(sum, sum)
 	}
 	return sum.SetMantExp(sum, int(k))
+}
+
+// posPow is the C library's pow(x, y) for x >= 0 (or NaN), correctly
+// rounded where the result is finite and not trivial.
+func posPow(x, y float64) float64 {
+	switch {
+	case x == 1 || y == 0:
+		return 1
+	case math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) || x == 0:
+		return math.Pow(x, y)
+	}
+	return pow(x, y)
 }
