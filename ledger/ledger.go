@@ -91,6 +91,13 @@ func (l *Ledger) Get(path string) (any, bool) {
 	return v, ok
 }
 
+// Lookup returns the value at path as a *T, or nil when the path is empty or
+// holds another type: the typed access predicates use.
+func Lookup[T any](l *Ledger, path string) *T {
+	v, _ := l.values[path].(*T)
+	return v
+}
+
 // Has reports whether path holds a value.
 func (l *Ledger) Has(path string) bool {
 	_, ok := l.values[path]

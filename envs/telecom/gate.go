@@ -312,33 +312,17 @@ func compact(raw json.RawMessage) string {
 // --- ledger access ---
 
 func customerIn(l *ledger.Ledger, id string) *Customer {
-	v, _ := l.Get(pathCustomers + id)
-	c, _ := v.(*Customer)
-	return c
+	return ledger.Lookup[Customer](l, pathCustomers+id)
 }
 
-func lineIn(l *ledger.Ledger, id string) *Line {
-	v, _ := l.Get(pathLines + id)
-	x, _ := v.(*Line)
-	return x
-}
+func lineIn(l *ledger.Ledger, id string) *Line { return ledger.Lookup[Line](l, pathLines+id) }
 
-func billIn(l *ledger.Ledger, id string) *Bill {
-	v, _ := l.Get(pathBills + id)
-	b, _ := v.(*Bill)
-	return b
-}
+func billIn(l *ledger.Ledger, id string) *Bill { return ledger.Lookup[Bill](l, pathBills+id) }
 
-func planIn(l *ledger.Ledger, id string) *Plan {
-	v, _ := l.Get(pathPlans + id)
-	p, _ := v.(*Plan)
-	return p
-}
+func planIn(l *ledger.Ledger, id string) *Plan { return ledger.Lookup[Plan](l, pathPlans+id) }
 
 func usageIn(l *ledger.Ledger, lineID string) *DataUsage {
-	v, _ := l.Get(pathUsage + lineID)
-	u, _ := v.(*DataUsage)
-	return u
+	return ledger.Lookup[DataUsage](l, pathUsage+lineID)
 }
 
 // customerBills returns the customer's bills as the ledger knows them: those
