@@ -116,6 +116,11 @@ func runExperiment(ctx context.Context, s *Streams, opts *experimentOptions) err
 	if err := cfg.Validate(); err != nil {
 		return usageError{err}
 	}
+	// Cells run in parallel and all write progress to the diagnostic
+	// stream, as does the experiment's own log: serialise the writes.
+	locked := *s
+	locked.ErrOut = &lockedWriter{w: s.ErrOut}
+	s = &locked
 	doms := &domainCache{dir: opts.DataDir, loaded: map[string]envs.Domain{}}
 	run := opts.run
 	if run == nil {
