@@ -34,6 +34,13 @@ type Manifest struct {
 	Backbones map[string]json.RawMessage `json:"backbones,omitempty"`
 	// PromptHashes names prompts with a hash of each.
 	PromptHashes map[string]string `json:"prompt_hashes,omitempty"`
+	// Prompts says where the model-facing text of the run came from:
+	// PromptsUpstream when every prompt, tool schema and loop rule the agent
+	// and the user simulator were shown is upstream's own (the baseline agent
+	// on τ²-bench or τ-Trait text extracted from the pinned sources), else
+	// PromptsModified (LedgerAgent and its ablations, IRMA, or a changed
+	// prompt). Empty in runs written before the field existed.
+	Prompts string `json:"prompts,omitempty"`
 	Seed         int64             `json:"seed"`
 	TrialSeeds   []int64           `json:"trial_seeds"`
 	Trials       int               `json:"trials"`
@@ -55,6 +62,12 @@ type Manifest struct {
 	Traits    string `json:"traits,omitempty"`
 	TraitMode string `json:"trait_mode,omitempty"`
 }
+
+// Values of Manifest.Prompts.
+const (
+	PromptsUpstream = "upstream"
+	PromptsModified = "modified"
+)
 
 // HashText returns the hex SHA-256 of s.
 func HashText(s string) string {
