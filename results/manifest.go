@@ -40,12 +40,12 @@ type Manifest struct {
 	// on τ²-bench or τ-Trait text extracted from the pinned sources), else
 	// PromptsModified (LedgerAgent and its ablations, IRMA, or a changed
 	// prompt). Empty in runs written before the field existed.
-	Prompts string `json:"prompts,omitempty"`
-	Seed         int64             `json:"seed"`
-	TrialSeeds   []int64           `json:"trial_seeds"`
-	Trials       int               `json:"trials"`
-	MaxSteps     int               `json:"max_steps"`
-	MaxErrors    int               `json:"max_errors"`
+	Prompts    string  `json:"prompts,omitempty"`
+	Seed       int64   `json:"seed"`
+	TrialSeeds []int64 `json:"trial_seeds"`
+	Trials     int     `json:"trials"`
+	MaxSteps   int     `json:"max_steps"`
+	MaxErrors  int     `json:"max_errors"`
 	// Timeout is the per-simulation wall-clock limit ("" for none).
 	Timeout string `json:"timeout,omitempty"`
 	// Shard is "i/n" when the run holds one shard of the units.
