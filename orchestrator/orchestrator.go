@@ -217,6 +217,9 @@ func loop(ctx context.Context, dom envs.Domain, env envs.Env, agent Agent, user 
 			msg.Role = message.User
 			stamp(&msg, cfg)
 			if !msg.HasText() && !msg.IsToolCall() {
+				// Kept in the trajectory, as upstream's communication check
+				// sees the message it ends the simulation for.
+				traj = append(traj, msg)
 				return evaluator.UserError, traj, steps, numErrors, errors.New("user message has neither text nor tool calls")
 			}
 			if IsUserStop(msg) {
@@ -241,6 +244,9 @@ func loop(ctx context.Context, dom envs.Domain, env envs.Env, agent Agent, user 
 			msg.Role = message.Assistant
 			stamp(&msg, cfg)
 			if !msg.HasText() && !msg.IsToolCall() {
+				// Kept in the trajectory, as upstream's communication check
+				// sees the message it ends the simulation for.
+				traj = append(traj, msg)
 				return evaluator.AgentError, traj, steps, numErrors, errors.New("agent message has neither text nor tool calls")
 			}
 			if s, ok := agent.(Stopper); ok && s.IsStop(msg) {
