@@ -377,7 +377,7 @@ func evalNL(ctx context.Context, crit *tasks.EvaluationCriteria, traj []message.
 	}
 	res, err := opts.Judge.JudgeNL(ctx, traj, crit.NLAssertions)
 	if err != nil {
-		return 0, false, fmt.Errorf("nl assertions judge: %w", err)
+		return 0, false, &JudgeError{Usage: res.Usage, Cost: res.Cost, Err: err}
 	}
 	info.NLAssertions = res.Checks
 	u := res.Usage

@@ -130,6 +130,9 @@ func Run(ctx context.Context, dom envs.Domain, task *tasks.Task, agent Agent, us
 	rec.TerminationReason = term
 	if runErr != nil {
 		rec.Error = runErr.Error()
+		if term == evaluator.InfrastructureError {
+			rec.Cause = runErr
+		}
 	}
 	for i := range rec.Messages {
 		m := &rec.Messages[i]
@@ -160,10 +163,21 @@ func Run(ctx context.Context, dom envs.Domain, task *tasks.Task, agent Agent, us
 	}
 	if term != evaluator.InfrastructureError {
 		info, err := evaluator.Evaluate(context.WithoutCancel(ctx), dom, task, traj, term, evaluator.Options{Judge: cfg.Judge})
+		var judgeErr *evaluator.JudgeError
 		if err != nil {
-			if errors.Is(err, ErrInfrastructure) {
+			if errors.As(err, &judgeErr) {
+				// Only judging failed: record what the judge cost and
+				// leave the conversation to be judged again.
+				rec.JudgePending = term
 				rec.TerminationReason = evaluator.InfrastructureError
 				rec.Error = err.Error()
+				rec.Cause = err
+				rec.JudgeUsage = judgeErr.Usage
+				rec.JudgeCost = judgeErr.Cost
+			} else if errors.Is(err, ErrInfrastructure) {
+				rec.TerminationReason = evaluator.InfrastructureError
+				rec.Error = err.Error()
+				rec.Cause = err
 			} else {
 				return rec, fmt.Errorf("evaluate: %w", err)
 			}

@@ -218,6 +218,10 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		}
 		return runErr
 	}
+	if sum.Scored == 0 && len(p.units) > 0 {
+		return fmt.Errorf("no simulation was scored (%d infrastructure errors): see the errors in %s, then continue with: ledgerbench run --resume --out %s",
+			len(sum.Infra), filepath.Join(opts.Out, results.SimulationsFile), opts.Out)
+	}
 	if opts.MinPassSet && sum.Pass1() < opts.MinPass {
 		return fmt.Errorf("pass^1 %.4f is below --min-pass %.4f: %w", sum.Pass1(), opts.MinPass, ErrFailed)
 	}
