@@ -18,7 +18,6 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/evaluator"
-	"github.com/ledgerbench/ledgerbench/internal/domains"
 	"github.com/ledgerbench/ledgerbench/results"
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
@@ -37,7 +36,9 @@ type rescoreOptions struct {
 	// task's gold actions against that task (a repair for mislabelled files;
 	// never the default, reported per simulation).
 	Relabel bool
-	DataDir string
+	// AllowModifiedData lets data files that differ from their pins through.
+	AllowModifiedData bool
+	DataDir           string
 }
 
 func newCmdRescore(s *Streams, g *globalOptions) *cobra.Command {
@@ -78,6 +79,7 @@ task, with a note. It never applies by default.`,
 	cmd.Flags().StringVar(&opts.Criteria, "criteria", "file", "evaluation criteria from: file (tasks embedded in the file), domain (the data directory's tasks), record (rebuilt from each recorded reward_info)")
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print the replay notes of each disagreement")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "write one JSON object per simulation (file, simulation_index, simulation_id, task_id, trial, recorded_reward, reward, reward_breakdown, db_match, notes)")
+	cmd.Flags().BoolVar(&opts.AllowModifiedData, "allow-modified-data", false, allowModifiedUsage)
 	cmd.Flags().BoolVar(&opts.Relabel, "relabel", false, "score a simulation whose recorded evaluation checked another task's gold actions against that task (noted per simulation)")
 	return cmd
 }
@@ -144,7 +146,7 @@ func runRescore(ctx context.Context, s *Streams, opts *rescoreOptions) error {
 		}
 		dom, ok := loaded[meta.Domain]
 		if !ok {
-			if dom, err = domains.Load(meta.Domain, opts.DataDir); err != nil {
+			if dom, _, err = loadDomain(meta.Domain, opts.DataDir, opts.AllowModifiedData, s.ErrOut); err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}
 			loaded[meta.Domain] = dom

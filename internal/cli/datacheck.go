@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/ledgerbench/ledgerbench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/data"
+	"github.com/ledgerbench/ledgerbench/internal/domains"
+)
+
+const allowModifiedUsage = "use data files that differ from their pinned hashes (the hashes actually loaded are recorded)"
+
+// loadDomain checks the pinned hashes of the files a domain loads, then
+// loads it. A difference is an error unless allow is set; then each modified
+// file is reported on errOut and returned as folder/path → the SHA-256
+// actually loaded.
+func loadDomain(name, root string, allow bool, errOut io.Writer) (envs.Domain, map[string]string, error) {
+	m, err := data.LoadManifest()
+	if err != nil {
+		return nil, nil, err
+	}
+	mods, err := m.CheckDomain(root, name, allow)
+	if err != nil {
+		return nil, nil, err
+	}
+	var loaded map[string]string
+	for _, md := range mods {
+		if loaded == nil {
+			loaded = map[string]string{}
+		}
+		got := md.Got
+		if got == "" {
+			got = "missing"
+		}
+		loaded[md.Key()] = got
+		fmt.Fprintf(errOut, "ledgerbench: --allow-modified-data: %s is not the pinned file (sha256 %s, pinned %s)\n", md.Key(), got, md.File.SHA256)
+	}
+	dom, err := domains.Load(name, root)
+	if err != nil {
+		return nil, nil, err
+	}
+	return dom, loaded, nil
+}
