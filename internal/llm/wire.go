@@ -98,7 +98,7 @@ func (e *encoder) encode(buf []byte, req *Request) ([]byte, error) {
 			b = append(b, ',')
 		}
 		var err error
-		if b, err = e.message(b, &req.Messages[i]); err != nil {
+		if b, err = e.message(b, &req.Messages[i], req.Dialect); err != nil {
 			return nil, fmt.Errorf("message %d: %w", i, err)
 		}
 	}
@@ -123,8 +123,9 @@ func (e *encoder) encode(buf []byte, req *Request) ([]byte, error) {
 		}
 		b = append(b, ']')
 	}
+	v1 := req.Dialect == DialectTauBenchV1
 	switch tc := req.ToolChoice; {
-	case len(req.Tools) == 0:
+	case len(req.Tools) == 0, v1 && tc == "":
 		// Providers reject tool_choice without tools.
 	case tc == "":
 		b = append(b, `,"tool_choice":"auto"`...)
@@ -137,6 +138,9 @@ func (e *encoder) encode(buf []byte, req *Request) ([]byte, error) {
 		b = append(b, "}}"...)
 	}
 	temp := e.temperature
+	if v1 {
+		temp = nil
+	}
 	if req.Temperature != nil {
 		temp = req.Temperature
 	}
@@ -170,7 +174,7 @@ func (e *encoder) encode(buf []byte, req *Request) ([]byte, error) {
 }
 
 // message appends one message in upstream's litellm format (port-tau2 §7).
-func (e *encoder) message(b []byte, m *message.Message) ([]byte, error) {
+func (e *encoder) message(b []byte, m *message.Message, dialect Dialect) ([]byte, error) {
 	switch m.Role {
 	case message.System, message.User:
 		// Upstream sends only the text of user messages, even when they
@@ -181,6 +185,17 @@ func (e *encoder) message(b []byte, m *message.Message) ([]byte, error) {
 		b = appendString(b, m.Content)
 		return append(b, '}'), nil
 	case message.Tool:
+		if dialect == DialectTauBenchV1 {
+			// {"role": "tool", "tool_call_id", "name", "content"}, as
+			// τ-bench v1's ToolCallingAgent appends it.
+			b = append(b, `{"role":"tool","tool_call_id":`...)
+			b = appendString(b, m.ToolCallID)
+			b = append(b, `,"name":`...)
+			b = appendString(b, m.Name)
+			b = append(b, `,"content":`...)
+			b = appendString(b, m.Content)
+			return append(b, '}'), nil
+		}
 		b = append(b, `{"role":"tool","content":`...)
 		b = appendString(b, m.Content)
 		b = append(b, `,"tool_call_id":`...)
@@ -210,7 +225,11 @@ func (e *encoder) message(b []byte, m *message.Message) ([]byte, error) {
 				b = append(b, `,"type":"function","function":{"name":`...)
 				b = appendString(b, tc.Name)
 				b = append(b, `,"arguments":`...)
-				b = appendArguments(b, tc.Arguments, &scratch)
+				if dialect == DialectTauBenchV1 {
+					b = appendString(b, argumentsAsWritten(tc.Arguments))
+				} else {
+					b = appendArguments(b, tc.Arguments, &scratch)
+				}
 				b = append(b, "}}"...)
 			}
 			b = append(b, ']')
@@ -391,6 +410,20 @@ func argumentsText(raw json.RawMessage) string {
 		return string(raw)
 	}
 	return string(out)
+}
+
+// argumentsAsWritten is the arguments text of a tool call as the model
+// wrote it: ToolCall.Arguments holds valid JSON verbatim, or a JSON string
+// holding malformed text (parseArguments).
+func argumentsAsWritten(raw json.RawMessage) string {
+	t := bytes.TrimSpace(raw)
+	if len(t) > 0 && t[0] == '"' {
+		var s string
+		if err := json.Unmarshal(t, &s); err == nil {
+			return s
+		}
+	}
+	return string(raw)
 }
 
 // parseArguments turns the arguments text of a reply into ToolCall.Arguments:
