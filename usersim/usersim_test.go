@@ -290,7 +290,7 @@ func TestTraitChatModel(t *testing.T) {
 	if _, err := usersim.NewTrait(newClient(t, srv), nil, usersim.TraitOptions{Prompts: traitPrompts(t), Mode: usersim.TraitSteer}); err == nil {
 		t.Errorf("steer mode accepted a chat model")
 	}
-	if _, err := usersim.NewTrait(nil, nil, usersim.TraitOptions{Prompts: traitPrompts(t), }); err == nil {
+	if _, err := usersim.NewTrait(nil, nil, usersim.TraitOptions{Prompts: traitPrompts(t)}); err == nil {
 		t.Errorf("no backend accepted")
 	}
 }

@@ -42,7 +42,7 @@ const (
 
 // Conversation loops.
 const (
-	LoopTau2     = "tau2"         // τ²-bench's orchestrator
+	LoopTau2     = "tau2"        // τ²-bench's orchestrator
 	LoopTauTrait = tautrait.Name // τ-Trait's ToolCallingAgent loop (telehealth)
 )
 
