@@ -93,6 +93,13 @@ func runRescore(ctx context.Context, s *Streams, opts *rescoreOptions) error {
 	loaded := map[string]envs.Domain{}
 	var out []rescoreFile
 	for _, path := range opts.Files {
+		if res, ok, err := rescoreV1(ctx, path, opts.DataDir, loaded); ok || err != nil {
+			if err != nil {
+				return err
+			}
+			out = append(out, res)
+			continue
+		}
 		f, err := results.ReadTau2(path)
 		if err != nil {
 			return err
