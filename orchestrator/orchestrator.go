@@ -322,13 +322,21 @@ func loop(ctx context.Context, dom envs.Domain, env envs.Env, agent Agent, user 
 }
 
 func failure(ctx context.Context, cfg Config, role evaluator.Termination, err error, traj []message.Message, steps, numErrors int) (evaluator.Termination, []message.Message, int, int, error) {
+	return FailureTermination(ctx, cfg, role, err), traj, steps, numErrors, err
+}
+
+// FailureTermination classifies the error a participant (role: agent_error
+// or user_error) returned: a timeout when the simulation's wall-clock limit
+// passed, an infrastructure error for backend and context failures, else
+// role.
+func FailureTermination(ctx context.Context, cfg Config, role evaluator.Termination, err error) evaluator.Termination {
 	if cfg.Timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return evaluator.Timeout, traj, steps, numErrors, err
+		return evaluator.Timeout
 	}
 	if errors.Is(err, ErrInfrastructure) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return evaluator.InfrastructureError, traj, steps, numErrors, err
+		return evaluator.InfrastructureError
 	}
-	return role, traj, steps, numErrors, err
+	return role
 }
 
 func stamp(m *message.Message, cfg Config) {

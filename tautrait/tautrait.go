@@ -69,13 +69,7 @@ func Loop(ctx context.Context, dom envs.Domain, env envs.Env, agent orchestrator
 		return o
 	}
 	fail := func(role evaluator.Termination, err error) orchestrator.Outcome {
-		if cfg.Timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return end(evaluator.Timeout, err)
-		}
-		if errors.Is(err, orchestrator.ErrInfrastructure) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return end(evaluator.InfrastructureError, err)
-		}
-		return end(role, err)
+		return end(orchestrator.FailureTermination(ctx, cfg, role, err), err)
 	}
 	// env.reset: the user's first message, answering the greeting.
 	first, err := user.Next(ctx, []message.Message{{Role: message.Assistant, Content: orchestrator.Greeting}})

@@ -25,12 +25,8 @@ var ErrNoFunction = errors.New("pyliteral: no such function")
 // module that defines name more than once, or a function without a return
 // before the next def, is an error; no definition wraps ErrNoFunction.
 func FuncReturn(src []byte, name string) (*Return, error) {
-	lx, err := newLexer(src)
+	p, err := newParser(src)
 	if err != nil {
-		return nil, err
-	}
-	p := &parser{lx: lx}
-	if err := p.advance(); err != nil {
 		return nil, err
 	}
 	var found *Return
@@ -63,6 +59,19 @@ func FuncReturn(src []byte, name string) (*Return, error) {
 		return nil, fmt.Errorf("%w: %s", ErrNoFunction, name)
 	}
 	return found, nil
+}
+
+// newParser returns a parser at the first token of src.
+func newParser(src []byte) (*parser, error) {
+	lx, err := newLexer(src)
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{lx: lx}
+	if err := p.advance(); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // firstReturn skips the function's signature and body up to its first
@@ -115,12 +124,8 @@ type StringLit struct {
 // these literals. Adjacent literals are joined as Python does. f-string
 // fields must be plain names (no expressions, conversions or format specs).
 func FuncStrings(src []byte, class, fn string) ([]StringLit, error) {
-	lx, err := newLexer(src)
+	p, err := newParser(src)
 	if err != nil {
-		return nil, err
-	}
-	p := &parser{lx: lx}
-	if err := p.advance(); err != nil {
 		return nil, err
 	}
 	inClass := class == ""
