@@ -35,32 +35,48 @@ type captured struct {
 	agent, user [][]byte
 }
 
-// runFake plays task through agents.Build and the τ-Trait loop against two
-// fake OpenAI servers, whose backbones set a temperature the τ-Trait roles
-// must not send.
+// runFake plays task with a fixed script: the user opens, the agent
+// proposes two tool calls, then answers, and the user stops.
 func runFake(t *testing.T, dom *telehealth.Domain, root string, task *tasks.Task, agent string) captured {
+	t.Helper()
+	agentTurns := []openaitest.Reply{
+		openaitest.Calls(openaitest.ToolCall{ID: "call_a", Name: "find_patient_by_email", Arguments: callArgs},
+			openaitest.ToolCall{ID: "call_b", Name: "think", Arguments: `{"thought": "x"}`}),
+		openaitest.Text(agentAnswer),
+	}
+	userTurns := []openaitest.Reply{openaitest.Text(userOpening), openaitest.Text("Thanks. ###STOP###")}
+	c := runWith(t, dom, root, task, agent, agentTurns, userTurns)
+	if len(c.agent) != 2 || len(c.user) != 2 {
+		t.Fatalf("task %s: %d agent and %d user requests; want 2 each", task.ID, len(c.agent), len(c.user))
+	}
+	return c
+}
+
+// runScripted plays recorded turns with the baseline agent.
+func runScripted(t *testing.T, dom *telehealth.Domain, root string, task *tasks.Task, agentTurns, userTurns []openaitest.Reply) captured {
+	t.Helper()
+	return runWith(t, dom, root, task, "baseline", agentTurns, userTurns)
+}
+
+// runWith plays task through agents.Build and the τ-Trait loop against two
+// fake OpenAI servers answering with the given turns in order (the last
+// repeats), whose backbones set a temperature the τ-Trait roles must not
+// send.
+func runWith(t *testing.T, dom *telehealth.Domain, root string, task *tasks.Task, agent string, agentTurns, userTurns []openaitest.Reply) captured {
 	t.Helper()
 	var mu sync.Mutex
 	var agentN, userN int
-	agentSrv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {
-		mu.Lock()
-		defer mu.Unlock()
-		agentN++
-		if agentN == 1 {
-			return openaitest.Calls(openaitest.ToolCall{ID: "call_a", Name: "find_patient_by_email", Arguments: callArgs},
-				openaitest.ToolCall{ID: "call_b", Name: "think", Arguments: `{"thought": "x"}`})
+	turn := func(turns []openaitest.Reply, n *int) openaitest.Handler {
+		return func(*openaitest.Request) openaitest.Reply {
+			mu.Lock()
+			defer mu.Unlock()
+			r := turns[min(*n, len(turns)-1)]
+			*n++
+			return r
 		}
-		return openaitest.Text(agentAnswer)
-	})
-	userSrv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {
-		mu.Lock()
-		defer mu.Unlock()
-		userN++
-		if userN == 1 {
-			return openaitest.Text(userOpening)
-		}
-		return openaitest.Text("Thanks. ###STOP###")
-	})
+	}
+	agentSrv := openaitest.NewHandlerServer(t, turn(agentTurns, &agentN))
+	userSrv := openaitest.NewHandlerServer(t, turn(userTurns, &userN))
 	temp := 0.5
 	cfg := &llm.Config{Backbones: map[string]llm.Backbone{
 		"agent-model": {Name: "agent-model", BaseURL: agentSrv.BaseURL(), Model: "agent-model", Temperature: &temp},
@@ -93,9 +109,6 @@ func runFake(t *testing.T, dom *telehealth.Domain, root string, task *tasks.Task
 	for _, r := range userSrv.Requests() {
 		c.user = append(c.user, r.Body)
 	}
-	if len(c.agent) != 2 || len(c.user) != 2 {
-		t.Fatalf("task %s: %d agent and %d user requests; want 2 each", task.ID, len(c.agent), len(c.user))
-	}
 	return c
 }
 
@@ -121,6 +134,12 @@ func jsonValue(t *testing.T, s string) any {
 	return v
 }
 
+// dumped is a reply as litellm's Message.model_dump() holds it (the form
+// both of upstream's roles send their earlier replies back in).
+func dumped(content any, toolCalls any) map[string]any {
+	return map[string]any{"content": content, "role": "assistant", "tool_calls": toolCalls, "function_call": nil}
+}
+
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
@@ -132,7 +151,8 @@ func mustJSON(v any) string {
 // temperature 0.0 is sent; the user's system prompt carries the task's
 // instruction verbatim (leading newline and indentation) and no sampling
 // argument; only the first proposed tool call is kept; the tool result
-// carries the tool's name; the agent's arguments go back as written.
+// carries the tool's name; earlier replies go back dumped, the agent's
+// arguments as written.
 func TestRequests(t *testing.T) {
 	root := datatest.Root(t)
 	dom, err := telehealth.Load(root)
@@ -179,13 +199,13 @@ func TestRequests(t *testing.T) {
 		}
 		wantUser := []map[string]any{
 			{"messages": []any{sys("system", userSystem), sys("user", prompts.Greeting)}},
-			{"messages": []any{sys("system", userSystem), sys("user", prompts.Greeting), sys("assistant", userOpening), sys("user", agentAnswer)}},
+			{"messages": []any{sys("system", userSystem), sys("user", prompts.Greeting), dumped(userOpening, nil), sys("user", agentAnswer)}},
 		}
 		wantAgent := []map[string]any{
 			{"messages": []any{sys("system", string(wiki)), sys("user", userOpening)}, "tools": jsonValue(t, string(schemas)), "temperature": 0.0},
 			{"messages": []any{sys("system", string(wiki)), sys("user", userOpening),
-				map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"id": "call_a", "type": "function",
-					"function": map[string]any{"name": "find_patient_by_email", "arguments": callArgs}}}},
+				dumped(nil, []any{map[string]any{"id": "call_a", "type": "function",
+					"function": map[string]any{"name": "find_patient_by_email", "arguments": callArgs}}}),
 				map[string]any{"role": "tool", "tool_call_id": "call_a", "name": "find_patient_by_email", "content": "No patient found with email: nobody@example.com"},
 			}, "tools": jsonValue(t, string(schemas)), "temperature": 0.0},
 		}

@@ -221,10 +221,6 @@ type TraitOptions struct {
 	// none, and by default neither does this user: the backbone's own
 	// temperature is not sent either (llm.DialectTauBenchV1).
 	Temperature *float64
-	// BackboneSampling sends the backbone's configured temperature when
-	// Temperature is nil (a departure from upstream, recorded in the
-	// report).
-	BackboneSampling bool
 }
 
 // Trait is one conversation's τ-Trait user simulator. Its message flow is
@@ -239,7 +235,6 @@ type Trait struct {
 	mode     TraitMode
 	seed     *int
 	temp     *float64
-	sampling bool
 	greeting string
 	msgs     []message.Message // the request conversation (already flipped)
 
@@ -278,8 +273,8 @@ func NewTrait(gen Generator, steer Steerer, opts TraitOptions) (*Trait, error) {
 	}
 	sys := TraitSystemPrompt(opts.Prompts, opts.Instruction, mode == TraitSteer, section)
 	t := &Trait{gen: gen, steer: steer, traits: opts.Traits, mode: mode, seed: opts.Seed, temp: opts.Temperature,
-		sampling: opts.BackboneSampling, greeting: opts.Prompts.Greeting,
-		rep: Report{Implementation: "tau_trait_user", Traits: opts.Traits, TraitMode: mode}}
+		greeting: opts.Prompts.Greeting,
+		rep:      Report{Implementation: "tau_trait_user", Traits: opts.Traits, TraitMode: mode}}
 	switch {
 	case mode == TraitPrompt:
 		t.rep.Note = "traits approximated by prompting an ordinary chat model (not τ-Trait's steering); " + NoteIgnored
@@ -322,11 +317,7 @@ func (t *Trait) Next(ctx context.Context, incoming []message.Message) (message.M
 		t.mu.Unlock()
 		out = message.Message{Role: message.User, Content: r.Content, Usage: &message.Usage{}}
 	} else {
-		req := llm.Request{Messages: t.msgs, Seed: t.seed, Temperature: t.temp}
-		if !t.sampling {
-			req.Dialect = llm.DialectTauBenchV1
-		}
-		resp, err := t.gen.Generate(ctx, req)
+		resp, err := t.gen.Generate(ctx, llm.Request{Messages: t.msgs, Seed: t.seed, Temperature: t.temp, Dialect: llm.DialectTauBenchV1})
 		if err != nil {
 			return message.Message{}, wrapError(err)
 		}

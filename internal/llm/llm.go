@@ -50,8 +50,9 @@ type Dialect string
 // DialectTauBenchV1 writes requests as τ-bench v1 / τ-Trait's litellm calls
 // do: no tool_choice; no temperature but the request's own (the backbone's
 // is not sent: τ-Trait's agent passes temperature itself and its user passes
-// none); tool-call arguments sent back as the model wrote them (upstream
-// keeps the provider's message); tool messages carry the tool's name
+// none); earlier assistant replies sent back as the provider's message dumped
+// (content, role, tool_calls or null, function_call null; arguments as the
+// model wrote them); tool messages {role, tool_call_id, name, content}
 // (Message.Name). The backbone's other settings (max tokens, reasoning
 // effort, extra_body) are still sent.
 const DialectTauBenchV1 Dialect = "tau-bench-v1"

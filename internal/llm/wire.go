@@ -202,6 +202,9 @@ func (e *encoder) message(b []byte, m *message.Message, dialect Dialect) ([]byte
 		b = appendString(b, m.ToolCallID)
 		return append(b, '}'), nil
 	case message.Assistant:
+		if dialect == DialectTauBenchV1 {
+			return e.messageV1(b, m), nil
+		}
 		b = append(b, `{"role":"assistant","content":`...)
 		if m.Content == "" && len(m.ToolCalls) > 0 {
 			b = append(b, "null"...)
@@ -225,11 +228,7 @@ func (e *encoder) message(b []byte, m *message.Message, dialect Dialect) ([]byte
 				b = append(b, `,"type":"function","function":{"name":`...)
 				b = appendString(b, tc.Name)
 				b = append(b, `,"arguments":`...)
-				if dialect == DialectTauBenchV1 {
-					b = appendString(b, argumentsAsWritten(tc.Arguments))
-				} else {
-					b = appendArguments(b, tc.Arguments, &scratch)
-				}
+				b = appendArguments(b, tc.Arguments, &scratch)
 				b = append(b, "}}"...)
 			}
 			b = append(b, ']')
@@ -410,6 +409,47 @@ func argumentsText(raw json.RawMessage) string {
 		return string(raw)
 	}
 	return string(out)
+}
+
+// messageV1 appends an assistant message as τ-bench v1's ToolCallingAgent
+// sends its earlier replies back: the provider's message as litellm's
+// model_dump() gives it — content (null with tool calls), role, tool_calls
+// (null without), function_call null — with the arguments as the model
+// wrote them. Provider extras the client does not keep (OpenAI's
+// annotations) are not sent.
+func (e *encoder) messageV1(b []byte, m *message.Message) []byte {
+	b = append(b, `{"content":`...)
+	if m.Content == "" && len(m.ToolCalls) > 0 {
+		b = append(b, "null"...)
+	} else {
+		b = appendString(b, m.Content)
+	}
+	b = append(b, `,"role":"assistant"`...)
+	if e.sendReasoning && m.ReasoningContent != "" {
+		b = append(b, `,"reasoning_content":`...)
+		b = appendString(b, m.ReasoningContent)
+	}
+	b = append(b, `,"tool_calls":`...)
+	if len(m.ToolCalls) == 0 {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i := range m.ToolCalls {
+			tc := &m.ToolCalls[i]
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"function":{"arguments":`...)
+			b = appendString(b, argumentsAsWritten(tc.Arguments))
+			b = append(b, `,"name":`...)
+			b = appendString(b, tc.Name)
+			b = append(b, `},"id":`...)
+			b = appendString(b, tc.ID)
+			b = append(b, `,"type":"function"}`...)
+		}
+		b = append(b, ']')
+	}
+	return append(b, `,"function_call":null}`...)
 }
 
 // argumentsAsWritten is the arguments text of a tool call as the model
