@@ -4,7 +4,8 @@
 // once per simulation.
 //
 // Backbone names: a backbone of backbones.yaml ("gpt-4.1"), or an offline
-// kind: "gold", "replay:FILE" (a τ²-bench results.json), or
+// kind: "gold", "replay:FILE" (a τ²-bench results.json, or a τ-bench v1 /
+// τ-Trait results list), or
 // "sim[:stale=R,violation=R,miss=R,seed=N]". The user backbone may also be
 // "steer" (τ-Trait's hosted steering endpoint; STEER_ENDPOINT and
 // STEER_API_KEY from the environment) for the τ-Trait user.
