@@ -245,9 +245,13 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 			if tauTrait {
 				// ToolCallingAgent: system message = the wiki, temperature
 				// 0.0 and nothing else, first tool call only.
+				// IRMA keeps its own prompt (instruction, FACT, policy).
 				temp := tautrait.AgentTemperature
 				gen = tautrait.AgentGenerator(gen)
-				bo.SystemPrompt, bo.Seed, bo.Temperature = policy, nil, &temp
+				bo.Seed, bo.Temperature = nil, &temp
+				if opts.Agent != "irma" {
+					bo.SystemPrompt = policy
+				}
 			}
 			return factory(spec, gen, bo)
 		},
