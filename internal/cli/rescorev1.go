@@ -8,14 +8,15 @@ import (
 	"path/filepath"
 
 	"github.com/ledgerbench/ledgerbench/envs"
+	"github.com/ledgerbench/ledgerbench/envs/telehealth"
 	"github.com/ledgerbench/ledgerbench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/domains"
 	"github.com/ledgerbench/ledgerbench/results"
 )
 
 // rescoreV1 re-scores a τ-bench v1 / τ-Trait results list (a JSON array of
-// {task_id, reward, info, traj, trial}); ok is false when the file is not
-// one. Task ids are indices into the domain's default split (τ-Trait's
+// {task_id, reward, info, traj, trial}) of telehealth; ok is false when the
+// file is not one. Task ids are indices into the domain's default split (τ-Trait's
 // --task-split test), and the reward is τ-bench v1's as the domain's
 // evaluator computes it: the final database against the gold replay (and
 // the task's outputs in the agent's replies); a run that did not end by
@@ -37,8 +38,14 @@ func rescoreV1(ctx context.Context, path, dataDir string, loaded map[string]envs
 		return res, true, nil
 	}
 	name := recs[0].Domain
-	if name == "" {
+	switch name {
+	case "":
 		return res, true, fmt.Errorf("%s: cannot tell the domain of this τ-bench v1 results list", path)
+	case telehealth.Name:
+	default:
+		// τ-bench v1's airline and retail tasks are not τ²-bench's (which
+		// re-annotated them): scoring against ours would mislead.
+		return res, true, fmt.Errorf("%s: a τ-bench v1 results list of %s: only telehealth's (τ-Trait's tasks) can be rescored", path, name)
 	}
 	dom, ok := loaded[name]
 	if !ok {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/envs"
@@ -46,5 +47,18 @@ func TestRescoreV1NotAList(t *testing.T) {
 	}
 	if _, ok, err := rescoreV1(context.Background(), path, "", map[string]envs.Domain{}); ok || err != nil {
 		t.Errorf("ok=%v err=%v; want not a v1 list", ok, err)
+	}
+}
+
+// TestRescoreV1OtherDomains: τ-bench v1's airline tasks are not τ²-bench's,
+// so its result lists are refused, not scored against the wrong tasks.
+func TestRescoreV1OtherDomains(t *testing.T) {
+	path := filepath.Join(datatest.Trajectories(t), "sierra-research+tau-bench", "gpt-4o-airline.json")
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("no τ-bench v1 airline recording: %v", err)
+	}
+	_, ok, err := rescoreV1(context.Background(), path, datatest.Root(t), map[string]envs.Domain{})
+	if !ok || err == nil || !strings.Contains(err.Error(), "only telehealth") {
+		t.Errorf("ok=%v err=%v; want a refusal", ok, err)
 	}
 }
