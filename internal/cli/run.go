@@ -436,6 +436,9 @@ func validateRun(opts *runOptions) error {
 	if opts.Solo && ((opts.UserBackbone != "" && opts.UserBackbone != results.DummyUserImplementation) || opts.UserStyle != "" || opts.Traits != "" || opts.TraitMode != "") {
 		errs = append(errs, errors.New("--solo runs without a user: drop --user-backbone, --user-style, --traits and --trait-mode"))
 	}
+	if !opts.Solo && opts.UserBackbone == results.DummyUserImplementation {
+		errs = append(errs, fmt.Errorf("user %s is the solo mode's: pass --solo (a solo run resumes in solo mode)", results.DummyUserImplementation))
+	}
 	if opts.MinPassSet && (opts.MinPass < 0 || opts.MinPass > 1) {
 		errs = append(errs, fmt.Errorf("--min-pass %v: want a value in [0, 1]", opts.MinPass))
 	}

@@ -286,6 +286,7 @@ func TestSoloRefused(t *testing.T) {
 		{"domain without solo mode", []string{"--domain", "retail", "--solo", "--backbone", "gold"}, ExitError, "retail has no solo mode"},
 		{"agent without solo mode", []string{"--domain", "telecom", "--solo", "--agent", "irma", "--backbone", "gold"}, ExitError, `agent "irma" has no solo mode`},
 		{"user backbone", []string{"--domain", "telecom", "--solo", "--backbone", "gold", "--user-backbone", "gold"}, ExitUsage, "--solo runs without a user"},
+		{"solo user without --solo", []string{"--domain", "telecom", "--backbone", "gold", "--user-backbone", "dummy_user"}, ExitUsage, "pass --solo"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
