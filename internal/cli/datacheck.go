@@ -6,16 +6,15 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/data"
-	"github.com/ledgerbench/ledgerbench/internal/domains"
 )
 
 const allowModifiedUsage = "use data files that differ from their pinned hashes (the hashes actually loaded are recorded)"
 
 // loadDomain checks the pinned hashes of the files a domain loads, then
-// loads it. A difference is an error unless allow is set; then each modified
+// loads it with load (domains.Load or domains.LoadSolo). A difference is an error unless allow is set; then each modified
 // file is reported on errOut and returned as folder/path → the SHA-256
 // actually loaded.
-func loadDomain(name, root string, allow bool, errOut io.Writer) (envs.Domain, map[string]string, error) {
+func loadDomain(load func(name, root string) (envs.Domain, error), name, root string, allow bool, errOut io.Writer) (envs.Domain, map[string]string, error) {
 	m, err := data.LoadManifest()
 	if err != nil {
 		return nil, nil, err
@@ -36,7 +35,7 @@ func loadDomain(name, root string, allow bool, errOut io.Writer) (envs.Domain, m
 		loaded[md.Key()] = got
 		fmt.Fprintf(errOut, "ledgerbench: --allow-modified-data: %s is not the pinned file (sha256 %s, pinned %s)\n", md.Key(), got, md.File.SHA256)
 	}
-	dom, err := domains.Load(name, root)
+	dom, err := load(name, root)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/domains"
 	"github.com/ledgerbench/ledgerbench/results"
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
@@ -61,7 +62,11 @@ directory's tasks instead (upstream's --fresh-tasks).
 
 --relabel is a repair for mislabelled files: a simulation whose recorded evaluation
 checked the gold actions of another task than its task_id names is scored against that
-task, with a note. It never applies by default.`,
+task, with a note. It never applies by default.
+
+τ-bench v1 / τ-Trait result lists (a JSON array of {task_id, reward, info, traj,
+trial}) of telehealth are scored with τ-Trait's reward; their task ids index the
+test split.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !slices.Contains([]string{"file", "domain", "record"}, opts.Criteria) {
@@ -136,6 +141,13 @@ func runRescore(ctx context.Context, s *Streams, opts *rescoreOptions) error {
 	loaded := map[string]envs.Domain{}
 	var out []rescoreFile
 	for _, path := range opts.Files {
+		if res, ok, err := rescoreV1(ctx, path, opts.DataDir, loaded); ok || err != nil {
+			if err != nil {
+				return err
+			}
+			out = append(out, res)
+			continue
+		}
 		f, err := results.ReadTau2(path)
 		if err != nil {
 			return err
@@ -144,12 +156,18 @@ func runRescore(ctx context.Context, s *Streams, opts *rescoreOptions) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
-		dom, ok := loaded[meta.Domain]
+		// A solo run (upstream's is_solo_mode) is scored in solo mode.
+		solo := results.IsSolo(f.Info)
+		key, load := meta.Domain, domains.Load
+		if solo {
+			key, load = meta.Domain+" solo", domains.LoadSolo
+		}
+		dom, ok := loaded[key]
 		if !ok {
-			if dom, _, err = loadDomain(meta.Domain, opts.DataDir, opts.AllowModifiedData, s.ErrOut); err != nil {
+			if dom, _, err = loadDomain(load, meta.Domain, opts.DataDir, opts.AllowModifiedData, s.ErrOut); err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}
-			loaded[meta.Domain] = dom
+			loaded[key] = dom
 		}
 		res, err := rescore(ctx, path, f, dom, opts, s.ErrOut)
 		if err != nil {

@@ -85,7 +85,7 @@ func runVerify(ctx context.Context, s *Streams, opts *verifyOptions) error {
 	anyFailed := false
 	for _, name := range opts.Domains {
 		start := time.Now()
-		dom, _, err := loadDomain(name, opts.DataDir, opts.AllowModifiedData, s.ErrOut)
+		dom, _, err := loadDomain(domains.Load, name, opts.DataDir, opts.AllowModifiedData, s.ErrOut)
 		if err != nil {
 			return err
 		}
