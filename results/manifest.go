@@ -22,7 +22,7 @@ type Manifest struct {
 	DataHash string `json:"data_hash"`
 	// ModifiedData lists the loaded data files that differ from their pins
 	// (run with --allow-modified-data): folder/path → the SHA-256 actually
-	// loaded ("missing" for an absent file).
+	// loaded.
 	ModifiedData map[string]string `json:"modified_data,omitempty"`
 	Domain       string            `json:"domain"`
 	Split        string            `json:"split"`

@@ -3,9 +3,11 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/data"
+	"github.com/ledgerbench/ledgerbench/internal/domains"
 )
 
 const allowModifiedUsage = "use data files that differ from their pinned hashes (the hashes actually loaded are recorded)"
@@ -15,6 +17,10 @@ const allowModifiedUsage = "use data files that differ from their pinned hashes 
 // file is reported on errOut and returned as folder/path → the SHA-256
 // actually loaded.
 func loadDomain(load func(name, root string) (envs.Domain, error), name, root string, allow bool, errOut io.Writer) (envs.Domain, map[string]string, error) {
+	if !slices.Contains(domains.Names(), name) {
+		_, err := load(name, root) // the loader names the known domains
+		return nil, nil, err
+	}
 	m, err := data.LoadManifest()
 	if err != nil {
 		return nil, nil, err
@@ -28,12 +34,8 @@ func loadDomain(load func(name, root string) (envs.Domain, error), name, root st
 		if loaded == nil {
 			loaded = map[string]string{}
 		}
-		got := md.Got
-		if got == "" {
-			got = "missing"
-		}
-		loaded[md.Key()] = got
-		fmt.Fprintf(errOut, "ledgerbench: --allow-modified-data: %s is not the pinned file (sha256 %s, pinned %s)\n", md.Key(), got, md.File.SHA256)
+		loaded[md.Key()] = md.Got
+		fmt.Fprintf(errOut, "ledgerbench: --allow-modified-data: %s is not the pinned file (sha256 %s, pinned %s)\n", md.Key(), md.Got, md.File.SHA256)
 	}
 	dom, err := load(name, root)
 	if err != nil {

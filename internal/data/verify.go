@@ -111,25 +111,30 @@ func hashFile(path string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// CheckDomain checks the pinned files a domain loads (DomainFiles). With
+// CheckDomain checks the pinned files a domain loads (DomainFiles) that are
+// present (a missing one is left to the loader, which names it). With
 // allow false, any difference is an error wrapping ErrModified that names
 // each file; with allow true the differences are returned for the caller to
 // record.
 func (m *Manifest) CheckDomain(root, domain string, allow bool) ([]Modified, error) {
-	mods, err := CheckFiles(root, m.DomainFiles(domain))
+	all, err := CheckFiles(root, m.DomainFiles(domain))
 	if err != nil {
 		return nil, err
+	}
+	// A missing file is the loader's to report (it says how to get the
+	// data); only files that are there and differ count.
+	var mods []Modified
+	for _, md := range all {
+		if md.Got != "" {
+			mods = append(mods, md)
+		}
 	}
 	if len(mods) == 0 || allow {
 		return mods, nil
 	}
 	var b strings.Builder
 	for _, md := range mods {
-		if md.Got == "" {
-			fmt.Fprintf(&b, "\n  %s: missing", filepath.Join(root, md.File.Folder, md.File.Path))
-		} else {
-			fmt.Fprintf(&b, "\n  %s: sha256 %s, pinned %s", filepath.Join(root, md.File.Folder, md.File.Path), md.Got, md.File.SHA256)
-		}
+		fmt.Fprintf(&b, "\n  %s: sha256 %s, pinned %s", filepath.Join(root, md.File.Folder, md.File.Path), md.Got, md.File.SHA256)
 	}
 	return nil, fmt.Errorf("%w (%s): restore them with `ledgerbench data pull`, or pass --allow-modified-data to use them (their hashes are then recorded):%s", ErrModified, domain, b.String())
 }
