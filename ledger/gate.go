@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"encoding/json"
-	"strings"
 )
 
 // Decision is a gate verdict.
@@ -55,13 +54,23 @@ type Verdict struct {
 	CallID    string          `json:"call_id,omitempty"`
 	Arguments json.RawMessage `json:"arguments"`
 	Decision  Decision        `json:"verdict"`
-	// Predicate and Clause name the first predicate that did not allow the
-	// call (empty when allowed).
+	// Predicate, Clause and Reason are the deciding predicate's: the first
+	// Block, else the first Revise (empty when allowed).
 	Predicate string `json:"predicate,omitempty"`
 	Clause    string `json:"clause,omitempty"`
 	Reason    string `json:"reason,omitempty"`
-	// Failed lists every predicate that did not allow the call.
-	Failed []string `json:"failed,omitempty"`
+	// Failed lists the id of every predicate that did not allow the call,
+	// and Predicates each one's own judgement, in predicate order.
+	Failed     []string  `json:"failed,omitempty"`
+	Predicates []Failure `json:"predicates,omitempty"`
+}
+
+// Failure is one predicate's non-allowing judgement of a call.
+type Failure struct {
+	ID       string   `json:"id"`
+	Clause   string   `json:"clause,omitempty"`
+	Decision Decision `json:"decision"`
+	Reason   string   `json:"reason"`
 }
 
 // Gate holds a domain's predicates grouped by tool.
@@ -100,23 +109,22 @@ func (g *Gate) All() []Predicate {
 }
 
 // Judge runs every predicate of the call's tool. Any Block makes the verdict
-// Block; otherwise any Revise makes it Revise. The reasons of all failing
-// predicates are joined.
+// Block; otherwise any Revise makes it Revise. Every failing predicate is
+// listed with its own reason; the verdict's Reason is the deciding one's.
 func (g *Gate) Judge(l *Ledger, tool, callID string, args json.RawMessage) Verdict {
 	v := Verdict{Tool: tool, CallID: callID, Arguments: args, Decision: Allow}
 	if !g.writes[tool] {
 		return v
 	}
-	var reasons []string
 	for _, p := range g.byTool[tool] {
 		o := safeCheck(p, l, args)
 		if o.Decision == Allow || o.Decision == "" {
 			continue
 		}
 		v.Failed = append(v.Failed, p.ID)
-		reasons = append(reasons, o.Reason)
+		v.Predicates = append(v.Predicates, Failure{ID: p.ID, Clause: p.Clause, Decision: o.Decision, Reason: o.Reason})
 		if v.Predicate == "" || (o.Decision == Block && v.Decision != Block) {
-			v.Predicate, v.Clause = p.ID, p.Clause
+			v.Predicate, v.Clause, v.Reason = p.ID, p.Clause, o.Reason
 		}
 		if o.Decision == Block {
 			v.Decision = Block
@@ -124,7 +132,6 @@ func (g *Gate) Judge(l *Ledger, tool, callID string, args json.RawMessage) Verdi
 			v.Decision = Revise
 		}
 	}
-	v.Reason = strings.Join(reasons, " ")
 	return v
 }
 

@@ -39,13 +39,36 @@ func PolicyOf(d envs.Domain) (Policy, bool) {
 	return p, ok
 }
 
+// SoloPolicy is what a dual-control domain adds for solo runs, where there
+// is no user and the agent holds the user's tools as well.
+type SoloPolicy interface {
+	// SoloGatePredicates are the gate predicates of a solo run: no
+	// predicate asks for something only a user could give (a confirmation).
+	SoloGatePredicates() []ledger.Predicate
+	// RouteUser maps a successful return of one of the user's read tools,
+	// called by the agent itself, onto ledger entries.
+	RouteUser(tool string, args json.RawMessage, output string) []ledger.Entry
+}
+
+// userRouter routes a solo agent's own user-tool reads.
+type userRouter struct{ p SoloPolicy }
+
+func (u userRouter) Route(tool string, args json.RawMessage, output string) []ledger.Entry {
+	return u.p.RouteUser(tool, args, output)
+}
+
 // NewGate builds the gate for a domain: its predicates over its write tools.
 func NewGate(d envs.Domain, p Policy) *ledger.Gate {
+	return ledger.NewGate(p.GatePredicates(), gateWrites(d))
+}
+
+// gateWrites names the domain's agent write tools.
+func gateWrites(d envs.Domain) []string {
 	var writes []string
 	for _, t := range d.AgentTools() {
 		if t.Mutates() {
 			writes = append(writes, t.Name)
 		}
 	}
-	return ledger.NewGate(p.GatePredicates(), writes)
+	return writes
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/envs"
-	"github.com/ledgerbench/ledgerbench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/domains"
 	"github.com/ledgerbench/ledgerbench/ledgeragent"
 	"github.com/ledgerbench/ledgerbench/results"
@@ -113,15 +112,15 @@ func newCmdGateAudit(s *Streams, g *globalOptions) *cobra.Command {
 						return err
 					}
 				}
-				recs := make([]results.Record, 0, len(f.Simulations))
-				for _, sim := range f.Simulations {
-					r := results.Record{TaskID: sim.TaskID, Messages: sim.Trajectory()}
+				runs := make([]ledgeragent.RecordedRun, 0, len(f.Simulations))
+				for i, sim := range f.Simulations {
+					r := ledgeragent.RecordedRun{Index: i, TaskID: sim.TaskID, Trial: sim.Trial, Messages: sim.Trajectory()}
 					if sim.RewardInfo != nil {
-						r.RewardInfo = &evaluator.RewardInfo{Reward: sim.RewardInfo.Reward}
+						r.Reward = sim.RewardInfo.Reward
 					}
-					recs = append(recs, r)
+					runs = append(runs, r)
 				}
-				reps, err := ledgeragent.AuditRecorded(dom, filepath.Base(file), recs)
+				reps, _, err := ledgeragent.AuditRecorded(dom, filepath.Base(file), runs, ledgeragent.ShadowOptions{})
 				if err != nil {
 					return err
 				}
