@@ -85,12 +85,12 @@ type pendingCall struct {
 // history; the ledger block is added to the system message before each
 // generation and the gate filters proposed writes.
 type Agent struct {
-	base    *baseline.Agent
-	dom     envs.Domain
-	pol     Policy
-	gate    *ledger.Gate
-	led     *ledger.Ledger
-	mode    Mode
+	base *baseline.Agent
+	dom  envs.Domain
+	pol  Policy
+	gate *ledger.Gate
+	led  *ledger.Ledger
+	mode Mode
 	// pending holds the calls sent out per id, oldest first: a result
 	// answers the oldest unanswered call with its id (providers reuse ids).
 	pending map[string][]pendingCall
