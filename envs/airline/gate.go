@@ -334,9 +334,11 @@ func (d *Domain) GatePredicates() []ledger.Predicate {
 	}
 	var out []ledger.Predicate
 	resTool := func(tool, clause string, extra ...ledger.Predicate) {
+		out = append(out, argumentsPredicate(tool, clause))
+		if profileFacts[tool] != "" {
+			out = append(out, predicate(tool, "user_read", clause, checkUserRead))
+		}
 		out = append(out,
-			argumentsPredicate(tool, clause),
-			predicate(tool, "user_read", clause, checkUserRead),
 			predicate(tool, "reservation_read", clause, checkReservationRead),
 			predicate(tool, "own_reservation", clause, checkOwnReservation),
 			predicate(tool, "not_cancelled", clause, checkNotCancelled),
@@ -395,7 +397,7 @@ func writeReservationID(raw json.RawMessage) string {
 }
 
 // reservation is the proposal's reservation from the ledger corrected by the
-// successful writes logged on it (nil when not read).
+// successful writes logged on it since it was read (nil when not read).
 func (c *proposal) reservation() *Reservation {
 	return effectiveReservation(c.l, c.a.ReservationID)
 }
@@ -406,9 +408,10 @@ func effectiveReservation(l *ledger.Ledger, id string) *Reservation {
 		return nil
 	}
 	var e *Reservation
+	read := l.Seq(prefixReservations + id)
 	for _, w := range l.Writes() {
-		if !w.Done || !w.Succeeded || w.Tool == toolBook || w.Tool == toolCertificate || writeReservationID(w.Args) != id {
-			continue
+		if !w.Done || !w.Succeeded || w.Seq < read || w.Tool == toolBook || w.Tool == toolCertificate || writeReservationID(w.Args) != id {
+			continue // a record read after the write already shows it
 		}
 		a, problem := decodeWrite(w.Tool, w.Args)
 		if problem != "" {
@@ -511,6 +514,16 @@ func money(n float64) string {
 
 // --- predicates -----------------------------------------------------------
 
+// profileFacts names what each write's rules read from the user's profile;
+// a write whose rules read nothing there (cancel, passenger changes) asks
+// for no profile read.
+var profileFacts = map[string]string{
+	toolBook:        "the payment methods (all must already be in the profile) and the membership level (free bag allowance)",
+	toolFlights:     "the payment methods (the payment or refund method must already be in the profile)",
+	toolBaggages:    "the membership level (free bag allowance) and the payment methods (the payment method must already be in the profile)",
+	toolCertificate: "the membership level (only silver/gold members, insured or business travellers are compensated) and the reservations",
+}
+
 func checkUserRead(c *proposal) ledger.Outcome {
 	if ledgerUser(c.l) != nil {
 		return ledger.OK
@@ -521,7 +534,7 @@ func checkUserRead(c *proposal) ledger.Outcome {
 	} else if r := ledgerReservation(c.l, c.a.ReservationID); r != nil {
 		hint = fmt.Sprintf("obtain the user id from the user and call get_user_details(user_id=%s) first", q(r.UserID))
 	}
-	return ledger.NeedRevise("Per airline policy, the agent must first obtain the user id and check the user's profile: " + hint + ".")
+	return ledger.NeedRevise(fmt.Sprintf("Per airline policy, %s depends on %s of the user's profile, which has not been read: %s.", c.tool, profileFacts[c.tool], hint))
 }
 
 func checkOwnUser(c *proposal) ledger.Outcome {
@@ -736,16 +749,17 @@ func checkPassengerLimit(c *proposal) ledger.Outcome {
 	return ledger.OK
 }
 
-// needsPrice lists the proposed flights whose current price and seats the
-// call depends on: all for a booking; for a change, new segments and, when
-// the cabin changes, kept ones too.
-func (c *proposal) needsPrice(r *Reservation) []FlightInfo {
+// chosenFlights lists the proposed flights the agent chose, which must come
+// from a search: all for a booking; for a change, the new segments only (a
+// cabin change keeps its flights and chooses none; the API prices it and
+// checks its seats).
+func (c *proposal) chosenFlights(r *Reservation) []FlightInfo {
 	if c.tool == toolBook {
 		return c.a.Flights
 	}
 	var out []FlightInfo
 	for _, f := range c.a.Flights {
-		if r.Cabin != c.a.Cabin || segmentIndex(r.Flights, f) < 0 {
+		if segmentIndex(r.Flights, f) < 0 {
 			out = append(out, f)
 		}
 	}
@@ -762,7 +776,7 @@ func checkFlightsSearched(c *proposal) ledger.Outcome {
 		n = len(r.Passengers)
 	}
 	var missing, bad []string
-	for _, f := range c.needsPrice(r) {
+	for _, f := range c.chosenFlights(r) {
 		lf := ledgerFlight(c.l, f.FlightNumber, f.Date)
 		if lf == nil {
 			missing = append(missing, f.FlightNumber+" on "+f.Date)
@@ -808,6 +822,39 @@ func (c *proposal) bookTotal() (int, bool) {
 
 func paymentIDs(u *User) []string { return u.PaymentMethods.Keys() }
 
+// balanceStale reports whether a write sent since the user's profile was
+// read may have changed the balance of payment method id: a charge or refund
+// on it (booking, flight or bag change) or a cancellation refunding it. The
+// balance as last read then proves nothing (the API checks the current one).
+func balanceStale(l *ledger.Ledger, id string) bool {
+	read := l.Seq(pathUser)
+	for _, w := range l.Writes() {
+		if w.Seq < read || (w.Done && !w.Succeeded) {
+			continue
+		}
+		a, problem := decodeWrite(w.Tool, w.Args)
+		if problem != "" {
+			continue
+		}
+		switch w.Tool {
+		case toolFlights, toolBaggages:
+			if a.PaymentID == id {
+				return true
+			}
+		case toolBook:
+			if slices.ContainsFunc(a.Payments, func(p Payment) bool { return p.PaymentID == id }) {
+				return true
+			}
+		case toolCancel:
+			r := ledgerReservation(l, a.ReservationID)
+			if r == nil || slices.ContainsFunc(r.PaymentHistory, func(p Payment) bool { return p.PaymentID == id }) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func checkBookPayments(c *proposal) ledger.Outcome {
 	u := ledgerUser(c.l)
 	if u == nil || u.UserID != c.a.UserID {
@@ -822,7 +869,7 @@ func checkBookPayments(c *proposal) ledger.Outcome {
 			continue
 		}
 		count[pm.PaymentSource()]++
-		if bal, ok := balance(pm); ok && bal < float64(p.Amount) {
+		if bal, ok := balance(pm); ok && bal < float64(p.Amount) && !balanceStale(c.l, p.PaymentID) {
 			bad = append(bad, fmt.Sprintf("%s has only %s, less than %s", q(p.PaymentID), money(bal), money(float64(p.Amount))))
 		}
 		if p.Amount < 0 {
@@ -888,10 +935,12 @@ func checkAddOnly(c *proposal) ledger.Outcome {
 	if r == nil {
 		return ledger.OK
 	}
-	if float64(c.a.TotalBaggages) >= r.TotalBaggages.Float64() && float64(c.a.NonfreeBaggages) >= r.NonfreeBaggages.Float64() {
+	// The rule is about bags, not the paid count: a lower non-free count
+	// with more bags (a membership upgrade) removes none.
+	if float64(c.a.TotalBaggages) >= r.TotalBaggages.Float64() {
 		return ledger.OK
 	}
-	return ledger.Refuse(fmt.Sprintf("Per airline policy, checked bags can be added but not removed: reservation %s has %s bag(s) (%s non-free); you asked for %d (%d non-free).", r.ReservationID, r.TotalBaggages, r.NonfreeBaggages, c.a.TotalBaggages, c.a.NonfreeBaggages))
+	return ledger.Refuse(fmt.Sprintf("Per airline policy, checked bags can be added but not removed: reservation %s has %s bag(s); you asked for %d.", r.ReservationID, r.TotalBaggages, c.a.TotalBaggages))
 }
 
 // updateCost is what the change costs (negative: a refund), if known.
@@ -942,7 +991,7 @@ func checkUpdatePayment(c *proposal) ledger.Outcome {
 		return ledger.NeedRevise(fmt.Sprintf("Per airline policy, changes are paid or refunded with a single gift card or credit card, not a travel certificate (%s); the user has %s.", q(c.a.PaymentID), pyjson.Repr(ok)))
 	}
 	if g, isGift := pm.(*GiftCard); isGift {
-		if cost, known := c.updateCost(r); known && float64(cost) > g.Amount {
+		if cost, known := c.updateCost(r); known && float64(cost) > g.Amount && !balanceStale(c.l, c.a.PaymentID) {
 			return ledger.NeedRevise(fmt.Sprintf("Gift card %s has %s, less than the %s this change costs; choose another payment method.", q(c.a.PaymentID), money(g.Amount), money(float64(cost))))
 		}
 	}
@@ -968,6 +1017,10 @@ func modifiedOrCancelled(l *ledger.Ledger, id string) bool {
 	return false
 }
 
+// checkCompensation judges a certificate against the user's reservations
+// as they were read, before any change logged since: the delay or
+// cancellation the user complains about is a fact of the trip as booked, and
+// the $50 case comes only after the reservation was changed or cancelled.
 func checkCompensation(c *proposal) ledger.Outcome {
 	u := ledgerUser(c.l)
 	if u == nil || u.UserID != c.a.UserID {
@@ -975,13 +1028,18 @@ func checkCompensation(c *proposal) ledger.Outcome {
 	}
 	var allowed []string
 	amounts := map[float64]bool{}
-	var ineligible, delayedPending, unknown []string
+	var ineligible, delayedPending, unknown, unread []string
 	for _, id := range u.Reservations {
-		r := effectiveReservation(c.l, id)
-		if r == nil || r.UserID != u.UserID {
+		r := ledgerReservation(c.l, id)
+		if r == nil {
+			unread = append(unread, id)
 			continue
 		}
-		cancelled, delayed, unk := false, false, false
+		if r.UserID != u.UserID {
+			continue
+		}
+		cancelled, delayed := false, false
+		var unk []string
 		for _, f := range r.Flights {
 			switch knownStatus(c.l, f.FlightNumber, f.Date) {
 			case StatusCancelled:
@@ -989,7 +1047,7 @@ func checkCompensation(c *proposal) ledger.Outcome {
 			case StatusDelayed:
 				delayed = true
 			case "":
-				unk = true
+				unk = append(unk, fmt.Sprintf("get_flight_status(flight_number=%s, date=%s)", q(f.FlightNumber), q(f.Date)))
 			}
 		}
 		n := float64(len(r.Passengers))
@@ -1005,8 +1063,8 @@ func checkCompensation(c *proposal) ledger.Outcome {
 			allowed = append(allowed, fmt.Sprintf("%s for reservation %s (delayed flight, %d passenger(s))", money(50*n), r.ReservationID, len(r.Passengers)))
 		case delayed:
 			delayedPending = append(delayedPending, r.ReservationID)
-		case unk:
-			unknown = append(unknown, r.ReservationID)
+		default:
+			unknown = append(unknown, unk...)
 		}
 	}
 	switch {
@@ -1019,7 +1077,17 @@ func checkCompensation(c *proposal) ledger.Outcome {
 	case len(ineligible) > 0:
 		return ledger.Refuse(fmt.Sprintf("Per airline policy, no compensation for user %s: a regular member without travel insurance flying (basic) economy is not compensated (reservation %s).", u.UserID, strings.Join(ineligible, ", ")))
 	}
-	return ledger.NeedRevise(fmt.Sprintf("Per airline policy, compensation is only for cancelled or delayed flights, after confirming the facts: read the reservation concerned (get_reservation_details) and check its flights with get_flight_status first; no reservation of %s in the ledger shows a cancelled or delayed flight.", u.UserID))
+	var missing []string
+	if len(unknown) > 0 {
+		missing = append(missing, "the status of the flights not yet checked: call "+strings.Join(unknown, ", "))
+	}
+	if len(unread) > 0 {
+		missing = append(missing, "the reservations not yet read: "+strings.Join(unread, ", ")+" (get_reservation_details)")
+	}
+	if len(missing) == 0 {
+		return ledger.Refuse(fmt.Sprintf("Per airline policy, compensation is only for cancelled or delayed flights: no flight of the reservations of %s read in this conversation is cancelled or delayed.", u.UserID))
+	}
+	return ledger.NeedRevise(fmt.Sprintf("Per airline policy, compensation is only for cancelled or delayed flights, after confirming the facts; the ledger lacks %s.", strings.Join(missing, "; ")))
 }
 
 func checkNotRepeated(c *proposal) ledger.Outcome {
