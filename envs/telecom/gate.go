@@ -19,9 +19,9 @@ package telecom
 //	telecom.send_payment_request.once             Overdue Bill Payment              REVISE, BLOCK
 //	telecom.enable_roaming.user_line              Addressing Data Roaming Problems  REVISE
 //	                                              (telecom-workflow: Step 2.1.2: Verify if user is traveling)
-//	telecom.enable_roaming.not_enabled            Data Roaming                      REVISE, BLOCK
+//	telecom.enable_roaming.not_enabled            Data Roaming                      REVISE (a no-op)
 //	telecom.enable_roaming.once                   Data Roaming                      BLOCK
-//	telecom.disable_roaming.enabled               Data Roaming                      REVISE, BLOCK
+//	telecom.disable_roaming.enabled               Data Roaming                      REVISE (a no-op)
 //	telecom.refuel_data.user_line                 Data Refueling                    REVISE
 //	telecom.refuel_data.amount                    Data Refueling                    REVISE, BLOCK
 //	telecom.refuel_data.price_known               Data Refueling                    REVISE
@@ -720,7 +720,9 @@ func checkRoamingOff(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
 	case x == nil:
 		return missingLine(tool, lid)
 	case x.RoamingEnabled:
-		return ledger.Refuse(fmt.Sprintf("Per telecom policy, line %s is already roaming enabled; there is nothing to enable. If data still fails abroad, check the roaming setting on the user's phone.", lid))
+		// A harmless no-op, not a forbidden action: REVISE, so the model
+		// keeps its turn and looks elsewhere.
+		return ledger.NeedRevise(fmt.Sprintf("Per telecom policy, line %s is already roaming enabled; there is nothing to enable. If data still fails abroad, check the roaming setting on the user's phone.", lid))
 	}
 	return ledger.OK
 }
@@ -735,7 +737,7 @@ func checkRoamingOn(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
 	case x == nil:
 		return missingLine(tool, lid)
 	case !x.RoamingEnabled:
-		return ledger.Refuse(fmt.Sprintf("Per telecom policy, line %s is not roaming enabled; there is nothing to disable.", lid))
+		return ledger.NeedRevise(fmt.Sprintf("Per telecom policy, line %s is not roaming enabled; there is nothing to disable.", lid))
 	}
 	return ledger.OK
 }

@@ -227,12 +227,13 @@ func TestGatePredicates(t *testing.T) {
 			"send_payment_request", pay("B1234321"), ledger.Allow, nil},
 
 		// enable_roaming / disable_roaming
-		{"enable on an enabled line", full, "enable_roaming", c1l2, ledger.Block, []string{"not_enabled"}},
+		// a harmless no-op is revised, not blocked (issue 13)
+		{"enable on an enabled line", full, "enable_roaming", c1l2, ledger.Revise, []string{"not_enabled"}},
 		{"enable twice", fixture{sc: scRoamingOff, reads: careful(), edit: logged("enable_roaming", c1l2, true)}, "enable_roaming", c1l2, ledger.Block, []string{"once"}},
 		{"enable, earlier call pending", fixture{sc: scRoamingOff, reads: careful(), edit: func(l *ledger.Ledger) { l.LogWrite("enable_roaming", json.RawMessage(c1l2)) }}, "enable_roaming", c1l2, ledger.Block, []string{"once"}},
 		{"enable an unread line", fixture{sc: scRoamingOff, reads: customerOnly}, "enable_roaming", c1l2, ledger.Revise, []string{"not_enabled"}},
 		{"disable an enabled line", full, "disable_roaming", c1l2, ledger.Allow, nil},
-		{"disable a disabled line", roamOff, "disable_roaming", c1l2, ledger.Block, []string{"enabled"}},
+		{"disable a disabled line", roamOff, "disable_roaming", c1l2, ledger.Revise, []string{"enabled"}},
 		{"disable an unread line", fixture{sc: scBase, reads: customerOnly}, "disable_roaming", c1l2, ledger.Revise, []string{"enabled"}},
 
 		// refuel_data
