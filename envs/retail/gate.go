@@ -571,10 +571,7 @@ func checkSameProduct(c *proposal) ledger.Outcome {
 		old, newID := &o.Items[k], c.a.NewItemIDs[i]
 		p := ledgerProduct(c.l, old.ProductID)
 		if p == nil {
-			read := fmt.Sprintf("get_product_details(product_id=%s)", q(old.ProductID))
-			if !slices.Contains(missing, read) {
-				missing = append(missing, read)
-			}
+			missing = append(missing, fmt.Sprintf("whether new item %s is an available variant of %s (product %s): call get_product_details(product_id=%s)", q(newID), old.Name, old.ProductID, q(old.ProductID)))
 			continue
 		}
 		v, ok := p.Variants.Get(newID)
@@ -591,7 +588,7 @@ func checkSameProduct(c *proposal) ledger.Outcome {
 	case len(bad) > 0:
 		return ledger.NeedRevise("Per retail policy, each item can only become an available item of the same product with different options: " + strings.Join(bad, "; ") + ".")
 	case len(missing) > 0:
-		return ledger.NeedRevise("Per retail policy, the new items must be available items of the same product: check the product first: call " + strings.Join(missing, ", ") + ".")
+		return ledger.NeedRevise("Per retail policy, the new items must be available items of the same product; the ledger does not show " + strings.Join(missing, "; ") + ".")
 	}
 	return ledger.OK
 }

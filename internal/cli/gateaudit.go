@@ -260,11 +260,12 @@ func auditRecordedFile(ctx context.Context, file, dataDir string, loaded map[str
 			runs[i].Reward = r.RewardInfo.Reward
 		}
 		g.Go(func() error {
-			id := r.TaskID
-			if scored, ok := scoredTaskID(r); ok {
-				id = scored // the recorded evaluation used this task's criteria
+			task, err := findTask(dom.Tasks(), r.TaskID)
+			if scored, ok := scoredTaskID(r); ok && scored != r.TaskID {
+				if t, err2 := findTask(dom.Tasks(), scored); err2 == nil {
+					task, err = t, nil // the recorded evaluation used this task's criteria
+				}
 			}
-			task, err := findTask(dom.Tasks(), id)
 			if err != nil {
 				return nil // not in the pinned tasks: not rescored
 			}
