@@ -297,7 +297,7 @@ func Shadow(dom envs.Domain, traj []message.Message, opts ShadowOptions) ([]Shad
 			return nil, fmt.Errorf("%s: no solo-mode policy", dom.Name())
 		}
 		solo = sp
-		gate = ledger.NewGate(sp.SoloGatePredicates(), gateWrites(dom))
+		gate = ledger.NewGate(sp.SoloGatePredicates(), gateWrites(dom), pol.DecodeArgs)
 	}
 	led := ledger.New()
 	exs := message.Exchanges(traj)

@@ -16,10 +16,13 @@ import (
 )
 
 // Policy is what a domain provides to LedgerAgent: its static tool path map
-// (routing read returns onto ledger paths) and its gate predicates.
+// (routing read returns onto ledger paths), its gate predicates, and the
+// decoding of a proposed write's arguments into the tool's typed arguments
+// (once per call, before any predicate runs; a ledger.Decoder).
 type Policy interface {
 	ledger.Router
 	GatePredicates() []ledger.Predicate
+	DecodeArgs(tool string, raw json.RawMessage) (any, *ledger.Failure)
 }
 
 // Auditor is what a domain provides to the gate audits.
@@ -59,7 +62,7 @@ func (u userRouter) Route(tool string, args json.RawMessage, output string) []le
 
 // NewGate builds the gate for a domain: its predicates over its write tools.
 func NewGate(d envs.Domain, p Policy) *ledger.Gate {
-	return ledger.NewGate(p.GatePredicates(), gateWrites(d))
+	return ledger.NewGate(p.GatePredicates(), gateWrites(d), p.DecodeArgs)
 }
 
 // gateWrites names the domain's agent write tools.

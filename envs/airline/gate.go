@@ -47,7 +47,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/ledger"
@@ -271,70 +270,42 @@ type proposal struct {
 
 type check func(c *proposal) ledger.Outcome
 
-// decodeCache remembers the last decoded call, so that the predicates of one
-// judgement decode its arguments once. It belongs to one GatePredicates
-// result and is safe for concurrent use.
-type decodeCache struct {
-	mu      sync.Mutex
-	tool    string
-	raw     []byte
-	a       writeArgs
-	problem string
-}
-
-func (dc *decodeCache) decode(tool string, raw json.RawMessage) (writeArgs, string) {
-	if dc == nil {
-		return decodeWrite(tool, raw)
-	}
-	dc.mu.Lock()
-	defer dc.mu.Unlock()
-	if dc.raw != nil && dc.tool == tool && bytes.Equal(dc.raw, raw) {
-		return dc.a, dc.problem
-	}
-	dc.a, dc.problem = decodeWrite(tool, raw)
-	dc.tool, dc.raw = tool, bytes.Clone(raw)
-	return dc.a, dc.problem
-}
-
 func predicate(tool, rule, clause string, fn check) ledger.Predicate {
-	return cachedPredicate(nil, tool, rule, clause, fn)
+	return ledger.Typed("airline."+tool+"."+rule, tool, clause, func(l *ledger.Ledger, a *writeArgs) ledger.Outcome {
+		return fn(&proposal{l: l, tool: tool, a: *a})
+	})
 }
 
-func cachedPredicate(dc *decodeCache, tool, rule, clause string, fn check) ledger.Predicate {
-	return ledger.Predicate{
-		ID: "airline." + tool + "." + rule, Tool: tool, Clause: clause,
-		Check: func(l *ledger.Ledger, raw json.RawMessage) ledger.Outcome {
-			a, problem := dc.decode(tool, raw)
-			if problem != "" {
-				return ledger.OK // reported by the arguments predicate
-			}
-			return fn(&proposal{l: l, tool: tool, a: a})
-		},
+// DecodeArgs implements ledgeragent.Policy: a write's arguments decoded once
+// into writeArgs for all its predicates.
+func (d *Domain) DecodeArgs(tool string, raw json.RawMessage) (any, *ledger.Failure) {
+	a, problem := decodeWrite(tool, raw)
+	if problem != "" {
+		return nil, ledger.ArgumentsFailure("airline", tool, argsClause(tool), problem)
 	}
+	return &a, nil
 }
 
-func argumentsPredicate(tool, clause string) ledger.Predicate {
-	return ledger.Predicate{
-		ID: "airline." + tool + ".arguments", Tool: tool, Clause: clause,
-		Check: func(_ *ledger.Ledger, raw json.RawMessage) ledger.Outcome {
-			if _, problem := decodeWrite(tool, raw); problem != "" {
-				return ledger.NeedRevise(fmt.Sprintf("The arguments of %s could not be checked against the airline policy: %s. Send them with the documented types.", tool, problem))
-			}
-			return ledger.OK
-		},
+// argsClause is the policy section of a write tool's arguments.
+func argsClause(tool string) string {
+	switch tool {
+	case toolBook:
+		return clauseBook
+	case toolCancel:
+		return clauseCancel
+	case toolBaggages, toolFlights, toolPassengers:
+		return clauseModify
+	case toolCertificate:
+		return clauseCompensation
 	}
+	return ""
 }
 
 // GatePredicates implements ledgeragent.Policy: the predicates of the six
 // write tools.
 func (d *Domain) GatePredicates() []ledger.Predicate {
-	dc := &decodeCache{}
-	predicate := func(tool, rule, clause string, fn check) ledger.Predicate {
-		return cachedPredicate(dc, tool, rule, clause, fn)
-	}
 	var out []ledger.Predicate
 	resTool := func(tool, clause string, extra ...ledger.Predicate) {
-		out = append(out, argumentsPredicate(tool, clause))
 		if profileFacts[tool] != "" {
 			out = append(out, predicate(tool, "user_read", clause, checkUserRead))
 		}
@@ -346,7 +317,6 @@ func (d *Domain) GatePredicates() []ledger.Predicate {
 		out = append(out, extra...)
 	}
 	out = append(out,
-		argumentsPredicate(toolBook, clauseBook),
 		predicate(toolBook, "user_read", clauseBook, checkUserRead),
 		predicate(toolBook, "own_user", clauseBook, checkOwnUser),
 		predicate(toolBook, "passenger_limit", clauseBook, checkPassengerLimit),
@@ -374,7 +344,6 @@ func (d *Domain) GatePredicates() []ledger.Predicate {
 	resTool(toolPassengers, clauseModify,
 		predicate(toolPassengers, "passenger_count", clauseModify, checkPassengerCount))
 	out = append(out,
-		argumentsPredicate(toolCertificate, clauseCompensation),
 		predicate(toolCertificate, "user_read", clauseCompensation, checkUserRead),
 		predicate(toolCertificate, "own_user", clauseCompensation, checkOwnUser),
 		predicate(toolCertificate, "compensation", clauseCompensation, checkCompensation),

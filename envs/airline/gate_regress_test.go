@@ -80,7 +80,7 @@ const (
 
 func TestGateRegressions(t *testing.T) {
 	d := testDomain(t)
-	g := ledger.NewGate(d.GatePredicates(), []string{toolBook, toolCancel, toolBaggages, toolFlights, toolPassengers, toolCertificate})
+	g := ledger.NewGate(d.GatePredicates(), []string{toolBook, toolCancel, toolBaggages, toolFlights, toolPassengers, toolCertificate}, d.DecodeArgs)
 	cases := []struct {
 		name  string
 		steps []synthStep
