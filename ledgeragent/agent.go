@@ -88,9 +88,11 @@ type Agent struct {
 	base *baseline.Agent
 	dom  envs.Domain
 	pol  Policy
-	gate *ledger.Gate
-	led  *ledger.Ledger
-	mode Mode
+	// router absorbs read returns (RouterOf: solo domains route phone reads)
+	router ledger.Router
+	gate   *ledger.Gate
+	led    *ledger.Ledger
+	mode   Mode
 	// pending holds the calls sent out per id, oldest first: a result
 	// answers the oldest unanswered call with its id (providers reuse ids).
 	pending map[string][]pendingCall
@@ -106,7 +108,7 @@ func New(base *baseline.Agent, dom envs.Domain, mode Mode) (*Agent, error) {
 		return nil, fmt.Errorf("domain %s has no ledger path map and gate predicates", dom.Name())
 	}
 	return &Agent{
-		base: base, dom: dom, pol: pol, gate: NewGate(dom, pol), led: ledger.New(), mode: mode,
+		base: base, dom: dom, pol: pol, router: RouterOf(dom, pol), gate: NewGate(dom, pol), led: ledger.New(), mode: mode,
 		pending: map[string][]pendingCall{},
 		rep:     Report{Implementation: mode.Name(), Mode: mode},
 	}, nil
@@ -283,7 +285,7 @@ func (a *Agent) absorb(incoming []message.Message) {
 		case pc.write >= 0:
 			a.led.Resolve(pc.write, !m.Error)
 		case pc.read && !m.Error:
-			a.led.Absorb(a.pol, pc.name, pc.args, m.Content)
+			a.led.Absorb(a.router, pc.name, pc.args, m.Content)
 		}
 	}
 }

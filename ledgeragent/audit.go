@@ -252,19 +252,11 @@ type ShadowVerdict struct {
 	EnvRejected bool
 }
 
-// ShadowOptions select how a trajectory is audited.
-type ShadowOptions struct {
-	// Solo audits a solo run (no user; the agent holds the user's tools
-	// too): the agent's own calls of user tools count as its reads, and the
-	// domain's solo predicates apply (see SoloPolicy).
-	Solo bool
-}
-
 // ShadowVerdicts judges every agent write of a trajectory against the ledger
 // built from that trajectory's own successful reads (recorded outputs), as a
 // gate in shadow mode would have.
 func ShadowVerdicts(dom envs.Domain, traj []message.Message) ([]ledger.Verdict, error) {
-	svs, err := Shadow(dom, traj, ShadowOptions{})
+	svs, err := Shadow(dom, traj)
 	if err != nil {
 		return nil, err
 	}
@@ -275,7 +267,9 @@ func ShadowVerdicts(dom envs.Domain, traj []message.Message) ([]ledger.Verdict, 
 	return out, nil
 }
 
-// Shadow is ShadowVerdicts with the call positions and options.
+// Shadow is ShadowVerdicts with the call positions. A solo domain
+// (envs.IsSolo) is audited as a solo run, as LedgerAgent runs it: its solo
+// predicates, and the agent's own phone reads absorbed (see SoloPolicy).
 //
 // Calls are paired with their answers by position (message.Exchanges), never
 // by id alone: providers reuse ids. The semantics are the live agent's: the
@@ -284,21 +278,13 @@ func ShadowVerdicts(dom envs.Domain, traj []message.Message) ([]ledger.Verdict, 
 // yet resolved, before the next is judged); the message's read results and
 // write outcomes are absorbed only afterwards, before the next message, as
 // they reach a live agent.
-func Shadow(dom envs.Domain, traj []message.Message, opts ShadowOptions) ([]ShadowVerdict, error) {
+func Shadow(dom envs.Domain, traj []message.Message) ([]ShadowVerdict, error) {
 	pol, ok := PolicyOf(dom)
 	if !ok {
 		return nil, fmt.Errorf("%s: no ledger policy", dom.Name())
 	}
 	gate := NewGate(dom, pol)
-	var solo SoloPolicy
-	if opts.Solo {
-		sp, ok := pol.(SoloPolicy)
-		if !ok {
-			return nil, fmt.Errorf("%s: no solo-mode policy", dom.Name())
-		}
-		solo = sp
-		gate = ledger.NewGate(sp.SoloGatePredicates(), gateWrites(dom), pol.DecodeArgs)
-	}
+	router := RouterOf(dom, pol)
 	led := ledger.New()
 	exs := message.Exchanges(traj)
 	var verdicts []ShadowVerdict
@@ -340,10 +326,8 @@ func Shadow(dom envs.Domain, traj []message.Message, opts ShadowOptions) ([]Shad
 				})
 				a.write = led.LogWrite(tc.Name, tc.Arguments)
 			case ti.Kind == "read":
-				a.read = func() { led.Absorb(pol, tc.Name, tc.Arguments, traj[ex.Result].Content) }
+				a.read = func() { led.Absorb(router, tc.Name, tc.Arguments, traj[ex.Result].Content) }
 			}
-		} else if ti, known := envs.ToolInfo(dom, message.ByUser, tc.Name); solo != nil && known && ti.Kind == "read" {
-			a.read = func() { led.Absorb(userRouter{solo}, tc.Name, tc.Arguments, traj[ex.Result].Content) }
 		}
 		pending = append(pending, a)
 	}
@@ -354,7 +338,7 @@ func Shadow(dom envs.Domain, traj []message.Message, opts ShadowOptions) ([]Shad
 // AuditRecorded judges the writes of recorded runs in shadow mode and cross
 // tabulates them with each run's outcome as recorded and as rescored; it
 // also returns every non-allowed write.
-func AuditRecorded(dom envs.Domain, file string, runs []RecordedRun, opts ShadowOptions) ([]RecordedReport, []RecordedVerdict, error) {
+func AuditRecorded(dom envs.Domain, file string, runs []RecordedRun) ([]RecordedReport, []RecordedVerdict, error) {
 	type key struct{ rec, res string }
 	rows := map[key]*RecordedReport{}
 	row := func(k key) *RecordedReport {
@@ -368,7 +352,7 @@ func AuditRecorded(dom envs.Domain, file string, runs []RecordedRun, opts Shadow
 	var stops []RecordedVerdict
 	for i := range runs {
 		run := &runs[i]
-		verdicts, err := Shadow(dom, run.Messages, opts)
+		verdicts, err := Shadow(dom, run.Messages)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -63,7 +63,7 @@ func TestAudits(t *testing.T) {
 	}
 	zero := 0.0
 	runs := []ledgeragent.RecordedRun{{Index: 3, TaskID: "pay", Trial: 1, Messages: traj, Reward: 1, Rescored: &zero}}
-	reps, stops, err := ledgeragent.AuditRecorded(dom, "f.json", runs, ledgeragent.ShadowOptions{})
+	reps, stops, err := ledgeragent.AuditRecorded(dom, "f.json", runs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,8 +42,9 @@ func PolicyOf(d envs.Domain) (Policy, bool) {
 	return p, ok
 }
 
-// SoloPolicy is what a dual-control domain adds for solo runs, where there
-// is no user and the agent holds the user's tools as well.
+// SoloPolicy is what a dual-control domain adds for its solo mode
+// (envs.SoloDomain: no user; the agent holds the user's tools as well).
+// LedgerAgent and the shadow audits use it for every solo domain.
 type SoloPolicy interface {
 	// SoloGatePredicates are the gate predicates of a solo run: no
 	// predicate asks for something only a user could give (a confirmation).
@@ -53,25 +54,53 @@ type SoloPolicy interface {
 	RouteUser(tool string, args json.RawMessage, output string) []ledger.Entry
 }
 
-// userRouter routes a solo agent's own user-tool reads.
-type userRouter struct{ p SoloPolicy }
-
-func (u userRouter) Route(tool string, args json.RawMessage, output string) []ledger.Entry {
-	return u.p.RouteUser(tool, args, output)
-}
-
-// NewGate builds the gate for a domain: its predicates over its write tools.
+// NewGate builds the gate for a domain: its predicates over its write tools
+// (in a solo domain, the solo predicates over the domain's own write tools;
+// the phone's tools are not guarded).
 func NewGate(d envs.Domain, p Policy) *ledger.Gate {
-	return ledger.NewGate(p.GatePredicates(), gateWrites(d), p.DecodeArgs)
+	preds := p.GatePredicates()
+	if sp, ok := p.(SoloPolicy); ok && envs.IsSolo(d) {
+		preds = sp.SoloGatePredicates()
+	}
+	return ledger.NewGate(preds, gateWrites(d), p.DecodeArgs)
 }
 
-// gateWrites names the domain's agent write tools.
+// gateWrites names the domain's own agent write tools.
 func gateWrites(d envs.Domain) []string {
 	var writes []string
-	for _, t := range d.AgentTools() {
+	for _, t := range envs.Base(d).AgentTools() {
 		if t.Mutates() {
 			writes = append(writes, t.Name)
 		}
 	}
 	return writes
+}
+
+// RouterOf is the router that absorbs the agent's successful reads: the
+// domain's path map and, in a solo domain, RouteUser for the agent's own
+// calls of the user's read tools.
+func RouterOf(d envs.Domain, p Policy) ledger.Router {
+	sp, ok := p.(SoloPolicy)
+	if !ok || !envs.IsSolo(d) {
+		return p
+	}
+	user := map[string]bool{}
+	for _, t := range d.UserTools() {
+		user[t.Name] = true
+	}
+	return soloRouter{p: p, solo: sp, user: user}
+}
+
+// soloRouter routes a solo agent's reads.
+type soloRouter struct {
+	p    Policy
+	solo SoloPolicy
+	user map[string]bool
+}
+
+func (r soloRouter) Route(tool string, args json.RawMessage, output string) []ledger.Entry {
+	if r.user[tool] {
+		return r.solo.RouteUser(tool, args, output)
+	}
+	return r.p.Route(tool, args, output)
 }

@@ -86,7 +86,7 @@ func TestShadowSameMessageSemantics(t *testing.T) {
 		{Role: message.Tool, ToolCallID: "r2", Content: orderO1},
 		{Role: message.Tool, ToolCallID: "w1", Content: "{}"},
 	}
-	shadow, err := ledgeragent.Shadow(dom, traj, ledgeragent.ShadowOptions{})
+	shadow, err := ledgeragent.Shadow(dom, traj)
 	if err != nil {
 		t.Fatal(err)
 	}

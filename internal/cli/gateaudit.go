@@ -235,16 +235,22 @@ func auditRecordedFile(ctx context.Context, file, dataDir string, loaded map[str
 	if err != nil {
 		return nil, nil, err
 	}
-	info, err := tau2RunInfo(f)
+	name, err := tau2Domain(f)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", file, err)
 	}
-	dom := loaded[info.domain]
+	// A solo run (upstream's solo agent with its dummy user) is audited in
+	// the domain's solo mode: no user, the agent holds the phone's tools.
+	load, key := domains.Load, name
+	if results.IsSolo(f.Info) {
+		load, key = domains.LoadSolo, name+" (solo)"
+	}
+	dom := loaded[key]
 	if dom == nil {
-		if dom, err = domains.Load(info.domain, dataDir); err != nil {
+		if dom, err = load(name, dataDir); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", file, err)
 		}
-		loaded[info.domain] = dom
+		loaded[key] = dom
 	}
 	recs, err := results.FromTau2(f)
 	if err != nil {
@@ -281,7 +287,7 @@ func auditRecordedFile(ctx context.Context, file, dataDir string, loaded map[str
 	if err := g.Wait(); err != nil {
 		return nil, nil, err
 	}
-	return ledgeragent.AuditRecorded(dom, filepath.Base(file), runs, ledgeragent.ShadowOptions{Solo: info.solo})
+	return ledgeragent.AuditRecorded(dom, filepath.Base(file), runs)
 }
 
 func rate(n, d int) string {
@@ -291,32 +297,15 @@ func rate(n, d int) string {
 	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(d))
 }
 
-// tau2Run is what the audit reads from a τ²-bench results file's info.
-type tau2Run struct {
-	domain string
-	// solo: the run used upstream's solo agent or its dummy user (no user;
-	// the agent holds the user's tools).
-	solo bool
-}
-
-// tau2RunInfo reads the domain and the run mode of a τ²-bench results file.
-func tau2RunInfo(f *results.Tau2File) (tau2Run, error) {
+// tau2Domain reads the domain name of a τ²-bench results file.
+func tau2Domain(f *results.Tau2File) (string, error) {
 	var info struct {
 		EnvironmentInfo struct {
 			DomainName string `json:"domain_name"`
 		} `json:"environment_info"`
-		AgentInfo struct {
-			Implementation string `json:"implementation"`
-		} `json:"agent_info"`
-		UserInfo struct {
-			Implementation string `json:"implementation"`
-		} `json:"user_info"`
 	}
 	if err := json.Unmarshal(f.Info, &info); err != nil || info.EnvironmentInfo.DomainName == "" {
-		return tau2Run{}, fmt.Errorf("no info.environment_info.domain_name")
+		return "", fmt.Errorf("no info.environment_info.domain_name")
 	}
-	return tau2Run{
-		domain: info.EnvironmentInfo.DomainName,
-		solo:   info.AgentInfo.Implementation == "llm_agent_solo" || info.UserInfo.Implementation == "dummy_user",
-	}, nil
+	return info.EnvironmentInfo.DomainName, nil
 }

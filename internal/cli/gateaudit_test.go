@@ -154,22 +154,3 @@ func TestGateAuditVerdictObjects(t *testing.T) {
 		t.Errorf("rate column must say what it measures:\n%s", txt.out)
 	}
 }
-
-func TestTau2RunInfoSolo(t *testing.T) {
-	for _, tc := range []struct {
-		info string
-		want tau2Run
-	}{
-		{`{"environment_info": {"domain_name": "telecom"}, "agent_info": {"implementation": "llm_agent"}, "user_info": {"implementation": "user_simulator"}}`, tau2Run{domain: "telecom"}},
-		{`{"environment_info": {"domain_name": "telecom"}, "agent_info": {"implementation": "llm_agent_solo"}, "user_info": {"implementation": "dummy_user"}}`, tau2Run{domain: "telecom", solo: true}},
-		{`{"environment_info": {"domain_name": "telecom"}, "agent_info": {"implementation": "gym_agent"}, "user_info": {"implementation": "dummy_user"}}`, tau2Run{domain: "telecom", solo: true}},
-	} {
-		got, err := tau2RunInfo(&results.Tau2File{Info: json.RawMessage(tc.info)})
-		if err != nil || got != tc.want {
-			t.Errorf("tau2RunInfo(%s) = %+v, %v; want %+v", tc.info, got, err, tc.want)
-		}
-	}
-	if _, err := tau2RunInfo(&results.Tau2File{Info: json.RawMessage(`{}`)}); err == nil {
-		t.Error("no domain name: want an error")
-	}
-}
