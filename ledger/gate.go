@@ -55,12 +55,16 @@ type Predicate struct {
 // is the verdict, a Revise.
 type Decoder func(tool string, raw json.RawMessage) (args any, failure *Failure)
 
-// ArgumentsFailure is the failure of a call whose arguments do not decode
-// as its tool's arguments (id <domain>.<tool>.arguments); problem says what
-// is wrong.
-func ArgumentsFailure(domain, tool, clause, problem string) *Failure {
-	return &Failure{ID: domain + "." + tool + ".arguments", Clause: clause, Decision: Revise,
-		Reason: fmt.Sprintf("The arguments of %s could not be checked against the %s policy: %s. Send them with the documented types.", tool, domain, problem)}
+// DecodeWith decodes a write's arguments with a domain's decoder into *A.
+// A problem (what is wrong with the arguments) is the failure
+// <domain>.<tool>.arguments, citing the tool's section clause(tool).
+func DecodeWith[A any](domain, tool string, raw json.RawMessage, decode func(tool string, raw json.RawMessage) (A, string), clause func(tool string) string) (any, *Failure) {
+	a, problem := decode(tool, raw)
+	if problem != "" {
+		return nil, &Failure{ID: domain + "." + tool + ".arguments", Clause: clause(tool), Decision: Revise,
+			Reason: fmt.Sprintf("The arguments of %s could not be checked against the %s policy: %s. Send them with the documented types.", tool, domain, problem)}
+	}
+	return &a, nil
 }
 
 // RawArgs is the Decoder of a domain whose predicates read the raw JSON

@@ -279,11 +279,7 @@ func predicate(tool, rule, clause string, fn check) ledger.Predicate {
 // DecodeArgs implements ledgeragent.Policy: a write's arguments decoded once
 // into writeArgs for all its predicates.
 func (d *Domain) DecodeArgs(tool string, raw json.RawMessage) (any, *ledger.Failure) {
-	a, problem := decodeWrite(tool, raw)
-	if problem != "" {
-		return nil, ledger.ArgumentsFailure("airline", tool, argsClause(tool), problem)
-	}
-	return &a, nil
+	return ledger.DecodeWith("airline", tool, raw, decodeWrite, argsClause)
 }
 
 // argsClause is the policy section of a write tool's arguments.

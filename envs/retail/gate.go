@@ -266,11 +266,7 @@ func predicate(tool, rule, clause string, fn check) ledger.Predicate {
 // DecodeArgs implements ledgeragent.Policy: a write's arguments decoded once
 // into writeArgs for all its predicates.
 func (d *Domain) DecodeArgs(tool string, raw json.RawMessage) (any, *ledger.Failure) {
-	a, problem := decodeWrite(tool, raw)
-	if problem != "" {
-		return nil, ledger.ArgumentsFailure("retail", tool, argsClause(tool), problem)
-	}
-	return &a, nil
+	return ledger.DecodeWith("retail", tool, raw, decodeWrite, argsClause)
 }
 
 // argsClause is the policy section of a write tool's arguments.
