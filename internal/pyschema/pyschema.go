@@ -923,3 +923,21 @@ func sortSchema(v any, parent string) any {
 	}
 	return v
 }
+
+// Load reads a toolkit class from upstream source files: the file that
+// defines it and the model files its annotations' names come from.
+func Load(path, class string, modelPaths ...string) (*Toolkit, error) {
+	f, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var models []*File
+	for _, p := range modelPaths {
+		m, err := ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		models = append(models, m)
+	}
+	return NewToolkit(f, class, models...)
+}
