@@ -138,7 +138,7 @@ func (k *Toolkit) Spec(name string) (tool.Spec, error) {
 	if err != nil {
 		return fail(err)
 	}
-	raw, err := json.Marshal(params)
+	raw, err := pyjson.Marshal(params) // as json.dumps writes it: floats keep their ".0"
 	if err != nil {
 		return fail(err)
 	}
@@ -288,7 +288,7 @@ func (g *gen) unannotate(ann any) (any, *field, error) {
 				if !ok || !isField(c) {
 					return nil, nil, errors.New("Annotated metadata other than Field(...) is not supported")
 				}
-				fl := field{}
+				fl := field{required: true}
 				if err := g.fieldCall(c, &fl); err != nil {
 					return nil, nil, err
 				}
@@ -861,6 +861,16 @@ func (g *gen) defaultValue(v any) (any, error) {
 		return out, nil
 	case pyliteral.Tuple:
 		return g.defaultValue([]any(x))
+	case *pyjson.Dict:
+		out := &pyjson.Dict{}
+		for i, k := range x.Keys {
+			d, err := g.defaultValue(x.Values[i])
+			if err != nil {
+				return nil, err
+			}
+			out.Set(k, d)
+		}
+		return out, nil
 	case *pyliteral.Name:
 		cls, member, ok := strings.Cut(x.Dotted, ".")
 		if ok {
