@@ -86,12 +86,9 @@ func Load(root string) (*Domain, error) {
 		return nil, fmt.Errorf("load airline tasks: %w", err)
 	}
 	d := New(db, string(policy), ts)
-	kit, err := pyschema.Load(data.Tau2Source(root, "domains/airline/tools.py"), toolkitClass,
+	d.tools, err = pyschema.Described(d.tools, data.Tau2Source(root, "domains/airline/tools.py"), toolkitClass,
 		data.Tau2Source(root, "domains/airline/data_model.py"))
 	if err != nil {
-		return nil, fmt.Errorf("airline tools: %w", err)
-	}
-	if d.tools, err = d.tools.Described(kit); err != nil {
 		return nil, fmt.Errorf("airline tools: %w", err)
 	}
 	d.infos = d.tools.Infos()

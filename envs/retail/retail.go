@@ -74,12 +74,9 @@ func Load(root string) (*Domain, error) {
 		return nil, fmt.Errorf("load retail tasks: %w", err)
 	}
 	d := New(db, string(policy), ts)
-	kit, err := pyschema.Load(data.Tau2Source(root, "domains/retail/tools.py"), toolkitClass,
+	d.tools, err = pyschema.Described(d.tools, data.Tau2Source(root, "domains/retail/tools.py"), toolkitClass,
 		data.Tau2Source(root, "domains/retail/data_model.py"))
 	if err != nil {
-		return nil, fmt.Errorf("retail tools: %w", err)
-	}
-	if d.tools, err = d.tools.Described(kit); err != nil {
 		return nil, fmt.Errorf("retail tools: %w", err)
 	}
 	d.infos = d.tools.Infos()

@@ -115,20 +115,15 @@ func LoadPolicy(root string, p Policy) (*Domain, error) {
 // describe gives both toolkits the descriptions and parameter schemas of
 // upstream's source (tools.py and user_tools.py with their model files).
 func (d *Domain) describe(root string) error {
-	agent, err := pyschema.Load(data.Tau2Source(root, "domains/telecom/tools.py"), agentClass,
+	var err error
+	d.agent, err = pyschema.Described(d.agent, data.Tau2Source(root, "domains/telecom/tools.py"), agentClass,
 		data.Tau2Source(root, "domains/telecom/data_model.py"))
 	if err != nil {
 		return fmt.Errorf("telecom agent tools: %w", err)
 	}
-	if d.agent, err = d.agent.Described(agent); err != nil {
-		return fmt.Errorf("telecom agent tools: %w", err)
-	}
-	user, err := pyschema.Load(data.Tau2Source(root, "domains/telecom/user_tools.py"), userClass,
+	d.user, err = pyschema.Described(d.user, data.Tau2Source(root, "domains/telecom/user_tools.py"), userClass,
 		data.Tau2Source(root, "domains/telecom/user_data_model.py"))
 	if err != nil {
-		return fmt.Errorf("telecom user tools: %w", err)
-	}
-	if d.user, err = d.user.Described(user); err != nil {
 		return fmt.Errorf("telecom user tools: %w", err)
 	}
 	return nil

@@ -951,3 +951,17 @@ func Load(path, class string, modelPaths ...string) (*Toolkit, error) {
 	}
 	return NewToolkit(f, class, models...)
 }
+
+// Described loads a toolkit class from upstream source (see Load) and
+// returns set with its descriptions and parameter schemas (tool.Set.Described).
+func Described[S any](set *tool.Set[S], path, class string, modelPaths ...string) (*tool.Set[S], error) {
+	kit, err := Load(path, class, modelPaths...)
+	if err != nil {
+		return nil, err
+	}
+	out, err := set.Described(kit)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return out, nil
+}

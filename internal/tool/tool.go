@@ -77,7 +77,9 @@ type Func[S, A any] func(ctx context.Context, s S, a A) (any, error)
 // New builds a tool whose arguments decode into A, a struct whose json tags
 // name the parameters in signature order. A field is optional when its tag has
 // omitempty (a Python parameter with a default); otherwise it is required.
-// Field tags `desc:"…"` and `enum:"a,b"` go into the schema.
+// Field tags `desc:"…"` and `enum:"a,b"` go into the schema. Domains that
+// show the model upstream's text pass an empty desc and take descriptions
+// and schemas from upstream's source with Set.Described.
 func New[S, A any](name string, kind Kind, desc string, fn Func[S, A]) Tool[S] {
 	at := reflect.TypeFor[A]()
 	params, schema := paramsOf(at)
@@ -135,7 +137,17 @@ func (s *Set[S]) Described(src Source) (*Set[S], error) {
 		ours = append(ours, t.Name)
 	}
 	if !slices.Equal(names, ours) {
-		return nil, fmt.Errorf("%s: upstream tools %v, ours %v", s.class, names, ours)
+		for _, n := range ours {
+			if !slices.Contains(names, n) {
+				return nil, fmt.Errorf("%s.%s: no such tool upstream (upstream has %v)", s.class, n, names)
+			}
+		}
+		for _, n := range names {
+			if !slices.Contains(ours, n) {
+				return nil, fmt.Errorf("%s.%s: upstream tool missing here", s.class, n)
+			}
+		}
+		return nil, fmt.Errorf("%s: upstream tool order %v, ours %v", s.class, names, ours)
 	}
 	tools := slices.Clone(s.tools)
 	for i := range tools {
