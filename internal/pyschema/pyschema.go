@@ -69,17 +69,34 @@ func NewToolkit(file *File, class string, models ...*File) (*Toolkit, error) {
 	if c == nil {
 		return nil, fmt.Errorf("%s: class %s: %w", file.Path, class, pyliteral.ErrNoSymbol)
 	}
+	// Upstream's ToolKitType adds a base toolkit's tools after the class's
+	// own; only toolkits directly over ToolKitBase are supported.
+	for _, b := range c.Bases {
+		if n, ok := b.(*pyliteral.Name); !ok || n.Dotted != "ToolKitBase" {
+			return nil, fmt.Errorf("%s: class %s: bases other than ToolKitBase are not supported", file.Path, class)
+		}
+	}
 	return &Toolkit{file: file, class: c, models: models}, nil
 }
 
 // Names lists the class's tools (methods decorated with is_tool) in
 // definition order, as upstream's ToolKitType collects them. Discoverable
 // tools (is_discoverable_tool) are not sent to the model and not listed.
+// A redefined method keeps its first place and its last definition, as in a
+// class's namespace.
 func (k *Toolkit) Names() []string {
-	var out []string
+	var order []string
+	last := map[string]*pyliteral.Func{}
 	for _, f := range k.class.Methods {
-		if _, ok := toolKind(f); ok && !slices.Contains(out, f.Name) {
-			out = append(out, f.Name)
+		if _, seen := last[f.Name]; !seen {
+			order = append(order, f.Name)
+		}
+		last[f.Name] = f
+	}
+	var out []string
+	for _, name := range order {
+		if _, ok := toolKind(last[name]); ok {
+			out = append(out, name)
 		}
 	}
 	return out

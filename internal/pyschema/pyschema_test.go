@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -209,5 +210,60 @@ func TestLoadErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestNames(t *testing.T) {
+	src := `class K(ToolKitBase):
+    @is_tool(ToolType.READ)
+    def a(self):
+        """A."""
+
+    @is_tool(ToolType.READ)
+    def gone(self):
+        """Decorated, then redefined without the decorator."""
+
+    @is_discoverable_tool(ToolType.READ)
+    def hidden(self):
+        """Discoverable tools are not sent."""
+
+    def helper(self):
+        pass
+
+    @is_tool(ToolType.WRITE)
+    def b(self):
+        """B."""
+
+    def gone(self):
+        pass
+
+    @is_tool(ToolType.GENERIC)
+    def a(self, x: int):
+        """A again: keeps its first place."""
+`
+	f, err := Parse("k.py", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := NewToolkit(f, "K")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := k.Names(), []string{"a", "b"}; !slices.Equal(got, want) {
+		t.Errorf("Names() = %v; want %v", got, want)
+	}
+	spec, err := k.Spec("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec.Kind != "generic" || !strings.Contains(string(spec.Parameters), `"x"`) {
+		t.Errorf("Spec(a) = %+v; want the last definition", spec)
+	}
+	g, err := Parse("g.py", []byte("class G(OtherKit):\n    pass\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewToolkit(g, "G"); err == nil || !strings.Contains(err.Error(), "g.py") {
+		t.Errorf("NewToolkit over a derived toolkit: %v; want an error naming the file", err)
 	}
 }
