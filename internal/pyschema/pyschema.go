@@ -15,6 +15,7 @@
 package pyschema
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -155,11 +156,17 @@ func (k *Toolkit) Spec(name string) (tool.Spec, error) {
 	if err != nil {
 		return fail(err)
 	}
-	raw, err := pyjson.Marshal(params) // as json.dumps writes it: floats keep their ".0"
+	// json.dumps' number and string spelling (floats keep their ".0"),
+	// compact.
+	py, err := pyjson.Marshal(params)
 	if err != nil {
 		return fail(err)
 	}
-	return tool.Spec{Kind: kind, Description: desc, Parameters: raw}, nil
+	var raw bytes.Buffer
+	if err := json.Compact(&raw, py); err != nil {
+		return fail(err)
+	}
+	return tool.Spec{Kind: kind, Description: desc, Parameters: raw.Bytes()}, nil
 }
 
 // gen builds one schema; defs collects the $defs it references.

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ledgerbench/ledgerbench/internal/data"
+	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/pyliteral"
 )
@@ -23,12 +25,12 @@ type oracleTool struct {
 	Schema json.RawMessage `json:"schema"`
 }
 
-// checkKit compares every tool of testdata/kit.py with the oracle's
-// schemas: names and order, kinds, and the function object JSON-equal with
+// checkKit compares every tool of a toolkit with the oracle's schemas:
+// names and order, kinds, and the function object JSON-equal with
 // pydantic's key order.
-func checkKit(t *testing.T, want []oracleTool) {
+func checkKit(t *testing.T, path, class string, want []oracleTool, models ...string) {
 	t.Helper()
-	k, err := Load(filepath.Join("testdata", "kit.py"), "Kit")
+	k, err := Load(path, class, models...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,26 +88,28 @@ func TestKit(t *testing.T) {
 	if err := json.Unmarshal(raw, &want); err != nil {
 		t.Fatal(err)
 	}
-	checkKit(t, want)
+	checkKit(t, filepath.Join("testdata", "kit.py"), "Kit", want)
 }
 
-// TestKitOracle runs upstream's code over testdata/kit.py and compares:
+// The oracle tests run upstream's own Tool (and pydantic, docstring_parser)
+// over a toolkit module and compare:
 //
 //	TAU2_SRC=/path/to/tau2-bench/src PYTHONPATH=/path/to/docstring_parser \
 //	LEDGERBENCH_PYSCHEMA_ORACLE="python3 testdata/oracle/schema_oracle.py" \
 //	go test ./internal/pyschema -run Oracle
-func TestKitOracle(t *testing.T) {
+func oracle(t *testing.T, path, class string) []oracleTool {
+	t.Helper()
 	cmdline := os.Getenv("LEDGERBENCH_PYSCHEMA_ORACLE")
 	if cmdline == "" {
 		t.Skip("LEDGERBENCH_PYSCHEMA_ORACLE not set")
 	}
-	abs, err := filepath.Abs(filepath.Join("testdata", "kit.py"))
+	abs, err := filepath.Abs(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	args := strings.Fields(cmdline)
 	cmd := exec.CommandContext(t.Context(), args[0], args[1:]...)
-	cmd.Stdin = strings.NewReader(`{"path": ` + pyjson.String(abs) + `, "class": "Kit"}`)
+	cmd.Stdin = strings.NewReader(`{"path": ` + pyjson.String(abs) + `, "class": ` + pyjson.String(class) + `}`)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -116,7 +120,28 @@ func TestKitOracle(t *testing.T) {
 	if err := json.Unmarshal(out, &want); err != nil {
 		t.Fatalf("oracle output: %v", err)
 	}
-	checkKit(t, want)
+	return want
+}
+
+func TestKitOracle(t *testing.T) {
+	checkKit(t, filepath.Join("testdata", "kit.py"), "Kit", oracle(t, filepath.Join("testdata", "kit.py"), "Kit"))
+}
+
+// TestUpstreamOracle compares the four τ² toolkits read from the pulled
+// source with what upstream's code generates from the same files.
+func TestUpstreamOracle(t *testing.T) {
+	root := datatest.Root(t)
+	for _, tk := range []struct{ file, class, model string }{
+		{"domains/airline/tools.py", "AirlineTools", "domains/airline/data_model.py"},
+		{"domains/retail/tools.py", "RetailTools", "domains/retail/data_model.py"},
+		{"domains/telecom/tools.py", "TelecomTools", "domains/telecom/data_model.py"},
+		{"domains/telecom/user_tools.py", "TelecomUserTools", "domains/telecom/user_data_model.py"},
+	} {
+		t.Run(tk.class, func(t *testing.T) {
+			path := data.Tau2Source(root, tk.file)
+			checkKit(t, path, tk.class, oracle(t, path, tk.class), data.Tau2Source(root, tk.model))
+		})
+	}
 }
 
 func TestTitle(t *testing.T) {
@@ -265,5 +290,21 @@ func TestNames(t *testing.T) {
 	}
 	if _, err := NewToolkit(g, "G"); err == nil || !strings.Contains(err.Error(), "g.py") {
 		t.Errorf("NewToolkit over a derived toolkit: %v; want an error naming the file", err)
+	}
+}
+
+// BenchmarkKit measures reading a toolkit and building all its schemas (what
+// a domain load does once).
+func BenchmarkKit(b *testing.B) {
+	for b.Loop() {
+		k, err := Load(filepath.Join("testdata", "kit.py"), "Kit")
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, n := range k.Names() {
+			if _, err := k.Spec(n); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
 }
