@@ -537,31 +537,44 @@ func (g *gen) union(ann any) (*pyjson.Dict, error) {
 }
 
 func literal(vals []any) (*pyjson.Dict, error) {
-	d := &pyjson.Dict{}
-	kinds := map[string]bool{}
-	for _, v := range vals {
-		switch v.(type) {
-		case string:
-			kinds["string"] = true
-		case json.Number:
-			kinds["integer"] = true
-		case bool:
-			kinds["boolean"] = true
-		default:
-			return nil, fmt.Errorf("Literal value %s is not supported", pyjson.Repr(v))
-		}
+	t, err := valuesType(vals)
+	if err != nil {
+		return nil, fmt.Errorf("Literal: %w", err)
 	}
+	d := &pyjson.Dict{}
 	if len(vals) == 1 {
 		d.Set("const", vals[0])
 	} else {
 		d.Set("enum", vals)
 	}
-	if len(kinds) == 1 {
-		for k := range kinds {
-			d.Set("type", k)
-		}
+	if t != "" {
+		d.Set("type", t)
 	}
 	return d, nil
+}
+
+// valuesType is the JSON type pydantic gives a Literal's or an enum's values
+// ("" when they have more than one).
+func valuesType(vals []any) (string, error) {
+	t := ""
+	for i, v := range vals {
+		var vt string
+		switch v.(type) {
+		case string:
+			vt = "string"
+		case json.Number:
+			vt = "integer"
+		case bool:
+			vt = "boolean"
+		default:
+			return "", fmt.Errorf("value %s is not supported", pyjson.Repr(v))
+		}
+		if i > 0 && vt != t {
+			return "", nil
+		}
+		t = vt
+	}
+	return t, nil
 }
 
 func typed(t string) *pyjson.Dict {
@@ -715,7 +728,6 @@ func (g *gen) define(r resolved) error {
 
 func enumSchema(c *pyliteral.Class, doc *string) (*pyjson.Dict, error) {
 	var vals []any
-	kinds := map[string]bool{}
 	for _, v := range c.Vars {
 		if v.HasAnnotation || strings.HasPrefix(v.Name, "_") {
 			continue
@@ -723,15 +735,11 @@ func enumSchema(c *pyliteral.Class, doc *string) (*pyjson.Dict, error) {
 		if v.Err != nil {
 			return nil, fmt.Errorf("enum %s.%s: %w", c.Name, v.Name, v.Err)
 		}
-		switch v.Value.(type) {
-		case string:
-			kinds["string"] = true
-		case json.Number:
-			kinds["integer"] = true
-		default:
-			return nil, fmt.Errorf("enum %s.%s: value %s is not supported", c.Name, v.Name, pyjson.Repr(v.Value))
-		}
 		vals = append(vals, v.Value)
+	}
+	t, err := valuesType(vals)
+	if err != nil {
+		return nil, fmt.Errorf("enum %s: %w", c.Name, err)
 	}
 	d := &pyjson.Dict{}
 	if doc != nil {
@@ -739,10 +747,8 @@ func enumSchema(c *pyliteral.Class, doc *string) (*pyjson.Dict, error) {
 	}
 	d.Set("enum", vals)
 	d.Set("title", c.Name)
-	if len(kinds) == 1 {
-		for k := range kinds {
-			d.Set("type", k)
-		}
+	if t != "" {
+		d.Set("type", t)
 	}
 	return d, nil
 }
