@@ -46,17 +46,30 @@ type Info struct {
 // domain exactly the write tools mutate.
 func (i Info) Mutates() bool { return i.Kind == Write }
 
-// OpenAISchema returns {"type":"function","function":{name,description,parameters}}.
+// OpenAISchema returns {"type":"function","function":{name,description,parameters}}
+// in upstream's key order, compact, with json.dumps' spelling of strings and
+// numbers.
 func (i Info) OpenAISchema() json.RawMessage {
 	d := &pyjson.Dict{}
 	fn := &pyjson.Dict{}
 	fn.Set("name", i.Name)
 	fn.Set("description", i.Description)
-	fn.Set("parameters", i.Parameters)
+	if len(bytes.TrimSpace(i.Parameters)) > 0 {
+		fn.Set("parameters", i.Parameters)
+	} else {
+		fn.Set("parameters", nil)
+	}
 	d.Set("type", "function")
 	d.Set("function", fn)
-	b, _ := d.MarshalJSON()
-	return b
+	py, err := pyjson.Marshal(d)
+	var b bytes.Buffer
+	if err == nil {
+		err = json.Compact(&b, py)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: parameters schema is not JSON: %v", i.Name, err)) // set up by New or Described
+	}
+	return b.Bytes()
 }
 
 // Param is one keyword parameter of a tool.

@@ -188,3 +188,16 @@ func TestDescribed(t *testing.T) {
 		})
 	}
 }
+
+func TestOpenAISchema(t *testing.T) {
+	info := Info{Name: "f", Description: "Uses <tags> & \"quotes\".",
+		Parameters: json.RawMessage(`{"properties": {"x": {"default": 1.0, "title": "X", "type": "number"}}, "title": "parameters", "type": "object"}`)}
+	want := `{"type":"function","function":{"name":"f","description":"Uses <tags> & \"quotes\".",` +
+		`"parameters":{"properties":{"x":{"default":1.0,"title":"X","type":"number"}},"title":"parameters","type":"object"}}}`
+	if got := string(info.OpenAISchema()); got != want {
+		t.Errorf("OpenAISchema() =\n%s\nwant\n%s", got, want)
+	}
+	if got := string((Info{Name: "g"}).OpenAISchema()); got != `{"type":"function","function":{"name":"g","description":"","parameters":null}}` {
+		t.Errorf("OpenAISchema() without parameters = %s", got)
+	}
+}
