@@ -27,9 +27,11 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/internal/offline"
 	"github.com/ledgerbench/ledgerbench/internal/runner"
+	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/irma"
 	"github.com/ledgerbench/ledgerbench/ledgeragent"
 	"github.com/ledgerbench/ledgerbench/orchestrator"
+	"github.com/ledgerbench/ledgerbench/results"
 	"github.com/ledgerbench/ledgerbench/usersim"
 )
 
@@ -194,12 +196,36 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 	if err != nil {
 		return runner.Makers{}, nil, fmt.Errorf("judge backbone: %w", err)
 	}
+	if j != nil {
+		jp, err := judge.LoadPrompt(opts.DataRoot)
+		if err != nil {
+			return runner.Makers{}, nil, err
+		}
+		for k, v := range jp.Texts() {
+			hashes[k] = hash(v)
+		}
+	}
 	dom := opts.Domain
+	prompt, err := baseline.LoadPrompt(opts.DataRoot)
+	if err != nil {
+		return runner.Makers{}, nil, err
+	}
 	policy, tools := dom.Policy(), dom.AgentTools()
+	system := prompt.System(policy)
 	if opts.Agent == "irma" {
-		hashes["agent_system"] = hash(irma.SystemPrompt(policy))
-	} else {
-		hashes["agent_system"] = hash(baseline.SystemPrompt(policy))
+		system = irma.SystemPrompt(prompt, policy)
+	}
+	for k, v := range prompt.Texts() {
+		hashes[k] = hash(v)
+	}
+	hashes["agent_system"] = hash(system)
+	hashes["agent_tools"] = hash(toolsText(tools))
+	if ut := dom.UserTools(); len(ut) > 0 {
+		hashes["user_tools"] = hash(toolsText(ut))
+	}
+	prompts := results.PromptsModified
+	if agentName(opts.Agent) == "baseline" && b.userStyle() == StyleTau2 && dom.Name() != "telehealth" {
+		prompts = results.PromptsUpstream
 	}
 	makers := runner.Makers{
 		Agent: func(spec runner.Spec) (orchestrator.Agent, error) {
@@ -207,12 +233,41 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 			if err != nil {
 				return nil, err
 			}
-			return factory(spec, gen, baseline.Options{Policy: policy, Tools: tools, Seed: seedOf(spec), Name: agentName(opts.Agent)})
+			return factory(spec, gen, baseline.Options{Policy: policy, Tools: tools, Seed: seedOf(spec), Name: agentName(opts.Agent),
+				SystemPrompt: system})
 		},
 		User:         userMaker,
 		PromptHashes: hashes,
+		Prompts:      prompts,
+		Greeting:     prompt.Greeting,
 	}
 	return makers, j, nil
+}
+
+// toolsText is the tools' wire form (name, description, parameters), for
+// the manifest's hashes.
+func toolsText(tools []tool.Info) string {
+	var b strings.Builder
+	for _, t := range tools {
+		b.WriteString(t.Name)
+		b.WriteByte('\n')
+		b.WriteString(t.Description)
+		b.WriteByte('\n')
+		b.Write(t.Parameters)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// userStyle is the user simulator style of the build.
+func (b *builder) userStyle() string {
+	if b.opts.UserStyle != "" {
+		return b.opts.UserStyle
+	}
+	if b.opts.Domain.Name() == "telehealth" {
+		return StyleTauTrait
+	}
+	return StyleTau2
 }
 
 func agentName(n string) string {
@@ -307,13 +362,7 @@ func (b *builder) load(path string) (*offline.Recording, error) {
 // userMaker builds the user simulator maker and its prompt hashes.
 func (b *builder) userMaker(name string) (func(runner.Spec) (orchestrator.User, error), map[string]string, error) {
 	o := b.opts
-	style := o.UserStyle
-	if style == "" {
-		style = StyleTau2
-		if o.Domain.Name() == "telehealth" {
-			style = StyleTauTrait
-		}
-	}
+	style := b.userStyle()
 	hashes := map[string]string{}
 	switch style {
 	case StyleTau2:
@@ -327,17 +376,12 @@ func (b *builder) userMaker(name string) (func(runner.Spec) (orchestrator.User, 
 		if err != nil {
 			return nil, nil, err
 		}
-		plain, err := usersim.LoadGuidelines(o.DataRoot, false)
+		up, err := usersim.LoadPrompt(o.DataRoot)
 		if err != nil {
 			return nil, nil, err
 		}
-		hashes["user_guidelines"] = hash(plain)
-		withTools := ""
-		if len(o.Domain.UserTools()) > 0 {
-			if withTools, err = usersim.LoadGuidelines(o.DataRoot, true); err != nil {
-				return nil, nil, err
-			}
-			hashes["user_guidelines_tools"] = hash(withTools)
+		for k, v := range up.Texts() {
+			hashes[k] = hash(v)
 		}
 		return func(spec runner.Spec) (orchestrator.User, error) {
 			g, err := gen(spec)
@@ -345,11 +389,7 @@ func (b *builder) userMaker(name string) (func(runner.Spec) (orchestrator.User, 
 				return nil, err
 			}
 			tools := usersim.UserTools(spec.Domain.UserTools(), spec.Task)
-			guide := plain
-			if tools != nil {
-				guide = withTools
-			}
-			return usersim.New(g, usersim.Options{Guidelines: guide, Scenario: spec.Task.UserScenario.String(),
+			return usersim.New(g, usersim.Options{System: up.System(tools != nil, "", spec.Task.UserScenario.String()),
 				Tools: tools, Seed: seedOf(spec)}), nil
 		}, hashes, nil
 	case StyleTauTrait:
@@ -413,7 +453,7 @@ func (b *builder) judge() (evaluator.Judge, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w (hint: set judge: in the backbones file, or pass a judge backbone, or %q)", err, NoJudge)
 		}
-		return judge.New(c, judge.Options{}), nil
+		return b.newJudge(c)
 	}
 	if _, off, _ := offline.Parse(name); off {
 		return nil, fmt.Errorf("%q: the judge must be a model backbone (or %q)", name, NoJudge)
@@ -422,5 +462,14 @@ func (b *builder) judge() (evaluator.Judge, error) {
 	if err != nil {
 		return nil, err
 	}
-	return judge.New(c, judge.Options{}), nil
+	return b.newJudge(c)
+}
+
+// newJudge returns the judge over c with upstream's prompt.
+func (b *builder) newJudge(c *llm.Client) (evaluator.Judge, error) {
+	p, err := judge.LoadPrompt(b.opts.DataRoot)
+	if err != nil {
+		return nil, err
+	}
+	return judge.New(c, p, judge.Options{}), nil
 }

@@ -197,7 +197,8 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	stopUI := startProgress(ctx, opts, errOut, prog)
 	cfg := runner.Config{
 		Domain: p.dom, Makers: p.makers, Concurrency: opts.Concurrency, Drain: opts.Grace, Progress: prog,
-		Sim:    orchestrator.Config{MaxSteps: m.MaxSteps, MaxErrors: m.MaxErrors, Timeout: opts.Timeout, Judge: p.judge},
+		Sim: orchestrator.Config{MaxSteps: m.MaxSteps, MaxErrors: m.MaxErrors, Timeout: opts.Timeout, Judge: p.judge,
+			Greeting: p.makers.Greeting},
 		Labels: runner.Labels{Agent: m.Agent, Backbone: m.Backbone, UserBackbone: m.UserBackbone},
 	}
 	_, runErr := runner.Run(ctx, cfg, pending, simulatedSink{w: w, sim: agents.Simulated(m.Backbone)})
@@ -475,6 +476,7 @@ func buildManifest(opts *runOptions, p *plan, cfg *llm.Config, judge string, see
 		JudgeBackbone:  judge,
 		NoJudge:        opts.NoJudge,
 		PromptHashes:   p.makers.PromptHashes,
+		Prompts:        p.makers.Prompts,
 		Seed:           opts.Seed,
 		TrialSeeds:     seeds,
 		Trials:         opts.Trials,

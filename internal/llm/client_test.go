@@ -88,7 +88,7 @@ var testTools = []tool.Info{
 func conversation() []message.Message {
 	return []message.Message{
 		{Role: message.System, Content: "<instructions>be helpful</instructions>"},
-		{Role: message.Assistant, Content: "Hi! How can I help you today?"},
+		{Role: message.Assistant, Content: "Hello, what do you need?"},
 		{Role: message.User, Content: "Cancel reservation ABC123, I'm mia_li_3668."},
 	}
 }

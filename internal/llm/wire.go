@@ -169,7 +169,12 @@ func (e *encoder) encode(buf []byte, req *Request) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// message appends one message in upstream's litellm format (port-tau2 §7).
+// message appends one message as upstream's to_litellm_messages
+// (src/tau2/utils/llm_utils.py) writes it: system and user {role, content};
+// tool {role, content, tool_call_id}; assistant {role, content,
+// tool_calls}, content null when a tool-calling message has no text,
+// tool_calls null on a text message, each tool call {id, name, type,
+// function {name, arguments}} with arguments as json.dumps writes them.
 func (e *encoder) message(b []byte, m *message.Message) ([]byte, error) {
 	switch m.Role {
 	case message.System, message.User:
@@ -205,8 +210,12 @@ func (e *encoder) message(b []byte, m *message.Message) ([]byte, error) {
 				if i > 0 {
 					b = append(b, ',')
 				}
+				// Upstream's to_litellm_messages adds a top-level "name"
+				// beside the function's.
 				b = append(b, `{"id":`...)
 				b = appendString(b, tc.ID)
+				b = append(b, `,"name":`...)
+				b = appendString(b, tc.Name)
 				b = append(b, `,"type":"function","function":{"name":`...)
 				b = appendString(b, tc.Name)
 				b = append(b, `,"arguments":`...)
@@ -214,6 +223,10 @@ func (e *encoder) message(b []byte, m *message.Message) ([]byte, error) {
 				b = append(b, "}}"...)
 			}
 			b = append(b, ']')
+		} else {
+			// to_litellm_messages writes "tool_calls": None for a text
+			// message, and it is sent as null.
+			b = append(b, `,"tool_calls":null`...)
 		}
 		return append(b, '}'), nil
 	}

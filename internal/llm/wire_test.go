@@ -23,7 +23,7 @@ func goldenRequest() (Backbone, Request) {
 		ExtraBody: map[string]any{"thinking": map[string]any{"type": "enabled"}, "metadata": map[string]any{"run": "<a&b>"}}}
 	msgs := []message.Message{
 		{Role: message.System, Content: "<instructions>\nBe helpful.\n</instructions>"},
-		{Role: message.Assistant, Content: "Hi! How can I help you today?"},
+		{Role: message.Assistant, Content: "Hello, what do you need?"},
 		{Role: message.User, Content: "I want to cancel \"ABC123\" — it's urgent\t!"},
 		{Role: message.Assistant, ReasoningContent: "Look up first.", ToolCalls: []message.ToolCall{
 			{ID: "call_1", Name: "get_user_details", Arguments: json.RawMessage(`{"user_id":"mia_li_3668"}`)},
