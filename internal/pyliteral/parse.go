@@ -25,6 +25,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
@@ -457,7 +458,9 @@ func (p *parser) paren(depth int) (any, error) {
 }
 
 // strings reads one or more adjacent string literals (implicit
-// concatenation).
+// concatenation), and the whitespace-stripping method calls .strip(),
+// .lstrip() and .rstrip() without arguments applied to them (upstream
+// writes prompts as """...""".strip()).
 func (p *parser) strings() (any, error) {
 	var b strings.Builder
 	for p.tok.kind == tString {
@@ -470,7 +473,40 @@ func (p *parser) strings() (any, error) {
 			return nil, err
 		}
 	}
-	return b.String(), nil
+	out := b.String()
+	for p.isOp(".") {
+		if err := p.advance(); err != nil {
+			return nil, err
+		}
+		m := p.tok
+		if m.kind != tName || (m.text != "strip" && m.text != "lstrip" && m.text != "rstrip") {
+			return nil, p.errAt(m, "unsupported string method %q (only strip, lstrip, rstrip)", m.text)
+		}
+		if err := p.advance(); err != nil {
+			return nil, err
+		}
+		if err := p.expect("("); err != nil {
+			return nil, err
+		}
+		if err := p.expect(")"); err != nil {
+			return nil, p.errAt(m, "%s with arguments is not supported", m.text)
+		}
+		switch m.text {
+		case "strip":
+			out = strings.TrimFunc(out, isPySpace)
+		case "lstrip":
+			out = strings.TrimLeftFunc(out, isPySpace)
+		case "rstrip":
+			out = strings.TrimRightFunc(out, isPySpace)
+		}
+	}
+	return out, nil
+}
+
+// isPySpace is Python's str.isspace for one character: Unicode White_Space
+// plus the ASCII separators \x1c-\x1f.
+func isPySpace(r rune) bool {
+	return unicode.IsSpace(r) || r >= 0x1c && r <= 0x1f
 }
 
 // decodeString evaluates one string literal token.
