@@ -60,6 +60,9 @@ type runOptions struct {
 	UserStyle     string
 	Traits        string
 	TraitMode     string
+	// RecordRequests appends every model request body to
+	// DIR/requests.jsonl.
+	RecordRequests bool
 
 	// changed reports whether a flag was given on the command line.
 	changed func(name string) bool
@@ -140,6 +143,7 @@ with status 3 when pass^1 is below P.`,
 	f.StringVar(&opts.UserStyle, "user-style", "", "user simulator: tau2 or tau-trait (default: tau-trait for telehealth, tau2 elsewhere)")
 	f.StringVar(&opts.Traits, "traits", "", `τ-Trait user traits, "impatience=high,confusion=low" or a JSON object (impatience, confusion, skeptical, incoherence: low|medium|high)`)
 	f.StringVar(&opts.TraitMode, "trait-mode", "", "how traits are applied: steer (τ-Trait's endpoint; --user-backbone steer), prompt-approximation (default for chat models; labelled), or ignore (as upstream does for chat models)")
+	f.BoolVar(&opts.RecordRequests, "record-requests", false, "append the body of every model request (agent, user, judge) to DIR/"+requestsFile+" (no keys or headers)")
 	f.BoolVar(&opts.Quiet, "quiet", false, "no progress output")
 	f.Float64Var(&opts.MinPass, "min-pass", 0, "exit with status 3 if pass^1 is below this")
 	return cmd
@@ -154,6 +158,7 @@ type plan struct {
 	makers   runner.Makers
 	judge    evaluator.Judge
 	existing *results.Run // nil for a new run
+	requests *requestLog  // nil unless --record-requests
 }
 
 func runRun(ctx context.Context, opts *runOptions) error {
@@ -192,6 +197,17 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	w, err := results.OpenWriter(filepath.Join(opts.Out, results.SimulationsFile))
 	if err != nil {
 		return err
+	}
+	if p.requests != nil {
+		if err := p.requests.open(filepath.Join(opts.Out, requestsFile)); err != nil {
+			w.Close()
+			return err
+		}
+		defer func() {
+			if err := p.requests.close(); err != nil {
+				fmt.Fprintln(errOut, "ledgerbench:", err)
+			}
+		}()
 	}
 	prog := runner.NewProgress(len(pending))
 	stopUI := startProgress(ctx, opts, errOut, prog)
@@ -313,6 +329,10 @@ func planRun(ctx context.Context, opts *runOptions) (*plan, error) {
 			v := get(k)
 			return v, v != ""
 		}
+	}
+	if opts.RecordRequests {
+		p.requests = &requestLog{}
+		llmOpts.OnRequest = p.requests.write
 	}
 	traits, err := usersim.ParseTraits(opts.Traits)
 	if err != nil {

@@ -43,6 +43,12 @@ type Options struct {
 	Jitter func(d time.Duration) time.Duration
 	// Now is the clock used for HTTP-date Retry-After values; nil: time.Now.
 	Now func() time.Time
+	// OnRequest, when set, receives the body of every request Generate
+	// builds, once per call (not per retry), with cached true when the
+	// response cache answered it instead of the provider. The body holds
+	// no credentials (they travel in headers). It must be safe for
+	// concurrent use and must not keep or modify body.
+	OnRequest func(backbone string, body []byte, cached bool)
 	// Logf receives non-fatal events (retries, cache write failures); nil:
 	// discarded. Messages never contain API keys.
 	Logf func(format string, args ...any)
