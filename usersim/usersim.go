@@ -267,7 +267,7 @@ func (s *Simulator) observe(m message.Message) {
 func flip(m message.Message) message.Message {
 	switch m.Role {
 	case message.User:
-		return message.Message{Role: message.Assistant, Content: m.Content, ToolCalls: m.ToolCalls, ReasoningContent: m.ReasoningContent}
+		return message.Message{Role: message.Assistant, Content: m.Content, EmptyContent: m.EmptyContent, ToolCalls: m.ToolCalls, ReasoningContent: m.ReasoningContent}
 	case message.Assistant:
 		return message.Message{Role: message.User, Content: m.Content}
 	case message.Tool:

@@ -401,7 +401,7 @@ func replayRequests(t *testing.T, dom envs.Domain, task *tasks.Task, seed int64,
 		if i == 0 {
 			continue
 		}
-		r := openaitest.Reply{Content: m.Content}
+		r := openaitest.Reply{Content: m.Content, EmptyContent: m.EmptyContent}
 		for _, tc := range m.ToolCalls {
 			r.ToolCalls = append(r.ToolCalls, openaitest.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: string(tc.Arguments)})
 		}

@@ -312,10 +312,31 @@ func (c *Client) convert(resp *openai.ChatCompletionResponse, a *attempt) Respon
 				}
 				m.ToolCalls[i] = message.ToolCall{ID: id, Name: tc.Function.Name, Arguments: args, Requestor: message.ByAssistant}
 			}
+			m.EmptyContent = m.Content == "" && emptyContent(a.raw)
 		}
 	}
 	r.Message = m
 	return r
+}
+
+// emptyContent reports whether the first choice's content was the empty
+// string rather than null or absent (the SDK reads both as "").
+func emptyContent(raw []byte) bool {
+	if !bytes.Contains(raw, []byte(`""`)) {
+		return false
+	}
+	var v struct {
+		Choices []struct {
+			Message struct {
+				Content *string `json:"content"`
+			} `json:"message"`
+		} `json:"choices"`
+	}
+	if json.Unmarshal(raw, &v) != nil || len(v.Choices) == 0 {
+		return false
+	}
+	c := v.Choices[0].Message.Content
+	return c != nil && *c == ""
 }
 
 // altReasoning reads reasoning sent under other keys than reasoning_content:

@@ -193,7 +193,7 @@ func (e *encoder) message(b []byte, m *message.Message) ([]byte, error) {
 		return append(b, '}'), nil
 	case message.Assistant:
 		b = append(b, `{"role":"assistant","content":`...)
-		if m.Content == "" && len(m.ToolCalls) > 0 {
+		if m.Content == "" && len(m.ToolCalls) > 0 && !m.EmptyContent {
 			b = append(b, "null"...)
 		} else {
 			b = appendString(b, m.Content)
