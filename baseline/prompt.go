@@ -43,17 +43,17 @@ func LoadPrompt(root string) (*Prompt, error) {
 		return nil, fmt.Errorf("agent prompt: %w", err)
 	}
 	var p Prompt
-	if p.Instruction, err = StringConstant(src, agentPath, instructionSymbol); err != nil {
-		return nil, err
+	if p.Instruction, err = pyliteral.StringAssignment(src, instructionSymbol); err != nil {
+		return nil, fmt.Errorf("agent prompt: %s: %s: %w", agentPath, instructionSymbol, err)
 	}
-	tmpl, err := StringConstant(src, agentPath, systemSymbol)
+	tmpl, err := pyliteral.StringAssignment(src, systemSymbol)
+	if err == nil {
+		p.Template, err = pyliteral.ParseTemplate(tmpl)
+	}
+	if err == nil {
+		err = p.Template.Check("agent_instruction", "domain_policy")
+	}
 	if err != nil {
-		return nil, err
-	}
-	if p.Template, err = pyliteral.ParseTemplate(tmpl); err != nil {
-		return nil, fmt.Errorf("agent prompt: %s: %s: %w", agentPath, systemSymbol, err)
-	}
-	if _, err := p.Template.Format(map[string]string{"agent_instruction": "", "domain_policy": ""}); err != nil {
 		return nil, fmt.Errorf("agent prompt: %s: %s: %w", agentPath, systemSymbol, err)
 	}
 	orchPath := data.Tau2Source(root, OrchestratorSource)
@@ -74,21 +74,6 @@ func LoadPrompt(root string) (*Prompt, error) {
 		return nil, fmt.Errorf("agent greeting: %s: %s has no string content= argument", orchPath, greetingSymbol)
 	}
 	return &p, nil
-}
-
-// StringConstant is the value of the module-level string assignment symbol
-// in src (read from path, which error messages name). Upstream writes its
-// prompts as """...""".strip(): the call is applied.
-func StringConstant(src []byte, path, symbol string) (string, error) {
-	a, err := pyliteral.Assignment(src, func(n string) bool { return n == symbol })
-	if err != nil {
-		return "", fmt.Errorf("%s: %s: %w", path, symbol, err)
-	}
-	s, ok := a.Value.(string)
-	if !ok {
-		return "", fmt.Errorf("%s: %s: not a string constant (line %d)", path, symbol, a.Line)
-	}
-	return s, nil
 }
 
 // System is the agent's system message for a domain policy:

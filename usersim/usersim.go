@@ -75,19 +75,15 @@ func LoadPrompt(root string) (*Prompt, error) {
 	if err != nil {
 		return nil, fmt.Errorf("user simulator prompt: %w", err)
 	}
-	a, err := pyliteral.Assignment(src, func(n string) bool { return n == templateSymbol })
-	if err != nil {
-		return nil, fmt.Errorf("user simulator prompt: %s: %s: %w", path, templateSymbol, err)
-	}
-	tmpl, ok := a.Value.(string)
-	if !ok {
-		return nil, fmt.Errorf("user simulator prompt: %s: %s is not a string constant", path, templateSymbol)
-	}
 	p := &Prompt{}
-	if p.Template, err = pyliteral.ParseTemplate(tmpl); err != nil {
-		return nil, fmt.Errorf("user simulator prompt: %s: %s: %w", path, templateSymbol, err)
+	tmpl, err := pyliteral.StringAssignment(src, templateSymbol)
+	if err == nil {
+		p.Template, err = pyliteral.ParseTemplate(tmpl)
 	}
-	if _, err := p.Template.Format(map[string]string{"global_user_sim_guidelines_with_persona": "", "instructions": ""}); err != nil {
+	if err == nil {
+		err = p.Template.Check("global_user_sim_guidelines_with_persona", "instructions")
+	}
+	if err != nil {
 		return nil, fmt.Errorf("user simulator prompt: %s: %s: %w", path, templateSymbol, err)
 	}
 	if p.Guidelines, err = LoadGuidelines(root, false); err != nil {

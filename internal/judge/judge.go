@@ -66,7 +66,7 @@ func LoadPrompt(root string) (*Prompt, error) {
 	if err != nil {
 		return nil, fmt.Errorf("judge prompt: %s: %s.%s: %w", path, sourceFunc, userSymbol, err)
 	}
-	if _, err := user.Format(map[string]string{"trajectory_str": "", "nl_assertions": ""}); err != nil {
+	if err := user.Check("trajectory_str", "nl_assertions"); err != nil {
 		return nil, fmt.Errorf("judge prompt: %s: %s.%s: %w", path, sourceFunc, userSymbol, err)
 	}
 	return &Prompt{System: sys.Parts[0], User: user}, nil

@@ -3,6 +3,7 @@ package pyliteral
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -34,6 +35,31 @@ func (f FString) Format(values map[string]string) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// Check reports a field that is not one of names (str.format would raise
+// a KeyError for it).
+func (f FString) Check(names ...string) error {
+	for _, n := range f.Fields {
+		if !slices.Contains(names, n) {
+			return fmt.Errorf("unexpected field {%s} (want %s)", n, strings.Join(names, ", "))
+		}
+	}
+	return nil
+}
+
+// StringAssignment is the value of the module-level assignment to name,
+// which must be a string (literals, implicit concatenation, .strip()).
+func StringAssignment(src []byte, name string) (string, error) {
+	a, err := Assignment(src, func(n string) bool { return n == name })
+	if err != nil {
+		return "", err
+	}
+	s, ok := a.Value.(string)
+	if !ok {
+		return "", &Error{a.Line, a.Col, name + " is not a string"}
+	}
+	return s, nil
 }
 
 // ParseTemplate splits the text of a format string into parts and fields
