@@ -82,9 +82,9 @@ func TestLoadPromptErrors(t *testing.T) {
 		name, agent, orch string
 		want              []string
 	}{
-		{"no agent file", "", string(orch), []string{baseline.AgentSource}},
-		{"no instruction", "SYSTEM_PROMPT = '{agent_instruction}{domain_policy}'\n", string(orch), []string{baseline.AgentSource, "AGENT_INSTRUCTION"}},
-		{"no template", "AGENT_INSTRUCTION = 'x'\n", string(orch), []string{baseline.AgentSource, "SYSTEM_PROMPT"}},
+		{"no agent file", "", string(orch), []string{agentFile}},
+		{"no instruction", "SYSTEM_PROMPT = '{agent_instruction}{domain_policy}'\n", string(orch), []string{agentFile, "AGENT_INSTRUCTION"}},
+		{"no template", "AGENT_INSTRUCTION = 'x'\n", string(orch), []string{agentFile, "SYSTEM_PROMPT"}},
 		{"template without policy", "AGENT_INSTRUCTION = 'x'\nSYSTEM_PROMPT = '{agent_instruction}{other}'\n", string(orch), []string{"SYSTEM_PROMPT", "other"}},
 		{"no greeting", "AGENT_INSTRUCTION = 'x'\nSYSTEM_PROMPT = '{agent_instruction}{domain_policy}'\n", "X = 1\n", []string{baseline.OrchestratorSource, "DEFAULT_FIRST_AGENT_MESSAGE"}},
 	}
@@ -92,7 +92,7 @@ func TestLoadPromptErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			if tc.agent != "" {
-				write(t, dir, baseline.AgentSource, tc.agent)
+				write(t, dir, agentFile, tc.agent)
 			}
 			write(t, dir, baseline.OrchestratorSource, tc.orch)
 			_, err := baseline.LoadPrompt(dir)
@@ -104,6 +104,8 @@ func TestLoadPromptErrors(t *testing.T) {
 		})
 	}
 }
+
+const agentFile = "agent/llm_agent.py"
 
 func loadPrompt(t *testing.T) *baseline.Prompt {
 	t.Helper()

@@ -8,10 +8,9 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/pyliteral"
 )
 
-// Upstream source files (relative to src/tau2) and the symbols the agent's
-// text is read from.
+// OrchestratorSource is the upstream file (relative to src/tau2) holding
+// the greeting; the agent's text is in AgentSource. Then the symbols.
 const (
-	AgentSource        = "agent/llm_agent.py"
 	OrchestratorSource = "orchestrator/orchestrator.py"
 
 	instructionSymbol = "AGENT_INSTRUCTION"
@@ -37,7 +36,7 @@ type Prompt struct {
 // LoadPrompt reads the agent's text from a data directory. A missing file
 // or symbol is an error naming both.
 func LoadPrompt(root string) (*Prompt, error) {
-	agentPath := data.Tau2Source(root, AgentSource)
+	agentPath := AgentSource(root)
 	src, err := os.ReadFile(agentPath)
 	if err != nil {
 		return nil, fmt.Errorf("agent prompt: %w", err)

@@ -206,6 +206,9 @@ func marshalReport(v any) json.RawMessage {
 // the trajectory, the step and error counts, and the error that ended it
 // abnormally (agent, user or infrastructure).
 func loop(ctx context.Context, dom envs.Domain, env envs.Env, agent Agent, user User, cfg Config) (evaluator.Termination, []message.Message, int, int, error) {
+	if envs.IsSolo(dom) {
+		return soloLoop(ctx, env, agent, cfg) // solo.go
+	}
 	traj := []message.Message{{Role: message.Assistant, Content: cfg.Greeting, Timestamp: cfg.Now().UTC().Format(time.RFC3339Nano)}}
 	pending := []message.Message{traj[0]} // messages addressed to the next role
 	// The agent's history starts with its greeting (upstream's

@@ -458,9 +458,7 @@ func (p *parser) paren(depth int) (any, error) {
 }
 
 // strings reads one or more adjacent string literals (implicit
-// concatenation), and the whitespace-stripping method calls .strip(),
-// .lstrip() and .rstrip() without arguments applied to them (upstream
-// writes prompts as """...""".strip()).
+// concatenation).
 func (p *parser) strings() (any, error) {
 	var b strings.Builder
 	for p.tok.kind == tString {
@@ -473,14 +471,30 @@ func (p *parser) strings() (any, error) {
 			return nil, err
 		}
 	}
-	out := b.String()
+	return p.stringMethods(b.String())
+}
+
+// stringMethods applies the argument-less whitespace methods upstream's
+// prompt constants use ("""…""".strip()): strip, lstrip and rstrip, with
+// Python's str.isspace notion of whitespace.
+func (p *parser) stringMethods(s string) (any, error) {
 	for p.isOp(".") {
+		save, dot := *p.lx, p.tok
 		if err := p.advance(); err != nil {
 			return nil, err
 		}
-		m := p.tok
-		if m.kind != tName || (m.text != "strip" && m.text != "lstrip" && m.text != "rstrip") {
-			return nil, p.errAt(m, "unsupported string method %q (only strip, lstrip, rstrip)", m.text)
+		name := p.tok
+		var apply func(string, func(rune) bool) string
+		switch {
+		case name.kind == tName && name.text == "strip":
+			apply = strings.TrimFunc
+		case name.kind == tName && name.text == "lstrip":
+			apply = strings.TrimLeftFunc
+		case name.kind == tName && name.text == "rstrip":
+			apply = strings.TrimRightFunc
+		default:
+			*p.lx, p.tok = save, dot
+			return s, nil
 		}
 		if err := p.advance(); err != nil {
 			return nil, err
@@ -488,25 +502,20 @@ func (p *parser) strings() (any, error) {
 		if err := p.expect("("); err != nil {
 			return nil, err
 		}
-		if err := p.expect(")"); err != nil {
-			return nil, p.errAt(m, "%s with arguments is not supported", m.text)
+		if !p.isOp(")") {
+			return nil, p.errAt(p.tok, "str.%s with arguments is not supported", name.text)
 		}
-		switch m.text {
-		case "strip":
-			out = strings.TrimFunc(out, isPySpace)
-		case "lstrip":
-			out = strings.TrimLeftFunc(out, isPySpace)
-		case "rstrip":
-			out = strings.TrimRightFunc(out, isPySpace)
+		if err := p.advance(); err != nil {
+			return nil, err
 		}
+		s = apply(s, pySpace)
 	}
-	return out, nil
+	return s, nil
 }
 
-// isPySpace is Python's str.isspace for one character: Unicode White_Space
-// plus the ASCII separators \x1c-\x1f.
-func isPySpace(r rune) bool {
-	return unicode.IsSpace(r) || r >= 0x1c && r <= 0x1f
+// pySpace is Python's str.isspace for one character.
+func pySpace(r rune) bool {
+	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
 }
 
 // decodeString evaluates one string literal token.
