@@ -17,6 +17,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/data"
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
 	"github.com/ledgerbench/ledgerbench/internal/domains"
+	"github.com/ledgerbench/ledgerbench/internal/judge"
 	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/internal/openaitest"
 	"github.com/ledgerbench/ledgerbench/internal/runner"
@@ -52,11 +53,13 @@ type oracleJob struct {
 	UserReply string          `json:"user_reply,omitempty"`
 	File      string          `json:"trajectory_file,omitempty"`
 	Index     int             `json:"index"`
+	Judge     bool            `json:"judge,omitempty"`
 }
 
 type oracleOut struct {
 	User  []json.RawMessage `json:"user"`
 	Agent []json.RawMessage `json:"agent"`
+	Judge []json.RawMessage `json:"judge"`
 }
 
 func oracleEnv(t *testing.T) string {
@@ -463,4 +466,71 @@ func replayRequests(t *testing.T, dom envs.Domain, task *tasks.Task, seed int64,
 		out.User = append(out.User, r.Body)
 	}
 	return out, nil
+}
+
+// TestPromptOracleJudge: the NL-assertion judge's request for every
+// recorded τ²-bench conversation whose task has NL assertions, against the
+// request upstream's NLAssertionsEvaluator.evaluate_nl_assertions sends for
+// the same messages.
+func TestPromptOracleJudge(t *testing.T) {
+	src := oracleEnv(t)
+	root := datatest.Root(t)
+	files, err := filepath.Glob(filepath.Join(datatest.Trajectories(t), "sierra-research+tau2-bench", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Skipf("no recorded τ²-bench trajectories (%v)", err)
+	}
+	prompt, err := judge.LoadPrompt(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := openaitest.NewHandlerServer(t, func(*openaitest.Request) openaitest.Reply { return openaitest.Text(`{"results": []}`) })
+	zero := 0.0
+	c, err := llm.New(llm.Backbone{Name: "judge", BaseURL: srv.BaseURL(), Model: oracleModel, Temperature: &zero}, llm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := judge.New(c, prompt, judge.Options{})
+	var jobs []oracleJob
+	for _, path := range files {
+		f, err := results.ReadTau2(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byID := map[string]*tasks.Task{}
+		for _, raw := range f.Tasks {
+			var rt tasks.Task
+			if err := json.Unmarshal(raw, &rt); err != nil {
+				t.Fatal(err)
+			}
+			byID[rt.ID] = &rt
+		}
+		for i, s := range f.Simulations {
+			task := byID[s.TaskID]
+			if task == nil || task.EvaluationCriteria == nil || len(task.EvaluationCriteria.NLAssertions) == 0 {
+				continue
+			}
+			if _, err := j.JudgeNL(t.Context(), s.Trajectory(), task.EvaluationCriteria.NLAssertions); err != nil {
+				t.Fatalf("%s simulation %d: %v", filepath.Base(path), i, err)
+			}
+			jobs = append(jobs, oracleJob{File: path, Index: i, Judge: true})
+		}
+	}
+	if len(jobs) == 0 {
+		t.Skip("no recorded conversation has NL assertions")
+	}
+	want := runOracle(t, src, root, jobs)
+	got := srv.Requests()
+	equal := 0
+	for i := range jobs {
+		diff, _, err := requestDiff(got[i].Body, want[i].Judge[0])
+		switch {
+		case err != nil:
+			t.Errorf("job %d: %v", i, err)
+		case len(diff) == 0:
+			equal++
+		default:
+			t.Errorf("%s simulation %d: judge request differs: %s", filepath.Base(jobs[i].File), jobs[i].Index, strings.Join(diff, "; "))
+		}
+	}
+	t.Logf("judge requests equal: %d/%d", equal, len(jobs))
 }

@@ -84,7 +84,7 @@ func (p *Prompt) UserPrompt(traj []message.Message, assertions []string) string 
 		}
 		b.WriteString(string(m.Role))
 		b.WriteString(": ")
-		if m.Content == "" && m.Role != message.Tool {
+		if m.Content == "" && !m.EmptyContent && m.Role != message.Tool {
 			b.WriteString("None")
 		} else {
 			b.WriteString(m.Content)

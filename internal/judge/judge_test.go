@@ -91,6 +91,10 @@ func TestLoadPrompt(t *testing.T) {
 	if u != want {
 		t.Errorf("UserPrompt = %q; want %q", u, want)
 	}
+	empty := []message.Message{{Role: message.Assistant, EmptyContent: true, ToolCalls: traj[2].ToolCalls}}
+	if got := p.UserPrompt(empty, nil); got != p.User.Parts[0]+"assistant: "+p.User.Parts[1]+"[]"+p.User.Parts[2] {
+		t.Errorf("content \"\" is printed as None: %q", got)
+	}
 	for _, path := range []string{"missing"} {
 		if _, err := judge.LoadPrompt(filepath.Join(t.TempDir(), path)); err == nil || !strings.Contains(err.Error(), judge.Source) {
 			t.Errorf("LoadPrompt of an empty dir: %v; want an error naming %s", err, judge.Source)

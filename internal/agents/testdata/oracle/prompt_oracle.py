@@ -19,6 +19,8 @@ stdin:  {"data_dir": <tau2-bench data dir>, "schemas": <derived/tool_schemas.jso
         taken from the file) gives, for every agent and user message of it
         after the greeting, the request upstream would send to produce it
         from the recorded prefix.
+        A job with "judge": true gives the NL-assertion judge's request for
+        the whole recorded trajectory (stdout {"judge": [request]}).
 stdout: [{"user": [request...], "agent": [request...]}] (one per job; each
         request is the body litellm gets: model, messages, tools, tool_choice
         and the sampling arguments; None values and num_retries left out, as
@@ -197,6 +199,9 @@ def message_of(m):
         return AssistantMessage(role="assistant", **fields)
     if role == "user":
         return UserMessage(role="user", **fields)
+    if role == "system":
+        from tau2.data_model.message import SystemMessage
+        return SystemMessage(role="system", content=m.get("content"))
     if role == "tool":
         return ToolMessage(id=m["id"], role="tool", content=m.get("content"),
                            requestor=m.get("requestor", "assistant"), error=m.get("error", False))
@@ -216,8 +221,23 @@ def recorded(path, index):
     return task, sim["messages"]
 
 
+def judge_request(task, history):
+    from tau2.evaluator.evaluator_nl_assertions import NLAssertionsEvaluator
+    import tau2.evaluator.evaluator_nl_assertions as nl
+    nl.generate = llm_utils.generate
+    reply["content"] = '{"results": []}'
+    calls.clear()
+    NLAssertionsEvaluator.evaluate_nl_assertions([message_of(m) for m in history],
+                                                 task.evaluation_criteria.nl_assertions)
+    return calls[-1]
+
+
 out = []
 for job in req["jobs"]:
+    if job.get("judge"):
+        task_json, history = recorded(job["trajectory_file"], job["index"])
+        out.append({"judge": [judge_request(Task.model_validate(task_json), history)]})
+        continue
     if job.get("trajectory_file"):
         job["task"], job["history"] = recorded(job["trajectory_file"], job["index"])
     domain = job["domain"]
