@@ -326,14 +326,7 @@ func TestPromptOracleReplay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			byID := map[string]*tasks.Task{}
-			for _, raw := range f.Tasks {
-				var rt tasks.Task
-				if err := json.Unmarshal(raw, &rt); err != nil {
-					t.Fatal(err)
-				}
-				byID[rt.ID] = &rt
-			}
+			byID := recordedTasks(t, f)
 			var jobs []oracleJob
 			var ours []oracleOut
 			for i, s := range f.Simulations {
@@ -496,14 +489,7 @@ func TestPromptOracleJudge(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		byID := map[string]*tasks.Task{}
-		for _, raw := range f.Tasks {
-			var rt tasks.Task
-			if err := json.Unmarshal(raw, &rt); err != nil {
-				t.Fatal(err)
-			}
-			byID[rt.ID] = &rt
-		}
+		byID := recordedTasks(t, f)
 		for i, s := range f.Simulations {
 			task := byID[s.TaskID]
 			if task == nil || task.EvaluationCriteria == nil || len(task.EvaluationCriteria.NLAssertions) == 0 {
@@ -533,4 +519,19 @@ func TestPromptOracleJudge(t *testing.T) {
 		}
 	}
 	t.Logf("judge requests equal: %d/%d", equal, len(jobs))
+}
+
+// recordedTasks are the tasks a recorded results file holds, by id (the
+// recording's own version of each task).
+func recordedTasks(t *testing.T, f *results.Tau2File) map[string]*tasks.Task {
+	t.Helper()
+	byID := map[string]*tasks.Task{}
+	for _, raw := range f.Tasks {
+		var rt tasks.Task
+		if err := json.Unmarshal(raw, &rt); err != nil {
+			t.Fatal(err)
+		}
+		byID[rt.ID] = &rt
+	}
+	return byID
 }
