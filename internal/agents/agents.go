@@ -4,7 +4,8 @@
 // once per simulation.
 //
 // Backbone names: a backbone of backbones.yaml ("gpt-4.1"), or an offline
-// kind: "gold", "replay:FILE" (a τ²-bench results.json), or
+// kind: "gold", "replay:FILE" (a τ²-bench results.json, or a τ-bench v1 /
+// τ-Trait results list), or
 // "sim[:stale=R,violation=R,miss=R,seed=N]". The user backbone may also be
 // "steer" (τ-Trait's hosted steering endpoint; STEER_ENDPOINT and
 // STEER_API_KEY from the environment) for the τ-Trait user.
@@ -32,6 +33,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/ledgeragent"
 	"github.com/ledgerbench/ledgerbench/orchestrator"
 	"github.com/ledgerbench/ledgerbench/results"
+	"github.com/ledgerbench/ledgerbench/tautrait"
 	"github.com/ledgerbench/ledgerbench/usersim"
 )
 
@@ -39,6 +41,12 @@ import (
 const (
 	StyleTau2     = "tau2"      // τ²-bench's user simulator
 	StyleTauTrait = "tau-trait" // τ-Trait's user simulator (telehealth)
+)
+
+// Conversation loops.
+const (
+	LoopTau2     = "tau2"        // τ²-bench's orchestrator
+	LoopTauTrait = tautrait.Name // τ-Trait's ToolCallingAgent loop (telehealth)
 )
 
 // SteerBackbone is the user backbone name of τ-Trait's steering endpoint.
@@ -80,6 +88,23 @@ type Options struct {
 	// Solo runs τ²-bench's solo mode (see buildSolo): Domain must be
 	// loaded in solo mode; UserBackbone is not used.
 	Solo bool
+	// Loop is LoopTau2 or LoopTauTrait; empty: τ-Trait's for telehealth,
+	// τ²-bench's otherwise.
+	Loop string
+}
+
+// LoopOf returns the loop a run uses: name, or the domain's default.
+func LoopOf(name, domain string) (string, error) {
+	switch name {
+	case "":
+		if domain == "telehealth" {
+			return LoopTauTrait, nil
+		}
+		return LoopTau2, nil
+	case LoopTau2, LoopTauTrait:
+		return name, nil
+	}
+	return "", fmt.Errorf("unknown loop %q (known: %s, %s)", name, LoopTau2, LoopTauTrait)
 }
 
 // agentFactory builds the agent of one simulation over its generator and
@@ -175,6 +200,11 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 		get := opts.Getenv
 		opts.LLM.LookupEnv = func(k string) (string, bool) { v := get(k); return v, v != "" }
 	}
+	loop, err := LoopOf(opts.Loop, opts.Domain.Name())
+	if err != nil {
+		return runner.Makers{}, nil, err
+	}
+	opts.Loop = loop
 	b := &builder{opts: opts, pool: opts.Pool, recording: map[string]*offline.Recording{}}
 	factory, err := agentFactoryOf(opts.Agent)
 	if err != nil {
@@ -217,21 +247,23 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 		return runner.Makers{}, nil, err
 	}
 	policy, tools := dom.Policy(), dom.AgentTools()
+	tauTrait := loop == LoopTauTrait
 	system := prompt.System(policy)
-	if opts.Agent == "irma" {
+	switch {
+	case opts.Agent == "irma":
 		system = irma.SystemPrompt(prompt, policy)
+	case tauTrait:
+		system = policy // ToolCallingAgent: the wiki alone
 	}
-	for k, v := range prompt.Texts() {
-		hashes[k] = hash(v)
+	if !tauTrait {
+		for k, v := range prompt.Texts() {
+			hashes[k] = hash(v)
+		}
 	}
 	hashes["agent_system"] = hash(system)
 	hashes["agent_tools"] = hash(toolsText(tools))
 	if ut := dom.UserTools(); len(ut) > 0 {
 		hashes["user_tools"] = hash(toolsText(ut))
-	}
-	prompts := results.PromptsModified
-	if agentName(opts.Agent) == "baseline" && b.userStyle() == StyleTau2 && dom.Name() != "telehealth" {
-		prompts = results.PromptsUpstream
 	}
 	makers := runner.Makers{
 		Agent: func(spec runner.Spec) (orchestrator.Agent, error) {
@@ -239,15 +271,44 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 			if err != nil {
 				return nil, err
 			}
-			return factory(spec, gen, baseline.Options{Policy: policy, Tools: tools, Seed: seedOf(spec), Name: agentName(opts.Agent),
-				SystemPrompt: system})
+			bo := baseline.Options{Policy: policy, Tools: tools, Seed: seedOf(spec), Name: agentName(opts.Agent), SystemPrompt: system}
+			if tauTrait {
+				// ToolCallingAgent: system message = the wiki, temperature
+				// 0.0 and nothing else, first tool call only.
+				// IRMA keeps its own prompt (instruction, FACT, policy).
+				temp := tautrait.AgentTemperature
+				gen = tautrait.AgentGenerator(gen)
+				bo.Seed, bo.Temperature = nil, &temp
+			}
+			return factory(spec, gen, bo)
 		},
 		User:         userMaker,
 		PromptHashes: hashes,
-		Prompts:      prompts,
+		Prompts:      b.prompts(tauTrait),
 		Greeting:     prompt.Greeting,
+		LoopName:     loop,
+	}
+	if tauTrait {
+		makers.Loop = tautrait.Loop
 	}
 	return makers, j, nil
+}
+
+// prompts says whether every text of the build is upstream's: the baseline
+// agent with τ²-bench's user simulator on τ²-bench's loop, or on τ-Trait's
+// loop with τ-Trait's user without prompt-approximated traits.
+func (b *builder) prompts(tauTrait bool) string {
+	o := b.opts
+	if agentName(o.Agent) != "baseline" {
+		return results.PromptsModified
+	}
+	switch style := b.userStyle(); {
+	case !tauTrait && style == StyleTau2 && o.Domain.Name() != "telehealth":
+		return results.PromptsUpstream
+	case tauTrait && style == StyleTauTrait && (len(o.Traits) == 0 || o.TraitMode == usersim.TraitIgnore || o.UserBackbone == SteerBackbone):
+		return results.PromptsUpstream
+	}
+	return results.PromptsModified
 }
 
 // toolsText is the tools' wire form (name, description, parameters), for
@@ -402,6 +463,10 @@ func (b *builder) userMaker(name string) (func(runner.Spec) (orchestrator.User, 
 		if err := o.Traits.Validate(); err != nil {
 			return nil, nil, err
 		}
+		prompts, err := usersim.LoadTraitPrompts(o.DataRoot)
+		if err != nil {
+			return nil, nil, err
+		}
 		if name == SteerBackbone {
 			sc, err := usersim.NewSteerClient(o.Getenv)
 			if err != nil {
@@ -411,9 +476,9 @@ func (b *builder) userMaker(name string) (func(runner.Spec) (orchestrator.User, 
 			if o.TraitMode != "" && o.TraitMode != usersim.TraitSteer {
 				return nil, nil, fmt.Errorf("trait mode %q does not apply to the steering endpoint", o.TraitMode)
 			}
-			hashes["user_system"] = hash(usersim.TraitSystemPrompt("", true, nil))
+			hashes["user_system"] = hash(usersim.TraitSystemPrompt(prompts, "", true, nil))
 			return func(spec runner.Spec) (orchestrator.User, error) {
-				return usersim.NewTrait(nil, sc, usersim.TraitOptions{Instruction: spec.Task.UserScenario.Instructions.String(),
+				return usersim.NewTrait(nil, sc, usersim.TraitOptions{Prompts: prompts, Instruction: spec.Task.UserScenario.Instructions.String(),
 					Traits: o.Traits, Mode: usersim.TraitSteer})
 			}, hashes, nil
 		}
@@ -431,14 +496,15 @@ func (b *builder) userMaker(name string) (func(runner.Spec) (orchestrator.User, 
 		if o.TraitMode != usersim.TraitIgnore {
 			section = o.Traits
 		}
-		hashes["user_system"] = hash(usersim.TraitSystemPrompt("", false, section))
+		hashes["user_system"] = hash(usersim.TraitSystemPrompt(prompts, "", false, section))
 		return func(spec runner.Spec) (orchestrator.User, error) {
 			g, err := gen(spec)
 			if err != nil {
 				return nil, err
 			}
-			return usersim.NewTrait(g, nil, usersim.TraitOptions{Instruction: spec.Task.UserScenario.Instructions.String(),
-				Traits: o.Traits, Mode: o.TraitMode, Seed: seedOf(spec)})
+			// Upstream's user sends no sampling arguments and no seed.
+			return usersim.NewTrait(g, nil, usersim.TraitOptions{Prompts: prompts, Instruction: spec.Task.UserScenario.Instructions.String(),
+				Traits: o.Traits, Mode: o.TraitMode})
 		}, hashes, nil
 	}
 	return nil, nil, fmt.Errorf("unknown user style %q (known: %s, %s)", style, StyleTau2, StyleTauTrait)

@@ -364,7 +364,7 @@ func TestMessageShape(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := enc.message(nil, &tc.m)
+			got, err := enc.message(nil, &tc.m, "")
 			if err != nil {
 				t.Fatal(err)
 			}

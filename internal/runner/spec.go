@@ -34,4 +34,9 @@ type Makers struct {
 	// Greeting is the agent's fixed first message of every conversation
 	// (orchestrator.Config.Greeting).
 	Greeting string
+	// Loop is the conversation loop of every simulation (nil: the one
+	// Config.Sim names, by default τ²-bench's).
+	Loop orchestrator.Loop
+	// LoopName labels the loop for the manifest ("tau2", "tau-trait").
+	LoopName string
 }
