@@ -14,7 +14,6 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
-	"github.com/ledgerbench/ledgerbench/internal/judge"
 	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/internal/openaitest"
 	"github.com/ledgerbench/ledgerbench/internal/runner"
@@ -40,7 +39,7 @@ func runWithEnv(t testing.TB, ctx context.Context, env map[string]string, args .
 }
 
 func isJudge(r *openaitest.Request) bool {
-	return len(r.Messages) > 0 && r.Messages[0].Text() == judge.SystemPrompt
+	return len(r.Messages) == 2 && len(r.Tools) == 0 && strings.Contains(r.Messages[1].Text(), "expectedOutcomes")
 }
 
 func isAgent(r *openaitest.Request) bool { return len(r.Tools) > 0 }

@@ -381,6 +381,15 @@ func scoredTaskID(r *results.Record) (string, bool) {
 	return id, true
 }
 
+// rescoredReward is our reward where we did not judge NL assertions, the
+// recorded NL component standing in; it reports whether it stood in.
+func rescoredReward(rec, ours *evaluator.RewardInfo) (float64, bool) {
+	if !slices.Contains(ours.NotEvaluated, tasks.RewardNLAssertion) {
+		return ours.Reward, false
+	}
+	return ours.Reward * recordedNL(rec), true
+}
+
 // compareReward compares a recorded reward with ours. Where ours did not
 // judge NL assertions, the recorded NL component stands in. It returns nil
 // when the rewards agree, and whether the recorded NL verdict was used.
@@ -389,12 +398,7 @@ func compareReward(rec, ours *evaluator.RewardInfo) (*rescoreDiff, bool) {
 	if rec != nil {
 		recReward = rec.Reward
 	}
-	oursReward := ours.Reward
-	usedNL := false
-	if slices.Contains(ours.NotEvaluated, tasks.RewardNLAssertion) {
-		usedNL = true
-		oursReward *= recordedNL(rec)
-	}
+	oursReward, usedNL := rescoredReward(rec, ours)
 	if math.Abs(recReward-oursReward) <= 1e-6 {
 		return nil, usedNL
 	}

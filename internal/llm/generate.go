@@ -44,9 +44,11 @@ func (c *Client) Generate(ctx context.Context, req Request) (Response, error) {
 			c.opts.logf("llm %s: cache read %s: %v (calling the model)", c.b.Name, cacheKey, err)
 		}
 		if ok {
+			c.record(body, true)
 			return r, nil
 		}
 	}
+	c.record(body, false)
 
 	estimate := len(body)/4 + 1
 	var waited time.Duration
@@ -270,4 +272,11 @@ func providerMessage(raw json.RawMessage) string {
 		s = s[:300] + "…"
 	}
 	return s
+}
+
+// record hands the request body to Options.OnRequest, if set.
+func (c *Client) record(body []byte, cached bool) {
+	if c.opts.OnRequest != nil {
+		c.opts.OnRequest(c.b.Name, body, cached)
+	}
 }
