@@ -54,6 +54,10 @@ type TurnStats struct {
 	Entries     int `json:"entries"`
 	RenderChars int `json:"render_chars"`
 	PromptChars int `json:"prompt_chars"`
+	// Ledger holds the rendered ledger lines ("path: value") that are new or
+	// changed since the previous generation, so a viewer can rebuild the
+	// ledger as it stood at every turn (entries are never removed).
+	Ledger []string `json:"ledger,omitempty"`
 }
 
 // Report is what the agent adds to the simulation record.
@@ -92,6 +96,8 @@ type Agent struct {
 	led     *ledger.Ledger
 	mode    Mode
 	pending map[string]pendingCall
+	// shown is the ledger render of the previous generation.
+	shown string
 
 	mu  sync.Mutex
 	rep Report
@@ -123,12 +129,12 @@ func (a *Agent) Next(ctx context.Context, incoming []message.Message) (message.M
 	a.base.Observe(incoming)
 	for round := 0; ; round++ {
 		req := a.base.Request()
-		stats := TurnStats{Entries: a.led.Len()}
-		if a.mode.Ledger {
-			if block := a.led.Render(); block != "" {
-				req = baseline.AppendToSystem(req, "\n"+block)
-				stats.RenderChars = len(block)
-			}
+		block := a.led.Render()
+		stats := TurnStats{Entries: a.led.Len(), Ledger: changedLines(a.shown, block)}
+		a.shown = block
+		if a.mode.Ledger && block != "" {
+			req = baseline.AppendToSystem(req, "\n"+block)
+			stats.RenderChars = len(block)
 		}
 		for _, m := range req.Messages {
 			stats.PromptChars += len(m.Content)
@@ -169,6 +175,25 @@ func (a *Agent) Next(ctx context.Context, incoming []message.Message) (message.M
 		a.rep.Regenerations++
 		a.mu.Unlock()
 	}
+}
+
+// changedLines returns the entry lines of the render now that the render
+// before lacks.
+func changedLines(before, now string) []string {
+	if before == now {
+		return nil
+	}
+	old := map[string]bool{}
+	for _, l := range strings.Split(before, "\n") {
+		old[l] = true
+	}
+	var out []string
+	for _, l := range strings.Split(strings.TrimPrefix(now, ledger.RenderHeader), "\n") {
+		if l != "" && l != "</ledger>" && !old[l] {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 func feedbackReasons(fb []message.Message) string {
