@@ -58,6 +58,9 @@ type TurnStats struct {
 	// changed since the previous generation, so a viewer can rebuild the
 	// ledger as it stood at every turn (entries are never removed).
 	Ledger []string `json:"ledger,omitempty"`
+	// Reply numbers the agent message this generation led to (0 for the
+	// first reply after the greeting); regenerations share their reply.
+	Reply int `json:"reply"`
 }
 
 // Report is what the agent adds to the simulation record.
@@ -96,8 +99,10 @@ type Agent struct {
 	led     *ledger.Ledger
 	mode    Mode
 	pending map[string]pendingCall
-	// shown is the ledger render of the previous generation.
-	shown string
+	// shown is the ledger render of the previous generation; replies counts
+	// the messages Next returned.
+	shown   string
+	replies int
 
 	mu  sync.Mutex
 	rep Report
@@ -125,12 +130,20 @@ func (a *Agent) Ledger() *ledger.Ledger { return a.led }
 // with the gate's feedback. When nothing is left to send, the agent keeps its
 // turn and generates again.
 func (a *Agent) Next(ctx context.Context, incoming []message.Message) (message.Message, error) {
+	msg, err := a.next(ctx, incoming)
+	if err == nil {
+		a.replies++
+	}
+	return msg, err
+}
+
+func (a *Agent) next(ctx context.Context, incoming []message.Message) (message.Message, error) {
 	a.absorb(incoming)
 	a.base.Observe(incoming)
 	for round := 0; ; round++ {
 		req := a.base.Request()
 		block := a.led.Render()
-		stats := TurnStats{Entries: a.led.Len(), Ledger: changedLines(a.shown, block)}
+		stats := TurnStats{Entries: a.led.Len(), Ledger: changedLines(a.shown, block), Reply: a.replies}
 		a.shown = block
 		if a.mode.Ledger && block != "" {
 			req = baseline.AppendToSystem(req, "\n"+block)
