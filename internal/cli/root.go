@@ -115,6 +115,7 @@ retail and telecom domains and τ-Trait's telehealth domain, scores them with
 		newCmdRescore(s, g),
 		newCmdReport(s, g, nil),
 		newCmdExperiment(s, g, nil),
+		newCmdView(s, g),
 	)
 	return root
 }
