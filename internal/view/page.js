@@ -104,7 +104,8 @@
     app.textContent = "";
     window.scrollTo(0, 0);
     try {
-      if (name === "sim") renderSim(Number(rest.split("/")[0]), rest.split("/")[1]);
+      if (name === "selftest") selftest();
+      else if (name === "sim") renderSim(Number(rest.split("/")[0]), rest.split("/")[1]);
       else if (name === "compare") renderCompare(parseQuery(rest));
       else renderIndex(parseQuery(rest));
     } catch (e) {
@@ -271,7 +272,7 @@
     if (s.diagnosis) m("error category", (data.categories[s.diagnosis.category] || s.diagnosis.category) + " — " + s.diagnosis.detail);
     m("cost", "agent " + money(s.agent_cost) + ", user " + money(s.user_cost) + (s.judge_cost ? ", judge " + money(s.judge_cost) : ""));
     m("tokens", "agent " + (s.agent_usage.prompt_tokens || 0) + " in / " + (s.agent_usage.completion_tokens || 0) + " out; user " + (s.user_usage.prompt_tokens || 0) + " / " + (s.user_usage.completion_tokens || 0));
-    m("steps", s.steps); m("duration", num(s.duration, 2) + " s"); m("seed", s.seed); m("id", s.id); m("source", s.source);
+    m("steps", s.steps || ""); m("duration", num(s.duration, 2) + " s"); m("seed", s.seed); m("id", s.id); m("source", s.source);
     add(app, [nav, h("h2", null, "Simulation " + s.task_id + " · trial " + s.trial + " · " + s.agent), meta]);
 
     var left = h("div"), right = h("div");
@@ -374,13 +375,13 @@
     if (v.predicate) add(el, h("div", null, "predicate ", h("code", null, v.predicate), v.clause ? " — policy: " + v.clause : ""));
     if (v.reason) add(el, h("div", { cls: "reason" }, v.reason));
     if (v.failed && v.failed.length > 1) add(el, h("div", { cls: "muted" }, "also failed: " + v.failed.slice(1).join(", ")));
-    if (d !== "ALLOW" && v.arguments) add(el, h("details", null, h("summary", null, "proposed arguments"), h("pre", null, pretty(v.arguments))));
+    if (d !== "ALLOW" && v.arguments && !v.shadow) add(el, h("div", { cls: "muted" }, "proposed call (not executed):"), h("pre", { cls: "args" }, v.tool + " " + args(v.arguments)));
     if (ledgerAt && v.turn !== undefined && v.turn !== null) {
       var lines = ledgerAt(v.turn);
       var nchg = lines.filter(function (l) { return l.changed; }).length;
       var pre = h("pre", { cls: "ledger" });
       lines.forEach(function (l) { add(pre, l.changed ? h("span", { cls: "chg" }, "+ " + l.line + "\n") : "  " + l.line + "\n"); });
-      add(el, h("details", { cls: "ledger-at" }, h("summary", null, "ledger at this turn: " + lines.length + " entr" + (lines.length === 1 ? "y" : "ies") + ", " + nchg + " new or changed"), lines.length ? pre : h("p", { cls: "muted" }, "empty")));
+      add(el, h("details", { cls: "ledger-at" }, h("summary", null, "ledger at this turn: " + lines.length + " entr" + (lines.length === 1 ? "y" : "ies") + (nchg ? ", " + nchg + " new or changed since the previous turn (+)" : ", unchanged since the previous turn")), lines.length ? pre : h("p", { cls: "muted" }, "empty")));
     }
     return el;
   }
@@ -486,6 +487,22 @@
     }
     if (ec.reward_basis) add(box, h("div", { cls: "muted" }, "reward basis: " + ec.reward_basis.join(", ")));
     return box;
+  }
+
+  // selftest renders every simulation page (the first 5000), the compare
+  // view and then the index; errors go to #page-errors, the tally to
+  // #selftest.
+  function selftest() {
+    var n = Math.min(sims.length, 5000), done = 0;
+    for (var i = 0; i < n; i++) {
+      app.textContent = "";
+      try { renderSim(i, i % 2 ? "gate" : ""); done++; } catch (e) { noteError("sim " + i + ": " + (e && e.stack ? e.stack : e)); }
+    }
+    app.textContent = "";
+    try { renderCompare({}); } catch (e) { noteError("compare: " + e); }
+    app.textContent = "";
+    renderIndex({});
+    document.body.appendChild(h("p", { id: "selftest", "data-sims": done, "data-of": sims.length }, "selftest: rendered " + done + " simulation pages"));
   }
 
   window.addEventListener("hashchange", route);

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -352,7 +353,11 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // Title builds a page title from input paths.
 func Title(paths []string) string {
 	if len(paths) == 1 {
-		return "ledgerbench view — " + paths[0]
+		return "ledgerbench view — " + filepath.Base(paths[0])
 	}
-	return fmt.Sprintf("ledgerbench view — %s", strings.Join(paths, ", "))
+	names := make([]string, len(paths))
+	for i, p := range paths {
+		names[i] = filepath.Base(p)
+	}
+	return fmt.Sprintf("ledgerbench view — %d inputs: %s", len(paths), strings.Join(names, ", "))
 }
