@@ -116,6 +116,7 @@ retail and telecom domains and τ-Trait's telehealth domain, scores them with
 		newCmdReport(s, g, nil),
 		newCmdExperiment(s, g, nil),
 		newCmdView(s, g),
+		newCmdSubmit(s, g),
 	)
 	return root
 }
