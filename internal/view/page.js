@@ -111,6 +111,8 @@
     } catch (e) {
       noteError("render: " + (e && e.stack ? e.stack : e));
     }
+    // Milliseconds from navigation start to the first rendered view.
+    if (!document.body.dataset.readyMs) document.body.dataset.readyMs = String(Math.round(performance.now()));
   }
 
   // ---- index ----
