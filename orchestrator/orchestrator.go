@@ -196,6 +196,9 @@ func marshalReport(v any) json.RawMessage {
 // the trajectory, the step and error counts, and the error that ended it
 // abnormally (agent, user or infrastructure).
 func loop(ctx context.Context, dom envs.Domain, env envs.Env, agent Agent, user User, cfg Config) (evaluator.Termination, []message.Message, int, int, error) {
+	if envs.IsSolo(dom) {
+		return soloLoop(ctx, env, agent, cfg) // solo.go
+	}
 	traj := []message.Message{{Role: message.Assistant, Content: Greeting, Timestamp: cfg.Now().UTC().Format(time.RFC3339Nano)}}
 	pending := []message.Message{traj[0]} // messages addressed to the next role
 	to, caller := toUser, toAgent

@@ -61,6 +61,10 @@ type Manifest struct {
 	UserStyle string `json:"user_style,omitempty"`
 	Traits    string `json:"traits,omitempty"`
 	TraitMode string `json:"trait_mode,omitempty"`
+	// Solo marks a run in τ²-bench's solo mode (no user; the agent holds
+	// the user's tools and works from the ticket). UserBackbone is then
+	// DummyUserImplementation.
+	Solo bool `json:"solo,omitempty"`
 }
 
 // Values of Manifest.Prompts.

@@ -75,6 +75,9 @@ type Options struct {
 	TraitMode usersim.TraitMode
 	// SteerHTTP is the HTTP client of the steering endpoint (tests).
 	SteerHTTP *http.Client
+	// Solo runs τ²-bench's solo mode (see buildSolo): Domain must be
+	// loaded in solo mode; UserBackbone is not used.
+	Solo bool
 }
 
 // agentFactory builds the agent of one simulation over its generator and
@@ -177,6 +180,9 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 	}
 	if opts.Backbone == "" {
 		return runner.Makers{}, nil, errors.New("agents: no agent backbone (name one of backbones.yaml, or gold, replay:FILE, sim)")
+	}
+	if opts.Solo {
+		return buildSolo(b, factory) // solo.go
 	}
 	userBackbone := opts.UserBackbone
 	if userBackbone == "" {

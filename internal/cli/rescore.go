@@ -101,12 +101,18 @@ func runRescore(ctx context.Context, s *Streams, opts *rescoreOptions) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
-		dom, ok := loaded[meta.Domain]
+		// A solo run (upstream's is_solo_mode) is scored in solo mode.
+		solo := results.IsSolo(f.Info)
+		key, load := meta.Domain, domains.Load
+		if solo {
+			key, load = meta.Domain+" solo", domains.LoadSolo
+		}
+		dom, ok := loaded[key]
 		if !ok {
-			if dom, err = domains.Load(meta.Domain, opts.DataDir); err != nil {
+			if dom, err = load(meta.Domain, opts.DataDir); err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}
-			loaded[meta.Domain] = dom
+			loaded[key] = dom
 		}
 		res, err := rescore(ctx, path, f, dom, opts.Criteria, s.ErrOut)
 		if err != nil {
