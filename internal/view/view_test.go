@@ -2,8 +2,8 @@ package view
 
 import (
 	"bytes"
-	"encoding/json"
 	"encoding/base64"
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
