@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/report"
 	"github.com/ledgerbench/ledgerbench/internal/view"
 	"github.com/ledgerbench/ledgerbench/metrics"
@@ -23,6 +24,7 @@ type viewOptions struct {
 	Labels    report.Labels
 	NoDomains bool
 	DataDir   string
+	DBDiffs   int
 }
 
 func newCmdView(s *Streams, g *globalOptions) *cobra.Command {
@@ -73,11 +75,12 @@ rows at a time. Domains found in the data directory give tasks and gold actions.
 	f.StringVar(&opts.Labels.Agent, "agent", "", "label every record with this agent")
 	f.StringVar(&opts.Labels.Backbone, "backbone", "", "label every record with this backbone")
 	f.StringVar(&opts.Labels.UserBackbone, "user-backbone", "", "label every record with this user backbone")
+	f.IntVar(&opts.DBDiffs, "db-diffs", 100, "list the differing database fields of up to N simulations whose DB check failed (replays them; -1 for all)")
 	f.BoolVar(&opts.NoDomains, "no-domains", false, "do not load domains from the data directory (use only what records carry)")
 	return cmd
 }
 
-func runView(_ context.Context, s *Streams, opts *viewOptions) error {
+func runView(ctx context.Context, s *Streams, opts *viewOptions) error {
 	var sources []*report.Source
 	for _, in := range opts.Inputs {
 		src, err := report.Load(in, opts.Labels)
@@ -87,17 +90,17 @@ func runView(_ context.Context, s *Streams, opts *viewOptions) error {
 		sources = append(sources, src)
 	}
 	var cat metrics.Catalog
+	var doms []envs.Domain
 	if !opts.NoDomains {
-		c, ds := loadCatalog(s, opts.DataDir, sources)
-		cat = c
-		addShadowVerdicts(sources, ds)
+		cat, doms = loadCatalog(s, opts.DataDir, sources)
+		addShadowVerdicts(sources, doms)
 	}
 	start := time.Now()
 	f, err := os.Create(opts.Out)
 	if err != nil {
 		return fmt.Errorf("view: %w", err)
 	}
-	st, err := view.Write(f, sources, view.Options{Title: view.Title(opts.Inputs), Catalog: cat})
+	st, err := view.Write(ctx, f, sources, view.Options{Title: view.Title(opts.Inputs), Catalog: cat, Domains: doms, MaxDBDiffs: opts.DBDiffs})
 	if cerr := f.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("view: %w", cerr)
 	}

@@ -149,6 +149,9 @@ func TestViewBrowser(t *testing.T) {
 	if !strings.Contains(dom, "ledger at this turn") {
 		t.Errorf("#%s: no ledger of the verdict's turn", frag)
 	}
+	if ri := gated.RewardInfo; ri != nil && ri.DBCheck != nil && !ri.DBCheck.DBMatch && !strings.Contains(dom, `class="args db-diff"`) {
+		t.Errorf("#%s: the DB check failed but no differing fields are listed", frag)
+	}
 	if got, want := viewtest.Count(dom, `class="msg `), len(gated.Messages); got != want {
 		t.Errorf("#%s: %d messages; want %d", frag, got, want)
 	}

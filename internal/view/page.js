@@ -377,7 +377,7 @@
     if (v.predicate) add(el, h("div", null, "predicate ", h("code", null, v.predicate), v.clause ? " — policy: " + v.clause : ""));
     if (v.reason) add(el, h("div", { cls: "reason" }, v.reason));
     if (v.failed && v.failed.length > 1) add(el, h("div", { cls: "muted" }, "also failed: " + v.failed.slice(1).join(", ")));
-    if (d !== "ALLOW" && v.arguments && !v.shadow) add(el, h("div", { cls: "muted" }, "proposed call (not executed):"), h("pre", { cls: "args" }, v.tool + " " + args(v.arguments)));
+    if (d !== "ALLOW" && v.arguments && !v.shadow) add(el, [h("div", { cls: "muted" }, "proposed call (not executed):"), h("pre", { cls: "args" }, v.tool + " " + args(v.arguments))]);
     if (ledgerAt && v.turn !== undefined && v.turn !== null) {
       var lines = ledgerAt(v.turn);
       var nchg = lines.filter(function (l) { return l.changed; }).length;
@@ -411,6 +411,12 @@
       add(box, h("div", { cls: "check" + (ri.db_check.db_match ? "" : " failed") }, mark(ri.db_check.db_match),
         ri.db_check.db_match ? "final database matches the gold database" : "final database differs from the gold database (replaying the gold actions)",
         ri.db_check.user_db_match === false ? "; the user-side database differs" : ""));
+      if (!ri.db_check.db_match && !s.db_diff) add(box, h("div", { cls: "muted" }, "(which fields differ was not computed for this simulation: see view --db-diffs)"));
+      if (s.db_diff && s.db_diff.length) {
+        var dd = h("pre", { cls: "args db-diff" });
+        s.db_diff.forEach(function (l) { add(dd, l + "\n"); });
+        add(box, [h("div", { cls: "muted" }, "fields that differ (this trajectory's database against the gold one):"), dd]);
+      }
     }
     var calls = callsOf(s.messages || []);
     if (ri.action_checks && ri.action_checks.length) {

@@ -15,6 +15,7 @@ package view
 
 import (
 	"bufio"
+	"context"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -24,6 +25,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/report"
 	"github.com/ledgerbench/ledgerbench/internal/tool"
@@ -51,6 +53,14 @@ type Options struct {
 	// Catalog gives tasks (instructions, gold actions) and tool kinds beyond
 	// what the sources carry; nil uses only the sources.
 	Catalog metrics.Catalog
+	// Domains, when given, let the page say which database fields differ
+	// for simulations whose DB check failed (both databases are rebuilt by
+	// replaying the gold actions and the trajectory's writes).
+	Domains []envs.Domain
+	// MaxDBDiffs bounds how many simulations get their database differences
+	// computed (each costs two database dumps); 0 computes none, a negative
+	// value all.
+	MaxDBDiffs int
 }
 
 // Stats says what a page holds.
@@ -113,9 +123,11 @@ type sim struct {
 	UserUsage    message.Usage         `json:"user_usage"`
 	Reward       *evaluator.RewardInfo `json:"reward_info,omitempty"`
 	Diagnosis    *metrics.Diagnosis    `json:"diagnosis,omitempty"`
-	Messages     []message.Message     `json:"messages"`
-	Gate         *gateView             `json:"gate,omitempty"`
-	Simulated    bool                  `json:"simulated,omitempty"`
+	// DBDiff lists the database fields that differ from the gold database.
+	DBDiff    []string          `json:"db_diff,omitempty"`
+	Messages  []message.Message `json:"messages"`
+	Gate      *gateView         `json:"gate,omitempty"`
+	Simulated bool              `json:"simulated,omitempty"`
 }
 
 // gateView is what the agent reported of its gate and ledger.
@@ -134,7 +146,7 @@ type verdict struct {
 }
 
 // Write renders sources as one HTML page.
-func Write(w io.Writer, sources []*report.Source, opts Options) (Stats, error) {
+func Write(ctx context.Context, w io.Writer, sources []*report.Source, opts Options) (Stats, error) {
 	if opts.Title == "" {
 		opts.Title = "ledgerbench view"
 	}
@@ -150,6 +162,11 @@ func Write(w io.Writer, sources []*report.Source, opts Options) (Stats, error) {
 	cat := report.NewCatalog(opts.Catalog, sources)
 	sums := report.Summarize(sources, opts.Catalog)
 	gi := metrics.NewGoldIndex(cat, all)
+	diffs := &dbDiffs{gold: map[[2]string][2]json.RawMessage{}}
+	doms := map[string]envs.Domain{}
+	for _, d := range opts.Domains {
+		doms[d.Name()] = d
+	}
 
 	idx := index{Title: opts.Title, Categories: map[string]string{}}
 	for _, c := range metrics.Categories {
@@ -222,6 +239,18 @@ func Write(w io.Writer, sources []*report.Source, opts Options) (Stats, error) {
 			s.Diagnosis = &d
 		}
 		s.Gate = gateOf(r)
+		if ri := r.RewardInfo; ri != nil && ri.DBCheck != nil && !ri.DBCheck.DBMatch && (opts.MaxDBDiffs < 0 || diffs.n < opts.MaxDBDiffs) {
+			if dom := doms[r.Domain]; dom != nil {
+				if t, ok := cat.Task(r.Domain, r.TaskID); ok {
+					diffs.n++
+					if d, err := diffs.diff(ctx, dom, t, r); err == nil {
+						s.DBDiff = d
+					} else {
+						s.DBDiff = []string{"could not rebuild the databases: " + err.Error()}
+					}
+				}
+			}
+		}
 		stopped, nv := 0, 0
 		if s.Gate != nil {
 			nv = len(s.Gate.Verdicts)

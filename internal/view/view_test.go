@@ -34,7 +34,7 @@ func TestWrite(t *testing.T) {
 		rec("1", 0, "baseline", 1, "", "ok"),
 	}}
 	var buf bytes.Buffer
-	st, err := Write(&buf, []*report.Source{src}, Options{Title: "t <b>"})
+	st, err := Write(t.Context(), &buf, []*report.Source{src}, Options{Title: "t <b>"})
 	if err != nil {
 		t.Fatal(err)
 	}
