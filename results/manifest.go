@@ -65,6 +65,10 @@ type Manifest struct {
 	// the user's tools and works from the ticket). UserBackbone is then
 	// DummyUserImplementation.
 	Solo bool `json:"solo,omitempty"`
+	// Loop is the conversation loop: "tau2" (τ²-bench's orchestrator) or
+	// "tau-trait" (τ-Trait's ToolCallingAgent loop). Max steps and max
+	// errors bound the tau2 loop only; tau-trait's is 30 agent steps.
+	Loop string `json:"loop,omitempty"`
 }
 
 // Values of Manifest.Prompts.

@@ -46,7 +46,11 @@ task, the recorded and recomputed rewards and the reward components that differ.
 NL assertions are not judged: where a task's basis has NL_ASSERTION, the recorded
 NL verdict stands in for it (counted as "NL from record"). Tasks are those embedded
 in the file (the versions the run was scored with); --domain-tasks uses the data
-directory's tasks instead.`,
+directory's tasks instead.
+
+τ-bench v1 / τ-Trait result lists (a JSON array of {task_id, reward, info, traj,
+trial}) of telehealth are scored with τ-Trait's reward; their task ids index the
+test split.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !slices.Contains([]string{"file", "domain", "record"}, opts.Criteria) {
@@ -93,6 +97,13 @@ func runRescore(ctx context.Context, s *Streams, opts *rescoreOptions) error {
 	loaded := map[string]envs.Domain{}
 	var out []rescoreFile
 	for _, path := range opts.Files {
+		if res, ok, err := rescoreV1(ctx, path, opts.DataDir, loaded); ok || err != nil {
+			if err != nil {
+				return err
+			}
+			out = append(out, res)
+			continue
+		}
 		f, err := results.ReadTau2(path)
 		if err != nil {
 			return err
@@ -265,6 +276,21 @@ func scoredTaskID(r *results.Record) (string, bool) {
 	return id, true
 }
 
+// rescoredReward is our reward where we did not judge NL assertions, the
+// recorded NL component standing in; it reports whether it stood in.
+func rescoredReward(rec, ours *evaluator.RewardInfo) (float64, bool) {
+	if !slices.Contains(ours.NotEvaluated, tasks.RewardNLAssertion) {
+		return ours.Reward, false
+	}
+	r := ours.Reward
+	if rec != nil {
+		if nl, ok := rec.RewardBreakdown[tasks.RewardNLAssertion]; ok {
+			r *= nl
+		}
+	}
+	return r, true
+}
+
 // compareReward compares a recorded reward with ours. Where ours did not
 // judge NL assertions, the recorded NL component stands in. It returns nil
 // when the rewards agree, and whether the recorded NL verdict was used.
@@ -273,16 +299,7 @@ func compareReward(rec, ours *evaluator.RewardInfo) (*rescoreDiff, bool) {
 	if rec != nil {
 		recReward = rec.Reward
 	}
-	oursReward := ours.Reward
-	usedNL := false
-	if slices.Contains(ours.NotEvaluated, tasks.RewardNLAssertion) {
-		usedNL = true
-		if rec != nil {
-			if nl, ok := rec.RewardBreakdown[tasks.RewardNLAssertion]; ok {
-				oursReward *= nl
-			}
-		}
-	}
+	oursReward, usedNL := rescoredReward(rec, ours)
 	if math.Abs(recReward-oursReward) <= 1e-6 {
 		return nil, usedNL
 	}

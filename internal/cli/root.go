@@ -108,7 +108,7 @@ retail and telecom domains and τ-Trait's telehealth domain, scores them with
 		newCmdVerify(s, g, nil),
 		newCmdReplay(s, g),
 		newCmdTasks(s, g),
-		newCmdGateAudit(s, g),
+		newCmdGateAudit(s, g, nil),
 		newCmdRun(s, g, nil),
 		newCmdMerge(s),
 		newCmdExport(s, g),

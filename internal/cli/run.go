@@ -61,6 +61,7 @@ type runOptions struct {
 	Traits        string
 	TraitMode     string
 	Solo          bool
+	Loop          string
 
 	// changed reports whether a flag was given on the command line.
 	changed func(name string) bool
@@ -140,6 +141,7 @@ with status 3 when pass^1 is below P.`,
 	f.StringVar(&opts.Shard, "shard", "", "run only shard i of n (i/n) of the units, chosen by hash of (task, trial)")
 	f.StringVar(&opts.UserStyle, "user-style", "", "user simulator: tau2 or tau-trait (default: tau-trait for telehealth, tau2 elsewhere)")
 	f.StringVar(&opts.Traits, "traits", "", `τ-Trait user traits, "impatience=high,confusion=low" or a JSON object (impatience, confusion, skeptical, incoherence: low|medium|high)`)
+	f.StringVar(&opts.Loop, "loop", "", "conversation loop: tau2 (τ²-bench's orchestrator) or tau-trait (τ-Trait's ToolCallingAgent loop; default for telehealth)")
 	f.StringVar(&opts.TraitMode, "trait-mode", "", "how traits are applied: steer (τ-Trait's endpoint; --user-backbone steer), prompt-approximation (default for chat models; labelled), or ignore (as upstream does for chat models)")
 	f.BoolVar(&opts.Solo, "solo", false, "τ²-bench's solo mode (telecom; upstream --agent llm_agent_solo --user dummy_user): no user, the agent holds the phone tools and works from the ticket")
 	f.BoolVar(&opts.Quiet, "quiet", false, "no progress output")
@@ -325,7 +327,7 @@ func planRun(ctx context.Context, opts *runOptions) (*plan, error) {
 	}
 	bo := agents.Options{Domain: dom, DataRoot: opts.DataDir, Agent: opts.Agent, Backbone: opts.Backbone,
 		UserBackbone: opts.UserBackbone, JudgeBackbone: opts.JudgeBackbone, Getenv: opts.Streams.Getenv, LLM: llmOpts,
-		UserStyle: opts.UserStyle, Traits: traits, TraitMode: usersim.TraitMode(opts.TraitMode), Solo: opts.Solo}
+		UserStyle: opts.UserStyle, Traits: traits, TraitMode: usersim.TraitMode(opts.TraitMode), Solo: opts.Solo, Loop: opts.Loop}
 	if opts.NoJudge {
 		bo.JudgeBackbone = agents.NoJudge
 	}
@@ -403,6 +405,7 @@ func fillFromManifest(opts *runOptions, m *results.Manifest) {
 	set("traits", func() { opts.Traits = m.Traits })
 	set("trait-mode", func() { opts.TraitMode = m.TraitMode })
 	set("solo", func() { opts.Solo = m.Solo })
+	set("loop", func() { opts.Loop = m.Loop })
 	set("backbones", func() {
 		if m.BackbonesFile != "" {
 			opts.BackbonesFile = m.BackbonesFile
@@ -504,6 +507,7 @@ func buildManifest(opts *runOptions, p *plan, cfg *llm.Config, judge string, see
 		Traits:         opts.Traits,
 		TraitMode:      opts.TraitMode,
 		Solo:           opts.Solo,
+		Loop:           p.makers.LoopName,
 	}
 	if cfg != nil {
 		if abs, err := filepath.Abs(opts.BackbonesFile); err == nil {
