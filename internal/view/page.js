@@ -61,7 +61,7 @@
   var data = block("index");
   var groups = data.groups, sims = data.sims;
   // Row fields (see view.go).
-  var G = 0, TASK = 1, TRIAL = 2, REWARD = 3, TERM = 4, COST = 5, CAT = 6, STOP = 7, NV = 8;
+  var G = 0, TASK = 1, TRIAL = 2, REWARD = 3, TERM = 4, COST = 5, CAT = 6, STOP = 7, NV = 8, SHADOW = 9;
   function passed(row) { return Math.abs(row[REWARD] - 1) <= 1e-6; }
   function groupLabel(g) {
     var x = groups[g];
@@ -198,7 +198,7 @@
           h("td", null, groupLabel(r[G])), h("td", null, r[TASK]), h("td", { cls: "num" }, r[TRIAL]),
           h("td", { cls: "num " + (passed(r) ? "pass" : "fail") }, num(r[REWARD], 2)), h("td", null, r[TERM]),
           h("td", { cls: "num" }, money(r[COST])), h("td", null, r[CAT] ? data.categories[r[CAT]] || r[CAT] : ""),
-          h("td", null, r[STOP] ? h("span", { cls: "badge BLOCK" }, "stopped") : "", r[NV] ? " " + r[NV] + " verdict" + (r[NV] > 1 ? "s" : "") : "")));
+          h("td", null, r[STOP] ? h("span", { cls: "badge BLOCK" }, "stopped") : "", r[NV] ? " " + r[NV] + (r[SHADOW] ? " shadow" : "") + " verdict" + (r[NV] > 1 ? "s" : "") : "")));
       });
     }
     draw();

@@ -92,7 +92,7 @@ type group struct {
 
 // index is the page's index data. Sims holds one row per simulation:
 // [group, task id, trial, reward, termination, cost, error category,
-// gate stopped (0/1), verdicts].
+// gate stopped (0/1), verdicts, shadow verdicts (0/1)].
 type index struct {
 	Title      string            `json:"title"`
 	Groups     []group           `json:"groups"`
@@ -251,9 +251,12 @@ func Write(ctx context.Context, w io.Writer, sources []*report.Source, opts Opti
 				}
 			}
 		}
-		stopped, nv := 0, 0
+		stopped, nv, shadow := 0, 0, 0
 		if s.Gate != nil {
 			nv = len(s.Gate.Verdicts)
+			if s.Gate.Mode == "shadow" {
+				shadow = 1
+			}
 			for _, v := range s.Gate.Verdicts {
 				if !v.Allowed() && !v.Shadow {
 					stopped = 1
@@ -265,7 +268,7 @@ func Write(ctx context.Context, w io.Writer, sources []*report.Source, opts Opti
 			cat = string(s.Diagnosis.Category)
 		}
 		idx.Sims = append(idx.Sims, []any{gix, r.TaskID, r.Trial, r.Reward(), string(r.TerminationReason),
-			round6(r.AgentCost + r.UserCost + r.JudgeCost), cat, stopped, nv})
+			round6(r.AgentCost + r.UserCost + r.JudgeCost), cat, stopped, nv, shadow})
 		sims = append(sims, s)
 	}
 
