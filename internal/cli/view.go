@@ -75,7 +75,7 @@ rows at a time. Domains found in the data directory give tasks and gold actions.
 	f.StringVar(&opts.Labels.Agent, "agent", "", "label every record with this agent")
 	f.StringVar(&opts.Labels.Backbone, "backbone", "", "label every record with this backbone")
 	f.StringVar(&opts.Labels.UserBackbone, "user-backbone", "", "label every record with this user backbone")
-	f.IntVar(&opts.DBDiffs, "db-diffs", 100, "list the differing database fields of up to N simulations whose DB check failed (replays them; -1 for all)")
+	f.IntVar(&opts.DBDiffs, "db-diffs", 25, "list the differing database fields of up to N simulations whose DB check failed (replays them; -1 for all)")
 	f.BoolVar(&opts.NoDomains, "no-domains", false, "do not load domains from the data directory (use only what records carry)")
 	return cmd
 }
