@@ -110,6 +110,7 @@ retail and telecom domains and τ-Trait's telehealth domain, scores them with
 		newCmdTasks(s, g),
 		newCmdGateAudit(s, g, nil),
 		newCmdRun(s, g, nil),
+		newCmdPrompt(s, g),
 		newCmdMerge(s),
 		newCmdExport(s, g),
 		newCmdRescore(s, g),

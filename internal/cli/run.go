@@ -33,6 +33,9 @@ import (
 type runOptions struct {
 	Streams *Streams
 	DataDir string
+	// AllowModifiedData lets data files that differ from their pins through
+	// (their hashes go into the manifest).
+	AllowModifiedData bool
 
 	Domain        string
 	Agent         string
@@ -60,8 +63,11 @@ type runOptions struct {
 	UserStyle     string
 	Traits        string
 	TraitMode     string
-	Solo          bool
-	Loop          string
+	// RecordRequests appends every model request body to
+	// DIR/requests.jsonl.
+	RecordRequests bool
+	Solo           bool
+	Loop           string
 
 	// changed reports whether a flag was given on the command line.
 	changed func(name string) bool
@@ -134,6 +140,7 @@ with status 3 when pass^1 is below P.`,
 	f.Int64Var(&opts.Seed, "seed", 300, "master seed (per-trial seeds follow τ²-bench)")
 	f.IntVar(&opts.MaxSteps, "max-steps", 200, "steps before a simulation ends with max_steps")
 	f.IntVar(&opts.MaxErrors, "max-errors", 10, "tool errors before a simulation ends with too_many_errors")
+	f.BoolVar(&opts.AllowModifiedData, "allow-modified-data", false, allowModifiedUsage)
 	f.DurationVar(&opts.Timeout, "timeout", 0, "wall-clock limit per simulation, ending it with timeout (0: none)")
 	f.DurationVar(&opts.Grace, "grace", 0, "after Ctrl-C, cancel running simulations after this long (0: let them finish)")
 	f.StringVar(&opts.Out, "out", "", "run directory (default runs/<time>_<domain>_<agent>_<backbone>)")
@@ -143,6 +150,7 @@ with status 3 when pass^1 is below P.`,
 	f.StringVar(&opts.Traits, "traits", "", `τ-Trait user traits, "impatience=high,confusion=low" or a JSON object (impatience, confusion, skeptical, incoherence: low|medium|high)`)
 	f.StringVar(&opts.Loop, "loop", "", "conversation loop: tau2 (τ²-bench's orchestrator) or tau-trait (τ-Trait's ToolCallingAgent loop; default for telehealth)")
 	f.StringVar(&opts.TraitMode, "trait-mode", "", "how traits are applied: steer (τ-Trait's endpoint; --user-backbone steer), prompt-approximation (default for chat models; labelled), or ignore (as upstream does for chat models)")
+	f.BoolVar(&opts.RecordRequests, "record-requests", false, "append the body of every model request (agent, user, judge) to DIR/"+requestsFile+" (no keys or headers)")
 	f.BoolVar(&opts.Solo, "solo", false, "τ²-bench's solo mode (telecom; upstream --agent llm_agent_solo --user dummy_user): no user, the agent holds the phone tools and works from the ticket")
 	f.BoolVar(&opts.Quiet, "quiet", false, "no progress output")
 	f.Float64Var(&opts.MinPass, "min-pass", 0, "exit with status 3 if pass^1 is below this")
@@ -158,6 +166,9 @@ type plan struct {
 	makers   runner.Makers
 	judge    evaluator.Judge
 	existing *results.Run // nil for a new run
+	// modifiedData is what --allow-modified-data let through.
+	modifiedData map[string]string
+	requests     *requestLog // nil unless --record-requests
 }
 
 func runRun(ctx context.Context, opts *runOptions) error {
@@ -197,11 +208,23 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	if err != nil {
 		return err
 	}
+	if p.requests != nil {
+		if err := p.requests.open(filepath.Join(opts.Out, requestsFile)); err != nil {
+			w.Close()
+			return err
+		}
+		defer func() {
+			if err := p.requests.close(); err != nil {
+				fmt.Fprintln(errOut, "ledgerbench:", err)
+			}
+		}()
+	}
 	prog := runner.NewProgress(len(pending))
 	stopUI := startProgress(ctx, opts, errOut, prog)
 	cfg := runner.Config{
 		Domain: p.dom, Makers: p.makers, Concurrency: opts.Concurrency, Drain: opts.Grace, Progress: prog,
-		Sim:    orchestrator.Config{MaxSteps: m.MaxSteps, MaxErrors: m.MaxErrors, Timeout: opts.Timeout, Judge: p.judge},
+		Sim: orchestrator.Config{MaxSteps: m.MaxSteps, MaxErrors: m.MaxErrors, Timeout: opts.Timeout, Judge: p.judge,
+			Greeting: p.makers.Greeting},
 		Labels: runner.Labels{Agent: m.Agent, Backbone: m.Backbone, UserBackbone: m.UserBackbone},
 	}
 	_, runErr := runner.Run(ctx, cfg, pending, simulatedSink{w: w, sim: agents.Simulated(m.Backbone)})
@@ -221,6 +244,10 @@ func runRun(ctx context.Context, opts *runOptions) error {
 			return fmt.Errorf("interrupted: %w (continue with: ledgerbench run --resume --out %s)", runErr, opts.Out)
 		}
 		return runErr
+	}
+	if sum.Scored == 0 && len(p.units) > 0 {
+		return fmt.Errorf("no simulation was scored (%d infrastructure errors): see the errors in %s, then continue with: ledgerbench run --resume --out %s",
+			len(sum.Infra), filepath.Join(opts.Out, results.SimulationsFile), opts.Out)
 	}
 	if opts.MinPassSet && sum.Pass1() < opts.MinPass {
 		return fmt.Errorf("pass^1 %.4f is below --min-pass %.4f: %w", sum.Pass1(), opts.MinPass, ErrFailed)
@@ -293,11 +320,12 @@ func planRun(ctx context.Context, opts *runOptions) (*plan, error) {
 	if opts.Solo {
 		load = domains.LoadSolo
 	}
-	dom, err := load(opts.Domain, opts.DataDir)
+	dom, modified, err := loadDomain(load, opts.Domain, opts.DataDir, opts.AllowModifiedData, opts.Streams.ErrOut)
 	if err != nil {
 		return nil, err
 	}
 	p.dom = dom
+	p.modifiedData = modified
 	p.tasks, err = dom.Tasks().Select(tasks.Selection{Split: opts.Split, TaskIDs: opts.TaskIDs, Limit: opts.Limit})
 	if err != nil {
 		return nil, usageError{err}
@@ -320,6 +348,10 @@ func planRun(ctx context.Context, opts *runOptions) (*plan, error) {
 			v := get(k)
 			return v, v != ""
 		}
+	}
+	if opts.RecordRequests {
+		p.requests = &requestLog{}
+		llmOpts.OnRequest = p.requests.write
 	}
 	traits, err := usersim.ParseTraits(opts.Traits)
 	if err != nil {
@@ -488,6 +520,7 @@ func buildManifest(opts *runOptions, p *plan, cfg *llm.Config, judge string, see
 		HarnessVersion: Version,
 		CreatedAt:      opts.now().UTC().Format(time.RFC3339),
 		DataHash:       results.HashText(data.Text()),
+		ModifiedData:   p.modifiedData,
 		Domain:         opts.Domain,
 		Split:          opts.Split,
 		Agent:          opts.Agent,
@@ -496,6 +529,7 @@ func buildManifest(opts *runOptions, p *plan, cfg *llm.Config, judge string, see
 		JudgeBackbone:  judge,
 		NoJudge:        opts.NoJudge,
 		PromptHashes:   p.makers.PromptHashes,
+		Prompts:        p.makers.Prompts,
 		Seed:           opts.Seed,
 		TrialSeeds:     seeds,
 		Trials:         opts.Trials,

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -88,7 +89,7 @@ var testTools = []tool.Info{
 func conversation() []message.Message {
 	return []message.Message{
 		{Role: message.System, Content: "<instructions>be helpful</instructions>"},
-		{Role: message.Assistant, Content: "Hi! How can I help you today?"},
+		{Role: message.Assistant, Content: "Hello, what do you need?"},
 		{Role: message.User, Content: "Cancel reservation ABC123, I'm mia_li_3668."},
 	}
 }
@@ -521,6 +522,18 @@ func TestRetries(t *testing.T) {
 		{name: "hung responses exhaust retries",
 			script:     []openaitest.Reply{openaitest.Hang(), openaitest.Hang()},
 			maxRetries: 1, timeout: 50 * time.Millisecond, wantErr: true, attempts: 2, hint: "raise the backbone's timeout"},
+		{name: "reply without choices is retried",
+			script:     []openaitest.Reply{{Body: `{"id":"x","object":"chat.completion","choices":[]}`}, openaitest.Text("ok")},
+			maxRetries: 3, attempts: 2},
+		{name: "replies without choices exhaust retries",
+			script:     []openaitest.Reply{{Body: `{"id":"x","choices":[]}`}, {Body: `{"id":"x"}`}},
+			maxRetries: 1, wantErr: true, attempts: 2, hint: "reply has no choices"},
+		{name: "200 with an error body is retried",
+			script:     []openaitest.Reply{{Body: `{"error":{"message":"upstream overloaded","code":"overloaded"}}`}, openaitest.Text("ok")},
+			maxRetries: 3, attempts: 2},
+		{name: "200 with error bodies exhaust retries with the provider's message",
+			script:     []openaitest.Reply{{Body: `{"error":{"message":"upstream overloaded","code":"overloaded"}}`}, {Body: `{"error":"quota exhausted","choices":[]}`}},
+			maxRetries: 1, wantErr: true, attempts: 2, hint: "reply carries an error: quota exhausted"},
 		{name: "400 is not retried",
 			script:  []openaitest.Reply{{Status: 400, Message: "temperature is not supported with this model"}},
 			wantErr: true, maxRetries: 3, attempts: 1, status: 400, hint: "check the backbone's temperature"},
@@ -567,6 +580,9 @@ func TestRetries(t *testing.T) {
 				}
 				if !strings.Contains(err.Error(), tc.hint) {
 					t.Errorf("err = %q; want hint %q", err, tc.hint)
+				}
+				if auth := tc.status == 401 || tc.status == 403; errors.Is(err, ErrAuth) != auth || (auth && e.KeyEnv != "TEST_API_KEY") {
+					t.Errorf("errors.Is(err, ErrAuth) = %v, KeyEnv %q for status %d", errors.Is(err, ErrAuth), e.KeyEnv, tc.status)
 				}
 				if errors.Is(err, context.DeadlineExceeded) {
 					t.Errorf("an attempt timeout must not look like the caller's deadline: %v", err)
@@ -928,5 +944,40 @@ func TestPool(t *testing.T) {
 	}
 	if _, err := p.Judge(); err != nil {
 		t.Errorf("judge without key: %v", err)
+	}
+}
+
+// A tool-calling reply whose content is "" (not null) is marked, so that it
+// is sent back as "" like upstream does; null content and text replies are
+// not. OnRequest sees every body once.
+func TestEmptyContentAndOnRequest(t *testing.T) {
+	call := openaitest.ToolCall{ID: "c", Name: "get_user_details", Arguments: `{}`}
+	cases := []struct {
+		name  string
+		reply openaitest.Reply
+		want  bool
+	}{
+		{"null content", openaitest.Reply{ToolCalls: []openaitest.ToolCall{call}}, false},
+		{"empty content", openaitest.Reply{EmptyContent: true, ToolCalls: []openaitest.ToolCall{call}}, true},
+		{"empty text reply", openaitest.Reply{EmptyContent: true}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := openaitest.NewServer(t, tc.reply)
+			var bodies [][]byte
+			c := newTestClient(t, testBackbone(srv), Options{OnRequest: func(_ string, body []byte, cached bool) {
+				bodies = append(bodies, append([]byte(nil), body...))
+			}})
+			resp, err := c.Generate(t.Context(), Request{Messages: conversation(), Tools: testTools})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Message.EmptyContent != tc.want {
+				t.Errorf("EmptyContent = %v; want %v", resp.Message.EmptyContent, tc.want)
+			}
+			if len(bodies) != 1 || !bytes.Equal(bodies[0], srv.Requests()[0].Body) {
+				t.Errorf("OnRequest saw %d bodies, not the one sent", len(bodies))
+			}
+		})
 	}
 }
