@@ -32,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -72,7 +73,7 @@ func Load(root string) (*Domain, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read airline db: %w", err)
 	}
-	db, err := DecodeDB(raw)
+	db, err := loadDB(raw)
 	if err != nil {
 		return nil, fmt.Errorf("decode %s: %w", dbPath, err)
 	}
@@ -85,6 +86,18 @@ func Load(root string) (*Domain, error) {
 		return nil, fmt.Errorf("load airline tasks: %w", err)
 	}
 	return New(db, string(policy), ts), nil
+}
+
+// loadDB decodes db.json: lazily when it is the pinned file (checked by
+// hash while the records are split), else in full, validating every record.
+func loadDB(raw []byte) (*DB, error) {
+	pinned := make(chan bool, 1)
+	go func() { pinned <- data.Pinned(data.Tau2, path.Join(data.Tau2DomainPath(Name), "db.json"), raw) }()
+	lazy, err := decodePinnedDB(raw)
+	if <-pinned && err == nil {
+		return lazy, nil
+	}
+	return DecodeDB(raw)
 }
 
 // New builds a domain over an already decoded database (tests use small

@@ -38,6 +38,69 @@ func DecodeDB(data []byte) (*DB, error) {
 	return &DB{Flights: *raw.Flights, Users: *raw.Users, Reservations: *raw.Reservations}, nil
 }
 
+// decodePinnedDB reads the pinned db.json, which the tests decode in full
+// (TestPinnedDBLazy): one pass splits the tables into records, and each
+// record is decoded when first used — a flight's dates one by one — so a
+// job pays only for the records it reads.
+func decodePinnedDB(data []byte) (*DB, error) {
+	var keys [3][]string
+	var vals [3][][]byte
+	err := pyjson.Tables(data, func(table, key string, v []byte) error {
+		i := slices.Index(tableNames[:], table)
+		if i < 0 {
+			return fmt.Errorf("unknown table %q", table)
+		}
+		keys[i] = append(keys[i], key)
+		vals[i] = append(vals[i], v)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &DB{
+		Flights:      omap.LazyWith(keys[0], vals[0], decodePinnedFlight),
+		Users:        omap.LazyWith(keys[1], vals[1], decodeRecord[User]),
+		Reservations: omap.LazyWith(keys[2], vals[2], decodeRecord[Reservation]),
+	}, nil
+}
+
+// tableNames are db.json's tables in DB field order.
+var tableNames = [3]string{"flights", "users", "reservations"}
+
+func decodeRecord[T any](b []byte) (*T, error) {
+	v := new(T)
+	return v, json.Unmarshal(b, v)
+}
+
+// decodePinnedFlight reads a flight of the pinned data, leaving its dates
+// to decode on first use.
+func decodePinnedFlight(b []byte) (*Flight, error) {
+	f := &Flight{}
+	err := pyjson.Object(b, func(k string, v []byte) error {
+		var dst *string
+		switch k {
+		case "dates":
+			d, err := omap.Lazy(v, decodeFlightStatus)
+			f.Dates = d
+			return err
+		case "flight_number":
+			dst = &f.FlightNumber
+		case "origin":
+			dst = &f.Origin
+		case "destination":
+			dst = &f.Destination
+		case "scheduled_departure_time_est":
+			dst = &f.ScheduledDepartureTimeEST
+		case "scheduled_arrival_time_est":
+			dst = &f.ScheduledArrivalTimeEST
+		default:
+			return fmt.Errorf("unknown flight field %q", k)
+		}
+		return json.Unmarshal(v, dst)
+	})
+	return f, err
+}
+
 // Cabins holds one number per cabin class (seats left or prices), in
 // upstream's key order. Every flight date in the data has all three classes.
 type Cabins struct {

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 )
@@ -16,6 +17,89 @@ type Map[V any] struct {
 	keys  []string
 	index map[string]int
 	vals  []V
+	lazy  *lazyVals[V] // non-nil while some values are still raw JSON
+}
+
+// lazyVals holds the raw JSON of a lazily decoded map's values; vals[i] is
+// set by the first use of entry i.
+type lazyVals[V any] struct {
+	raw    [][]byte
+	once   []sync.Once
+	decode func([]byte) (V, error)
+}
+
+// Lazy reads a JSON object keeping key order but decodes each value only
+// when it is first used (Get, All, Clone, encoding), safely from several
+// goroutines, so a large table costs only what a job reads. It is for data
+// validated beforehand (an upstream file whose hash is pinned, which the
+// tests decode in full): a value that then fails to decode panics, naming
+// its key. The raw bytes must not change.
+func Lazy[V any](data []byte, decode func([]byte) (V, error)) (Map[V], error) {
+	m := Map[V]{index: map[string]int{}}
+	lz := &lazyVals[V]{decode: decode}
+	err := pyjson.Object(data, func(k string, v []byte) error {
+		if i, dup := m.index[k]; dup { // the last value wins, as in a dict
+			lz.raw[i] = v
+			return nil
+		}
+		m.index[k] = len(m.keys)
+		m.keys = append(m.keys, k)
+		lz.raw = append(lz.raw, v)
+		return nil
+	})
+	if err != nil {
+		return Map[V]{}, err
+	}
+	m.vals = make([]V, len(m.keys))
+	lz.once = make([]sync.Once, len(m.keys))
+	m.lazy = lz
+	return m, nil
+}
+
+// LazyWith builds a lazily decoded map from keys and raw values already
+// split (e.g. by pyjson.Tables); see Lazy. Duplicate keys keep the first
+// position and the last value.
+func LazyWith[V any](keys []string, raw [][]byte, decode func([]byte) (V, error)) Map[V] {
+	m := Map[V]{index: make(map[string]int, len(keys))}
+	lz := &lazyVals[V]{decode: decode}
+	for i, k := range keys {
+		if j, dup := m.index[k]; dup {
+			lz.raw[j] = raw[i]
+			continue
+		}
+		m.index[k] = len(m.keys)
+		m.keys = append(m.keys, k)
+		lz.raw = append(lz.raw, raw[i])
+	}
+	m.vals = make([]V, len(m.keys))
+	lz.once = make([]sync.Once, len(m.keys))
+	m.lazy = lz
+	return m
+}
+
+// at returns value i, decoding it first if the map is lazy.
+func (m *Map[V]) at(i int) V {
+	if lz := m.lazy; lz != nil {
+		lz.once[i].Do(func() {
+			v, err := lz.decode(lz.raw[i])
+			if err != nil {
+				panic(fmt.Sprintf("omap: lazily decoded value of key %q: %v", m.keys[i], err))
+			}
+			m.vals[i] = v
+		})
+	}
+	return m.vals[i]
+}
+
+// materialize decodes every value and drops the raw JSON, before a change.
+func (m *Map[V]) materialize() {
+	if m.lazy == nil {
+		return
+	}
+	for i := range m.keys {
+		m.at(i)
+	}
+	m.lazy = nil
 }
 
 // Len is the number of entries.
@@ -37,7 +121,7 @@ func (m *Map[V]) Get(k string) (V, bool) {
 		var zero V
 		return zero, false
 	}
-	return m.vals[i], true
+	return m.at(i), true
 }
 
 // Has reports whether k is present.
@@ -48,6 +132,7 @@ func (m *Map[V]) Has(k string) bool {
 
 // Set stores v under k; a new key goes last.
 func (m *Map[V]) Set(k string, v V) {
+	m.materialize()
 	if m.index == nil {
 		m.index = make(map[string]int)
 	}
@@ -66,6 +151,7 @@ func (m *Map[V]) Delete(k string) {
 	if !ok {
 		return
 	}
+	m.materialize()
 	m.keys = append(m.keys[:i:i], m.keys[i+1:]...)
 	m.vals = append(m.vals[:i:i], m.vals[i+1:]...)
 	delete(m.index, k)
@@ -89,7 +175,7 @@ func (m *Map[V]) All() func(yield func(string, V) bool) {
 			return
 		}
 		for i, k := range m.keys {
-			if !yield(k, m.vals[i]) {
+			if !yield(k, m.at(i)) {
 				return
 			}
 		}
@@ -109,42 +195,26 @@ func (m *Map[V]) Clone(cloneV func(V) V) Map[V] {
 	for i, k := range m.keys {
 		out.index[k] = i
 		if cloneV != nil {
-			out.vals[i] = cloneV(m.vals[i])
+			out.vals[i] = cloneV(m.at(i))
 		} else {
-			out.vals[i] = m.vals[i]
+			out.vals[i] = m.at(i)
 		}
 	}
 	return out
 }
 
-// UnmarshalJSON reads a JSON object keeping key order.
+// UnmarshalJSON reads a JSON object keeping key order; null is an empty
+// map.
 func (m *Map[V]) UnmarshalJSON(data []byte) error {
 	*m = Map[V]{}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if tok == nil {
-		return nil
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return fmt.Errorf("omap: expected a JSON object")
-	}
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		k := kt.(string)
+	return pyjson.Object(data, func(k string, raw []byte) error {
 		var v V
-		if err := dec.Decode(&v); err != nil {
+		if err := json.Unmarshal(raw, &v); err != nil {
 			return fmt.Errorf("omap key %q: %w", k, err)
 		}
 		m.Set(k, v)
-	}
-	_, err = dec.Token()
-	return err
+		return nil
+	})
 }
 
 // MarshalJSON writes a JSON object in key order.
@@ -158,7 +228,7 @@ func (m Map[V]) MarshalJSON() ([]byte, error) {
 		kb, _ := json.Marshal(k)
 		buf.Write(kb)
 		buf.WriteByte(':')
-		vb, err := json.Marshal(m.vals[i])
+		vb, err := json.Marshal(m.at(i))
 		if err != nil {
 			return nil, err
 		}
@@ -173,7 +243,7 @@ func (m Map[V]) EncodePy(e *pyjson.Encoder) {
 	e.BeginObject()
 	for i, k := range m.keys {
 		e.Key(k, i == 0)
-		e.Value(m.vals[i])
+		e.Value(m.at(i))
 	}
 	e.EndObject(len(m.keys) == 0)
 }
