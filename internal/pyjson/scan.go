@@ -191,6 +191,15 @@ func decodeKey(q []byte) (string, error) {
 // (a quote).
 func skipString(data []byte, i int) (int, error) {
 	j := i + 1
+	for end := min(j+16, len(data)); j < end; j++ { // most strings are short
+		switch data[j] {
+		case '"':
+			return j + 1, nil
+		case '\\':
+			j = end // an escape: the general loop below
+		}
+	}
+	j = i + 1
 	for {
 		k := bytes.IndexByte(data[j:], '"')
 		if k < 0 {
@@ -223,9 +232,7 @@ func zeroBytes(x uint64) uint64 { return (x - lows) & ^x & highs }
 // the caller then checks.
 func nextCandidate(data []byte, i int) int {
 	for i+8 <= len(data) {
-		w := binary.LittleEndian.Uint64(data[i:])
-		m := zeroBytes((w&(0xD9*lows))^(0x59*lows)) | zeroBytes(w^(0x22*lows))
-		if m != 0 {
+		if m := candidates(data[i:]); m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 		i += 8
@@ -234,6 +241,12 @@ func nextCandidate(data []byte, i int) int {
 		i++
 	}
 	return i
+}
+
+// candidates marks the possibly structural bytes among the first eight.
+func candidates(b []byte) uint64 {
+	w := binary.LittleEndian.Uint64(b)
+	return zeroBytes((w&(0xD9*lows))^(0x59*lows)) | zeroBytes(w^(0x22*lows))
 }
 
 // structural marks the bytes skipValue stops at inside objects and arrays.
