@@ -91,13 +91,7 @@ func Load(root string) (*Domain, error) {
 // loadDB decodes db.json: lazily when it is the pinned file (checked by
 // hash while the records are split), else in full, validating every record.
 func loadDB(raw []byte) (*DB, error) {
-	pinned := make(chan bool, 1)
-	go func() { pinned <- data.Pinned(data.Tau2, path.Join(data.Tau2DomainPath(Name), "db.json"), raw) }()
-	lazy, err := decodePinnedDB(raw)
-	if <-pinned && err == nil {
-		return lazy, nil
-	}
-	return DecodeDB(raw)
+	return data.DecodePinned(data.Tau2, path.Join(data.Tau2DomainPath(Name), "db.json"), raw, decodePinnedDB, DecodeDB)
 }
 
 // New builds a domain over an already decoded database (tests use small

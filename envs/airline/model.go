@@ -43,29 +43,16 @@ func DecodeDB(data []byte) (*DB, error) {
 // record is decoded when first used — a flight's dates one by one — so a
 // job pays only for the records it reads.
 func decodePinnedDB(data []byte) (*DB, error) {
-	var keys [3][]string
-	var vals [3][][]byte
-	err := pyjson.Tables(data, func(table, key string, v []byte) error {
-		i := slices.Index(tableNames[:], table)
-		if i < 0 {
-			return fmt.Errorf("unknown table %q", table)
-		}
-		keys[i] = append(keys[i], key)
-		vals[i] = append(vals[i], v)
-		return nil
-	})
+	t, err := omap.Tables(data, "flights", "users", "reservations")
 	if err != nil {
 		return nil, err
 	}
 	return &DB{
-		Flights:      omap.LazyWith(keys[0], vals[0], decodePinnedFlight),
-		Users:        omap.LazyWith(keys[1], vals[1], decodeRecord[User]),
-		Reservations: omap.LazyWith(keys[2], vals[2], decodeRecord[Reservation]),
+		Flights:      omap.LazyFrom(t[0], decodePinnedFlight),
+		Users:        omap.LazyFrom(t[1], decodeRecord[User]),
+		Reservations: omap.LazyFrom(t[2], decodeRecord[Reservation]),
 	}, nil
 }
-
-// tableNames are db.json's tables in DB field order.
-var tableNames = [3]string{"flights", "users", "reservations"}
 
 func decodeRecord[T any](b []byte) (*T, error) {
 	v := new(T)

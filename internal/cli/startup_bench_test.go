@@ -44,6 +44,7 @@ func BenchmarkStartup(b *testing.B) {
 					b.Fatalf("%s: %s", c.tool, m.Content)
 				}
 			}
+			reportMS(b)
 		})
 	}
 }
@@ -70,6 +71,12 @@ func BenchmarkVerifyShort(b *testing.B) {
 					b.Fatalf("%v\n%s", err, out.String())
 				}
 			}
+			reportMS(b)
 		})
 	}
+}
+
+// reportMS adds milliseconds per run, the unit start-up is discussed in.
+func reportMS(b *testing.B) {
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/run")
 }

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
@@ -35,41 +36,54 @@ type lazyVals[V any] struct {
 // tests decode in full): a value that then fails to decode panics, naming
 // its key. The raw bytes must not change.
 func Lazy[V any](data []byte, decode func([]byte) (V, error)) (Map[V], error) {
-	m := Map[V]{index: map[string]int{}}
-	lz := &lazyVals[V]{decode: decode}
+	var e Entries
 	err := pyjson.Object(data, func(k string, v []byte) error {
-		if i, dup := m.index[k]; dup { // the last value wins, as in a dict
-			lz.raw[i] = v
-			return nil
-		}
-		m.index[k] = len(m.keys)
-		m.keys = append(m.keys, k)
-		lz.raw = append(lz.raw, v)
+		e.Keys = append(e.Keys, k)
+		e.Raw = append(e.Raw, v)
 		return nil
 	})
 	if err != nil {
 		return Map[V]{}, err
 	}
-	m.vals = make([]V, len(m.keys))
-	lz.once = make([]sync.Once, len(m.keys))
-	m.lazy = lz
-	return m, nil
+	return LazyFrom(e, decode), nil
 }
 
-// LazyWith builds a lazily decoded map from keys and raw values already
-// split (e.g. by pyjson.Tables); see Lazy. Duplicate keys keep the first
-// position and the last value.
-func LazyWith[V any](keys []string, raw [][]byte, decode func([]byte) (V, error)) Map[V] {
-	m := Map[V]{index: make(map[string]int, len(keys))}
+// Entries are one table's keys and raw values, split but not decoded.
+type Entries struct {
+	Keys []string
+	Raw  [][]byte
+}
+
+// Tables splits an object of tables (a db.json) in one pass (see
+// pyjson.Tables): the result holds the entries of names[i] at i. A table
+// not in names is an error.
+func Tables(data []byte, names ...string) ([]Entries, error) {
+	out := make([]Entries, len(names))
+	err := pyjson.Tables(data, func(table, key string, v []byte) error {
+		i := slices.Index(names, table)
+		if i < 0 {
+			return fmt.Errorf("unknown table %q", table)
+		}
+		out[i].Keys = append(out[i].Keys, key)
+		out[i].Raw = append(out[i].Raw, v)
+		return nil
+	})
+	return out, err
+}
+
+// LazyFrom builds a lazily decoded map over entries already split (see
+// Lazy). Duplicate keys keep the first position and the last value.
+func LazyFrom[V any](e Entries, decode func([]byte) (V, error)) Map[V] {
+	m := Map[V]{index: make(map[string]int, len(e.Keys))}
 	lz := &lazyVals[V]{decode: decode}
-	for i, k := range keys {
+	for i, k := range e.Keys {
 		if j, dup := m.index[k]; dup {
-			lz.raw[j] = raw[i]
+			lz.raw[j] = e.Raw[i]
 			continue
 		}
 		m.index[k] = len(m.keys)
 		m.keys = append(m.keys, k)
-		lz.raw = append(lz.raw, raw[i])
+		lz.raw = append(lz.raw, e.Raw[i])
 	}
 	m.vals = make([]V, len(m.keys))
 	lz.once = make([]sync.Once, len(m.keys))
