@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -189,6 +190,30 @@ func BenchmarkObject(b *testing.B) {
 			if err := Tables(raw, func(string, string, []byte) error { return nil }); err != nil {
 				b.Fatal(err)
 			}
+		}
+	})
+}
+
+// FuzzDecodeValid: on valid JSON the scanner-based decoder gives exactly
+// what the token decoder gives.
+func FuzzDecodeValid(f *testing.F) {
+	for _, s := range []string{`{"a": [1, 2.50, "x\u00e9", {"b": null}], "a": true}`, `"\ud800"`, `-0`, `[]`, "\"\xff\""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) {
+			return
+		}
+		want, err := decodeTokens(b)
+		if err != nil {
+			t.Fatalf("decodeTokens(%q): %v", b, err)
+		}
+		got, err := decodeValid(b)
+		if err != nil {
+			t.Fatalf("decodeValid(%q): %v", b, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("decodeValid(%q) = %#v; want %#v", b, got, want)
 		}
 	})
 }
