@@ -1,29 +1,17 @@
 package airline
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/ledgerbench/ledgerbench/internal/data"
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 )
-
-func readPinnedDB(tb testing.TB) []byte {
-	tb.Helper()
-	b, err := os.ReadFile(filepath.Join(data.Tau2Domain(datatest.Root(tb), Name), "db.json"))
-	if err != nil {
-		tb.Skipf("no upstream airline db: %v", err)
-	}
-	return b
-}
 
 // TestPinnedDBLazy is what lets Load trust the pinned db.json: decoded in
 // full by the validating decoder and lazily, it gives the same tables in the
 // same order, record for record, and the same canonical hash string.
 func TestPinnedDBLazy(t *testing.T) {
-	raw := readPinnedDB(t)
+	raw := datatest.Tau2File(t, Name, "db.json")
 	eager, err := DecodeDB(raw)
 	if err != nil {
 		t.Fatalf("DecodeDB: %v", err)
@@ -77,7 +65,7 @@ func TestLoadDBValidatesOtherContent(t *testing.T) {
 }
 
 func BenchmarkLoadDB(b *testing.B) {
-	raw := readPinnedDB(b)
+	raw := datatest.Tau2File(b, Name, "db.json")
 	b.Run("pinned", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := loadDB(raw); err != nil {

@@ -4,13 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
 
-	"github.com/ledgerbench/ledgerbench/internal/data"
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
 )
 
@@ -110,12 +107,8 @@ func TestArray(t *testing.T) {
 // TestObjectUpstreamData splits the largest upstream objects and compares
 // every entry with encoding/json's reading.
 func TestObjectUpstreamData(t *testing.T) {
-	path := filepath.Join(data.Tau2Domain(datatest.Root(t), "airline"), "db.json")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Skipf("no upstream data: %v", err)
-	}
-	err = Object(b, func(table string, v []byte) error {
+	b := datatest.Tau2File(t, "airline", "db.json")
+	err := Object(b, func(table string, v []byte) error {
 		wantK, wantV := tokenEntries(t, v)
 		var keys, vals []string
 		if err := Object(v, func(k string, r []byte) error {
@@ -170,11 +163,7 @@ func FuzzObject(f *testing.F) {
 }
 
 func BenchmarkObject(b *testing.B) {
-	path := filepath.Join(data.Tau2Domain(datatest.Root(b), "airline"), "db.json")
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		b.Skipf("no upstream data: %v", err)
-	}
+	raw := datatest.Tau2File(b, "airline", "db.json")
 	b.SetBytes(int64(len(raw)))
 	b.Run("Object", func(b *testing.B) {
 		for b.Loop() {
