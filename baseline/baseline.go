@@ -53,17 +53,21 @@ type Options struct {
 	// Name is the implementation name written into the report ("baseline"
 	// when empty).
 	Name string
+	// ToolChoice is sent with every call ("" sends upstream's default,
+	// "auto"; the solo agent sends "required": see Solo.Options).
+	ToolChoice string
 }
 
 // Agent is one conversation's agent. It is not safe for concurrent use
 // (the orchestrator calls it from one goroutine); Report may be called at
 // any time.
 type Agent struct {
-	gen   Generator
-	tools []tool.Info
-	seed  *int
-	temp  *float64
-	name  string
+	gen    Generator
+	tools  []tool.Info
+	seed   *int
+	temp   *float64
+	name   string
+	choice string
 
 	// msgs is the state: the system message, then every message seen or
 	// produced, in order.
@@ -109,7 +113,7 @@ func New(gen Generator, opts Options) *Agent {
 	msgs := make([]message.Message, 1, 64)
 	msgs[0] = message.Message{Role: message.System, Content: prompt}
 	return &Agent{gen: gen, tools: opts.Tools, seed: opts.Seed, temp: opts.Temperature, name: name, msgs: msgs,
-		rep: Report{Implementation: name}}
+		choice: opts.ToolChoice, rep: Report{Implementation: name}}
 }
 
 // Next answers the messages addressed to the agent with one model call.
@@ -147,13 +151,13 @@ func (a *Agent) SystemMessage() string { return a.msgs[0].Content }
 func (a *Agent) Tools() []tool.Info { return a.tools }
 
 // Request returns the request of the next turn: the whole state, the tools
-// (tool_choice auto), the seed and the temperature override. Its Messages
+// (tool_choice auto, or Options.ToolChoice), the seed and the temperature override. Its Messages
 // share elements with the state but have no spare capacity, so a caller may
 // append to them (a ledger block, a helper's question) without touching the
 // state; elements must not be modified in place.
 func (a *Agent) Request() llm.Request {
 	n := len(a.msgs)
-	return llm.Request{Messages: a.msgs[:n:n], Tools: a.tools, Seed: a.seed, Temperature: a.temp}
+	return llm.Request{Messages: a.msgs[:n:n], Tools: a.tools, Seed: a.seed, Temperature: a.temp, ToolChoice: a.choice}
 }
 
 // AppendToSystem returns req with text appended to its first message (the

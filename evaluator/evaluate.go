@@ -91,9 +91,10 @@ func isSet(raw json.RawMessage) bool {
 }
 
 // GoldEnv builds the gold environment: initial state, then every gold action
-// through the plain tool call (no sync, errors ignored), as upstream.
+// through the plain tool call (no sync, errors ignored), as upstream. A solo
+// domain's gold environment is its normal-mode one, as upstream's.
 func GoldEnv(ctx context.Context, dom envs.Domain, task *tasks.Task) (envs.Env, error) {
-	env, err := NewInitializedEnv(ctx, dom, task)
+	env, err := NewInitializedEnv(ctx, envs.Base(dom), task)
 	if err != nil {
 		return nil, err
 	}

@@ -64,8 +64,10 @@ type Message struct {
 	Content string `json:"content,omitempty"`
 	// ToolCalls is set on assistant and user messages that call tools.
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
-	// ToolCallID, Requestor and Error are set on tool messages.
+	// ToolCallID, Requestor and Error are set on tool messages; Name, the
+	// tool's name, on those τ-Trait's loop forms (upstream sends it).
 	ToolCallID string    `json:"tool_call_id,omitempty"`
+	Name       string    `json:"name,omitempty"`
 	Requestor  Requestor `json:"requestor,omitempty"`
 	Error      bool      `json:"error,omitempty"`
 	// ReasoningContent is the provider's reasoning text (Kimi, GLM, DeepSeek),

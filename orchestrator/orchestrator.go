@@ -82,6 +82,25 @@ type Config struct {
 	Judge evaluator.Judge
 	// Now returns the time (for tests); nil = time.Now.
 	Now func() time.Time
+	// Loop plays the conversation; nil is τ²-bench's half-duplex loop.
+	// Another benchmark's loop (τ-Trait's, package tautrait) plugs in here
+	// and shares the record keeping and evaluation of Run.
+	Loop Loop
+}
+
+// Loop plays one conversation in env and reports how it ended. cfg has its
+// defaults filled in.
+type Loop func(ctx context.Context, dom envs.Domain, env envs.Env, agent Agent, user User, cfg Config) Outcome
+
+// Outcome is how a conversation ended: the termination reason, the
+// trajectory, the step and tool-error counts, and the error that ended it
+// abnormally (agent, user or infrastructure).
+type Outcome struct {
+	Termination evaluator.Termination
+	Messages    []message.Message
+	Steps       int
+	NumErrors   int
+	Err         error
 }
 
 func (c Config) withDefaults() Config {
@@ -124,7 +143,16 @@ func Run(ctx context.Context, dom envs.Domain, task *tasks.Task, agent Agent, us
 	if err != nil {
 		return rec, fmt.Errorf("initial state: %w", err)
 	}
-	term, traj, steps, numErrors, runErr := loop(ctx, dom, env, agent, user, cfg)
+	var term evaluator.Termination
+	var traj []message.Message
+	var steps, numErrors int
+	var runErr error
+	if cfg.Loop != nil {
+		o := cfg.Loop(ctx, dom, env, agent, user, cfg)
+		term, traj, steps, numErrors, runErr = o.Termination, o.Messages, o.Steps, o.NumErrors, o.Err
+	} else {
+		term, traj, steps, numErrors, runErr = loop(ctx, dom, env, agent, user, cfg)
+	}
 	rec.Messages = traj
 	rec.Steps, rec.NumErrors = steps, numErrors
 	rec.TerminationReason = term
@@ -196,6 +224,9 @@ func marshalReport(v any) json.RawMessage {
 // the trajectory, the step and error counts, and the error that ended it
 // abnormally (agent, user or infrastructure).
 func loop(ctx context.Context, dom envs.Domain, env envs.Env, agent Agent, user User, cfg Config) (evaluator.Termination, []message.Message, int, int, error) {
+	if envs.IsSolo(dom) {
+		return soloLoop(ctx, env, agent, cfg) // solo.go
+	}
 	traj := []message.Message{{Role: message.Assistant, Content: Greeting, Timestamp: cfg.Now().UTC().Format(time.RFC3339Nano)}}
 	pending := []message.Message{traj[0]} // messages addressed to the next role
 	to, caller := toUser, toAgent
@@ -294,13 +325,21 @@ func loop(ctx context.Context, dom envs.Domain, env envs.Env, agent Agent, user 
 }
 
 func failure(ctx context.Context, cfg Config, role evaluator.Termination, err error, traj []message.Message, steps, numErrors int) (evaluator.Termination, []message.Message, int, int, error) {
+	return FailureTermination(ctx, cfg, role, err), traj, steps, numErrors, err
+}
+
+// FailureTermination classifies the error a participant (role: agent_error
+// or user_error) returned: a timeout when the simulation's wall-clock limit
+// passed, an infrastructure error for backend and context failures, else
+// role.
+func FailureTermination(ctx context.Context, cfg Config, role evaluator.Termination, err error) evaluator.Termination {
 	if cfg.Timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return evaluator.Timeout, traj, steps, numErrors, err
+		return evaluator.Timeout
 	}
 	if errors.Is(err, ErrInfrastructure) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return evaluator.InfrastructureError, traj, steps, numErrors, err
+		return evaluator.InfrastructureError
 	}
-	return role, traj, steps, numErrors, err
+	return role
 }
 
 func stamp(m *message.Message, cfg Config) {

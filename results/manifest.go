@@ -61,6 +61,14 @@ type Manifest struct {
 	UserStyle string `json:"user_style,omitempty"`
 	Traits    string `json:"traits,omitempty"`
 	TraitMode string `json:"trait_mode,omitempty"`
+	// Solo marks a run in τ²-bench's solo mode (no user; the agent holds
+	// the user's tools and works from the ticket). UserBackbone is then
+	// DummyUserImplementation.
+	Solo bool `json:"solo,omitempty"`
+	// Loop is the conversation loop: "tau2" (τ²-bench's orchestrator) or
+	// "tau-trait" (τ-Trait's ToolCallingAgent loop). Max steps and max
+	// errors bound the tau2 loop only; tau-trait's is 30 agent steps.
+	Loop string `json:"loop,omitempty"`
 }
 
 // Values of Manifest.Prompts.

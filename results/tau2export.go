@@ -140,6 +140,12 @@ func Tau2Export(m *Manifest, recs []Record, env Tau2Env) ([]byte, error) {
 		Tasks:       env.Tasks,
 		Simulations: make([]tau2SimOut, 0, len(recs)),
 	}
+	if m.Solo {
+		// Upstream's names, so that its evaluate-trajs rescoring (and ours)
+		// detects the solo mode.
+		out.Info.AgentInfo.Implementation = SoloAgentImplementation
+		out.Info.UserInfo = tau2UserInfo{Implementation: DummyUserImplementation, LLMArgs: map[string]any{}}
+	}
 	if out.Tasks == nil {
 		out.Tasks = []tasks.Task{}
 	}

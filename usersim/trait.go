@@ -144,43 +144,17 @@ const (
 // NoteIgnored documents upstream's behaviour for reports.
 const NoteIgnored = "τ-Trait applies traits only through its steering endpoint; with an ordinary chat model upstream prints the trait dict and ignores it"
 
-// Forthcomingness rules of the τ-Trait prompt: the ordinary one, and the one
-// upstream switches to whenever the steering provider is used.
-const (
-	forthcomingNormal = "Do not reveal the whole instruction at once; give only the information the current step needs."
-	forthcomingSteer  = "Do not give out any piece of information unless the agent keeps asking for it for at least 3 turns."
-)
-
-// TraitPrompt is the τ-Trait user's system prompt: our wording of upstream's
-// (port-telehealth.md §7), with the same structure — an opening line, the
-// instruction block when there is one, and six rules (one line per message;
-// forthcomingness; no invented facts; ###STOP### when done; paraphrase;
-// stay natural and in character). steered selects the forthcomingness rule
+// TraitSystemPrompt is the τ-Trait user's system prompt: upstream's
+// build_system_prompt (text from user.py, see TraitPrompts) with the
+// instruction when there is one; steered selects the forthcomingness rule
 // upstream uses with the steering endpoint. traits, when not nil, adds the
-// prompt-based approximation's trait section (TraitPrompt mode only).
-func TraitSystemPrompt(instruction string, steered bool, traits Traits) string {
-	var b strings.Builder
-	b.WriteString("You are a user talking with an agent.")
-	if instruction != "" {
-		b.WriteString("\n\nInstruction: " + instruction + "\n")
-	}
-	forth := forthcomingNormal
-	if steered {
-		forth = forthcomingSteer
-	}
-	b.WriteString(`
-Rules:
-- Write a single line at a time: that line is the user's next message.
-- ` + forth + `
-- Never make up information the instruction does not give. If the agent asks for something the instruction does not contain (an order id, say), do not invent it: say you do not remember it or do not have it.
-- Once the goal of the instruction is reached, send '###STOP###' as a message on its own, with nothing else, to end the conversation.
-- Do not copy the instruction word for word; say the same things in your own words.
-- Keep the conversation as natural as you can and stay true to the personality the instruction describes.
-`)
+// prompt-based approximation's trait section (TraitPrompt mode only; ours).
+func TraitSystemPrompt(p *TraitPrompts, instruction string, steered bool, traits Traits) string {
+	out := p.System(instruction, steered)
 	if len(traits) > 0 {
-		b.WriteString(traitSection(traits))
+		out += traitSection(traits)
 	}
-	return b.String()
+	return out
 }
 
 // traitDescriptions are the prompt-approximation's wording of each trait
@@ -230,6 +204,8 @@ type Steerer interface {
 
 // TraitOptions configure a τ-Trait user simulator.
 type TraitOptions struct {
+	// Prompts is upstream's text (LoadTraitPrompts); required.
+	Prompts *TraitPrompts
 	// Instruction is the task's instruction, passed verbatim as upstream.
 	Instruction string
 	// Traits are the user's traits (nil: none).
@@ -241,24 +217,26 @@ type TraitOptions struct {
 	// Seed is sent with every chat-model call (upstream sends none); nil
 	// sends none.
 	Seed *int
-	// Temperature overrides the backbone's temperature for chat-model calls
-	// (upstream sends none, i.e. the provider default); nil keeps the
-	// backbone's.
+	// Temperature is sent with chat-model calls when set. Upstream sends
+	// none, and by default neither does this user: the backbone's own
+	// temperature is not sent either (llm.DialectTauBenchV1).
 	Temperature *float64
 }
 
 // Trait is one conversation's τ-Trait user simulator. Its message flow is
-// upstream's: system prompt, the agent's greeting as a user message, then
-// the simulated user's replies as assistant messages and the agent's text
-// messages as user messages. It has no tools.
+// upstream's: system prompt, the agent's greeting (upstream's text) as a
+// user message, then the simulated user's replies as assistant messages and
+// the agent's replies (respond contents, verbatim) as user messages. It has
+// no tools.
 type Trait struct {
-	gen    Generator
-	steer  Steerer
-	traits Traits
-	mode   TraitMode
-	seed   *int
-	temp   *float64
-	msgs   []message.Message // the request conversation (already flipped)
+	gen      Generator
+	steer    Steerer
+	traits   Traits
+	mode     TraitMode
+	seed     *int
+	temp     *float64
+	greeting string
+	msgs     []message.Message // the request conversation (already flipped)
 
 	mu  sync.Mutex
 	rep Report
@@ -269,6 +247,9 @@ type Trait struct {
 func NewTrait(gen Generator, steer Steerer, opts TraitOptions) (*Trait, error) {
 	if (gen == nil) == (steer == nil) {
 		return nil, errors.New("τ-Trait user: need exactly one of a chat model and a steering endpoint")
+	}
+	if opts.Prompts == nil {
+		return nil, errors.New("τ-Trait user: no prompts (LoadTraitPrompts)")
 	}
 	if err := opts.Traits.Validate(); err != nil {
 		return nil, err
@@ -290,9 +271,10 @@ func NewTrait(gen Generator, steer Steerer, opts TraitOptions) (*Trait, error) {
 	if mode == TraitPrompt {
 		section = opts.Traits
 	}
-	sys := TraitSystemPrompt(opts.Instruction, mode == TraitSteer, section)
+	sys := TraitSystemPrompt(opts.Prompts, opts.Instruction, mode == TraitSteer, section)
 	t := &Trait{gen: gen, steer: steer, traits: opts.Traits, mode: mode, seed: opts.Seed, temp: opts.Temperature,
-		rep: Report{Implementation: "tau_trait_user", Traits: opts.Traits, TraitMode: mode}}
+		greeting: opts.Prompts.Greeting,
+		rep:      Report{Implementation: "tau_trait_user", Traits: opts.Traits, TraitMode: mode}}
 	switch {
 	case mode == TraitPrompt:
 		t.rep.Note = "traits approximated by prompting an ordinary chat model (not τ-Trait's steering); " + NoteIgnored
@@ -309,10 +291,18 @@ func (t *Trait) SystemMessage() string { return t.msgs[0].Content }
 // Messages returns the request conversation (roles as sent).
 func (t *Trait) Messages() []message.Message { return t.msgs }
 
-// Next answers the agent's text message.
+// Next answers the agent's reply. The first call may get no message (the
+// τ-Trait loop: the user speaks first, to upstream's greeting) or the
+// orchestrator's greeting; either way the user model sees upstream's.
 func (t *Trait) Next(ctx context.Context, incoming []message.Message) (message.Message, error) {
+	if len(t.msgs) == 1 {
+		t.msgs = append(t.msgs, message.Message{Role: message.User, Content: t.greeting})
+		if len(incoming) > 0 && incoming[0].Role == message.Assistant && !incoming[0].IsToolCall() {
+			incoming = incoming[1:] // the orchestrator's greeting
+		}
+	}
 	for _, m := range incoming {
-		if m.Role == message.Assistant && m.HasText() {
+		if m.Role == message.Assistant && !m.IsToolCall() {
 			t.msgs = append(t.msgs, message.Message{Role: message.User, Content: m.Content})
 		}
 	}
@@ -327,7 +317,7 @@ func (t *Trait) Next(ctx context.Context, incoming []message.Message) (message.M
 		t.mu.Unlock()
 		out = message.Message{Role: message.User, Content: r.Content, Usage: &message.Usage{}}
 	} else {
-		resp, err := t.gen.Generate(ctx, llm.Request{Messages: t.msgs, Seed: t.seed, Temperature: t.temp})
+		resp, err := t.gen.Generate(ctx, llm.Request{Messages: t.msgs, Seed: t.seed, Temperature: t.temp, Dialect: llm.DialectTauBenchV1})
 		if err != nil {
 			return message.Message{}, wrapError(err)
 		}

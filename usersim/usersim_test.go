@@ -182,13 +182,33 @@ func TestSimulatorInfrastructure(t *testing.T) {
 	}
 }
 
-func TestTraitPromptGolden(t *testing.T) {
+// traitPrompts is upstream's τ-Trait user text, read at test time.
+func traitPrompts(t *testing.T) *usersim.TraitPrompts {
+	t.Helper()
+	p, err := usersim.LoadTraitPrompts(datatest.Root(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestTraitPrompt: without traits the prompt is upstream's build_system_prompt;
+// the prompt approximation appends our trait section (golden: ours only).
+func TestTraitPrompt(t *testing.T) {
+	p := traitPrompts(t)
 	instr := "\n        You are Sam Lee. You want to book a check-up next week.\n        "
 	traits := usersim.Traits{"impatience": "high", "confusion": "low", "skeptical": "medium", "incoherence": "high"}
-	golden(t, "trait_prompt.golden", usersim.TraitSystemPrompt(instr, false, nil))
-	golden(t, "trait_prompt_steer.golden", usersim.TraitSystemPrompt(instr, true, nil))
-	golden(t, "trait_prompt_approx.golden", usersim.TraitSystemPrompt(instr, false, traits))
-	golden(t, "trait_prompt_noinstruction.golden", usersim.TraitSystemPrompt("", false, nil))
+	for _, steered := range []bool{false, true} {
+		if got := usersim.TraitSystemPrompt(p, instr, steered, nil); got != p.System(instr, steered) {
+			t.Errorf("steered=%v: %q", steered, got)
+		}
+	}
+	approx := usersim.TraitSystemPrompt(p, instr, false, traits)
+	section, ok := strings.CutPrefix(approx, p.System(instr, false))
+	if !ok {
+		t.Fatalf("approximation does not start with upstream's prompt: %q", approx)
+	}
+	golden(t, "trait_section.golden", section)
 }
 
 func TestParseTraits(t *testing.T) {
@@ -240,7 +260,7 @@ func FuzzParseTraits(f *testing.F) {
 func TestTraitChatModel(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Text("I need an appointment."), openaitest.Text("###STOP###"))
 	traits := usersim.Traits{"impatience": "high"}
-	u, err := usersim.NewTrait(newClient(t, srv), nil, usersim.TraitOptions{Instruction: "Book a visit.", Traits: traits})
+	u, err := usersim.NewTrait(newClient(t, srv), nil, usersim.TraitOptions{Prompts: traitPrompts(t), Instruction: "Book a visit.", Traits: traits})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +275,7 @@ func TestTraitChatModel(t *testing.T) {
 	if got := roles(r); got != "system,user,assistant,user" || r.Messages[1].Text() != orchestrator.Greeting || r.Tools != nil {
 		t.Errorf("flow %s", got)
 	}
-	if r.Messages[0].Text() != usersim.TraitSystemPrompt("Book a visit.", false, traits) {
+	if r.Messages[0].Text() != usersim.TraitSystemPrompt(traitPrompts(t), "Book a visit.", false, traits) {
 		t.Errorf("system prompt %q", r.Messages[0].Text())
 	}
 	rep := u.Report().(usersim.Report)
@@ -263,14 +283,14 @@ func TestTraitChatModel(t *testing.T) {
 		t.Errorf("report %+v", rep)
 	}
 	// Upstream's behaviour: traits ignored.
-	u2, _ := usersim.NewTrait(newClient(t, srv), nil, usersim.TraitOptions{Instruction: "x", Traits: traits, Mode: usersim.TraitIgnore})
+	u2, _ := usersim.NewTrait(newClient(t, srv), nil, usersim.TraitOptions{Prompts: traitPrompts(t), Instruction: "x", Traits: traits, Mode: usersim.TraitIgnore})
 	if strings.Contains(u2.SystemMessage(), "impatien") || !strings.Contains(u2.Report().(usersim.Report).Note, "ignored") {
 		t.Errorf("ignore mode: %q", u2.SystemMessage())
 	}
-	if _, err := usersim.NewTrait(newClient(t, srv), nil, usersim.TraitOptions{Mode: usersim.TraitSteer}); err == nil {
+	if _, err := usersim.NewTrait(newClient(t, srv), nil, usersim.TraitOptions{Prompts: traitPrompts(t), Mode: usersim.TraitSteer}); err == nil {
 		t.Errorf("steer mode accepted a chat model")
 	}
-	if _, err := usersim.NewTrait(nil, nil, usersim.TraitOptions{}); err == nil {
+	if _, err := usersim.NewTrait(nil, nil, usersim.TraitOptions{Prompts: traitPrompts(t)}); err == nil {
 		t.Errorf("no backend accepted")
 	}
 }
@@ -328,7 +348,7 @@ func TestSteer(t *testing.T) {
 	}
 	sc.Sleep = func(context.Context, time.Duration) error { return nil }
 	traits := usersim.Traits{"impatience": "high", "skeptical": "low"}
-	u, err := usersim.NewTrait(nil, sc, usersim.TraitOptions{Instruction: "Book a visit.", Traits: traits})
+	u, err := usersim.NewTrait(nil, sc, usersim.TraitOptions{Prompts: traitPrompts(t), Instruction: "Book a visit.", Traits: traits})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +374,7 @@ func TestSteer(t *testing.T) {
 		t.Errorf("trait_dict %s", td)
 	}
 	msgs, _ := json.Marshal(body["messages"])
-	want := `[{"content":"` + strings.ReplaceAll(usersim.TraitSystemPrompt("Book a visit.", true, nil), "\n", `\n`) +
+	want := `[{"content":"` + strings.ReplaceAll(usersim.TraitSystemPrompt(traitPrompts(t), "Book a visit.", true, nil), "\n", `\n`) +
 		`","role":"system"},{"content":"Hi! How can I help you today?","role":"user"},{"content":"ugh, fine. I need a visit.","role":"assistant"},{"content":"Booked.","role":"user"}]`
 	if string(msgs) != want {
 		t.Errorf("messages\n%s\nwant\n%s", msgs, want)

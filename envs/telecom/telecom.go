@@ -95,7 +95,7 @@ func LoadPolicy(root string, p Policy) (*Domain, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.policy = "<main_policy>\n" + main + "\n</main_policy>\n<tech_support_policy>\n" + techText + "\n</tech_support_policy>"
+	d.policy = composePolicy(main, techText)
 	if d.db, err = LoadDB(filepath.Join(dir, "db.toml")); err != nil {
 		return nil, err
 	}
@@ -106,6 +106,12 @@ func LoadPolicy(root string, p Policy) (*Domain, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// composePolicy is upstream's policy text: the main policy and the
+// tech-support policy, each in its tag.
+func composePolicy(main, tech string) string {
+	return "<main_policy>\n" + main + "\n</main_policy>\n<tech_support_policy>\n" + tech + "\n</tech_support_policy>"
 }
 
 // newDomain builds a domain over databases, with its toolkits.

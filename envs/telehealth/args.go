@@ -85,118 +85,118 @@ func (listArgT) JSONSchema() *pyjson.Dict {
 // with omitempty is an optional parameter.
 
 type emailArgs struct {
-	Email strArgT `json:"email" desc:"Email address on the patient's account."`
+	Email strArgT `json:"email"`
 }
 
 type nameDOBArgs struct {
-	FirstName   strArgT `json:"first_name" desc:"Patient's first name."`
-	LastName    strArgT `json:"last_name" desc:"Patient's last name."`
-	DateOfBirth strArgT `json:"date_of_birth" desc:"Date of birth as YYYY-MM-DD."`
+	FirstName   strArgT `json:"first_name"`
+	LastName    strArgT `json:"last_name"`
+	DateOfBirth strArgT `json:"date_of_birth"`
 }
 
 type patientArgs struct {
-	PatientID strArgT `json:"patient_id" desc:"Patient identifier."`
+	PatientID strArgT `json:"patient_id"`
 }
 
 type appointmentArgs struct {
-	AppointmentID strArgT `json:"appointment_id" desc:"Appointment identifier, such as APPT001."`
+	AppointmentID strArgT `json:"appointment_id"`
 }
 
 type providerArgs struct {
-	ProviderID strArgT `json:"provider_id" desc:"Provider identifier."`
+	ProviderID strArgT `json:"provider_id"`
 }
 
 type medicalRecordArgs struct {
-	RecordID      strArgT `json:"record_id,omitempty" desc:"Medical record identifier, such as REC001."`
-	AppointmentID strArgT `json:"appointment_id,omitempty" desc:"Appointment the record belongs to (used when no record_id is given)."`
+	RecordID      strArgT `json:"record_id,omitempty"`
+	AppointmentID strArgT `json:"appointment_id,omitempty"`
 }
 
 type regimenArgs struct {
-	PatientID strArgT `json:"patient_id" desc:"Patient whose regimen options to show."`
+	PatientID strArgT `json:"patient_id"`
 }
 
 type patientRecordsArgs struct {
-	PatientID strArgT `json:"patient_id" desc:"Patient identifier."`
-	Limit     intArgT `json:"limit,omitempty" desc:"Show at most this many records, newest first."`
+	PatientID strArgT `json:"patient_id"`
+	Limit     intArgT `json:"limit,omitempty"`
 }
 
 type providersArgs struct {
-	Specialty strArgT `json:"specialty,omitempty" desc:"Only providers of this specialty (case-insensitive), e.g. Cardiology."`
+	Specialty strArgT `json:"specialty,omitempty"`
 }
 
 type patientAppointmentsArgs struct {
-	PatientID    strArgT `json:"patient_id" desc:"Patient identifier."`
-	StatusFilter strArgT `json:"status_filter,omitempty" desc:"Only appointments with this status, e.g. scheduled or pending_approval."`
+	PatientID    strArgT `json:"patient_id"`
+	StatusFilter strArgT `json:"status_filter,omitempty"`
 }
 
 type suppliersArgs struct {
-	Medication    strArgT `json:"medication" desc:"Medication name as listed in the catalog (case-insensitive)."`
-	CountryFilter strArgT `json:"country_filter,omitempty" desc:"Only suppliers based in this country."`
-	Limit         intArgT `json:"limit,omitempty" desc:"Show at most this many offers, cheapest first."`
+	Medication    strArgT `json:"medication"`
+	CountryFilter strArgT `json:"country_filter,omitempty"`
+	Limit         intArgT `json:"limit,omitempty"`
 }
 
 type uploadsArgs struct {
-	DeviceID  strArgT `json:"device_id" desc:"Telemetry device identifier."`
-	StartDate strArgT `json:"start_date,omitempty" desc:"First day to include, YYYY-MM-DD."`
-	EndDate   strArgT `json:"end_date,omitempty" desc:"Last day to include, YYYY-MM-DD."`
-	Limit     intArgT `json:"limit,omitempty" desc:"Show at most this many uploads."`
+	DeviceID  strArgT `json:"device_id"`
+	StartDate strArgT `json:"start_date,omitempty"`
+	EndDate   strArgT `json:"end_date,omitempty"`
+	Limit     intArgT `json:"limit,omitempty"`
 }
 
 type interactionsArgs struct {
-	PrimaryMedication  strArgT  `json:"primary_medication" desc:"Medication to check, e.g. one taken by mistake."`
-	CurrentMedications listArgT `json:"current_medications" desc:"Medications the patient currently takes."`
+	PrimaryMedication  strArgT  `json:"primary_medication"`
+	CurrentMedications listArgT `json:"current_medications"`
 }
 
 type scheduleArgs struct {
-	PatientID       strArgT  `json:"patient_id" desc:"Patient identifier."`
-	ProviderID      strArgT  `json:"provider_id" desc:"Provider identifier."`
-	Date            strArgT  `json:"date" desc:"Appointment date, YYYY-MM-DD."`
-	Time            strArgT  `json:"time" desc:"Start time, HH:MM on a 24-hour clock; must be one of the provider's slots."`
-	AppointmentType strArgT  `json:"appointment_type" desc:"Kind of visit, e.g. routine_checkup, follow_up, consultation, specialist_consultation or sick_visit."`
-	BillInsurance   boolArgT `json:"bill_insurance,omitempty" desc:"Bill the patient's insurance (default true); false means self-pay or a voucher."`
-	VoucherID       strArgT  `json:"voucher_id,omitempty" desc:"Telehealth voucher to pay with when insurance is not billed."`
-	PaymentNotes    strArgT  `json:"payment_notes,omitempty" desc:"Free-text billing notes kept with the appointment."`
+	PatientID       strArgT  `json:"patient_id"`
+	ProviderID      strArgT  `json:"provider_id"`
+	Date            strArgT  `json:"date"`
+	Time            strArgT  `json:"time"`
+	AppointmentType strArgT  `json:"appointment_type"`
+	BillInsurance   boolArgT `json:"bill_insurance,omitempty"`
+	VoucherID       strArgT  `json:"voucher_id,omitempty"`
+	PaymentNotes    strArgT  `json:"payment_notes,omitempty"`
 }
 
 type rescheduleArgs struct {
-	AppointmentID strArgT `json:"appointment_id" desc:"Appointment identifier."`
-	NewDate       strArgT `json:"new_date" desc:"New date, YYYY-MM-DD."`
-	NewTime       strArgT `json:"new_time" desc:"New start time, HH:MM on a 24-hour clock."`
+	AppointmentID strArgT `json:"appointment_id"`
+	NewDate       strArgT `json:"new_date"`
+	NewTime       strArgT `json:"new_time"`
 }
 
 type calculateArgs struct {
-	Expression strArgT `json:"expression" desc:"Arithmetic with numbers, + - * / and parentheses, e.g. (60 * 0.45) + 3."`
+	Expression strArgT `json:"expression"`
 }
 
 type thinkArgs struct {
-	Thought strArgT `json:"thought" desc:"The reasoning to note down."`
+	Thought strArgT `json:"thought"`
 }
 
 type transferArgs struct {
-	Reason strArgT `json:"reason" desc:"Short summary of why a person needs to take over."`
+	Reason strArgT `json:"reason"`
 }
 
 type supplierUpdateArgs struct {
-	RecordID        strArgT `json:"record_id" desc:"Medical record holding the prescription."`
-	Medication      strArgT `json:"medication" desc:"Prescribed medication to change (a name prefix is enough)."`
-	SupplierCompany strArgT `json:"supplier_company" desc:"Company that will supply it."`
-	BrandName       strArgT `json:"brand_name" desc:"Brand sold by that company."`
-	PriceUSD        numArgT `json:"price_usd" desc:"Unit price in US dollars."`
-	Currency        strArgT `json:"currency,omitempty" desc:"Currency code stored with the price (default USD)."`
+	RecordID        strArgT `json:"record_id"`
+	Medication      strArgT `json:"medication"`
+	SupplierCompany strArgT `json:"supplier_company"`
+	BrandName       strArgT `json:"brand_name"`
+	PriceUSD        numArgT `json:"price_usd"`
+	Currency        strArgT `json:"currency,omitempty"`
 }
 
 type devicesArgs struct {
-	StatusFilter strArgT `json:"status_filter,omitempty" desc:"Only devices with this status, e.g. available or missing_overdue."`
-	Limit        intArgT `json:"limit,omitempty" desc:"Show at most this many devices."`
+	StatusFilter strArgT `json:"status_filter,omitempty"`
+	Limit        intArgT `json:"limit,omitempty"`
 }
 
 type uploadArgs struct {
-	DeviceID strArgT `json:"device_id" desc:"Telemetry device identifier."`
-	Date     strArgT `json:"date" desc:"Day of the upload, YYYY-MM-DD."`
+	DeviceID strArgT `json:"device_id"`
+	Date     strArgT `json:"date"`
 }
 
 type noteArgs struct {
-	RecordID strArgT  `json:"record_id" desc:"Medical record to annotate."`
-	Note     strArgT  `json:"note" desc:"Text of the note."`
-	Metadata dictArgT `json:"metadata,omitempty" desc:"Optional structured details stored with the note."`
+	RecordID strArgT  `json:"record_id"`
+	Note     strArgT  `json:"note"`
+	Metadata dictArgT `json:"metadata,omitempty"`
 }

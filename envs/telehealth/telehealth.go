@@ -85,21 +85,31 @@ func Load(root string, opts ...Option) (*Domain, error) {
 	if err != nil {
 		return nil, err
 	}
+	schemas, err := LoadSchemas(dir)
+	if err != nil {
+		return nil, err
+	}
 	d := New(db, string(policy), ts)
+	if err := d.setSchemas(schemas); err != nil {
+		return nil, err
+	}
 	for _, o := range opts {
 		o(d)
 	}
 	return d, nil
 }
 
-// New assembles a domain from loaded parts (tests build small ones).
+// New assembles a domain from loaded parts (tests build small ones). Its
+// tools have no descriptions and the parameter schemas of their argument
+// types until the upstream schemas are set (Load reads them from the tool
+// modules' get_info()).
 func New(db *DB, policy string, ts *tasks.Set) *Domain {
 	defs := newTools()
 	list := make([]tool.Tool[*Env], len(defs))
 	d := &Domain{db: db, policy: policy, tasks: ts, classes: make(map[string]string, len(defs)),
 		now: BenchmarkDate, hashes: &hashCache{}}
 	for i, def := range defs {
-		list[i] = withEmptyRequired(def.tool)
+		list[i] = def.tool
 		d.classes[def.tool.Name] = def.class
 	}
 	d.tools = tool.NewSet("TelehealthTools", list...)
@@ -107,25 +117,20 @@ func New(db *DB, policy string, ts *tasks.Set) *Domain {
 	return d
 }
 
-// withEmptyRequired gives tools without required parameters the
-// `"required": []` upstream's schemas have.
-func withEmptyRequired(t tool.Tool[*Env]) tool.Tool[*Env] {
-	for _, p := range t.Params {
-		if p.Required {
-			return t
+// setSchemas gives the tools upstream's descriptions and parameter schemas
+// (LoadSchemas order, which is the tools' order).
+func (d *Domain) setSchemas(schemas []Schema) error {
+	if len(schemas) != len(d.infos) {
+		return fmt.Errorf("telehealth: %d tool schemas for %d tools", len(schemas), len(d.infos))
+	}
+	for i, s := range schemas {
+		if s.Name != d.infos[i].Name {
+			return fmt.Errorf("telehealth: tool schema %d is %s, want %s", i, s.Name, d.infos[i].Name)
 		}
+		d.infos[i].Description = s.Description
+		d.infos[i].Parameters = s.Parameters
 	}
-	v, err := pyjson.Decode(t.Parameters)
-	if err != nil {
-		return t
-	}
-	schema := v.(*pyjson.Dict)
-	schema.Set("required", []any{})
-	raw, err := schema.MarshalJSON()
-	if err != nil {
-		return t
-	}
-	return t.WithSchema(raw)
+	return nil
 }
 
 // Name is "telehealth".

@@ -4,7 +4,8 @@
 // once per simulation.
 //
 // Backbone names: a backbone of backbones.yaml ("gpt-4.1"), or an offline
-// kind: "gold", "replay:FILE" (a τ²-bench results.json), or
+// kind: "gold", "replay:FILE" (a τ²-bench results.json, or a τ-bench v1 /
+// τ-Trait results list), or
 // "sim[:stale=R,violation=R,miss=R,seed=N]". The user backbone may also be
 // "steer" (τ-Trait's hosted steering endpoint; STEER_ENDPOINT and
 // STEER_API_KEY from the environment) for the τ-Trait user.
@@ -30,6 +31,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/irma"
 	"github.com/ledgerbench/ledgerbench/ledgeragent"
 	"github.com/ledgerbench/ledgerbench/orchestrator"
+	"github.com/ledgerbench/ledgerbench/tautrait"
 	"github.com/ledgerbench/ledgerbench/usersim"
 )
 
@@ -37,6 +39,12 @@ import (
 const (
 	StyleTau2     = "tau2"      // τ²-bench's user simulator
 	StyleTauTrait = "tau-trait" // τ-Trait's user simulator (telehealth)
+)
+
+// Conversation loops.
+const (
+	LoopTau2     = "tau2"        // τ²-bench's orchestrator
+	LoopTauTrait = tautrait.Name // τ-Trait's ToolCallingAgent loop (telehealth)
 )
 
 // SteerBackbone is the user backbone name of τ-Trait's steering endpoint.
@@ -75,6 +83,26 @@ type Options struct {
 	TraitMode usersim.TraitMode
 	// SteerHTTP is the HTTP client of the steering endpoint (tests).
 	SteerHTTP *http.Client
+	// Solo runs τ²-bench's solo mode (see buildSolo): Domain must be
+	// loaded in solo mode; UserBackbone is not used.
+	Solo bool
+	// Loop is LoopTau2 or LoopTauTrait; empty: τ-Trait's for telehealth,
+	// τ²-bench's otherwise.
+	Loop string
+}
+
+// LoopOf returns the loop a run uses: name, or the domain's default.
+func LoopOf(name, domain string) (string, error) {
+	switch name {
+	case "":
+		if domain == "telehealth" {
+			return LoopTauTrait, nil
+		}
+		return LoopTau2, nil
+	case LoopTau2, LoopTauTrait:
+		return name, nil
+	}
+	return "", fmt.Errorf("unknown loop %q (known: %s, %s)", name, LoopTau2, LoopTauTrait)
 }
 
 // agentFactory builds the agent of one simulation over its generator and
@@ -170,6 +198,11 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 		get := opts.Getenv
 		opts.LLM.LookupEnv = func(k string) (string, bool) { v := get(k); return v, v != "" }
 	}
+	loop, err := LoopOf(opts.Loop, opts.Domain.Name())
+	if err != nil {
+		return runner.Makers{}, nil, err
+	}
+	opts.Loop = loop
 	b := &builder{opts: opts, pool: opts.Pool, recording: map[string]*offline.Recording{}}
 	factory, err := agentFactoryOf(opts.Agent)
 	if err != nil {
@@ -177,6 +210,9 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 	}
 	if opts.Backbone == "" {
 		return runner.Makers{}, nil, errors.New("agents: no agent backbone (name one of backbones.yaml, or gold, replay:FILE, sim)")
+	}
+	if opts.Solo {
+		return buildSolo(b, factory) // solo.go
 	}
 	userBackbone := opts.UserBackbone
 	if userBackbone == "" {
@@ -196,9 +232,13 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 	}
 	dom := opts.Domain
 	policy, tools := dom.Policy(), dom.AgentTools()
-	if opts.Agent == "irma" {
+	tauTrait := loop == LoopTauTrait
+	switch {
+	case opts.Agent == "irma":
 		hashes["agent_system"] = hash(irma.SystemPrompt(policy))
-	} else {
+	case tauTrait:
+		hashes["agent_system"] = hash(policy) // ToolCallingAgent: the wiki alone
+	default:
 		hashes["agent_system"] = hash(baseline.SystemPrompt(policy))
 	}
 	makers := runner.Makers{
@@ -207,10 +247,26 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 			if err != nil {
 				return nil, err
 			}
-			return factory(spec, gen, baseline.Options{Policy: policy, Tools: tools, Seed: seedOf(spec), Name: agentName(opts.Agent)})
+			bo := baseline.Options{Policy: policy, Tools: tools, Seed: seedOf(spec), Name: agentName(opts.Agent)}
+			if tauTrait {
+				// ToolCallingAgent: system message = the wiki, temperature
+				// 0.0 and nothing else, first tool call only.
+				// IRMA keeps its own prompt (instruction, FACT, policy).
+				temp := tautrait.AgentTemperature
+				gen = tautrait.AgentGenerator(gen)
+				bo.Seed, bo.Temperature = nil, &temp
+				if opts.Agent != "irma" {
+					bo.SystemPrompt = policy
+				}
+			}
+			return factory(spec, gen, bo)
 		},
 		User:         userMaker,
 		PromptHashes: hashes,
+		LoopName:     loop,
+	}
+	if tauTrait {
+		makers.Loop = tautrait.Loop
 	}
 	return makers, j, nil
 }
@@ -356,6 +412,10 @@ func (b *builder) userMaker(name string) (func(runner.Spec) (orchestrator.User, 
 		if err := o.Traits.Validate(); err != nil {
 			return nil, nil, err
 		}
+		prompts, err := usersim.LoadTraitPrompts(o.DataRoot)
+		if err != nil {
+			return nil, nil, err
+		}
 		if name == SteerBackbone {
 			sc, err := usersim.NewSteerClient(o.Getenv)
 			if err != nil {
@@ -365,9 +425,9 @@ func (b *builder) userMaker(name string) (func(runner.Spec) (orchestrator.User, 
 			if o.TraitMode != "" && o.TraitMode != usersim.TraitSteer {
 				return nil, nil, fmt.Errorf("trait mode %q does not apply to the steering endpoint", o.TraitMode)
 			}
-			hashes["user_system"] = hash(usersim.TraitSystemPrompt("", true, nil))
+			hashes["user_system"] = hash(usersim.TraitSystemPrompt(prompts, "", true, nil))
 			return func(spec runner.Spec) (orchestrator.User, error) {
-				return usersim.NewTrait(nil, sc, usersim.TraitOptions{Instruction: spec.Task.UserScenario.Instructions.String(),
+				return usersim.NewTrait(nil, sc, usersim.TraitOptions{Prompts: prompts, Instruction: spec.Task.UserScenario.Instructions.String(),
 					Traits: o.Traits, Mode: usersim.TraitSteer})
 			}, hashes, nil
 		}
@@ -385,14 +445,15 @@ func (b *builder) userMaker(name string) (func(runner.Spec) (orchestrator.User, 
 		if o.TraitMode != usersim.TraitIgnore {
 			section = o.Traits
 		}
-		hashes["user_system"] = hash(usersim.TraitSystemPrompt("", false, section))
+		hashes["user_system"] = hash(usersim.TraitSystemPrompt(prompts, "", false, section))
 		return func(spec runner.Spec) (orchestrator.User, error) {
 			g, err := gen(spec)
 			if err != nil {
 				return nil, err
 			}
-			return usersim.NewTrait(g, nil, usersim.TraitOptions{Instruction: spec.Task.UserScenario.Instructions.String(),
-				Traits: o.Traits, Mode: o.TraitMode, Seed: seedOf(spec)})
+			// Upstream's user sends no sampling arguments and no seed.
+			return usersim.NewTrait(g, nil, usersim.TraitOptions{Prompts: prompts, Instruction: spec.Task.UserScenario.Instructions.String(),
+				Traits: o.Traits, Mode: o.TraitMode})
 		}, hashes, nil
 	}
 	return nil, nil, fmt.Errorf("unknown user style %q (known: %s, %s)", style, StyleTau2, StyleTauTrait)

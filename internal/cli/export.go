@@ -34,7 +34,11 @@ by trial, the latest record of each unit.`,
 			env := results.Tau2Env{}
 			dir, derr := g.dataDir(s)
 			if derr == nil {
-				if dom, err := domains.Load(run.Manifest.Domain, dir); err == nil {
+				load := domains.Load
+				if run.Manifest.Solo {
+					load = domains.LoadSolo
+				}
+				if dom, err := load(run.Manifest.Domain, dir); err == nil {
 					env.Policy = dom.Policy()
 					env.Tasks = runTasks(dom.Tasks(), run.Manifest.TaskIDs)
 				} else {

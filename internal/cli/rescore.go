@@ -46,7 +46,11 @@ task, the recorded and recomputed rewards and the reward components that differ.
 NL assertions are not judged: where a task's basis has NL_ASSERTION, the recorded
 NL verdict stands in for it (counted as "NL from record"). Tasks are those embedded
 in the file (the versions the run was scored with); --domain-tasks uses the data
-directory's tasks instead.`,
+directory's tasks instead.
+
+τ-bench v1 / τ-Trait result lists (a JSON array of {task_id, reward, info, traj,
+trial}) of telehealth are scored with τ-Trait's reward; their task ids index the
+test split.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !slices.Contains([]string{"file", "domain", "record"}, opts.Criteria) {
@@ -93,6 +97,13 @@ func runRescore(ctx context.Context, s *Streams, opts *rescoreOptions) error {
 	loaded := map[string]envs.Domain{}
 	var out []rescoreFile
 	for _, path := range opts.Files {
+		if res, ok, err := rescoreV1(ctx, path, opts.DataDir, loaded); ok || err != nil {
+			if err != nil {
+				return err
+			}
+			out = append(out, res)
+			continue
+		}
 		f, err := results.ReadTau2(path)
 		if err != nil {
 			return err
@@ -101,12 +112,18 @@ func runRescore(ctx context.Context, s *Streams, opts *rescoreOptions) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
-		dom, ok := loaded[meta.Domain]
+		// A solo run (upstream's is_solo_mode) is scored in solo mode.
+		solo := results.IsSolo(f.Info)
+		key, load := meta.Domain, domains.Load
+		if solo {
+			key, load = meta.Domain+" solo", domains.LoadSolo
+		}
+		dom, ok := loaded[key]
 		if !ok {
-			if dom, err = domains.Load(meta.Domain, opts.DataDir); err != nil {
+			if dom, err = load(meta.Domain, opts.DataDir); err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}
-			loaded[meta.Domain] = dom
+			loaded[key] = dom
 		}
 		res, err := rescore(ctx, path, f, dom, opts.Criteria, s.ErrOut)
 		if err != nil {

@@ -60,6 +60,8 @@ type runOptions struct {
 	UserStyle     string
 	Traits        string
 	TraitMode     string
+	Solo          bool
+	Loop          string
 
 	// changed reports whether a flag was given on the command line.
 	changed func(name string) bool
@@ -139,7 +141,9 @@ with status 3 when pass^1 is below P.`,
 	f.StringVar(&opts.Shard, "shard", "", "run only shard i of n (i/n) of the units, chosen by hash of (task, trial)")
 	f.StringVar(&opts.UserStyle, "user-style", "", "user simulator: tau2 or tau-trait (default: tau-trait for telehealth, tau2 elsewhere)")
 	f.StringVar(&opts.Traits, "traits", "", `τ-Trait user traits, "impatience=high,confusion=low" or a JSON object (impatience, confusion, skeptical, incoherence: low|medium|high)`)
+	f.StringVar(&opts.Loop, "loop", "", "conversation loop: tau2 (τ²-bench's orchestrator) or tau-trait (τ-Trait's ToolCallingAgent loop; default for telehealth)")
 	f.StringVar(&opts.TraitMode, "trait-mode", "", "how traits are applied: steer (τ-Trait's endpoint; --user-backbone steer), prompt-approximation (default for chat models; labelled), or ignore (as upstream does for chat models)")
+	f.BoolVar(&opts.Solo, "solo", false, "τ²-bench's solo mode (telecom; upstream --agent llm_agent_solo --user dummy_user): no user, the agent holds the phone tools and works from the ticket")
 	f.BoolVar(&opts.Quiet, "quiet", false, "no progress output")
 	f.Float64Var(&opts.MinPass, "min-pass", 0, "exit with status 3 if pass^1 is below this")
 	return cmd
@@ -285,7 +289,11 @@ func planRun(ctx context.Context, opts *runOptions) (*plan, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
-	dom, err := domains.Load(opts.Domain, opts.DataDir)
+	load := domains.Load
+	if opts.Solo {
+		load = domains.LoadSolo
+	}
+	dom, err := load(opts.Domain, opts.DataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -319,7 +327,7 @@ func planRun(ctx context.Context, opts *runOptions) (*plan, error) {
 	}
 	bo := agents.Options{Domain: dom, DataRoot: opts.DataDir, Agent: opts.Agent, Backbone: opts.Backbone,
 		UserBackbone: opts.UserBackbone, JudgeBackbone: opts.JudgeBackbone, Getenv: opts.Streams.Getenv, LLM: llmOpts,
-		UserStyle: opts.UserStyle, Traits: traits, TraitMode: usersim.TraitMode(opts.TraitMode)}
+		UserStyle: opts.UserStyle, Traits: traits, TraitMode: usersim.TraitMode(opts.TraitMode), Solo: opts.Solo, Loop: opts.Loop}
 	if opts.NoJudge {
 		bo.JudgeBackbone = agents.NoJudge
 	}
@@ -396,6 +404,8 @@ func fillFromManifest(opts *runOptions, m *results.Manifest) {
 	set("user-style", func() { opts.UserStyle = m.UserStyle })
 	set("traits", func() { opts.Traits = m.Traits })
 	set("trait-mode", func() { opts.TraitMode = m.TraitMode })
+	set("solo", func() { opts.Solo = m.Solo })
+	set("loop", func() { opts.Loop = m.Loop })
 	set("backbones", func() {
 		if m.BackbonesFile != "" {
 			opts.BackbonesFile = m.BackbonesFile
@@ -425,6 +435,12 @@ func validateRun(opts *runOptions) error {
 	}
 	if opts.Limit < 0 || opts.Timeout < 0 || opts.Grace < 0 {
 		errs = append(errs, errors.New("--limit, --timeout and --grace must not be negative"))
+	}
+	if opts.Solo && ((opts.UserBackbone != "" && opts.UserBackbone != results.DummyUserImplementation) || opts.UserStyle != "" || opts.Traits != "" || opts.TraitMode != "") {
+		errs = append(errs, errors.New("--solo runs without a user: drop --user-backbone, --user-style, --traits and --trait-mode"))
+	}
+	if !opts.Solo && opts.UserBackbone == results.DummyUserImplementation {
+		errs = append(errs, fmt.Errorf("user %s is the solo mode's: pass --solo (a solo run resumes in solo mode)", results.DummyUserImplementation))
 	}
 	if opts.MinPassSet && (opts.MinPass < 0 || opts.MinPass > 1) {
 		errs = append(errs, fmt.Errorf("--min-pass %v: want a value in [0, 1]", opts.MinPass))
@@ -460,7 +476,12 @@ func countNL(ts []tasks.Task) int {
 
 func buildManifest(opts *runOptions, p *plan, cfg *llm.Config, judge string, seeds []int64, shard runner.Shard) *results.Manifest {
 	user := opts.UserBackbone
-	if user == "" {
+	switch {
+	case opts.Solo:
+		// The user column of reports: solo groups stay apart from the
+		// normal mode's, and baseline and ledger solo runs pair up.
+		user = results.DummyUserImplementation
+	case user == "":
 		user = opts.Backbone
 	}
 	m := &results.Manifest{
@@ -485,6 +506,8 @@ func buildManifest(opts *runOptions, p *plan, cfg *llm.Config, judge string, see
 		UserStyle:      opts.UserStyle,
 		Traits:         opts.Traits,
 		TraitMode:      opts.TraitMode,
+		Solo:           opts.Solo,
+		Loop:           p.makers.LoopName,
 	}
 	if cfg != nil {
 		if abs, err := filepath.Abs(opts.BackbonesFile); err == nil {
@@ -588,7 +611,11 @@ func printHeader(w io.Writer, opts *runOptions, p *plan, pending int) {
 	case judge == "":
 		judge = "none"
 	}
-	fmt.Fprintf(w, "ledgerbench run: %s · agent %s · backbone %s · user %s · judge %s\n", m.Domain, m.Agent, m.Backbone, m.UserBackbone, judge)
+	user := m.UserBackbone
+	if m.Solo {
+		user += " (solo mode: no user)"
+	}
+	fmt.Fprintf(w, "ledgerbench run: %s · agent %s · backbone %s · user %s · judge %s\n", m.Domain, m.Agent, m.Backbone, user, judge)
 	shard := ""
 	if m.Shard != "" {
 		shard = " (shard " + m.Shard + ")"

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
 	"github.com/ledgerbench/ledgerbench/results"
@@ -159,8 +160,9 @@ func TestRunMinPass(t *testing.T) {
 func TestRunInterruptedThenResumed(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	args := []string{"run", "--domain", "retail", "--backbone", "sim", "--no-judge", "--limit", "30", "--trials", "2", "--concurrency", "1", "--out", dir}
+	datatest.Root(t) // skips here, on the test goroutine, when the data is absent
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan execResult)
+	done := make(chan execResult, 1)
 	go func() { done <- execCLI(t, ctx, args...) }()
 	// Stop once a few simulations are recorded.
 	path := filepath.Join(dir, results.SimulationsFile)
@@ -168,6 +170,11 @@ func TestRunInterruptedThenResumed(t *testing.T) {
 		b, _ := os.ReadFile(path)
 		if bytes.Count(b, []byte("\n")) >= 5 {
 			break
+		}
+		select {
+		case r := <-done:
+			t.Fatalf("the run ended (exit %d) before 5 simulations were recorded\n%s", r.code, r.errOut)
+		case <-time.After(time.Millisecond):
 		}
 	}
 	cancel()

@@ -38,7 +38,24 @@ type Request struct {
 	Seed *int
 	// Temperature overrides the backbone's temperature when set.
 	Temperature *float64
+	// Dialect selects how the request is written: "" is τ²-bench's
+	// (LiteLLM as tau2 calls it); DialectTauBenchV1 is τ-bench v1's and
+	// τ-Trait's.
+	Dialect Dialect
 }
+
+// Dialect is a way of writing requests (see Request.Dialect).
+type Dialect string
+
+// DialectTauBenchV1 writes requests as τ-bench v1 / τ-Trait's litellm calls
+// do: no tool_choice; no temperature but the request's own (the backbone's
+// is not sent: τ-Trait's agent passes temperature itself and its user passes
+// none); earlier assistant replies sent back as the provider's message dumped
+// (content, role, tool_calls or null, function_call null; arguments as the
+// model wrote them); tool messages {role, tool_call_id, name, content}
+// (Message.Name). The backbone's other settings (max tokens, reasoning
+// effort, extra_body) are still sent.
+const DialectTauBenchV1 Dialect = "tau-bench-v1"
 
 // Response is the result of a successful call.
 type Response struct {

@@ -98,7 +98,7 @@ func (e *encoder) encode(buf []byte, req *Request) ([]byte, error) {
 			b = append(b, ',')
 		}
 		var err error
-		if b, err = e.message(b, &req.Messages[i]); err != nil {
+		if b, err = e.message(b, &req.Messages[i], req.Dialect); err != nil {
 			return nil, fmt.Errorf("message %d: %w", i, err)
 		}
 	}
@@ -123,8 +123,9 @@ func (e *encoder) encode(buf []byte, req *Request) ([]byte, error) {
 		}
 		b = append(b, ']')
 	}
+	v1 := req.Dialect == DialectTauBenchV1
 	switch tc := req.ToolChoice; {
-	case len(req.Tools) == 0:
+	case len(req.Tools) == 0, v1 && tc == "":
 		// Providers reject tool_choice without tools.
 	case tc == "":
 		b = append(b, `,"tool_choice":"auto"`...)
@@ -137,6 +138,9 @@ func (e *encoder) encode(buf []byte, req *Request) ([]byte, error) {
 		b = append(b, "}}"...)
 	}
 	temp := e.temperature
+	if v1 {
+		temp = nil
+	}
 	if req.Temperature != nil {
 		temp = req.Temperature
 	}
@@ -170,7 +174,7 @@ func (e *encoder) encode(buf []byte, req *Request) ([]byte, error) {
 }
 
 // message appends one message in upstream's litellm format (port-tau2 §7).
-func (e *encoder) message(b []byte, m *message.Message) ([]byte, error) {
+func (e *encoder) message(b []byte, m *message.Message, dialect Dialect) ([]byte, error) {
 	switch m.Role {
 	case message.System, message.User:
 		// Upstream sends only the text of user messages, even when they
@@ -181,12 +185,26 @@ func (e *encoder) message(b []byte, m *message.Message) ([]byte, error) {
 		b = appendString(b, m.Content)
 		return append(b, '}'), nil
 	case message.Tool:
+		if dialect == DialectTauBenchV1 {
+			// {"role": "tool", "tool_call_id", "name", "content"}, as
+			// τ-bench v1's ToolCallingAgent appends it.
+			b = append(b, `{"role":"tool","tool_call_id":`...)
+			b = appendString(b, m.ToolCallID)
+			b = append(b, `,"name":`...)
+			b = appendString(b, m.Name)
+			b = append(b, `,"content":`...)
+			b = appendString(b, m.Content)
+			return append(b, '}'), nil
+		}
 		b = append(b, `{"role":"tool","content":`...)
 		b = appendString(b, m.Content)
 		b = append(b, `,"tool_call_id":`...)
 		b = appendString(b, m.ToolCallID)
 		return append(b, '}'), nil
 	case message.Assistant:
+		if dialect == DialectTauBenchV1 {
+			return e.messageV1(b, m), nil
+		}
 		b = append(b, `{"role":"assistant","content":`...)
 		if m.Content == "" && len(m.ToolCalls) > 0 {
 			b = append(b, "null"...)
@@ -391,6 +409,61 @@ func argumentsText(raw json.RawMessage) string {
 		return string(raw)
 	}
 	return string(out)
+}
+
+// messageV1 appends an assistant message as τ-bench v1's ToolCallingAgent
+// sends its earlier replies back: the provider's message as litellm's
+// model_dump() gives it — content (null with tool calls), role, tool_calls
+// (null without), function_call null — with the arguments as the model
+// wrote them. Provider extras the client does not keep (OpenAI's
+// annotations) are not sent.
+func (e *encoder) messageV1(b []byte, m *message.Message) []byte {
+	b = append(b, `{"content":`...)
+	if m.Content == "" && len(m.ToolCalls) > 0 {
+		b = append(b, "null"...)
+	} else {
+		b = appendString(b, m.Content)
+	}
+	b = append(b, `,"role":"assistant"`...)
+	if e.sendReasoning && m.ReasoningContent != "" {
+		b = append(b, `,"reasoning_content":`...)
+		b = appendString(b, m.ReasoningContent)
+	}
+	b = append(b, `,"tool_calls":`...)
+	if len(m.ToolCalls) == 0 {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i := range m.ToolCalls {
+			tc := &m.ToolCalls[i]
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"function":{"arguments":`...)
+			b = appendString(b, argumentsAsWritten(tc.Arguments))
+			b = append(b, `,"name":`...)
+			b = appendString(b, tc.Name)
+			b = append(b, `},"id":`...)
+			b = appendString(b, tc.ID)
+			b = append(b, `,"type":"function"}`...)
+		}
+		b = append(b, ']')
+	}
+	return append(b, `,"function_call":null}`...)
+}
+
+// argumentsAsWritten is the arguments text of a tool call as the model
+// wrote it: ToolCall.Arguments holds valid JSON verbatim, or a JSON string
+// holding malformed text (parseArguments).
+func argumentsAsWritten(raw json.RawMessage) string {
+	t := bytes.TrimSpace(raw)
+	if len(t) > 0 && t[0] == '"' {
+		var s string
+		if err := json.Unmarshal(t, &s); err == nil {
+			return s
+		}
+	}
+	return string(raw)
 }
 
 // parseArguments turns the arguments text of a reply into ToolCall.Arguments:

@@ -10,6 +10,8 @@
 //     action the agent states every communicate_info item; the user then
 //     sends ###STOP###. The user's first message states the reason for the
 //     call.
+//     In solo mode (Agent.Solo) there is no user: the agent performs the
+//     user's gold actions itself and ends with the stop tool.
 //   - replay: plays a recorded τ²-bench trajectory's assistant and user turns
 //     for the same task and trial; tool outputs come from our environment.
 //   - sim: the gold script with the paper's failure modes injected at

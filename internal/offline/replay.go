@@ -14,12 +14,15 @@ import (
 	"github.com/ledgerbench/ledgerbench/results"
 )
 
-// Recording is a loaded τ²-bench results file for the replay backbone. It is
-// immutable and shared by the simulations of a run.
+// Recording is a loaded τ²-bench results file (or τ-bench v1 / τ-Trait
+// results list) for the replay backbone. It is immutable and shared by the
+// simulations of a run.
 type Recording struct {
 	Path string
 	sims map[recKey]*results.Tau2Simulation
-	keys []recKey
+	// trajs holds the trajectories of a v1 results list (replayv1.go).
+	trajs map[recKey][]message.Message
+	keys  []recKey
 }
 
 type recKey struct {
@@ -27,8 +30,12 @@ type recKey struct {
 	trial int
 }
 
-// LoadRecording reads a τ²-bench results file.
+// LoadRecording reads a τ²-bench results file or a τ-bench v1 / τ-Trait
+// results list.
 func LoadRecording(path string) (*Recording, error) {
+	if r, ok, err := loadV1Recording(path); ok || err != nil {
+		return r, err
+	}
 	f, err := results.ReadTau2(path)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
@@ -107,12 +114,18 @@ func (r *Recording) User(taskID string, trial int) (*Player, error) {
 }
 
 func (r *Recording) player(taskID string, trial int, role message.Role) (*Player, error) {
-	s, err := r.Simulation(taskID, trial)
-	if err != nil {
-		return nil, err
+	var traj []message.Message
+	if t, ok := r.trajs[recKey{taskID, trial}]; ok {
+		traj = t
+	} else {
+		s, err := r.Simulation(taskID, trial)
+		if err != nil {
+			return nil, err
+		}
+		traj = s.Trajectory()
 	}
 	p := &Player{role: role, path: r.Path}
-	for i, m := range s.Trajectory() {
+	for i, m := range traj {
 		if m.Role != role {
 			continue
 		}

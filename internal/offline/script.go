@@ -85,6 +85,11 @@ type Agent struct {
 	rng   *rand.Rand
 	idPfx string
 
+	// solo is the stop tool's name in a solo run ("" otherwise); queue
+	// holds the rest of a user step the solo agent performs itself.
+	solo  string
+	queue []tasks.Action
+
 	mu        sync.Mutex
 	steps     []step
 	pos       int
@@ -131,6 +136,18 @@ func NewSimAgent(dom envs.Domain, task *tasks.Task, seed int64, rates Rates) *Ag
 			st.fault = FaultMiss
 		}
 	}
+	return a
+}
+
+// Solo makes the scripted agent play τ²-bench's solo mode (no user): it
+// performs the user's gold actions itself, one tool call per turn, in gold
+// order (the sim backbone's missed_action fault drops a whole user step, as
+// it drops a request to the user otherwise), and ends with a call of
+// stopTool instead of a closing message. It returns a.
+func (a *Agent) Solo(stopTool string) *Agent {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.solo = stopTool
 	return a
 }
 
@@ -230,6 +247,12 @@ func (a *Agent) Generate(ctx context.Context, req llm.Request) (llm.Response, er
 		a.last = &emitted{action: tasks.Action{Name: v.call.Name, Arguments: v.call.Arguments}, fault: v.fault}
 		return callReply(v.call), nil
 	}
+	if len(a.queue) > 0 {
+		act := a.queue[0]
+		a.queue = a.queue[1:]
+		a.last = &emitted{action: act, fault: -1}
+		return callReply(a.newCall(act.Name, act.Arguments)), nil
+	}
 	for a.pos < len(a.steps) {
 		st := &a.steps[a.pos]
 		a.pos++
@@ -237,6 +260,12 @@ func (a *Agent) Generate(ctx context.Context, req llm.Request) (llm.Response, er
 			if st.fault == FaultMiss {
 				a.record(Fault{Kind: FaultMiss, Step: st.index, Tool: st.actions[0].Name, Applied: true})
 				continue
+			}
+			if a.solo != "" {
+				act := st.actions[0]
+				a.queue = append(a.queue[:0], st.actions[1:]...)
+				a.last = &emitted{action: act, fault: -1}
+				return callReply(a.newCall(act.Name, act.Arguments)), nil
 			}
 			return text(requestText(st.actions)), nil
 		}
@@ -269,6 +298,9 @@ func (a *Agent) Generate(ctx context.Context, req llm.Request) (llm.Response, er
 		c := a.newCall(act.Name, act.Arguments)
 		a.last = &emitted{action: act, fault: -1}
 		return callReply(c), nil
+	}
+	if a.solo != "" {
+		return callReply(a.newCall(a.solo, nil)), nil
 	}
 	if !a.closed {
 		a.closed = true

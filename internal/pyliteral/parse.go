@@ -25,6 +25,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
@@ -470,7 +471,51 @@ func (p *parser) strings() (any, error) {
 			return nil, err
 		}
 	}
-	return b.String(), nil
+	return p.stringMethods(b.String())
+}
+
+// stringMethods applies the argument-less whitespace methods upstream's
+// prompt constants use ("""…""".strip()): strip, lstrip and rstrip, with
+// Python's str.isspace notion of whitespace.
+func (p *parser) stringMethods(s string) (any, error) {
+	for p.isOp(".") {
+		save, dot := *p.lx, p.tok
+		if err := p.advance(); err != nil {
+			return nil, err
+		}
+		name := p.tok
+		var apply func(string, func(rune) bool) string
+		switch {
+		case name.kind == tName && name.text == "strip":
+			apply = strings.TrimFunc
+		case name.kind == tName && name.text == "lstrip":
+			apply = strings.TrimLeftFunc
+		case name.kind == tName && name.text == "rstrip":
+			apply = strings.TrimRightFunc
+		default:
+			*p.lx, p.tok = save, dot
+			return s, nil
+		}
+		if err := p.advance(); err != nil {
+			return nil, err
+		}
+		if err := p.expect("("); err != nil {
+			return nil, err
+		}
+		if !p.isOp(")") {
+			return nil, p.errAt(p.tok, "str.%s with arguments is not supported", name.text)
+		}
+		if err := p.advance(); err != nil {
+			return nil, err
+		}
+		s = apply(s, pySpace)
+	}
+	return s, nil
+}
+
+// pySpace is Python's str.isspace for one character.
+func pySpace(r rune) bool {
+	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
 }
 
 // decodeString evaluates one string literal token.

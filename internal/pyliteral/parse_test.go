@@ -143,6 +143,10 @@ func TestParseExpr(t *testing.T) {
 		{"crlf", "[1,\r\n2]\r\n", "[1, 2]"},
 		{"bom", "\ufeff[1]", "[1]"},
 		{"backslash continuation", "[1,\\\n 2]", "[1, 2]"},
+		{"strip", "\"\"\"\n  a {x}\n\"\"\".strip()", `'a {x}'`},
+		{"lstrip rstrip chained", "' a '.lstrip().rstrip()", `'a'`},
+		{"strip python whitespace", "'\\x1c\\x0b a\\u3000'.strip()", `'a'`},
+		{"strip in list", "[' a '.strip(), 1]", "['a', 1]"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -189,6 +193,8 @@ func TestParseExprErrors(t *testing.T) {
 		{"invalid utf8", "[1,\n\xff]", 2, 1, "invalid UTF-8"},
 		{"empty", "", 1, 1, "unexpected end of file"},
 		{"column counts characters", "['é', x]", 1, 7, "name x"},
+		{"strip with arguments", "'xa'.strip('x')", 1, 12, "str.strip with arguments"},
+		{"other string method", "'a'.upper()", 1, 4, `unexpected "." after the literal`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -146,7 +146,11 @@ func runUnit(ctx context.Context, cfg Config, u Unit) (results.Record, error) {
 	if err != nil {
 		return results.Record{}, fmt.Errorf("task %s trial %d: build user simulator: %w", u.Task.ID, u.Trial, err)
 	}
-	rec, err := orchestrator.Run(ctx, cfg.Domain, u.Task, agent, user, cfg.Sim)
+	sim := cfg.Sim
+	if cfg.Makers.Loop != nil {
+		sim.Loop = cfg.Makers.Loop
+	}
+	rec, err := orchestrator.Run(ctx, cfg.Domain, u.Task, agent, user, sim)
 	if err != nil {
 		// Evaluation failed outside the simulation: keep the trajectory,
 		// and mark the unit for a re-run.

@@ -27,4 +27,9 @@ type Makers struct {
 	// "agent_system", "user_system") with a hash of each, for the run's
 	// manifest. Nil is fine.
 	PromptHashes map[string]string
+	// Loop is the conversation loop of every simulation (nil: the one
+	// Config.Sim names, by default τ²-bench's).
+	Loop orchestrator.Loop
+	// LoopName labels the loop for the manifest ("tau2", "tau-trait").
+	LoopName string
 }

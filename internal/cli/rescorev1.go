@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/ledgerbench/ledgerbench/envs"
+	"github.com/ledgerbench/ledgerbench/envs/telehealth"
+	"github.com/ledgerbench/ledgerbench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/domains"
+	"github.com/ledgerbench/ledgerbench/results"
+)
+
+// rescoreV1 re-scores a τ-bench v1 / τ-Trait results list (a JSON array of
+// {task_id, reward, info, traj, trial}) of telehealth; ok is false when the
+// file is not one. Task ids are indices into the domain's default split (τ-Trait's
+// --task-split test), and the reward is τ-bench v1's as the domain's
+// evaluator computes it: the final database against the gold replay (and
+// the task's outputs in the agent's replies); a run that did not end by
+// ###STOP### or a terminate tool scores 0.
+func rescoreV1(ctx context.Context, path, dataDir string, loaded map[string]envs.Domain) (rescoreFile, bool, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return rescoreFile{}, false, fmt.Errorf("read results: %w", err)
+	}
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '[' {
+		return rescoreFile{}, false, nil
+	}
+	recs, err := results.ReadV1(path, results.V1Labels{})
+	if err != nil {
+		return rescoreFile{}, true, err
+	}
+	res := rescoreFile{File: filepath.Base(path), Sims: len(recs)}
+	if len(recs) == 0 {
+		return res, true, nil
+	}
+	name := recs[0].Domain
+	switch name {
+	case "":
+		return res, true, fmt.Errorf("%s: cannot tell the domain of this τ-bench v1 results list", path)
+	case telehealth.Name:
+	default:
+		// τ-bench v1's airline and retail tasks are not τ²-bench's (which
+		// re-annotated them): scoring against ours would mislead.
+		return res, true, fmt.Errorf("%s: a τ-bench v1 results list of %s: only telehealth's (τ-Trait's tasks) can be rescored", path, name)
+	}
+	dom, ok := loaded[name]
+	if !ok {
+		if dom, err = domains.Load(name, dataDir); err != nil {
+			return res, true, fmt.Errorf("%s: %w", path, err)
+		}
+		loaded[name] = dom
+	}
+	res.Domain = dom.Name()
+	for i := range recs {
+		r := &recs[i]
+		task, err := findTask(dom.Tasks(), r.TaskID) // the default split first
+		if err != nil {
+			res.Missing = append(res.Missing, r.TaskID)
+			continue
+		}
+		ours, err := evaluator.Evaluate(ctx, dom, task, r.Messages, r.TerminationReason, evaluator.Options{Lenient: true})
+		if err != nil {
+			return res, true, fmt.Errorf("%s: task %s trial %d: %w", path, r.TaskID, r.Trial, err)
+		}
+		if d, _ := compareReward(r.RewardInfo, &ours); d != nil {
+			d.TaskID, d.Trial = r.TaskID, r.Trial
+			res.Disagree = append(res.Disagree, *d)
+			continue
+		}
+		res.Agree++
+	}
+	return res, true, nil
+}

@@ -1,0 +1,120 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/ledgerbench/ledgerbench/envs"
+	"github.com/ledgerbench/ledgerbench/evaluator"
+	"github.com/ledgerbench/ledgerbench/message"
+	"github.com/ledgerbench/ledgerbench/results"
+)
+
+// DummyUser is the user of a solo simulation (upstream's DummyUser): it
+// never speaks. The solo loop does not call it; Next fails if anything does.
+type DummyUser struct{}
+
+// ErrDummyUser is returned when a solo simulation's user is asked to speak.
+var ErrDummyUser = errors.New("dummy user: a solo simulation has no user turn")
+
+// Next always fails.
+func (DummyUser) Next(context.Context, []message.Message) (message.Message, error) {
+	return message.Message{}, ErrDummyUser
+}
+
+// Report names the implementation (the record's user_info).
+func (DummyUser) Report() any {
+	return map[string]string{"implementation": results.DummyUserImplementation}
+}
+
+// soloLoop is upstream's half-duplex orchestrator with solo_mode set, as its
+// initialize and step intend (upstream's run path crashes before the loop at
+// the pinned commit, issue #486). There is no greeting and no user:
+//
+//   - the agent speaks first, with no incoming message (its request is the
+//     system message alone);
+//   - its tool calls go to the environment (requestor "assistant"; phone
+//     tools are routed to the phone by the solo environment) and the results
+//     come back to it;
+//   - a message that the agent reports as a stop (Stopper: the done tool
+//     turned into ###STOP###) ends the simulation with agent_stop; any
+//     other message without tool calls ends it with agent_error (there is
+//     no user to read it);
+//   - after every step that does not wait for the environment, max_steps and
+//     too_many_errors are checked, and override the stop reason as
+//     upstream's _check_termination does after the final step. The first
+//     agent turn is not a step (upstream generates it in initialize).
+func soloLoop(ctx context.Context, env envs.Env, agent Agent, cfg Config) (evaluator.Termination, []message.Message, int, int, error) {
+	stopper, ok := agent.(Stopper)
+	if !ok {
+		return evaluator.AgentError, nil, 0, 0, errors.New("solo mode needs an agent that can stop (a solo agent)")
+	}
+	var traj []message.Message
+	steps, numErrors := 0, 0
+	checked := func(term evaluator.Termination) evaluator.Termination {
+		if steps >= cfg.MaxSteps {
+			return evaluator.MaxSteps
+		}
+		if numErrors >= cfg.MaxErrors {
+			return evaluator.TooManyErrors
+		}
+		return term
+	}
+	var incoming []message.Message
+	for first := true; ; first = false {
+		if err := ctx.Err(); err != nil {
+			if errors.Is(err, context.DeadlineExceeded) && cfg.Timeout > 0 {
+				return evaluator.Timeout, traj, steps, numErrors, nil
+			}
+			return evaluator.InfrastructureError, traj, steps, numErrors, fmt.Errorf("%w: %w", ErrInfrastructure, err)
+		}
+		msg, err := agent.Next(ctx, incoming)
+		if err != nil {
+			return failure(ctx, cfg, evaluator.AgentError, err, traj, steps, numErrors)
+		}
+		msg.Role = message.Assistant
+		stamp(&msg, cfg)
+		if !msg.HasText() && !msg.IsToolCall() {
+			return evaluator.AgentError, traj, steps, numErrors, errors.New("agent message has neither text nor tool calls")
+		}
+		for i := range msg.ToolCalls {
+			msg.ToolCalls[i].Requestor = message.ByAssistant
+		}
+		traj = append(traj, msg)
+		if !first {
+			steps++
+			env.Sync()
+		}
+		stop := stopper.IsStop(msg)
+		switch {
+		case stop && first:
+			return evaluator.AgentStop, traj, steps, numErrors, nil
+		case stop:
+			return checked(evaluator.AgentStop), traj, steps, numErrors, nil
+		case !msg.IsToolCall():
+			err := errors.New("solo agent sent a message without tool calls (there is no user to read it)")
+			if first {
+				return evaluator.AgentError, traj, steps, numErrors, err
+			}
+			return checked(evaluator.AgentError), traj, steps, numErrors, err
+		}
+		// The environment answers every call, then the agent has the turn.
+		results := make([]message.Message, 0, len(msg.ToolCalls))
+		for _, tc := range msg.ToolCalls {
+			res := envs.Respond(ctx, env, tc)
+			stamp(&res, cfg)
+			if res.Error {
+				numErrors++
+			}
+			results = append(results, res)
+		}
+		traj = append(traj, results...)
+		incoming = results
+		steps++
+		env.Sync()
+		if term := checked(""); term != "" {
+			return term, traj, steps, numErrors, nil
+		}
+	}
+}

@@ -1,0 +1,73 @@
+"""Oracle for ledgerbench's τ-Trait loop: runs upstream's own code.
+
+Runs tau-trait's MockTelehealthDomainEnv, LLMUserSimulationEnv and
+ToolCallingAgent (from the exported source in $TAUTRAIT_SRC) with litellm's
+completion() replaced by a stub that records its keyword arguments and
+returns scripted replies, and prints, per test task, the first request the
+user simulator and the agent make in an episode.
+
+Input (stdin): {"tasks": [index...], "user_opening": str, "agent_answer": str}
+Output (stdout): [{"task": i, "user": {kwargs}, "agent": {kwargs}}...]
+where kwargs are the arguments of the litellm completion() call.
+"""
+import contextlib
+import io
+import json
+import os
+import sys
+import types
+
+sys.path.insert(0, os.environ["TAUTRAIT_SRC"])
+
+
+class FakeMessage(dict):
+    def model_dump(self):
+        return dict(self)
+
+
+class FakeResponse:
+    def __init__(self, content):
+        msg = FakeMessage(content=content, role="assistant", tool_calls=None, function_call=None)
+        self.choices = [types.SimpleNamespace(message=msg)]
+        self._hidden_params = {"response_cost": 0.0}
+
+
+calls = []
+script = {}
+
+
+def completion(**kwargs):
+    calls.append(json.loads(json.dumps(kwargs)))
+    if kwargs.get("tools"):
+        return FakeResponse(script["agent_answer"])
+    return FakeResponse(script["user_opening"])
+
+
+litellm = types.ModuleType("litellm")
+litellm.completion = completion
+litellm.provider_list = ["openai"]
+sys.modules["litellm"] = litellm
+
+from tau_trait.envs.telehealth.env import MockTelehealthDomainEnv  # noqa: E402
+from tau_trait.agents.tool_calling_agent import ToolCallingAgent  # noqa: E402
+
+
+def main():
+    req = json.load(sys.stdin)
+    script.update(req)
+    out = []
+    for i in req["tasks"]:
+        with contextlib.redirect_stdout(io.StringIO()):
+            env = MockTelehealthDomainEnv(user_strategy="llm", user_model="user-model", user_provider="openai",
+                                          task_split="test", task_index=i)
+            agent = ToolCallingAgent(tools_info=env.tools_info, wiki=env.wiki, model="agent-model",
+                                     provider="openai", temperature=0.0)
+            del calls[:]  # the constructor's reset() has no instruction: not part of the episode
+            agent.solve(env, task_index=i, max_num_steps=1)
+        user = next(c for c in calls if not c.get("tools"))
+        agent_call = next(c for c in calls if c.get("tools"))
+        out.append({"task": i, "user": user, "agent": agent_call})
+    json.dump(out, sys.stdout)
+
+
+main()
