@@ -111,6 +111,9 @@ type file struct {
 	once  []sync.Once
 	tasks []Task
 	errs  []error
+
+	allOnce sync.Once // every task decoded
+	allErr  error
 }
 
 // errFoundID stops the scan of a task once its id is read.
@@ -187,19 +190,25 @@ func (f *file) decode(pos []int) ([]Task, error) {
 	})
 }
 
-// all decodes every task; the first error in file order is returned.
+// all decodes every task, once; the first error in file order is returned.
 func (f *file) all() ([]Task, error) {
-	pos := make([]int, len(f.ids))
-	for i := range pos {
-		pos[i] = i
-	}
-	if _, err := f.decode(pos); err != nil {
-		for i := range f.errs {
-			if f.errs[i] != nil {
-				return nil, f.errs[i]
+	f.allOnce.Do(func() {
+		pos := make([]int, len(f.ids))
+		for i := range pos {
+			pos[i] = i
+		}
+		if _, err := f.decode(pos); err != nil {
+			f.allErr = err
+			for i := range f.errs {
+				if f.errs[i] != nil {
+					f.allErr = f.errs[i]
+					break
+				}
 			}
 		}
-		return nil, err
+	})
+	if f.allErr != nil {
+		return nil, f.allErr
 	}
 	return f.tasks, nil
 }

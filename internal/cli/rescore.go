@@ -6,17 +6,16 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/domains"
+	"github.com/ledgerbench/ledgerbench/internal/parallel"
 	"github.com/ledgerbench/ledgerbench/results"
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
@@ -161,61 +160,61 @@ func rescore(ctx context.Context, path string, f *results.Tau2File, dom envs.Dom
 		}
 		return t
 	}
-	diffs := make([]*rescoreDiff, len(recs))
-	nlRec := make([]bool, len(recs))
-	missing := make([]bool, len(recs))
-	relabelled := make([]string, len(recs))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i := range recs {
-		g.Go(func() error {
-			r := &recs[i]
-			score := func(task *tasks.Task) error {
-				if task == nil {
-					missing[i] = true
-					return nil
-				}
-				ours, err := evaluator.Evaluate(gctx, dom, task, r.Messages, r.TerminationReason, evaluator.Options{Lenient: true})
-				if err != nil {
-					return fmt.Errorf("%s: task %s trial %d: %w", path, r.TaskID, r.Trial, err)
-				}
-				d, usedNL := compareReward(r.RewardInfo, &ours)
-				nlRec[i] = usedNL
-				if d != nil {
-					d.TaskID, d.Trial = r.TaskID, r.Trial
-					diffs[i] = d
-				}
+	// One outcome per record, scored on every core.
+	type outcome struct {
+		diff       *rescoreDiff
+		nlRec      bool
+		missing    bool
+		relabelled string
+	}
+	outs, err := parallel.Map(ctx, len(recs), func(gctx context.Context, i int) (outcome, error) {
+		var o outcome
+		r := &recs[i]
+		score := func(task *tasks.Task) error {
+			if task == nil {
+				o.missing = true
 				return nil
 			}
-			id := r.TaskID
-			if criteria == "record" {
-				task := rebuildTask(lookup(id), id, r.RewardInfo)
-				return score(task)
+			ours, err := evaluator.Evaluate(gctx, dom, task, r.Messages, r.TerminationReason, evaluator.Options{Lenient: true})
+			if err != nil {
+				return fmt.Errorf("%s: task %s trial %d: %w", path, r.TaskID, r.Trial, err)
 			}
-			if scored, ok := scoredTaskID(r); ok && scored != id && lookup(scored) != nil {
-				// The recorded evaluation used another task's criteria
-				// (mislabelled simulations): score against that task.
-				id = scored
-				relabelled[i] = scored
+			d, usedNL := compareReward(r.RewardInfo, &ours)
+			o.nlRec = usedNL
+			if d != nil {
+				d.TaskID, d.Trial = r.TaskID, r.Trial
+				o.diff = d
 			}
-			return score(lookup(id))
-		})
-	}
-	if err := g.Wait(); err != nil {
+			return nil
+		}
+		id := r.TaskID
+		if criteria == "record" {
+			task := rebuildTask(lookup(id), id, r.RewardInfo)
+			return o, score(task)
+		}
+		if scored, ok := scoredTaskID(r); ok && scored != id && lookup(scored) != nil {
+			// The recorded evaluation used another task's criteria
+			// (mislabelled simulations): score against that task.
+			id = scored
+			o.relabelled = scored
+		}
+		return o, score(lookup(id))
+	})
+	if err != nil {
 		return res, err
 	}
-	for i := range recs {
-		if relabelled[i] != "" {
+	for i, o := range outs {
+		if o.relabelled != "" {
 			res.Relabelled++
 		}
 		switch {
-		case missing[i]:
+		case o.missing:
 			res.Missing = append(res.Missing, recs[i].TaskID)
-		case diffs[i] != nil:
-			res.Disagree = append(res.Disagree, *diffs[i])
+		case o.diff != nil:
+			res.Disagree = append(res.Disagree, *o.diff)
 		default:
 			res.Agree++
-			if nlRec[i] {
+			if o.nlRec {
 				res.NLRecorded++
 			}
 		}
