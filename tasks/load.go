@@ -126,7 +126,7 @@ var errFoundID = errors.New("id found")
 func index(name string, data []byte) (*file, error) {
 	f := &file{name: name}
 	seen := map[string]bool{}
-	err := pyjson.Array(data, func(idx int, raw []byte) error {
+	indexOne := func(idx int, raw []byte) error {
 		id, ok := peekID(raw)
 		if !ok {
 			t, err := decodeTask(name, idx, raw)
@@ -142,7 +142,15 @@ func index(name string, data []byte) (*file, error) {
 		f.ids = append(f.ids, id)
 		f.raw = append(f.raw, raw)
 		return nil
-	})
+	}
+	elems, err := pyjson.Elements(data)
+	if err == nil {
+		for idx, raw := range elems {
+			if err = indexOne(idx, raw); err != nil {
+				break
+			}
+		}
+	}
 	if err != nil {
 		var te *Error
 		if errors.As(err, &te) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"runtime"
 )
 
 // Object calls fn for each entry of a JSON object, in order, with the key
@@ -123,25 +124,107 @@ func Array(data []byte, fn func(i int, elem []byte) error) error {
 	if i < len(data) && data[i] == ']' {
 		return trailing(data, i+1)
 	}
+	_, err := elementsFrom(data, i, -1, func(n, start, end int) error { return fn(n, data[start:end]) })
+	return err
+}
+
+// Elements returns the raw elements of a JSON array (what Array passes to
+// its callback). A large array of objects is split on two cores: a second
+// scanner starts at a guessed element in the middle, and its elements are
+// used only if the first scanner, which starts at the beginning, lands on
+// that same element (from an element start the rest of the scan is
+// determined), so the result is always the sequential one.
+func Elements(data []byte) ([][]byte, error) {
+	var out [][]byte
+	collect := func(_, start, end int) error {
+		out = append(out, data[start:end])
+		return nil
+	}
+	i := skipSpace(data, 0)
+	guess := guessElement(data, len(data)/2)
+	if len(data) < 1<<20 || runtime.GOMAXPROCS(0) < 2 || guess < 0 || isNull(data, i) || data[i] != '[' {
+		return out, Array(data, func(_ int, e []byte) error { out = append(out, e); return nil })
+	}
+	var second [][]byte
+	var secondErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, secondErr = elementsFrom(data, guess, -1, func(_, start, end int) error {
+			second = append(second, data[start:end])
+			return nil
+		})
+	}()
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		<-done
+		return nil, trailing(data, i+1)
+	}
+	met, err := elementsFrom(data, i, guess, collect)
+	<-done
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case met && secondErr == nil:
+		return append(out, second...), nil
+	case met: // report the error as the sequential scan numbers it
+		out = out[:0]
+		return nil, Array(data, func(_ int, e []byte) error { out = append(out, e); return nil })
+	}
+	return out, nil
+}
+
+// guessElement returns the offset of a '{' after mid that follows "}" and
+// "," (only whitespace between), a likely element start, or -1.
+func guessElement(data []byte, mid int) int {
+	for i := mid; i < len(data); {
+		k := bytes.IndexByte(data[i:], ',')
+		if k < 0 {
+			return -1
+		}
+		c := i + k
+		j := c - 1
+		for j > 0 && isSpace(data[j]) {
+			j--
+		}
+		n := skipSpace(data, c+1)
+		if data[j] == '}' && n < len(data) && data[n] == '{' {
+			return n
+		}
+		i = c + 1
+	}
+	return -1
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// elementsFrom scans array elements starting at offset i (an element start)
+// to the closing bracket, calling fn with each element's bounds. If stop is
+// an element start it reaches, it returns true there without calling fn.
+func elementsFrom(data []byte, i, stop int, fn func(n, start, end int) error) (bool, error) {
 	for n := 0; ; n++ {
+		if i == stop {
+			return true, nil
+		}
 		end, err := skipValue(data, i)
 		if err != nil {
-			return fmt.Errorf("element %d: %w", n, err)
+			return false, fmt.Errorf("element %d: %w", n, err)
 		}
-		if err := fn(n, data[i:end]); err != nil {
-			return err
+		if err := fn(n, i, end); err != nil {
+			return false, err
 		}
 		i = skipSpace(data, end)
 		if i >= len(data) {
-			return errors.New("unexpected end of JSON array")
+			return false, errors.New("unexpected end of JSON array")
 		}
 		switch data[i] {
 		case ',':
 			i = skipSpace(data, i+1)
 		case ']':
-			return trailing(data, i+1)
+			return false, trailing(data, i+1)
 		default:
-			return fmt.Errorf("offset %d: expected ',' or ']' after element %d", i, n)
+			return false, fmt.Errorf("offset %d: expected ',' or ']' after element %d", i, n)
 		}
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
@@ -205,4 +207,61 @@ func FuzzDecodeValid(f *testing.F) {
 			t.Fatalf("decodeValid(%q) = %#v; want %#v", b, got, want)
 		}
 	})
+}
+
+func truncated(b []byte) []byte { return b[:len(b)-1000] }
+
+// TestElements: the two-core split gives exactly the sequential elements,
+// also when the guessed middle element is inside a string.
+func TestElements(t *testing.T) {
+	big := func(middle string) []byte {
+		var b bytes.Buffer
+		b.WriteString("[\n")
+		for i := range 4000 {
+			if i > 0 {
+				b.WriteString(",\n  ")
+			}
+			if i == 2000 {
+				b.WriteString(middle)
+				continue
+			}
+			fmt.Fprintf(&b, `{"id": "%d", "pad": %q, "n": [1, {"x": "]}"}]}`, i, strings.Repeat("p", 300))
+		}
+		b.WriteString("\n]\n")
+		return b.Bytes()
+	}
+	for _, tc := range []struct {
+		name    string
+		in      []byte
+		wantErr bool
+	}{
+		{"small", []byte(`[{"a": 1}, {"b": 2}]`), false},
+		{"big", big(`{"id": "mid"}`), false},
+		{"fake element in a string", big(`"` + strings.Repeat(`}, {\"fake\": 1}, {`, 30000) + `"`), false},
+		{"broken after the middle", big(`{"id": }, {`), true},
+		{"truncated", truncated(big(`{"id": "x"}`)), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var want [][]byte
+			wantErr := Array(tc.in, func(_ int, e []byte) error { want = append(want, e); return nil })
+			got, err := Elements(tc.in)
+			if (err != nil) != tc.wantErr || (wantErr != nil) != tc.wantErr {
+				t.Fatalf("Elements error %v, Array error %v; want error %v", err, wantErr, tc.wantErr)
+			}
+			if err != nil {
+				if err.Error() != wantErr.Error() {
+					t.Errorf("Elements error %q; Array's %q", err, wantErr)
+				}
+				return
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%d elements; want %d", len(got), len(want))
+			}
+			for i := range got {
+				if !bytes.Equal(got[i], want[i]) {
+					t.Fatalf("element %d differs", i)
+				}
+			}
+		})
+	}
 }
