@@ -171,9 +171,11 @@ func peekID(raw []byte) (string, bool) {
 		if k != "id" {
 			return nil
 		}
-		if err := json.Unmarshal(v, &id); err != nil {
+		s, err := pyjson.DecodeString(v)
+		if err != nil {
 			return err
 		}
+		id = s
 		return errFoundID
 	})
 	return id, errors.Is(err, errFoundID) && id != ""

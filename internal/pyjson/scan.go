@@ -391,3 +391,12 @@ func skipValue(data []byte, i int) (int, error) {
 	}
 	return j, nil
 }
+
+// DecodeString decodes a raw JSON string value (as Object gives it), plain
+// ASCII without encoding/json; anything but a string is an error.
+func DecodeString(raw []byte) (string, error) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", fmt.Errorf("not a JSON string: %.20s", raw)
+	}
+	return decodeKey(raw)
+}

@@ -265,3 +265,15 @@ func TestElements(t *testing.T) {
 		})
 	}
 }
+
+func TestDecodeString(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		err      bool
+	}{{`"abc"`, "abc", false}, {`"a\"b\u00e9"`, `a"bé`, false}, {`12`, "", true}, {`"`, "", true}, {`null`, "", true}} {
+		got, err := DecodeString([]byte(tc.in))
+		if got != tc.want || (err != nil) != tc.err {
+			t.Errorf("DecodeString(%s) = %q, %v; want %q (error %v)", tc.in, got, err, tc.want, tc.err)
+		}
+	}
+}
