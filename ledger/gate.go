@@ -61,23 +61,40 @@ type Decoder func(tool string, raw json.RawMessage) (args any, failure *Failure)
 func DecodeWith[A any](domain, tool string, raw json.RawMessage, decode func(tool string, raw json.RawMessage) (A, string), clause func(tool string) string) (any, *Failure) {
 	a, problem := decode(tool, raw)
 	if problem != "" {
-		return nil, &Failure{ID: domain + "." + tool + ".arguments", Clause: clause(tool), Decision: Revise,
-			Reason: fmt.Sprintf("The arguments of %s could not be checked against the %s policy: %s. Send them with the documented types.", tool, domain, problem)}
+		return nil, argumentsFailure(domain, tool, problem, clause)
 	}
 	return &a, nil
+}
+
+// DecodeTool decodes a write's arguments with the tool's own decoder (e.g.
+// tool.Set.Decode, which gives the tool's argument struct as the tool would
+// see it). An error (what the tool would reject) is the failure
+// <domain>.<tool>.arguments, citing the tool's section clause(tool).
+func DecodeTool(domain, tool string, raw json.RawMessage, decode func(tool string, raw json.RawMessage) (any, error), clause func(tool string) string) (any, *Failure) {
+	a, err := decode(tool, raw)
+	if err != nil {
+		return nil, argumentsFailure(domain, tool, err.Error(), clause)
+	}
+	return a, nil
+}
+
+func argumentsFailure(domain, tool, problem string, clause func(string) string) *Failure {
+	return &Failure{ID: domain + "." + tool + ".arguments", Clause: clause(tool), Decision: Revise,
+		Reason: fmt.Sprintf("The arguments of %s could not be checked against the %s policy: %s. Send them with the documented types.", tool, domain, problem)}
 }
 
 // RawArgs is the Decoder of a domain whose predicates read the raw JSON
 // arguments themselves (args is a json.RawMessage).
 func RawArgs(_ string, raw json.RawMessage) (any, *Failure) { return raw, nil }
 
-// Typed builds a predicate over a tool's decoded arguments *A. Arguments of
-// another type (a Decoder that does not match the predicate) are a Revise,
-// never an Allow.
-func Typed[A any](id, tool, clause string, check func(l *Ledger, a *A) Outcome) Predicate {
+// Typed builds a predicate over a tool's decoded arguments A (the pointer
+// type the Decoder returns, or an interface such pointers implement).
+// Arguments of another type (a Decoder that does not match the predicate)
+// are a Revise, never an Allow.
+func Typed[A any](id, tool, clause string, check func(l *Ledger, a A) Outcome) Predicate {
 	return Predicate{ID: id, Tool: tool, Clause: clause, Check: func(l *Ledger, args any) Outcome {
-		a, ok := args.(*A)
-		if !ok || a == nil {
+		a, ok := args.(A)
+		if !ok {
 			return NeedRevise("The arguments of " + tool + " could not be checked against the policy; send them with the documented types.")
 		}
 		return check(l, a)
@@ -99,6 +116,9 @@ type Verdict struct {
 	// and Predicates each one's own judgement, in predicate order.
 	Failed     []string  `json:"failed,omitempty"`
 	Predicates []Failure `json:"predicates,omitempty"`
+	// Decoded is the call's arguments as the Decoder gave them (nil when
+	// they did not decode), for the write log (Ledger.LogWrite).
+	Decoded any `json:"-"`
 }
 
 // Failure is one predicate's non-allowing judgement of a call.
@@ -160,6 +180,7 @@ func (g *Gate) Judge(l *Ledger, tool, callID string, args json.RawMessage) Verdi
 		v.Failed, v.Predicates = []string{f.ID}, []Failure{*f}
 		return v
 	}
+	v.Decoded = decoded
 	for _, p := range g.byTool[tool] {
 		o := safeCheck(p, l, decoded)
 		if o.Decision == Allow || o.Decision == "" {
@@ -177,6 +198,20 @@ func (g *Gate) Judge(l *Ledger, tool, callID string, args json.RawMessage) Verdi
 		}
 	}
 	return v
+}
+
+// Decode returns a write call's decoded arguments (nil when they do not
+// decode or the gate does not judge the tool), for logging a write whose
+// verdict is not at hand (Ledger.LogWrite).
+func (g *Gate) Decode(tool string, raw json.RawMessage) any {
+	if !g.writes[tool] {
+		return nil
+	}
+	a, f := g.decodeArgs(tool, raw)
+	if f != nil {
+		return nil
+	}
+	return a
 }
 
 // decodeArgs runs the decoder; a decoder that panics on odd input is a

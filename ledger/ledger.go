@@ -39,6 +39,9 @@ type Router interface {
 type WriteRecord struct {
 	Tool string
 	Args json.RawMessage
+	// Decoded is Args as the gate's Decoder gave them (nil when they did
+	// not decode): predicates read earlier writes from it, never from Args.
+	Decoded any
 	// Succeeded is set once the result arrives (false for an error result).
 	Succeeded bool
 	Done      bool
@@ -132,11 +135,12 @@ func (l *Ledger) Len() int { return len(l.paths) }
 // Paths returns the paths in sorted order (do not modify).
 func (l *Ledger) Paths() []string { return l.paths }
 
-// LogWrite records a write call the gate allowed; it returns its index for
-// Resolve.
-func (l *Ledger) LogWrite(tool string, args json.RawMessage) int {
+// LogWrite records a write call the gate allowed, with its arguments as the
+// gate decoded them (Verdict.Decoded or Gate.Decode); it returns its index
+// for Resolve.
+func (l *Ledger) LogWrite(tool string, args json.RawMessage, decoded any) int {
 	l.seq++
-	l.writes = append(l.writes, WriteRecord{Tool: tool, Args: args, Seq: l.seq})
+	l.writes = append(l.writes, WriteRecord{Tool: tool, Args: args, Decoded: decoded, Seq: l.seq})
 	return len(l.writes) - 1
 }
 

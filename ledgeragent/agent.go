@@ -249,7 +249,7 @@ func (a *Agent) judge(turn int, calls []message.ToolCall) ([]message.ToolCall, [
 		a.mu.Unlock()
 		if v.Decision == ledger.Allow {
 			kept = append(kept, tc)
-			a.track([]message.ToolCall{tc})
+			a.trackDecoded(tc, v.Decoded)
 			continue
 		}
 		feedback = append(feedback, message.Message{
@@ -292,15 +292,21 @@ func label(clause, id string) string {
 // track remembers calls that go to the environment.
 func (a *Agent) track(calls []message.ToolCall) {
 	for _, tc := range calls {
-		pc := pendingCall{name: tc.Name, args: tc.Arguments, write: -1}
-		if ti, ok := envs.ToolInfo(a.dom, message.ByAssistant, tc.Name); ok {
-			pc.read = ti.Kind == "read"
-			if ti.Mutates() {
-				pc.write = a.led.LogWrite(tc.Name, tc.Arguments)
-			}
-		}
-		a.pending[tc.ID] = append(a.pending[tc.ID], pc)
+		a.trackDecoded(tc, a.gate.Decode(tc.Name, tc.Arguments))
 	}
+}
+
+// trackDecoded remembers one call, a write with its arguments as the gate
+// decoded them.
+func (a *Agent) trackDecoded(tc message.ToolCall, decoded any) {
+	pc := pendingCall{name: tc.Name, args: tc.Arguments, write: -1}
+	if ti, ok := envs.ToolInfo(a.dom, message.ByAssistant, tc.Name); ok {
+		pc.read = ti.Kind == "read"
+		if ti.Mutates() {
+			pc.write = a.led.LogWrite(tc.Name, tc.Arguments, decoded)
+		}
+	}
+	a.pending[tc.ID] = append(a.pending[tc.ID], pc)
 }
 
 // absorb routes successful read results into the ledger and resolves writes.

@@ -160,7 +160,7 @@ func (s *state) walk(ctx context.Context, task *tasks.Task, visit func(a tasks.A
 				s.call(ctx, r)
 			}
 			done := visit(a)
-			idx := s.led.LogWrite(a.Name, a.Arguments)
+			idx := s.led.LogWrite(a.Name, a.Arguments, s.gate.Decode(a.Name, a.Arguments))
 			res := s.call(ctx, tc)
 			s.led.Resolve(idx, !res.Error)
 			if done != nil {
@@ -353,7 +353,7 @@ func Shadow(dom envs.Domain, traj []message.Message) ([]ShadowVerdict, error) {
 					Message: ex.Message, Verdict: v,
 					EnvRejected: !ex.Answered() || traj[ex.Result].Error,
 				})
-				a.write = led.LogWrite(tc.Name, tc.Arguments)
+				a.write = led.LogWrite(tc.Name, tc.Arguments, v.Decoded)
 			case ti.Kind == "read":
 				a.read = func() { led.Absorb(router, tc.Name, tc.Arguments, traj[ex.Result].Content) }
 			}

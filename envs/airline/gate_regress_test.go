@@ -42,7 +42,7 @@ func synthLedger(t *testing.T, d *Domain, steps []synthStep) *ledger.Ledger {
 	l := ledger.New()
 	for _, s := range steps {
 		if s.write != "" {
-			l.Resolve(l.LogWrite(s.write, json.RawMessage(s.args)), true)
+			l.Resolve(l.LogWrite(s.write, json.RawMessage(s.args), nil), true)
 			continue
 		}
 		if l.Absorb(d, s.read, json.RawMessage(s.args), s.out) == 0 {

@@ -103,7 +103,7 @@ func TestPredicates(t *testing.T) {
 			l := ledger.New()
 			readInto(t, d, d.NewEnv(), l, tc.reads...)
 			for _, w := range tc.writes {
-				l.Resolve(l.LogWrite(w.tool, json.RawMessage(w.args)), true)
+				l.Resolve(l.LogWrite(w.tool, json.RawMessage(w.args), nil), true)
 			}
 			v := g.Judge(l, tc.tool, "c", json.RawMessage(tc.args))
 			if v.Decision != tc.want || (tc.pred != "" && !slices.Contains(v.Failed, tc.pred)) {

@@ -67,10 +67,10 @@ func toolCall(name string, kv ...string) message.ToolCall {
 // agent authenticates the user (by email), reads their details and the
 // order, and for item changes the products of the items it changes.
 func (d *Domain) EvidenceReads(tool string, args json.RawMessage) []message.ToolCall {
-	if paramsOf(tool) == nil {
+	a, ok := d.template(tool, args)
+	if !ok {
 		return nil
 	}
-	a, _ := decodeWrite(tool, args) // use whatever decodes
 	uid := a.UserID
 	o, _ := d.db.Orders.Get(a.OrderID)
 	if o != nil && uid == "" {
@@ -97,12 +97,67 @@ func (d *Domain) EvidenceReads(tool string, args json.RawMessage) []message.Tool
 	return calls
 }
 
+// writeArgs is a write's arguments as the mutation generator edits them:
+// the fields of the seven write tools' argument structs, taken from the
+// struct the tool decodes (template) and written back in the tool's
+// parameter order (encodeWrite).
+type writeArgs struct {
+	OrderID         string
+	UserID          string
+	Reason          string
+	ItemIDs         []string
+	NewItemIDs      []string
+	PaymentMethodID string
+	Address         Address
+}
+
+// template decodes a write's arguments with its tool (as the gate does) into
+// the editable form; ok is false for a call that is not a valid write.
+func (d *Domain) template(tool string, args json.RawMessage) (writeArgs, bool) {
+	var a writeArgs
+	if ti, ok := d.tools.Lookup(tool); !ok || !ti.Mutates() {
+		return a, false
+	}
+	v, err := d.decodeArgs(tool, args)
+	if err != nil {
+		return a, false
+	}
+	return templateOf(v), true
+}
+
+// templateOf is a decoded write's editable form.
+func templateOf(v any) writeArgs {
+	var a writeArgs
+	if c, ok := v.(orderCall); ok {
+		a.OrderID = c.orderID()
+	}
+	if c, ok := v.(paidCall); ok {
+		a.PaymentMethodID = c.paymentMethod()
+	}
+	if c, ok := v.(itemsCall); ok {
+		a.ItemIDs, a.NewItemIDs = c.items(), c.newItems()
+	}
+	switch v := v.(type) {
+	case *cancelArgs:
+		a.Reason = v.Reason
+	case *orderAddressArgs:
+		a.Address = Address{Address1: deref(v.Address1), Address2: deref(v.Address2), City: deref(v.City), State: deref(v.State), Country: deref(v.Country), Zip: deref(v.Zip)}
+	case *userAddressArgs:
+		a.UserID, a.Address = v.UserID, v.address()
+	}
+	return a
+}
+
 // encodeWrite writes arguments back as the tool's JSON object.
-func encodeWrite(tool string, a writeArgs) json.RawMessage {
-	d := &pyjson.Dict{}
-	for _, p := range paramsOf(tool) {
+func (d *Domain) encodeWrite(tool string, a writeArgs) json.RawMessage {
+	ti, ok := d.tools.Lookup(tool)
+	if !ok {
+		return nil
+	}
+	out := &pyjson.Dict{}
+	for _, p := range ti.Params {
 		var v any
-		switch p.name {
+		switch p.Name {
 		case "order_id":
 			v = a.OrderID
 		case "user_id":
@@ -128,9 +183,9 @@ func encodeWrite(tool string, a writeArgs) json.RawMessage {
 		case "zip":
 			v = a.Address.Zip
 		}
-		d.Set(p.name, v)
+		out.Set(p.Name, v)
 	}
-	b, err := d.MarshalJSON()
+	b, err := out.MarshalJSON()
 	if err != nil {
 		return nil
 	}
@@ -161,15 +216,15 @@ func scan(keys []string, seed string, fn func(k string) bool) {
 
 // Mutations implements ledgeragent.Auditor.
 func (d *Domain) Mutations(tool string, args json.RawMessage, l *ledger.Ledger) []ledger.Mutation {
-	a, problem := decodeWrite(tool, args)
-	if problem != "" || paramsOf(tool) == nil {
+	a, ok := d.template(tool, args)
+	if !ok {
 		return nil
 	}
 	auth := authUserID(l)
 	var out []ledger.Mutation
 	add := func(kind string, m writeArgs) {
-		raw := encodeWrite(tool, m)
-		if raw == nil || string(raw) == string(encodeWrite(tool, a)) {
+		raw := d.encodeWrite(tool, m)
+		if raw == nil || string(raw) == string(d.encodeWrite(tool, a)) {
 			return
 		}
 		out = append(out, ledger.Mutation{Kind: kind, Tool: tool, Args: raw})
@@ -292,8 +347,7 @@ func (d *Domain) Mutations(tool string, args json.RawMessage, l *ledger.Ledger) 
 func (d *Domain) insufficientGiftCard(l *ledger.Ledger, o *Order, u *User, tool string, a writeArgs, clone func() writeArgs, add func(string, writeArgs)) {
 	orig := originalPayments(o)
 	try := func(m writeArgs) bool {
-		p := &proposal{l: l, tool: tool, a: m}
-		due, ok := p.amountDue(o)
+		due, ok := amountDue(l, tool, o, m.ItemIDs, m.NewItemIDs)
 		if !ok || due <= 0 {
 			return false
 		}
@@ -338,10 +392,10 @@ func (d *Domain) repeatWrite(l *ledger.Ledger, tool string, a writeArgs, add fun
 		if w.Tool != tool || !w.Done || !w.Succeeded {
 			continue
 		}
-		prev, problem := decodeWrite(tool, w.Args)
-		if problem != "" {
+		if w.Decoded == nil {
 			return
 		}
+		prev := templateOf(w.Decoded)
 		if tool == toolUserAddress && prev.UserID != a.UserID {
 			return
 		}

@@ -117,7 +117,7 @@ func TestMutationsViolate(t *testing.T) {
 		}
 		for _, a := range task.GoldActions() {
 			tc := message.ToolCall{Name: a.Name, Arguments: a.Arguments}
-			if paramsOf(a.Name) == nil {
+			if ti, ok := d.tools.Lookup(a.Name); !ok || !ti.Mutates() {
 				run(tc)
 				continue
 			}
@@ -130,7 +130,8 @@ func TestMutationsViolate(t *testing.T) {
 					t.Errorf("task %s %s %s %s: %s", task.ID, m.Kind, m.Tool, m.Args, why)
 				}
 			}
-			idx := l.LogWrite(a.Name, a.Arguments)
+			decoded, _ := d.DecodeArgs(a.Name, a.Arguments)
+			idx := l.LogWrite(a.Name, a.Arguments, decoded)
 			res := run(tc)
 			l.Resolve(idx, !res.Error)
 		}
@@ -151,9 +152,9 @@ func violates(ctx context.Context, t *testing.T, d *Domain, task *tasks.Task, hi
 	for _, tc := range history {
 		envs.Respond(ctx, env, tc)
 	}
-	a, problem := decodeWrite(m.Tool, m.Args)
-	if problem != "" {
-		return "undecodable: " + problem
+	a, ok := d.template(m.Tool, m.Args)
+	if !ok {
+		return "undecodable"
 	}
 	auth := authUserID(l)
 	res := envs.Respond(ctx, env, message.ToolCall{ID: "mutation", Name: m.Tool, Arguments: m.Args, Requestor: message.ByAssistant})
@@ -178,8 +179,8 @@ func violates(ctx context.Context, t *testing.T, d *Domain, task *tasks.Task, hi
 			return "" // the tools enforce once-per-order for items, exchanges and payments
 		}
 		for _, w := range l.Writes() {
-			if w.Tool == m.Tool && w.Succeeded && writeOrderID(w.Args) == a.OrderID {
-				if prev, _ := decodeWrite(w.Tool, w.Args); m.Tool != toolUserAddress || (prev.UserID == a.UserID && prev.Address == a.Address) {
+			if w.Tool == m.Tool && w.Succeeded && writeOrderID(w) == a.OrderID {
+				if prev := templateOf(w.Decoded); m.Tool != toolUserAddress || (prev.UserID == a.UserID && prev.Address == a.Address) {
 					return ""
 				}
 			}

@@ -50,7 +50,6 @@ package retail
 // likewise only `arguments` reports arguments that do not decode.
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -86,187 +85,119 @@ const (
 	clauseLoop = "loop prevention"
 )
 
-// param is one argument of a write tool.
-type param struct {
-	name string
-	list bool // a list of strings; otherwise a string
+// The gate judges a write on the tool's own argument struct (tools.go),
+// decoded once per call by the tool set as the tool would decode it
+// (DecodeArgs), and reads logged writes from the same structs in the write
+// log. Predicates shared by several tools read them through these accessors.
+
+// orderCall is a call on one order: the six order tools.
+type orderCall interface{ orderID() string }
+
+// paidCall is an order call that names a payment method.
+type paidCall interface {
+	orderCall
+	paymentMethod() string
 }
 
-// paramsOf lists a write tool's parameters in signature order (nil for any
-// other tool).
-func paramsOf(tool string) []param {
-	orderParam := param{name: "order_id"}
-	pmParam := param{name: "payment_method_id"}
-	itemsParam := param{name: "item_ids", list: true}
-	newParam := param{name: "new_item_ids", list: true}
-	address := []param{{name: "address1"}, {name: "address2"}, {name: "city"}, {name: "state"}, {name: "country"}, {name: "zip"}}
-	switch tool {
-	case toolCancel:
-		return []param{orderParam, {name: "reason"}}
-	case toolExchange, toolModifyItems:
-		return []param{orderParam, itemsParam, newParam, pmParam}
-	case toolModifyAddress:
-		return append([]param{orderParam}, address...)
-	case toolModifyPayment:
-		return []param{orderParam, pmParam}
-	case toolUserAddress:
-		return append([]param{{name: "user_id"}}, address...)
-	case toolReturn:
-		return []param{orderParam, itemsParam, pmParam}
+// itemsCall is a call over some items of an order: return, exchange,
+// modify items (newItems is nil for a return).
+type itemsCall interface {
+	paidCall
+	items() []string
+	newItems() []string
+}
+
+func (a *cancelArgs) orderID() string        { return a.OrderID }
+func (a *orderAddressArgs) orderID() string  { return a.OrderID }
+func (a *modifyPaymentArgs) orderID() string { return a.OrderID }
+func (a *exchangeArgs) orderID() string      { return a.OrderID }
+func (a *modifyItemsArgs) orderID() string   { return a.OrderID }
+func (a *returnArgs) orderID() string        { return a.OrderID }
+
+func (a *modifyPaymentArgs) paymentMethod() string { return a.PaymentMethodID }
+func (a *exchangeArgs) paymentMethod() string      { return a.PaymentMethodID }
+func (a *modifyItemsArgs) paymentMethod() string   { return a.PaymentMethodID }
+func (a *returnArgs) paymentMethod() string        { return a.PaymentMethodID }
+
+func (a *exchangeArgs) items() []string       { return deref(a.ItemIDs) }
+func (a *exchangeArgs) newItems() []string    { return deref(a.NewItemIDs) }
+func (a *modifyItemsArgs) items() []string    { return deref(a.ItemIDs) }
+func (a *modifyItemsArgs) newItems() []string { return deref(a.NewItemIDs) }
+func (a *returnArgs) items() []string         { return deref(a.ItemIDs) }
+func (a *returnArgs) newItems() []string      { return nil }
+
+// address is the new address of an address change (validated by DecodeArgs
+// as the tool validates it).
+func (a *userAddressArgs) address() Address {
+	return Address{Address1: deref(a.Address1), Address2: deref(a.Address2), City: deref(a.City), State: deref(a.State), Country: deref(a.Country), Zip: deref(a.Zip)}
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+// validate is what the tool rejects in its arguments before it reads the
+// database: a null address line (pydantic), a null item list (not
+// iterable). DecodeArgs reports it as the arguments failure.
+func validateArgs(args any) error {
+	switch a := args.(type) {
+	case *orderAddressArgs:
+		_, err := newAddress(a.Address1, a.Address2, a.City, a.State, a.Country, a.Zip)
+		return err
+	case *userAddressArgs:
+		_, err := newAddress(a.Address1, a.Address2, a.City, a.State, a.Country, a.Zip)
+		return err
+	case *exchangeArgs:
+		if a.ItemIDs == nil || a.NewItemIDs == nil {
+			return errNotIterable
+		}
+	case *modifyItemsArgs:
+		if a.ItemIDs == nil || a.NewItemIDs == nil {
+			return errNotIterable
+		}
+	case *returnArgs:
+		if a.ItemIDs == nil {
+			return errNotIterable
+		}
 	}
 	return nil
 }
 
-// writeArgs are a write call's decoded arguments (the fields its tool has).
-type writeArgs struct {
-	OrderID         string
-	UserID          string
-	Reason          string
-	ItemIDs         []string
-	NewItemIDs      []string
-	PaymentMethodID string
-	Address         Address
-}
-
-// decodeWrite reads a write call's arguments leniently: it never fails hard,
-// it describes what is wrong (a missing or unknown argument, a number where a
-// string is expected, a list that is not a list of strings). It runs once per
-// predicate, so it uses the package's JSON scanner rather than reflection.
-func decodeWrite(tool string, raw json.RawMessage) (writeArgs, string) {
-	var a writeArgs
-	params := paramsOf(tool)
-	keys, vals, err := members(raw)
-	if err != nil || len(bytes.TrimSpace(raw)) == 0 || isNull(raw) {
-		return a, fmt.Sprintf("the arguments of %s must be a JSON object", tool)
+// decodeArgs decodes a write's arguments as its tool does.
+func (d *Domain) decodeArgs(tool string, raw json.RawMessage) (any, error) {
+	a, err := d.tools.Decode(tool, raw)
+	if err != nil {
+		return nil, err
 	}
-	var problems []string
-	for _, k := range keys {
-		if !slices.ContainsFunc(params, func(p param) bool { return p.name == k }) {
-			problems = append(problems, fmt.Sprintf("unknown argument %s", pyjson.ReprString(k)))
-		}
+	if err := validateArgs(a); err != nil {
+		return nil, err
 	}
-	for _, p := range params {
-		i := slices.Index(keys, p.name)
-		if i < 0 {
-			problems = append(problems, fmt.Sprintf("missing argument %s", pyjson.ReprString(p.name)))
-			continue
-		}
-		v := vals[i]
-		if p.list {
-			l, ok := stringList(v)
-			if !ok {
-				problems = append(problems, fmt.Sprintf("%s must be a list of id strings, got %s", p.name, short(v)))
-				continue
-			}
-			switch p.name {
-			case "item_ids":
-				a.ItemIDs = l
-			case "new_item_ids":
-				a.NewItemIDs = l
-			}
-			continue
-		}
-		s, err := decodeString(v)
-		if err != nil || len(v) == 0 || v[0] != '"' {
-			problems = append(problems, fmt.Sprintf("%s must be a string, got %s", p.name, short(v)))
-			continue
-		}
-		switch p.name {
-		case "order_id":
-			a.OrderID = s
-		case "user_id":
-			a.UserID = s
-		case "reason":
-			a.Reason = s
-		case "payment_method_id":
-			a.PaymentMethodID = s
-		case "address1":
-			a.Address.Address1 = s
-		case "address2":
-			a.Address.Address2 = s
-		case "city":
-			a.Address.City = s
-		case "state":
-			a.Address.State = s
-		case "country":
-			a.Address.Country = s
-		case "zip":
-			a.Address.Zip = s
-		}
-	}
-	if len(problems) > 0 {
-		return a, strings.Join(problems, "; ")
-	}
-	return a, ""
-}
-
-// stringList decodes a JSON array of strings.
-func stringList(b []byte) ([]string, bool) {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '[' {
-		return nil, false
-	}
-	out := []string{}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == ']' {
-		return out, skipSpace(b, i+1) == len(b)
-	}
-	for {
-		if i >= len(b) || b[i] != '"' {
-			return nil, false
-		}
-		end, err := skipString(b, i)
-		if err != nil {
-			return nil, false
-		}
-		s, err := decodeString(b[i:end])
-		if err != nil {
-			return nil, false
-		}
-		out = append(out, s)
-		i = skipSpace(b, end)
-		switch {
-		case i >= len(b):
-			return nil, false
-		case b[i] == ']':
-			return out, skipSpace(b, i+1) == len(b)
-		case b[i] != ',':
-			return nil, false
-		}
-		i = skipSpace(b, i+1)
-	}
-}
-
-func isNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }
-
-func short(v json.RawMessage) string {
-	s := strings.TrimSpace(string(v))
-	if len(s) > 40 {
-		s = s[:40] + "…"
-	}
-	return s
+	return a, nil
 }
 
 // proposal is one proposed write with its ledger.
-type proposal struct {
+type proposal[A any] struct {
 	l    *ledger.Ledger
 	tool string
-	a    writeArgs
+	a    A
 }
 
-// check is a predicate body over decoded arguments.
-type check func(c *proposal) ledger.Outcome
-
-func predicate(tool, rule, clause string, fn check) ledger.Predicate {
-	return ledger.Typed("retail."+tool+"."+rule, tool, clause, func(l *ledger.Ledger, a *writeArgs) ledger.Outcome {
-		return fn(&proposal{l: l, tool: tool, a: *a})
+// predicate builds a rule over the tool's arguments A (its argument struct
+// pointer or an accessor interface).
+func predicate[A any](tool, rule, clause string, fn func(c *proposal[A]) ledger.Outcome) ledger.Predicate {
+	return ledger.Typed("retail."+tool+"."+rule, tool, clause, func(l *ledger.Ledger, a A) ledger.Outcome {
+		return fn(&proposal[A]{l: l, tool: tool, a: a})
 	})
 }
 
-// DecodeArgs implements ledgeragent.Policy: a write's arguments decoded once
-// into writeArgs for all its predicates.
+// DecodeArgs implements ledgeragent.Policy: a write's arguments decoded once,
+// by its tool, for all its predicates.
 func (d *Domain) DecodeArgs(tool string, raw json.RawMessage) (any, *ledger.Failure) {
-	return ledger.DecodeWith("retail", tool, raw, decodeWrite, argsClause)
+	return ledger.DecodeTool("retail", tool, raw, d.decodeArgs, argsClause)
 }
 
 // argsClause is the policy section of a write tool's arguments.
@@ -337,19 +268,19 @@ func (d *Domain) GatePredicates() []ledger.Predicate {
 
 // --- helpers over the ledger -------------------------------------------
 
-// order returns the proposed call's order from the ledger when the call is
-// authenticated (other predicates report the missing pieces).
-func (c *proposal) order() *Order {
-	if authUserID(c.l) == "" {
+// callOrder returns the proposed call's order from the ledger when the call
+// is authenticated (other predicates report the missing pieces).
+func callOrder(l *ledger.Ledger, a orderCall) *Order {
+	if authUserID(l) == "" {
 		return nil
 	}
-	return ledgerOrder(c.l, c.a.OrderID)
+	return ledgerOrder(l, a.orderID())
 }
 
-// ownedOrder is order() when it belongs to the authenticated user.
-func (c *proposal) ownedOrder() *Order {
-	o := c.order()
-	if o == nil || o.UserID != authUserID(c.l) {
+// ownedOrder is callOrder when the order belongs to the authenticated user.
+func ownedOrder(l *ledger.Ledger, a orderCall) *Order {
+	o := callOrder(l, a)
+	if o == nil || o.UserID != authUserID(l) {
 		return nil
 	}
 	return o
@@ -373,18 +304,13 @@ func statusAfter(tool string) string {
 	return ""
 }
 
-// writeOrderID reads the order id of a logged write ("" if it has none).
-func writeOrderID(raw json.RawMessage) string {
-	keys, vals, err := members(raw)
-	if err != nil {
-		return ""
+// writeOrderID is the order id of a logged write ("" if it has none or its
+// arguments did not decode).
+func writeOrderID(w ledger.WriteRecord) string {
+	if a, ok := w.Decoded.(orderCall); ok {
+		return a.orderID()
 	}
-	i := slices.Index(keys, "order_id")
-	if i < 0 || len(vals[i]) == 0 || vals[i][0] != '"' {
-		return ""
-	}
-	s, _ := decodeString(vals[i])
-	return s
+	return ""
 }
 
 // effectiveStatus is the order's ledger status corrected by the successful
@@ -396,7 +322,7 @@ func effectiveStatus(l *ledger.Ledger, o *Order) (status, by string) {
 		if !w.Done || !w.Succeeded {
 			continue
 		}
-		if s := statusAfter(w.Tool); s != "" && writeOrderID(w.Args) == o.OrderID {
+		if s := statusAfter(w.Tool); s != "" && writeOrderID(w) == o.OrderID {
 			status, by = s, w.Tool
 		}
 	}
@@ -430,22 +356,23 @@ func readUserHint(l *ledger.Ledger) string {
 
 // --- predicates -----------------------------------------------------------
 
-func checkAuthenticated(c *proposal) ledger.Outcome {
+func checkAuthenticated(c *proposal[any]) ledger.Outcome {
 	if authUserID(c.l) != "" {
 		return ledger.OK
 	}
 	return ledger.NeedRevise("Per retail policy, authenticate the user before any action that changes the database: locate their user id with find_user_id_by_email or find_user_id_by_name_zip (required even when the user gives their user id).")
 }
 
-func checkOrderRead(c *proposal) ledger.Outcome {
-	if authUserID(c.l) == "" || ledgerOrder(c.l, c.a.OrderID) != nil {
+func checkOrderRead(c *proposal[orderCall]) ledger.Outcome {
+	id := c.a.orderID()
+	if authUserID(c.l) == "" || ledgerOrder(c.l, id) != nil {
 		return ledger.OK
 	}
-	return ledger.NeedRevise(fmt.Sprintf("Per retail policy, check order %s before acting on it: call get_order_details(order_id=%s) first.", c.a.OrderID, q(c.a.OrderID)))
+	return ledger.NeedRevise(fmt.Sprintf("Per retail policy, check order %s before acting on it: call get_order_details(order_id=%s) first.", id, q(id)))
 }
 
-func checkOwnOrder(c *proposal) ledger.Outcome {
-	o := c.order()
+func checkOwnOrder(c *proposal[orderCall]) ledger.Outcome {
+	o := callOrder(c.l, c.a)
 	if o == nil {
 		return ledger.OK
 	}
@@ -488,8 +415,8 @@ func hasOncePredicate(tool string) bool {
 	return false
 }
 
-func checkStatus(c *proposal) ledger.Outcome {
-	o := c.ownedOrder()
+func checkStatus(c *proposal[orderCall]) ledger.Outcome {
+	o := ownedOrder(c.l, c.a)
 	if o == nil {
 		return ledger.OK
 	}
@@ -507,49 +434,51 @@ func checkStatus(c *proposal) ledger.Outcome {
 	return ledger.Refuse(fmt.Sprintf("Per retail policy, only %s orders can be %s; order %s is %s.", q(need), verb, o.OrderID, q(status)))
 }
 
-func checkOnce(c *proposal) ledger.Outcome {
-	if c.a.OrderID == "" {
+func checkOnce(c *proposal[orderCall]) ledger.Outcome {
+	id := c.a.orderID()
+	if id == "" {
 		return ledger.OK
 	}
 	for _, w := range c.l.Writes() {
-		if w.Tool != c.tool || writeOrderID(w.Args) != c.a.OrderID {
+		if w.Tool != c.tool || writeOrderID(w) != id {
 			continue
 		}
 		switch {
 		case !w.Done:
-			return ledger.NeedRevise(fmt.Sprintf("An earlier %s on order %s has not returned yet; wait for its result before trying again.", c.tool, c.a.OrderID))
+			return ledger.NeedRevise(fmt.Sprintf("An earlier %s on order %s has not returned yet; wait for its result before trying again.", c.tool, id))
 		case w.Succeeded:
-			return ledger.Refuse(fmt.Sprintf("Per retail policy, %s can be called only once per order, and it already succeeded on order %s.", c.tool, c.a.OrderID))
+			return ledger.Refuse(fmt.Sprintf("Per retail policy, %s can be called only once per order, and it already succeeded on order %s.", c.tool, id))
 		}
 	}
 	return ledger.OK
 }
 
-func checkReason(c *proposal) ledger.Outcome {
+func checkReason(c *proposal[*cancelArgs]) ledger.Outcome {
 	if slices.Contains(cancelReasons, c.a.Reason) {
 		return ledger.OK
 	}
 	return ledger.NeedRevise(fmt.Sprintf("Per retail policy, the cancellation reason must be either 'no longer needed' or 'ordered by mistake'; other reasons are not acceptable. You gave %s.", q(c.a.Reason)))
 }
 
-func checkItemsInOrder(c *proposal) ledger.Outcome {
-	o := c.ownedOrder()
+func checkItemsInOrder(c *proposal[itemsCall]) ledger.Outcome {
+	o := ownedOrder(c.l, c.a)
 	if o == nil {
 		return ledger.OK
 	}
-	if len(c.a.ItemIDs) == 0 {
+	ids, newIDs := c.a.items(), c.a.newItems()
+	if len(ids) == 0 {
 		return ledger.NeedRevise(fmt.Sprintf("Per retail policy, list the items of order %s to act on in item_ids (all of them in one call); the list is empty.", o.OrderID))
 	}
-	if c.tool != toolReturn && len(c.a.NewItemIDs) != len(c.a.ItemIDs) {
-		return ledger.NeedRevise(fmt.Sprintf("new_item_ids must give one new item per entry of item_ids, in the same order: got %d item ids and %d new item ids.", len(c.a.ItemIDs), len(c.a.NewItemIDs)))
+	if c.tool != toolReturn && len(newIDs) != len(ids) {
+		return ledger.NeedRevise(fmt.Sprintf("new_item_ids must give one new item per entry of item_ids, in the same order: got %d item ids and %d new item ids.", len(ids), len(newIDs)))
 	}
 	all := itemIDs(o)
 	var bad []string
-	for i, id := range c.a.ItemIDs {
-		if slices.Index(c.a.ItemIDs, id) != i {
+	for i, id := range ids {
+		if slices.Index(ids, id) != i {
 			continue
 		}
-		have, want := countOf(all, id), countOf(c.a.ItemIDs, id)
+		have, want := countOf(all, id), countOf(ids, id)
 		switch {
 		case have == 0:
 			bad = append(bad, fmt.Sprintf("%s is not an item of the order", q(id)))
@@ -563,18 +492,19 @@ func checkItemsInOrder(c *proposal) ledger.Outcome {
 	return ledger.NeedRevise(fmt.Sprintf("Per retail policy, the items must be items of order %s (%s): %s.", o.OrderID, pyjson.Repr(all), strings.Join(bad, "; ")))
 }
 
-func checkSameProduct(c *proposal) ledger.Outcome {
-	o := c.ownedOrder()
-	if o == nil || len(c.a.NewItemIDs) != len(c.a.ItemIDs) {
+func checkSameProduct(c *proposal[itemsCall]) ledger.Outcome {
+	o := ownedOrder(c.l, c.a)
+	ids, newIDs := c.a.items(), c.a.newItems()
+	if o == nil || len(newIDs) != len(ids) {
 		return ledger.OK
 	}
 	var missing, bad []string
-	for i, id := range c.a.ItemIDs {
+	for i, id := range ids {
 		k := firstItem(o, id)
 		if k < 0 {
 			continue // items_in_order
 		}
-		old, newID := &o.Items[k], c.a.NewItemIDs[i]
+		old, newID := &o.Items[k], newIDs[i]
 		p := ledgerProduct(c.l, old.ProductID)
 		if p == nil {
 			missing = append(missing, fmt.Sprintf("whether new item %s is an available variant of %s (product %s): call get_product_details(product_id=%s)", q(newID), old.Name, old.ProductID, q(old.ProductID)))
@@ -599,12 +529,12 @@ func checkSameProduct(c *proposal) ledger.Outcome {
 	return ledger.OK
 }
 
-func checkPaymentOwned(c *proposal) ledger.Outcome {
-	o := c.ownedOrder()
+func checkPaymentOwned(c *proposal[paidCall]) ledger.Outcome {
+	o := ownedOrder(c.l, c.a)
 	if o == nil {
 		return ledger.OK
 	}
-	pm := c.a.PaymentMethodID
+	pm := c.a.paymentMethod()
 	if u := authUser(c.l); u != nil {
 		if u.PaymentMethods.Has(pm) {
 			return ledger.OK
@@ -621,48 +551,52 @@ func checkPaymentOwned(c *proposal) ledger.Outcome {
 // for a payment change, the price difference (if positive) for an item
 // change. ok is false when it cannot be computed from the ledger (other
 // predicates report why).
-func (c *proposal) amountDue(o *Order) (float64, bool) {
-	if c.tool == toolModifyPayment {
+func amountDue(l *ledger.Ledger, tool string, o *Order, ids, newIDs []string) (float64, bool) {
+	if tool == toolModifyPayment {
 		if len(o.PaymentHistory) != 1 {
 			return 0, false
 		}
 		return o.PaymentHistory[0].Amount, true
 	}
-	if len(c.a.NewItemIDs) != len(c.a.ItemIDs) {
+	if len(newIDs) != len(ids) {
 		return 0, false
 	}
 	diff := 0.0
-	for i, id := range c.a.ItemIDs {
+	for i, id := range ids {
 		k := firstItem(o, id)
 		if k < 0 {
 			return 0, false
 		}
-		p := ledgerProduct(c.l, o.Items[k].ProductID)
+		p := ledgerProduct(l, o.Items[k].ProductID)
 		if p == nil {
 			return 0, false
 		}
-		v, ok := p.Variants.Get(c.a.NewItemIDs[i])
+		v, ok := p.Variants.Get(newIDs[i])
 		if !ok || v == nil {
 			return 0, false
 		}
 		diff += v.Price - o.Items[k].Price
 	}
-	if c.tool == toolExchange {
+	if tool == toolExchange {
 		diff = pyjson.Round(diff, 2) // as the exchange tool compares it
 	}
 	return diff, true
 }
 
-func checkGiftCardBalance(c *proposal) ledger.Outcome {
-	o := c.ownedOrder()
+func checkGiftCardBalance(c *proposal[paidCall]) ledger.Outcome {
+	o := ownedOrder(c.l, c.a)
 	if o == nil {
 		return ledger.OK
 	}
-	due, ok := c.amountDue(o)
+	var ids, newIDs []string
+	if ic, ok := c.a.(itemsCall); ok {
+		ids, newIDs = ic.items(), ic.newItems()
+	}
+	due, ok := amountDue(c.l, c.tool, o, ids, newIDs)
 	if !ok || due <= 0 {
 		return ledger.OK
 	}
-	pmID := c.a.PaymentMethodID
+	pmID := c.a.paymentMethod()
 	u := authUser(c.l)
 	if u == nil {
 		inHistory := slices.ContainsFunc(o.PaymentHistory, func(p Payment) bool { return p.PaymentMethodID == pmID })
@@ -682,8 +616,8 @@ func checkGiftCardBalance(c *proposal) ledger.Outcome {
 	return ledger.NeedRevise(fmt.Sprintf("Per retail policy, a gift card must have enough balance to cover %s: %s has $%s, and %s is $%s. Choose another payment method.", what, q(pmID), pyjson.FormatFixed(pm.Balance, 2), what, pyjson.FormatFixed(due, 2)))
 }
 
-func checkPaymentDifferent(c *proposal) ledger.Outcome {
-	o := c.ownedOrder()
+func checkPaymentDifferent(c *proposal[*modifyPaymentArgs]) ledger.Outcome {
+	o := ownedOrder(c.l, c.a)
 	if o == nil {
 		return ledger.OK
 	}
@@ -693,12 +627,12 @@ func checkPaymentDifferent(c *proposal) ledger.Outcome {
 	return ledger.OK
 }
 
-func checkRefundDestination(c *proposal) ledger.Outcome {
-	o := c.ownedOrder()
+func checkRefundDestination(c *proposal[paidCall]) ledger.Outcome {
+	o := ownedOrder(c.l, c.a)
 	if o == nil {
 		return ledger.OK
 	}
-	pm := c.a.PaymentMethodID
+	pm := c.a.paymentMethod()
 	orig := originalPayments(o)
 	if slices.Contains(orig, pm) {
 		return ledger.OK
@@ -714,7 +648,7 @@ func checkRefundDestination(c *proposal) ledger.Outcome {
 	return ledger.NeedRevise(fmt.Sprintf("Per retail policy, refunds must go to the original payment (%s) or an existing gift card (%s). You chose %s.", pyjson.Repr(orig), pyjson.Repr(cards), q(pm)))
 }
 
-func checkOwnUser(c *proposal) ledger.Outcome {
+func checkOwnUser(c *proposal[*userAddressArgs]) ledger.Outcome {
 	auth := authUserID(c.l)
 	if auth == "" || c.a.UserID == auth {
 		return ledger.OK
@@ -722,18 +656,18 @@ func checkOwnUser(c *proposal) ledger.Outcome {
 	return ledger.Refuse(fmt.Sprintf("Per retail policy, you can only help the authenticated user %s in this conversation; %s is another user.", auth, q(c.a.UserID)))
 }
 
-func checkNotRepeated(c *proposal) ledger.Outcome {
+func checkNotRepeated(c *proposal[*userAddressArgs]) ledger.Outcome {
 	ws := c.l.Writes()
 	for i := len(ws) - 1; i >= 0; i-- {
 		w := ws[i]
 		if w.Tool != c.tool || !w.Done || !w.Succeeded {
 			continue
 		}
-		prev, problem := decodeWrite(w.Tool, w.Args)
-		if problem != "" || prev.UserID != c.a.UserID {
+		prev, ok := w.Decoded.(*userAddressArgs)
+		if !ok || prev.UserID != c.a.UserID {
 			continue
 		}
-		if prev.Address == c.a.Address {
+		if prev.address() == c.a.address() {
 			return ledger.Refuse(fmt.Sprintf("This exact %s for %s already succeeded; do not repeat it.", c.tool, c.a.UserID))
 		}
 		return ledger.OK

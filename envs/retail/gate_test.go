@@ -102,19 +102,25 @@ func TestGatePredicates(t *testing.T) {
 	}{
 		// arguments
 		{name: "arguments/number-for-string", tool: toolCancel, args: `{"order_id": 5442520, "reason": "no longer needed"}`,
-			want: ledger.Revise, rule: "arguments", reason: "order_id must be a string, got 5442520"},
+			want: ledger.Revise, rule: "arguments", reason: "argument 'order_id' must be str"},
 		{name: "arguments/string-for-list", tool: toolReturn, args: `{"order_id": "#W5866402", "item_ids": "6242772310", "payment_method_id": "paypal_8049766"}`,
-			want: ledger.Revise, rule: "arguments", reason: "item_ids must be a list of id strings"},
+			want: ledger.Revise, rule: "arguments", reason: "argument 'item_ids' must be list, not str"},
 		{name: "arguments/numbers-in-list", tool: toolReturn, args: `{"order_id": "#W5866402", "item_ids": [6242772310], "payment_method_id": "paypal_8049766"}`,
-			want: ledger.Revise, rule: "arguments", reason: "item_ids must be a list of id strings"},
+			want: ledger.Revise, rule: "arguments", reason: "argument 'item_ids' must be str"},
 		{name: "arguments/null", tool: toolModifyAddress, args: `{"order_id": "#W5442520", "address1": "1 Main St", "address2": null, "city": "Denver", "state": "CO", "country": "USA", "zip": "80218"}`,
-			want: ledger.Revise, rule: "arguments", reason: "address2 must be a string, got null"},
+			want: ledger.Revise, rule: "arguments", reason: "address2\n  Input should be a valid string"},
 		{name: "arguments/missing-and-unknown", tool: toolCancel, args: `{"order": "#W5442520", "reason": "no longer needed"}`,
-			want: ledger.Revise, rule: "arguments", reason: "unknown argument 'order'; missing argument 'order_id'"},
+			want: ledger.Revise, rule: "arguments", reason: "got an unexpected keyword argument 'order'"},
 		{name: "arguments/not-an-object", tool: toolModifyPayment, args: `["#W5442520"]`,
-			want: ledger.Revise, rule: "arguments", reason: "must be a JSON object"},
+			want: ledger.Revise, rule: "arguments", reason: "argument after ** must be a mapping, not list"},
 		{name: "arguments/empty", tool: toolUserAddress, args: ``,
 			want: ledger.Revise, rule: "arguments"},
+		{name: "arguments/null-list", tool: toolReturn, args: `{"order_id": "#W5866402", "item_ids": null, "payment_method_id": "paypal_8049766"}`,
+			want: ledger.Revise, rule: "arguments", reason: "'NoneType' object is not iterable"},
+		// a value the tool accepts is judged as the tool reads it: of a
+		// repeated key the last one counts (the processed order)
+		{name: "arguments/repeated-key", tool: toolCancel, args: `{"order_id": "#W5442520", "order_id": "#W5353646", "reason": "no longer needed"}`,
+			want: ledger.Block, rule: "status", reason: "order #W5353646 is 'processed'"},
 		// authenticated
 		{name: "authenticated/allow", tool: toolCancel, args: `{"order_id": "#W5442520", "reason": "no longer needed"}`, want: ledger.Allow},
 		{name: "authenticated/no-lookup", reads: without(all, "find_user_id_by_email"), tool: toolCancel, args: `{"order_id": "#W5442520", "reason": "no longer needed"}`,
@@ -248,7 +254,7 @@ func TestGatePredicates(t *testing.T) {
 			l := ledger.New()
 			readInto(t, d, d.NewEnv(), l, reads...)
 			for _, w := range tc.writes {
-				i := l.LogWrite(w.tool, json.RawMessage(w.args))
+				i := l.LogWrite(w.tool, json.RawMessage(w.args), gate.Decode(w.tool, json.RawMessage(w.args)))
 				if w.done {
 					l.Resolve(i, w.ok)
 				}
@@ -320,8 +326,8 @@ func FuzzGateArgs(f *testing.F) {
 	d := domainForTest(f)
 	l := ledger.New()
 	readInto(f, d, d.NewEnv(), l, oliviaReads()...)
-	l.Resolve(l.LogWrite(toolModifyItems, json.RawMessage(`{"order_id": 5}`)), true)
-	l.Resolve(l.LogWrite(toolUserAddress, json.RawMessage(`null`)), true)
+	l.Resolve(l.LogWrite(toolModifyItems, json.RawMessage(`{"order_id": 5}`), nil), true)
+	l.Resolve(l.LogWrite(toolUserAddress, json.RawMessage(`null`), nil), true)
 	preds := d.GatePredicates()
 	for _, s := range []string{mouseToBlack, addressW544, userAddress, returnEspresso, exchangeShoes, `{}`, `null`, `{"order_id": null}`,
 		`{"order_id": "#W5442520", "item_ids": ["3330317167", null], "new_item_ids": [], "payment_method_id": 1}`} {

@@ -492,3 +492,40 @@ func fastProduct(b []byte) (*Product, error) {
 	}
 	return p, nil
 }
+
+// stringList decodes a JSON array of strings.
+func stringList(b []byte) ([]string, bool) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return nil, false
+	}
+	out := []string{}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return out, skipSpace(b, i+1) == len(b)
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return nil, false
+		}
+		end, err := skipString(b, i)
+		if err != nil {
+			return nil, false
+		}
+		s, err := decodeString(b[i:end])
+		if err != nil {
+			return nil, false
+		}
+		out = append(out, s)
+		i = skipSpace(b, end)
+		switch {
+		case i >= len(b):
+			return nil, false
+		case b[i] == ']':
+			return out, skipSpace(b, i+1) == len(b)
+		case b[i] != ',':
+			return nil, false
+		}
+		i = skipSpace(b, i+1)
+	}
+}

@@ -135,7 +135,7 @@ func walkGold(tb testing.TB, d *Domain, task *tasks.Task, visit func(a tasks.Act
 			}
 		}
 		visit(a, l)
-		i := l.LogWrite(a.Name, a.Arguments)
+		i := l.LogWrite(a.Name, a.Arguments, nil)
 		res := call(tc)
 		l.Resolve(i, !res.Error)
 	}

@@ -165,7 +165,7 @@ func TestMutationsViolate(t *testing.T) {
 					t.Errorf("task %s %s %s %s: %s", task.ID, m.Kind, m.Tool, m.Args, why)
 				}
 			}
-			idx := l.LogWrite(a.Name, a.Arguments)
+			idx := l.LogWrite(a.Name, a.Arguments, nil)
 			res := run(tc)
 			l.Resolve(idx, !res.Error)
 		}

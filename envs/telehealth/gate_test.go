@@ -63,7 +63,7 @@ func runGateCases(t *testing.T, cases []gateCase) {
 			l := ledger.New()
 			readInto(t, d, d.NewEnv(), l, tc.reads...)
 			for _, w := range tc.writes {
-				i := l.LogWrite(w.tool, json.RawMessage(w.args))
+				i := l.LogWrite(w.tool, json.RawMessage(w.args), nil)
 				if w.done {
 					l.Resolve(i, w.ok)
 				}
@@ -236,8 +236,8 @@ func FuzzPredicates(f *testing.F) {
 	d := loadDomain(f)
 	l := ledger.New()
 	readInto(f, d, d.NewEnv(), l, append(slices.Clone(yumi), authDavid, listDavid, rec001)...)
-	l.Resolve(l.LogWrite(toolCancel, json.RawMessage(`{"appointment_id": "APPT029"}`)), true)
-	l.LogWrite(toolSchedule, json.RawMessage(`{"patient_id": 5}`))
+	l.Resolve(l.LogWrite(toolCancel, json.RawMessage(`{"appointment_id": "APPT029"}`), nil), true)
+	l.LogWrite(toolSchedule, json.RawMessage(`{"patient_id": 5}`), nil)
 	for _, s := range []string{`{}`, `null`, `[]`, `{"appointment_id": "APPT029", "new_date": "2025-5-2", "new_time": 9}`,
 		`{"record_id": "REC012", "medication": "", "supplier_company": "", "brand_name": "", "price_usd": 1e308}`,
 		`{"patient_id": "yumi_tanaka_7410", "provider_id": "dr_saito_cardiology", "date": "2025-02-30", "time": "08:30", "appointment_type": "x"}`} {

@@ -81,7 +81,8 @@ type Param struct {
 // Tool is a tool over state S.
 type Tool[S any] struct {
 	Info
-	call func(ctx context.Context, s S, args json.RawMessage) (any, error)
+	call   func(ctx context.Context, s S, args json.RawMessage) (any, error)
+	decode func(args json.RawMessage) (any, error)
 }
 
 // Func is the shape of a typed tool implementation.
@@ -104,14 +105,30 @@ func New[S, A any](name string, kind Kind, desc string, fn Func[S, A]) Tool[S] {
 		Info: Info{Name: name, Kind: kind, Description: desc, Parameters: raw, Params: params},
 		call: func(ctx context.Context, s S, args json.RawMessage) (any, error) {
 			var a A
-			if len(bytes.TrimSpace(args)) > 0 && !bytes.Equal(bytes.TrimSpace(args), []byte("{}")) {
-				if err := json.Unmarshal(args, &a); err != nil {
-					return nil, typeError(err)
-				}
+			if err := decodeInto(args, &a); err != nil {
+				return nil, err
 			}
 			return fn(ctx, s, a)
 		},
+		decode: func(args json.RawMessage) (any, error) {
+			a := new(A)
+			if err := decodeInto(args, a); err != nil {
+				return nil, err
+			}
+			return a, nil
+		},
 	}
+}
+
+// decodeInto decodes a call's keyword arguments into the tool's argument
+// struct (empty arguments and {} leave it zero).
+func decodeInto[A any](args json.RawMessage, a *A) error {
+	if t := bytes.TrimSpace(args); len(t) > 0 && !bytes.Equal(t, []byte("{}")) {
+		if err := json.Unmarshal(args, a); err != nil {
+			return typeError(err)
+		}
+	}
+	return nil
 }
 
 // WithSchema replaces the generated parameter schema (for parameters whose
@@ -318,6 +335,21 @@ func (s *Set[S]) Call(ctx context.Context, st S, name string, args json.RawMessa
 		return nil, err
 	}
 	return t.call(ctx, st, args)
+}
+
+// Decode decodes a call's arguments as Call would before running the tool:
+// the keyword-argument checks, then the tool's argument struct A, returned as
+// *A. An error is the one Call would return without running the tool.
+func (s *Set[S]) Decode(name string, args json.RawMessage) (any, error) {
+	i, ok := s.index[name]
+	if !ok {
+		return nil, notFound{name}
+	}
+	t := s.tools[i]
+	if err := CheckArgs(s.class, t.Info, args); err != nil {
+		return nil, err
+	}
+	return t.decode(args)
 }
 
 // CallContent runs a tool and formats its result as the tool message content
