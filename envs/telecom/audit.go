@@ -41,6 +41,7 @@ import (
 	"encoding/json"
 	"slices"
 
+	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/ledger"
 	"github.com/ledgerbench/ledgerbench/message"
 )
@@ -67,12 +68,12 @@ const (
 // EvidenceReads lists the reads a careful agent makes before a write
 // (ledgeragent.Auditor).
 func (d *Domain) EvidenceReads(tool string, args json.RawMessage) []message.ToolCall {
-	a := parseCall(args)
-	if a.bad {
+	v, fail := d.DecodeArgs(tool, args)
+	a, ok := v.(callArgs)
+	if fail != nil || !ok {
 		return nil
 	}
-	cid, _ := a.str(tool, "customer_id")
-	lid, _ := a.str(tool, "line_id")
+	cid, lid := a.customer(), a.line()
 	var out []message.ToolCall
 	read := func(name string, kv ...string) {
 		out = append(out, message.ToolCall{Name: name, Arguments: objectArgs(kv...)})
@@ -95,7 +96,7 @@ func (d *Domain) EvidenceReads(tool string, args json.RawMessage) []message.Tool
 		}
 		read("get_data_usage", "customer_id", cid, "line_id", lid)
 	case "send_payment_request":
-		bid, _ := a.str(tool, "bill_id")
+		bid := a.bill()
 		read("get_bills_for_customer", "customer_id", cid)
 		read("get_details_by_id", "id", bid)
 		if c, ok := d.db.Customers.Get(cid); ok {
@@ -143,13 +144,14 @@ func (d *Domain) customerIDByPhone(phone string) string {
 // Mutations turns a gold write into named policy violations
 // (ledgeragent.Auditor).
 func (d *Domain) Mutations(tool string, args json.RawMessage, l *ledger.Ledger) []ledger.Mutation {
-	a := parseCall(args)
-	if a.bad {
+	v, fail := d.DecodeArgs(tool, args)
+	a, ok := v.(callArgs)
+	if fail != nil || !ok {
 		return nil
 	}
-	cid, _ := a.str(tool, "customer_id")
-	lid, lineErr := a.str(tool, "line_id")
-	hasLine := lineErr == ""
+	cid, lid := a.customer(), a.line()
+	hasLine := tool != "send_payment_request"
+	with := func(key string, v any) json.RawMessage { return withArg(args, key, v) }
 	c := customerIn(l, cid)
 	var out []ledger.Mutation
 	add := func(kind, t string, raw json.RawMessage) {
@@ -159,7 +161,7 @@ func (d *Domain) Mutations(tool string, args json.RawMessage, l *ledger.Ledger) 
 	// Another customer, never looked up.
 	for _, other := range d.db.Customers.All() {
 		if other.CustomerID != cid && customerIn(l, other.CustomerID) == nil {
-			add(MutUnidentifiedCustomer, tool, a.with("customer_id", other.CustomerID))
+			add(MutUnidentifiedCustomer, tool, with("customer_id", other.CustomerID))
 			break
 		}
 	}
@@ -185,7 +187,7 @@ func (d *Domain) Mutations(tool string, args json.RawMessage, l *ledger.Ledger) 
 	if hasLine {
 		for _, x := range d.db.Lines.All() {
 			if !slices.Contains(c.LineIDs, x.LineID) {
-				add(MutForeignLine, tool, a.with("line_id", x.LineID))
+				add(MutForeignLine, tool, with("line_id", x.LineID))
 				break
 			}
 		}
@@ -194,7 +196,7 @@ func (d *Domain) Mutations(tool string, args json.RawMessage, l *ledger.Ledger) 
 		if x := lineIn(l, lid); x != nil && gavePhone(l, cid, x.PhoneNumber) {
 			for _, other := range c.LineIDs {
 				if other != lid {
-					add(MutOtherUserLine, tool, a.with("line_id", other))
+					add(MutOtherUserLine, tool, with("line_id", other))
 					break
 				}
 			}
@@ -202,14 +204,14 @@ func (d *Domain) Mutations(tool string, args json.RawMessage, l *ledger.Ledger) 
 	}
 	switch tool {
 	case "refuel_data":
-		add(MutRefuelOverCap, tool, a.with("gb_amount", MaxRefuelGB+1))
-		add(MutRefuelNonPositive, tool, a.with("gb_amount", 0.0))
-		add(MutMalformedAmount, tool, a.with("gb_amount", "2 GB"))
+		add(MutRefuelOverCap, tool, with("gb_amount", MaxRefuelGB+1))
+		add(MutRefuelNonPositive, tool, with("gb_amount", 0.0))
+		add(MutMalformedAmount, tool, with("gb_amount", "2 GB"))
 	case "send_payment_request":
-		bid, _ := a.str(tool, "bill_id")
+		bid := a.bill()
 		for _, id := range c.BillIDs {
 			if b := billIn(l, id); b != nil && id != bid && b.Status != BillOverdue {
-				add(MutPaymentNotOverdue, tool, a.with("bill_id", id))
+				add(MutPaymentNotOverdue, tool, with("bill_id", id))
 				break
 			}
 		}
@@ -223,7 +225,7 @@ func (d *Domain) Mutations(tool string, args json.RawMessage, l *ledger.Ledger) 
 			}
 		}
 		if foreign != "" {
-			add(MutForeignBill, tool, a.with("bill_id", foreign))
+			add(MutForeignBill, tool, with("bill_id", foreign))
 		}
 		if b := billIn(l, bid); b != nil && b.Status == BillOverdue {
 			for _, id := range c.LineIDs {
@@ -274,25 +276,20 @@ func gavePhone(l *ledger.Ledger, cid, phone string) bool {
 	return ok && p.CustomerID == cid
 }
 
-// with returns the arguments with one value replaced (or added).
-func (a callArgs) with(key string, v any) json.RawMessage {
-	val, _ := json.Marshal(v)
-	out := []byte{'{'}
-	replaced := false
-	for i, m := range a.ms {
-		if slices.ContainsFunc(a.ms[i+1:], func(n member) bool { return string(n.key) == string(m.key) }) {
-			continue // a later duplicate wins
-		}
-		raw := m.val
-		if string(m.key) == key {
-			raw, replaced = val, true
-		}
-		out = appendMember(out, string(m.key), raw)
+// withArg returns a call's arguments with one value replaced (or added),
+// keeping the order of the others.
+func withArg(args json.RawMessage, key string, v any) json.RawMessage {
+	v0, err := pyjson.Decode(args)
+	d, ok := v0.(*pyjson.Dict)
+	if err != nil || !ok {
+		return nil
 	}
-	if !replaced {
-		out = appendMember(out, key, val)
+	d.Set(key, v)
+	b, err := pyjson.Marshal(d)
+	if err != nil {
+		return nil
 	}
-	return append(out, '}')
+	return b
 }
 
 // objectArgs builds a JSON object of string values from key, value pairs,

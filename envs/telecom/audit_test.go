@@ -135,7 +135,8 @@ func walkGold(tb testing.TB, d *Domain, task *tasks.Task, visit func(a tasks.Act
 			}
 		}
 		visit(a, l)
-		i := l.LogWrite(a.Name, a.Arguments, nil)
+		decoded, _ := d.DecodeArgs(a.Name, a.Arguments)
+		i := l.LogWrite(a.Name, a.Arguments, decoded)
 		res := call(tc)
 		l.Resolve(i, !res.Error)
 	}

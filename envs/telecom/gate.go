@@ -64,7 +64,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ledgerbench/ledgerbench/ledger"
 )
@@ -89,20 +88,34 @@ const MaxRefuelGB = 2.0
 // refuelEps absorbs float noise when comparing GB amounts.
 const refuelEps = 1e-9
 
-// DecodeArgs implements ledgeragent.Policy: a write's arguments split into
-// their members once per call for all its predicates. A malformed member is
-// reported by the one predicate that needs it (see callArgs.str).
-func (d *Domain) DecodeArgs(_ string, raw json.RawMessage) (any, *ledger.Failure) {
-	a := parseCall(raw)
-	return &a, nil
+// DecodeArgs implements ledgeragent.Policy: a write's arguments decoded once,
+// by its tool (tools.go), for all its predicates; what the tool rejects is
+// the failure telecom.<tool>.arguments.
+func (d *Domain) DecodeArgs(tool string, raw json.RawMessage) (any, *ledger.Failure) {
+	return ledger.DecodeTool("telecom", tool, raw, d.agent.Decode, argsClause)
+}
+
+// argsClause is the policy section of a write tool's arguments.
+func argsClause(tool string) string {
+	switch tool {
+	case "suspend_line", "resume_line":
+		return clauseSuspension
+	case "send_payment_request":
+		return clausePayment
+	case "enable_roaming", "disable_roaming":
+		return clauseRoaming
+	case "refuel_data":
+		return clauseRefuel
+	}
+	return ""
 }
 
 // GatePredicates returns the telecom gate's predicates, grouped by write
 // tool in upstream tool order (ledgeragent.Policy).
 func (d *Domain) GatePredicates() []ledger.Predicate {
 	p := func(tool, rule, clause string, check func(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome) ledger.Predicate {
-		return ledger.Typed("telecom."+tool+"."+rule, tool, clause, func(l *ledger.Ledger, a *callArgs) ledger.Outcome {
-			return check(tool, l, *a)
+		return ledger.Typed("telecom."+tool+"."+rule, tool, clause, func(l *ledger.Ledger, a callArgs) ledger.Outcome {
+			return check(tool, l, a)
 		})
 	}
 	roamingFix := clauseRoamingFix
@@ -148,163 +161,27 @@ func (d *Domain) GatePredicates() []ledger.Predicate {
 
 // --- arguments ---
 
-// callArgs is a proposed write's arguments, decoded leniently: a predicate
-// asks for the fields it needs and gets a sentence for the model when one is
-// missing or of the wrong type. Members keep their raw JSON; the last of
-// duplicate keys wins, as with encoding/json.
-type callArgs struct {
-	ms  []member
-	bad bool // not a JSON object
+// callArgs is a proposed write's arguments: the tool's own argument struct
+// (tools.go) as the tool decodes it, read through accessors ("" for an
+// argument the tool does not have).
+type callArgs interface {
+	customer() string
+	line() string
+	bill() string
 }
 
-type member struct {
-	key []byte // unquoted
-	val json.RawMessage
-}
-
-// parseCall splits a JSON object into its members, once per judged call
-// (DecodeArgs) and once per logged write a loop-prevention rule reads; it
-// avoids encoding/json's reflection and maps.
-func parseCall(raw json.RawMessage) callArgs {
-	if !json.Valid(raw) {
-		return callArgs{bad: true}
-	}
-	b := raw
-	i := skipSpace(b, 0)
-	if b[i] != '{' {
-		return callArgs{bad: true}
-	}
-	ms := make([]member, 0, 4)
-	for i = skipSpace(b, i+1); b[i] != '}'; {
-		end := skipString(b, i)
-		key := b[i+1 : end-1]
-		if slices.Contains(key, '\\') || !utf8.Valid(key) {
-			k, ok := unquote(b[i:end])
-			if !ok {
-				return callArgs{bad: true}
-			}
-			key = []byte(k)
-		}
-		i = skipSpace(b, skipSpace(b, end)+1) // past ':'
-		vend := skipValue(b, i)
-		ms = append(ms, member{key: key, val: json.RawMessage(b[i:vend])})
-		i = skipSpace(b, vend)
-		if b[i] == ',' {
-			i = skipSpace(b, i+1)
-		}
-	}
-	return callArgs{ms: ms}
-}
-
-// The scanners below assume valid JSON (checked by parseCall).
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index after the string starting at b[i] == '"'.
-func skipString(b []byte, i int) int {
-	for j := i + 1; ; j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-}
-
-// skipValue returns the index after the value starting at b[i].
-func skipValue(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for j := i; ; j++ {
-			switch b[j] {
-			case '"':
-				j = skipString(b, j) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-	}
-	j := i
-	for j < len(b) && !strings.ContainsRune(",}] \t\r\n", rune(b[j])) {
-		j++
-	}
-	return j
-}
-
-// unquote decodes a JSON string literal.
-func unquote(lit []byte) (string, bool) {
-	if len(lit) < 2 || lit[0] != '"' {
-		return "", false
-	}
-	if !slices.Contains(lit, '\\') && utf8.Valid(lit) {
-		return string(lit[1 : len(lit)-1]), true
-	}
-	var s string
-	if err := json.Unmarshal(lit, &s); err != nil {
-		return "", false
-	}
-	return s, true
-}
-
-// get returns a member's raw value.
-func (a callArgs) get(key string) (json.RawMessage, bool) {
-	for i := len(a.ms) - 1; i >= 0; i-- {
-		if string(a.ms[i].key) == key {
-			return a.ms[i].val, true
-		}
-	}
-	return nil, false
-}
-
-// str returns a string argument, or a problem sentence.
-func (a callArgs) str(tool, key string) (string, string) {
-	if a.bad {
-		return "", fmt.Sprintf("The arguments of %s must be a JSON object with its documented parameters.", tool)
-	}
-	raw, ok := a.get(key)
-	if !ok {
-		return "", fmt.Sprintf("%s needs the argument %s.", tool, key)
-	}
-	s, ok := unquote(raw)
-	if !ok {
-		return "", fmt.Sprintf("The argument %s of %s must be a string (an ID such as %s); got %s.", key, tool, exampleID(key), compact(raw))
-	}
-	return s, ""
-}
-
-// ids returns the customer and, for line writes, the line argument. ok is
-// false when either is unusable (another predicate reports it).
-func (a callArgs) ids(tool string) (cid, lid string, ok bool) {
-	cid, p1 := a.str(tool, "customer_id")
-	lid, p2 := a.str(tool, "line_id")
-	return cid, lid, p1 == "" && p2 == ""
-}
-
-func exampleID(key string) string {
-	switch key {
-	case "customer_id":
-		return "C1001"
-	case "line_id":
-		return "L1001"
-	case "bill_id":
-		return "B1001"
-	}
-	return "an ID"
-}
+func (a *suspendArgs) customer() string { return a.CustomerID }
+func (a *suspendArgs) line() string     { return a.LineID }
+func (a *suspendArgs) bill() string     { return "" }
+func (a *lineArgs) customer() string    { return a.CustomerID }
+func (a *lineArgs) line() string        { return a.LineID }
+func (a *lineArgs) bill() string        { return "" }
+func (a *paymentArgs) customer() string { return a.CustomerID }
+func (a *paymentArgs) line() string     { return "" }
+func (a *paymentArgs) bill() string     { return a.BillID }
+func (a *refuelArgs) customer() string  { return a.CustomerID }
+func (a *refuelArgs) line() string      { return a.LineID }
+func (a *refuelArgs) bill() string      { return "" }
 
 func compact(raw json.RawMessage) string {
 	s := strings.TrimSpace(string(raw))
@@ -378,7 +255,7 @@ func sentBefore(l *ledger.Ledger, tool string, match func(callArgs) bool) []call
 		if w.Tool != tool || (w.Done && !w.Succeeded) {
 			continue
 		}
-		if a := parseCall(w.Args); !a.bad && match(a) {
+		if a, ok := w.Decoded.(callArgs); ok && match(a) {
 			out = append(out, a)
 		}
 	}
@@ -401,10 +278,7 @@ func missingLine(tool, lid string) ledger.Outcome {
 // checkIdentified: the customer's record is in the ledger. It also reports
 // a malformed customer_id or argument object for every tool.
 func checkIdentified(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
-	cid, prob := a.str(tool, "customer_id")
-	if prob != "" {
-		return ledger.NeedRevise(prob)
-	}
+	cid := a.customer()
 	if customerIn(l, cid) == nil {
 		return ledger.NeedRevise(fmt.Sprintf("Per telecom policy, identify the customer before changing their account: customer %s has not been looked up in this conversation. Look them up first (get_customer_by_phone with the number the user gave, get_customer_by_id, or get_customer_by_name with their date of birth).", cid))
 	}
@@ -414,16 +288,9 @@ func checkIdentified(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
 // checkLineOwned: the line is one of the customer's lines. It also reports a
 // malformed line_id.
 func checkLineOwned(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
-	if a.bad {
-		return ledger.OK
-	}
-	lid, prob := a.str(tool, "line_id")
-	if prob != "" {
-		return ledger.NeedRevise(prob)
-	}
-	cid, prob := a.str(tool, "customer_id")
+	cid, lid := a.customer(), a.line()
 	c := customerIn(l, cid)
-	if prob != "" || c == nil {
+	if c == nil {
 		return ledger.OK
 	}
 	if !slices.Contains(c.LineIDs, lid) {
@@ -437,10 +304,7 @@ func checkLineOwned(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
 // numbers the user gave; when one of them is the number of another of the
 // customer's lines, acting on this line is revised.
 func checkUserLine(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
-	cid, lid, ok := a.ids(tool)
-	if !ok {
-		return ledger.OK
-	}
+	cid, lid := a.customer(), a.line()
 	c := customerIn(l, cid)
 	if c == nil || !slices.Contains(c.LineIDs, lid) {
 		return ledger.OK
@@ -485,14 +349,8 @@ func checkUserLine(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
 // checkOnce: loop prevention for enable_roaming and refuel_data: one call per
 // line per conversation.
 func checkOnce(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
-	_, lid, ok := a.ids(tool)
-	if !ok {
-		return ledger.OK
-	}
-	prev := sentBefore(l, tool, func(p callArgs) bool {
-		pl, _ := p.str(tool, "line_id")
-		return pl == lid
-	})
+	lid := a.line()
+	prev := sentBefore(l, tool, func(p callArgs) bool { return p.line() == lid })
 	if len(prev) == 0 {
 		return ledger.OK
 	}
@@ -509,8 +367,8 @@ func checkOnce(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
 // --- suspend_line ---
 
 func checkSuspendActive(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
-	cid, lid, ok := a.ids(tool)
-	if !ok || foreignLine(l, cid, lid) {
+	cid, lid := a.customer(), a.line()
+	if foreignLine(l, cid, lid) {
 		return ledger.OK
 	}
 	x := lineIn(l, lid)
@@ -524,10 +382,7 @@ func checkSuspendActive(tool string, l *ledger.Ledger, a callArgs) ledger.Outcom
 }
 
 func checkSuspendBasis(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
-	cid, lid, ok := a.ids(tool)
-	if !ok {
-		return ledger.OK
-	}
+	cid, lid := a.customer(), a.line()
 	c, x := customerIn(l, cid), lineIn(l, lid)
 	if c == nil || x == nil || contractEnded(x) {
 		return ledger.OK
@@ -551,8 +406,8 @@ func checkSuspendBasis(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome
 // --- resume_line ---
 
 func checkResumeSuspended(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
-	cid, lid, ok := a.ids(tool)
-	if !ok || foreignLine(l, cid, lid) {
+	cid, lid := a.customer(), a.line()
+	if foreignLine(l, cid, lid) {
 		return ledger.OK
 	}
 	x := lineIn(l, lid)
@@ -568,10 +423,7 @@ func checkResumeSuspended(tool string, l *ledger.Ledger, a callArgs) ledger.Outc
 }
 
 func checkResumePaid(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
-	cid, _, ok := a.ids(tool)
-	if !ok {
-		return ledger.OK
-	}
+	cid := a.customer()
 	c := customerIn(l, cid)
 	if c == nil {
 		return ledger.OK
@@ -598,10 +450,7 @@ func checkResumePaid(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
 }
 
 func checkResumeContract(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
-	_, lid, ok := a.ids(tool)
-	if !ok {
-		return ledger.OK
-	}
+	lid := a.line()
 	if x := lineIn(l, lid); x != nil && contractEnded(x) {
 		return ledger.Refuse(fmt.Sprintf("Per telecom policy, the suspension of line %s cannot be lifted: its contract end date (%s) is in the past, even if all overdue bills are paid. Transfer the user to a human agent.", lid, *x.ContractEndDate))
 	}
@@ -611,16 +460,9 @@ func checkResumeContract(tool string, l *ledger.Ledger, a callArgs) ledger.Outco
 // --- send_payment_request ---
 
 func checkBillOwned(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
-	if a.bad {
-		return ledger.OK
-	}
-	bid, prob := a.str(tool, "bill_id")
-	if prob != "" {
-		return ledger.NeedRevise(prob)
-	}
-	cid, prob := a.str(tool, "customer_id")
+	cid, bid := a.customer(), a.bill()
 	c := customerIn(l, cid)
-	if prob != "" || c == nil {
+	if c == nil {
 		return ledger.OK
 	}
 	if slices.Contains(c.BillIDs, bid) {
@@ -633,11 +475,7 @@ func checkBillOwned(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
 }
 
 func checkBillOverdue(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
-	cid, p1 := a.str(tool, "customer_id")
-	bid, p2 := a.str(tool, "bill_id")
-	if p1 != "" || p2 != "" {
-		return ledger.OK
-	}
+	cid, bid := a.customer(), a.bill()
 	b := billIn(l, bid)
 	if c := customerIn(l, cid); c != nil && !slices.Contains(c.BillIDs, bid) && (b == nil || b.CustomerID != cid) {
 		return ledger.OK // not the customer's bill: bill_owned reports it
@@ -672,10 +510,9 @@ func checkBillOverdue(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome 
 }
 
 func checkSingleAwaiting(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
-	cid, p1 := a.str(tool, "customer_id")
-	bid, p2 := a.str(tool, "bill_id")
+	cid, bid := a.customer(), a.bill()
 	c := customerIn(l, cid)
-	if p1 != "" || p2 != "" || c == nil {
+	if c == nil {
 		return ledger.OK
 	}
 	known, _ := customerBills(l, c)
@@ -691,14 +528,9 @@ func checkSingleAwaiting(tool string, l *ledger.Ledger, a callArgs) ledger.Outco
 // not sent again unless the bill has since been read as Paid; a request for
 // another bill of the customer waits until the earlier bill is read as Paid.
 func checkPaymentOnce(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
-	cid, p1 := a.str(tool, "customer_id")
-	bid, p2 := a.str(tool, "bill_id")
-	if p1 != "" || p2 != "" {
-		return ledger.OK
-	}
+	cid, bid := a.customer(), a.bill()
 	for _, p := range sentBefore(l, tool, func(callArgs) bool { return true }) {
-		pb, _ := p.str(tool, "bill_id")
-		pc, _ := p.str(tool, "customer_id")
+		pb, pc := p.bill(), p.customer()
 		if pb != bid && pc != cid {
 			continue
 		}
@@ -716,8 +548,8 @@ func checkPaymentOnce(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome 
 // --- roaming ---
 
 func checkRoamingOff(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
-	cid, lid, ok := a.ids(tool)
-	if !ok || foreignLine(l, cid, lid) {
+	cid, lid := a.customer(), a.line()
+	if foreignLine(l, cid, lid) {
 		return ledger.OK
 	}
 	x := lineIn(l, lid)
@@ -733,8 +565,8 @@ func checkRoamingOff(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
 }
 
 func checkRoamingOn(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
-	cid, lid, ok := a.ids(tool)
-	if !ok || foreignLine(l, cid, lid) {
+	cid, lid := a.customer(), a.line()
+	if foreignLine(l, cid, lid) {
 		return ledger.OK
 	}
 	x := lineIn(l, lid)
@@ -749,20 +581,16 @@ func checkRoamingOn(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
 
 // --- refuel_data ---
 
-// gbAmount reads gb_amount: a JSON number, or a problem sentence.
+// gbAmount reads gb_amount: a number, or a problem sentence (the tool
+// takes any JSON value and fails on one that is not a number).
 func gbAmount(tool string, a callArgs) (float64, string, string) {
-	if a.bad {
+	r, ok := a.(*refuelArgs)
+	if !ok {
 		return 0, "", "bad"
 	}
-	raw, ok := a.get("gb_amount")
-	if !ok {
-		return 0, "", fmt.Sprintf("%s needs the argument gb_amount (the GB of data to add, at most %s).", tool, gbText(MaxRefuelGB))
-	}
-	var n number
-	_ = n.UnmarshalJSON(raw)
-	f, text, typ := n.value()
+	f, text, typ := r.GBAmount.value()
 	if (typ != "int" && typ != "float") || math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, "", fmt.Sprintf("The argument gb_amount of %s must be a number of GB such as 2.0; got %s.", tool, compact(raw))
+		return 0, "", fmt.Sprintf("The argument gb_amount of %s must be a number of GB such as 2.0; got %s.", tool, compact(r.GBAmount.raw))
 	}
 	return f, text, ""
 }
@@ -783,10 +611,7 @@ func checkRefuelAmount(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome
 	case gb > MaxRefuelGB+refuelEps:
 		return ledger.NeedRevise(fmt.Sprintf("Per telecom policy, the maximum amount of data that can be refueled is %s GB; you asked for %s GB.", gbText(MaxRefuelGB), text))
 	}
-	_, lid, ok := a.ids(tool)
-	if !ok {
-		return ledger.OK
-	}
+	lid := a.line()
 	// Refuels only add up within a cycle, so the larger of the line's and
 	// the usage record's figures is the latest one.
 	already := -1.0
@@ -806,8 +631,8 @@ func checkRefuelAmount(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome
 }
 
 func checkRefuelPrice(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
-	cid, lid, ok := a.ids(tool)
-	if !ok || foreignLine(l, cid, lid) {
+	cid, lid := a.customer(), a.line()
+	if foreignLine(l, cid, lid) {
 		return ledger.OK
 	}
 	x := lineIn(l, lid)

@@ -95,7 +95,17 @@ func (f fixture) build(tb testing.TB, d *Domain) *ledger.Ledger {
 
 // logged records an earlier allowed write and its outcome.
 func logged(tool, args string, ok bool) func(*ledger.Ledger) {
-	return func(l *ledger.Ledger) { l.Resolve(l.LogWrite(tool, json.RawMessage(args), nil), ok) }
+	return func(l *ledger.Ledger) { l.Resolve(l.LogWrite(tool, json.RawMessage(args), decodedWrite(tool, args)), ok) }
+}
+
+// decodedWrite is a write's arguments as the gate decodes them (nil when
+// they do not decode).
+func decodedWrite(tool, args string) any {
+	v, err := agentTools().Decode(tool, json.RawMessage(args))
+	if err != nil {
+		return nil
+	}
+	return v
 }
 
 // putLine changes a line record in the ledger.
@@ -160,15 +170,15 @@ func TestGatePredicates(t *testing.T) {
 		{"identified by id", fixture{sc: scRoamingOff, reads: []message.ToolCall{byID, careful()[2]}}, "enable_roaming", c1l2, ledger.Allow, nil},
 		{"not identified", fixture{sc: scRoamingOff}, "enable_roaming", c1l2, ledger.Revise, []string{"customer_identified", "not_enabled"}},
 		{"another customer", roamOff, "disable_roaming", `{"customer_id": "C1002", "line_id": "L1004"}`, ledger.Revise, []string{"customer_identified", "enabled"}},
-		{"numeric customer id", roamOff, "refuel_data", `{"customer_id": 1001, "line_id": "L1002", "gb_amount": 1}`, ledger.Revise, []string{"customer_identified"}},
-		{"arguments not an object", roamOff, "refuel_data", `["C1001", "L1002", 2]`, ledger.Revise, []string{"customer_identified"}},
-		{"arguments null", roamOff, "suspend_line", `null`, ledger.Revise, []string{"customer_identified"}},
-		{"missing customer id", roamOff, "resume_line", `{"line_id": "L1002"}`, ledger.Revise, []string{"customer_identified"}},
+		{"numeric customer id", roamOff, "refuel_data", `{"customer_id": 1001, "line_id": "L1002", "gb_amount": 1}`, ledger.Revise, []string{"arguments"}},
+		{"arguments not an object", roamOff, "refuel_data", `["C1001", "L1002", 2]`, ledger.Revise, []string{"arguments"}},
+		{"arguments null", roamOff, "suspend_line", `null`, ledger.Revise, []string{"arguments"}},
+		{"missing customer id", roamOff, "resume_line", `{"line_id": "L1002"}`, ledger.Revise, []string{"arguments"}},
 
 		// line_owned
 		{"foreign line", roamOff, "enable_roaming", `{"customer_id": "C1001", "line_id": "L1004"}`, ledger.Revise, []string{"line_owned"}},
-		{"numeric line id", roamOff, "enable_roaming", `{"customer_id": "C1001", "line_id": 1002}`, ledger.Revise, []string{"line_owned"}},
-		{"missing line id", roamOff, "resume_line", `{"customer_id": "C1001"}`, ledger.Revise, []string{"line_owned"}},
+		{"numeric line id", roamOff, "enable_roaming", `{"customer_id": "C1001", "line_id": 1002}`, ledger.Revise, []string{"arguments"}},
+		{"missing line id", roamOff, "resume_line", `{"customer_id": "C1001"}`, ledger.Revise, []string{"arguments"}},
 
 		// user_line
 		{"user's line", roamOff, "refuel_data", refuel("2.0"), ledger.Allow, nil},
@@ -209,7 +219,7 @@ func TestGatePredicates(t *testing.T) {
 		{"request for the overdue bill", overdue, "send_payment_request", pay("B1234321"), ledger.Allow, nil},
 		{"request, bill read by id only", fixture{sc: scOverdue, reads: []message.ToolCall{careful()[0], read("get_details_by_id", "id", "B1234321")}}, "send_payment_request", pay("B1234321"), ledger.Allow, nil},
 		{"request for another customer's bill", overdue, "send_payment_request", pay("B1005"), ledger.Revise, []string{"bill_owned"}},
-		{"numeric bill id", overdue, "send_payment_request", `{"customer_id": "C1001", "bill_id": 1234321}`, ledger.Revise, []string{"bill_owned"}},
+		{"numeric bill id", overdue, "send_payment_request", `{"customer_id": "C1001", "bill_id": 1234321}`, ledger.Revise, []string{"arguments"}},
 		{"request for an issued bill", overdue, "send_payment_request", pay("B1002"), ledger.Revise, []string{"bill_overdue"}},
 		{"request, no overdue bill", full, "send_payment_request", pay("B1002"), ledger.Block, []string{"bill_overdue"}},
 		{"request, bill unread", fixture{sc: scOverdue, reads: customerOnly}, "send_payment_request", pay("B1234321"), ledger.Revise, []string{"bill_overdue"}},
@@ -230,7 +240,7 @@ func TestGatePredicates(t *testing.T) {
 		// a harmless no-op is revised, not blocked (issue 13)
 		{"enable on an enabled line", full, "enable_roaming", c1l2, ledger.Revise, []string{"not_enabled"}},
 		{"enable twice", fixture{sc: scRoamingOff, reads: careful(), edit: logged("enable_roaming", c1l2, true)}, "enable_roaming", c1l2, ledger.Block, []string{"once"}},
-		{"enable, earlier call pending", fixture{sc: scRoamingOff, reads: careful(), edit: func(l *ledger.Ledger) { l.LogWrite("enable_roaming", json.RawMessage(c1l2), nil) }}, "enable_roaming", c1l2, ledger.Block, []string{"once"}},
+		{"enable, earlier call pending", fixture{sc: scRoamingOff, reads: careful(), edit: func(l *ledger.Ledger) { l.LogWrite("enable_roaming", json.RawMessage(c1l2), decodedWrite("enable_roaming", c1l2)) }}, "enable_roaming", c1l2, ledger.Block, []string{"once"}},
 		{"enable an unread line", fixture{sc: scRoamingOff, reads: customerOnly}, "enable_roaming", c1l2, ledger.Revise, []string{"not_enabled"}},
 		{"disable an enabled line", full, "disable_roaming", c1l2, ledger.Allow, nil},
 		{"disable a disabled line", roamOff, "disable_roaming", c1l2, ledger.Revise, []string{"enabled"}},
@@ -245,7 +255,7 @@ func TestGatePredicates(t *testing.T) {
 		{"refuel a string", roamOff, "refuel_data", refuel(`"2"`), ledger.Revise, []string{"amount"}},
 		{"refuel a bool", roamOff, "refuel_data", refuel("true"), ledger.Revise, []string{"amount"}},
 		{"refuel null", roamOff, "refuel_data", refuel("null"), ledger.Revise, []string{"amount"}},
-		{"refuel without amount", roamOff, "refuel_data", c1l2, ledger.Revise, []string{"amount"}},
+		{"refuel without amount", roamOff, "refuel_data", c1l2, ledger.Revise, []string{"arguments"}},
 		{"refuel huge", roamOff, "refuel_data", refuel("1e400"), ledger.Revise, []string{"amount"}},
 		{"refuel within what is left", fixture{sc: scRefueled("1.5"), reads: careful()}, "refuel_data", refuel("0.5"), ledger.Allow, nil},
 		{"refuel past what is left", fixture{sc: scRefueled("1.5"), reads: careful()}, "refuel_data", refuel("1.0"), ledger.Revise, []string{"amount"}},
@@ -398,7 +408,10 @@ func FuzzPredicates(f *testing.F) {
 			for _, p := range preds {
 				decoded, fail := d.DecodeArgs(p.Tool, json.RawMessage(args))
 				if fail != nil {
-					t.Fatalf("%s: telecom decodes every call (%+v)", p.ID, fail)
+					if fail.Reason == "" || !strings.HasSuffix(fail.ID, ".arguments") {
+						t.Fatalf("%s: arguments failure %+v", p.ID, fail)
+					}
+					continue
 				}
 				o := p.Check(l, decoded)
 				if o.Decision != ledger.Allow && o.Reason == "" {
@@ -409,52 +422,6 @@ func FuzzPredicates(f *testing.F) {
 	})
 }
 
-// FuzzParseCall: parseCall agrees with encoding/json's decoding into a map.
-func FuzzParseCall(f *testing.F) {
-	for _, s := range []string{`{"a": "b", "c": [1, {"d": "}"}], "e": null}`, `{"a":1,"a":2}`, ` { "k\"ey" : "v\\u00e9" } `,
-		`{}`, `[]`, `null`, `{"a":"\xff"}`, `{"a":` + "\xff" + `}`, `{"gb_amount": -1.5e3, "x": true}`} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		var m map[string]json.RawMessage
-		err := json.Unmarshal([]byte(s), &m)
-		a := parseCall(json.RawMessage(s))
-		if err != nil || m == nil {
-			if !a.bad {
-				t.Fatalf("parseCall(%q) = %+v; encoding/json: %v", s, a, err)
-			}
-			return
-		}
-		if a.bad {
-			t.Fatalf("parseCall(%q) bad; encoding/json: %v", s, m)
-		}
-		keys := map[string]bool{}
-		for _, mb := range a.ms {
-			keys[string(mb.key)] = true
-		}
-		if len(keys) != len(m) {
-			t.Fatalf("parseCall(%q) keys %v; encoding/json %v", s, keys, m)
-		}
-		for k, want := range m {
-			got, ok := a.get(k)
-			if !ok || string(got) != string(want) {
-				t.Fatalf("parseCall(%q)[%q] = %q, want %q", s, k, got, want)
-			}
-			var ws string
-			if json.Unmarshal(want, &ws) == nil && want[0] == '"' {
-				if gs, ok := unquote(got); !ok || gs != ws {
-					t.Fatalf("unquote(%q) = %q, want %q", got, gs, ws)
-				}
-			}
-		}
-		// with() keeps every other member and sets the new one.
-		out := a.with("zz", 1)
-		var back map[string]json.RawMessage
-		if err := json.Unmarshal(out, &back); err != nil || string(back["zz"]) != "1" || len(back) != len(m)+btoi(m["zz"] == nil) {
-			t.Fatalf("with(%q) = %s (%v)", s, out, err)
-		}
-	})
-}
 
 func btoi(b bool) int {
 	if b {
