@@ -95,7 +95,9 @@ func (f fixture) build(tb testing.TB, d *Domain) *ledger.Ledger {
 
 // logged records an earlier allowed write and its outcome.
 func logged(tool, args string, ok bool) func(*ledger.Ledger) {
-	return func(l *ledger.Ledger) { l.Resolve(l.LogWrite(tool, json.RawMessage(args), decodedWrite(tool, args)), ok) }
+	return func(l *ledger.Ledger) {
+		l.Resolve(l.LogWrite(tool, json.RawMessage(args), decodedWrite(tool, args)), ok)
+	}
 }
 
 // decodedWrite is a write's arguments as the gate decodes them (nil when
@@ -240,7 +242,9 @@ func TestGatePredicates(t *testing.T) {
 		// a harmless no-op is revised, not blocked (issue 13)
 		{"enable on an enabled line", full, "enable_roaming", c1l2, ledger.Revise, []string{"not_enabled"}},
 		{"enable twice", fixture{sc: scRoamingOff, reads: careful(), edit: logged("enable_roaming", c1l2, true)}, "enable_roaming", c1l2, ledger.Block, []string{"once"}},
-		{"enable, earlier call pending", fixture{sc: scRoamingOff, reads: careful(), edit: func(l *ledger.Ledger) { l.LogWrite("enable_roaming", json.RawMessage(c1l2), decodedWrite("enable_roaming", c1l2)) }}, "enable_roaming", c1l2, ledger.Block, []string{"once"}},
+		{"enable, earlier call pending", fixture{sc: scRoamingOff, reads: careful(), edit: func(l *ledger.Ledger) {
+			l.LogWrite("enable_roaming", json.RawMessage(c1l2), decodedWrite("enable_roaming", c1l2))
+		}}, "enable_roaming", c1l2, ledger.Block, []string{"once"}},
 		{"enable an unread line", fixture{sc: scRoamingOff, reads: customerOnly}, "enable_roaming", c1l2, ledger.Revise, []string{"not_enabled"}},
 		{"disable an enabled line", full, "disable_roaming", c1l2, ledger.Allow, nil},
 		{"disable a disabled line", roamOff, "disable_roaming", c1l2, ledger.Revise, []string{"enabled"}},
@@ -421,7 +425,6 @@ func FuzzPredicates(f *testing.F) {
 		}
 	})
 }
-
 
 func btoi(b bool) int {
 	if b {
