@@ -231,3 +231,39 @@ func TestOpenAISchema(t *testing.T) {
 		t.Errorf("OpenAISchema() without parameters = %s", got)
 	}
 }
+
+// TestDecode: Decode gives the argument struct the tool would run with, and
+// exactly the errors Call returns before running it.
+func TestDecode(t *testing.T) {
+	s := testSet()
+	cases := []struct {
+		name, tool, args string
+		want             *addArgs // nil: an error, the one Call gives
+	}{
+		{"valid", "add", `{"key":"a","by":2,"tags":["x"]}`, &addArgs{Key: "a", By: 2, Tags: []string{"x"}}},
+		{"repeated key: the last wins", "add", `{"key":"a","by":1,"key":"b"}`, &addArgs{Key: "b", By: 1}},
+		{"null string", "add", `{"key":null,"by":1}`, &addArgs{By: 1}},
+		{"unknown tool", "mul", `{}`, nil},
+		{"unexpected kwarg", "add", `{"key":"a","by":1,"zzz":2}`, nil},
+		{"missing", "add", `{"key":"a"}`, nil},
+		{"not a mapping", "add", `[1]`, nil},
+		{"wrong type", "add", `{"key":"a","by":"x"}`, nil},
+		{"wrong element type", "add", `{"key":"a","by":1,"tags":[1]}`, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := s.Decode(tc.tool, json.RawMessage(tc.args))
+			_, callErr := s.Call(context.Background(), &counter{}, tc.tool, json.RawMessage(tc.args))
+			if tc.want == nil {
+				if err == nil || callErr == nil || err.Error() != callErr.Error() {
+					t.Fatalf("Decode error %v; Call error %v", err, callErr)
+				}
+				return
+			}
+			a, ok := got.(*addArgs)
+			if err != nil || !ok || a.Key != tc.want.Key || a.By != tc.want.By || strings.Join(a.Tags, ",") != strings.Join(tc.want.Tags, ",") {
+				t.Fatalf("Decode = %#v, %v; want %#v", got, err, tc.want)
+			}
+		})
+	}
+}
