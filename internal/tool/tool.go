@@ -82,7 +82,7 @@ type Param struct {
 type Tool[S any] struct {
 	Info
 	call   func(ctx context.Context, s S, args json.RawMessage) (any, error)
-	decode func(args json.RawMessage) (any, error)
+	decode func(class string, info Info, args json.RawMessage) (any, error)
 }
 
 // Func is the shape of a typed tool implementation.
@@ -110,14 +110,146 @@ func New[S, A any](name string, kind Kind, desc string, fn Func[S, A]) Tool[S] {
 			}
 			return fn(ctx, s, a)
 		},
-		decode: func(args json.RawMessage) (any, error) {
-			a := new(A)
-			if err := decodeInto(args, a); err != nil {
-				return nil, err
-			}
-			return a, nil
-		},
+		decode: decoderOf[A](),
 	}
+}
+
+// decoderOf returns the tool's argument decoder for Set.Decode: it checks
+// the keyword arguments (CheckArgs) and decodes them into a new A. For an
+// argument struct of strings and lists of strings (and pointers to them) a
+// call whose values are all strings, string lists or null is decoded in the
+// pass that lists its keys, without reflection over the JSON; anything else
+// (and every error) goes through encoding/json as Call does, so the result
+// is the same.
+func decoderOf[A any]() func(class string, info Info, args json.RawMessage) (any, error) {
+	plan := stringPlan(reflect.TypeFor[A]())
+	return func(class string, info Info, args json.RawMessage) (any, error) {
+		a := new(A)
+		if plan != nil {
+			if keys, ok := plan.decode(reflect.ValueOf(a).Elem(), args); ok {
+				if err := checkKeys(class, info, keys); err != nil {
+					return nil, err
+				}
+				return a, nil
+			}
+			*a = *new(A)
+		}
+		if err := CheckArgs(class, info, args); err != nil {
+			return nil, err
+		}
+		if err := decodeInto(args, a); err != nil {
+			return nil, err
+		}
+		return a, nil
+	}
+}
+
+// fieldPlan says where each JSON key of a string-only argument struct goes.
+type fieldPlan map[string]fieldKind
+
+type fieldKind struct {
+	index   int
+	list    bool // []string (else string)
+	pointer bool // *string or *[]string
+}
+
+// stringPlan is the plan of a struct whose fields are all string, *string,
+// []string or *[]string with plain json tags (nil otherwise).
+func stringPlan(t reflect.Type) fieldPlan {
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	plan := fieldPlan{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "" || name == "-" {
+			return nil
+		}
+		ft, k := f.Type, fieldKind{index: i}
+		if ft.Kind() == reflect.Pointer {
+			ft, k.pointer = ft.Elem(), true
+		}
+		switch {
+		case ft.Kind() == reflect.String && ft == reflect.TypeFor[string]():
+		case ft == reflect.TypeFor[[]string]():
+			k.list = true
+		default:
+			return nil
+		}
+		plan[name] = k
+	}
+	return plan
+}
+
+// decode fills v from a JSON object whose values are strings, lists of
+// strings or null, and returns its keys; ok is false for anything else
+// (left to encoding/json).
+func (p fieldPlan) decode(v reflect.Value, args json.RawMessage) (keys []string, ok bool) {
+	t := bytes.TrimSpace(args)
+	if len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+		return nil, false
+	}
+	err := pyjson.Object(t, func(k string, raw []byte) error {
+		keys = append(keys, k)
+		f, known := p[k]
+		if !known {
+			return nil // checkKeys reports it
+		}
+		fv := v.Field(f.index)
+		if raw[0] == 'n' { // null: a pointer or list becomes nil, a string is kept
+			if f.pointer || f.list {
+				fv.SetZero()
+			}
+			return nil
+		}
+		if f.list != (raw[0] == '[') {
+			return errSlow
+		}
+		if !f.list {
+			s, err := plainString(raw)
+			if err != nil {
+				return errSlow
+			}
+			if f.pointer {
+				fv.Set(reflect.ValueOf(&s))
+			} else {
+				fv.SetString(s)
+			}
+			return nil
+		}
+		l := []string{}
+		if err := pyjson.Array(raw, func(_ int, e []byte) error {
+			s, err := plainString(e)
+			l = append(l, s)
+			return err
+		}); err != nil {
+			return errSlow
+		}
+		if f.pointer {
+			fv.Set(reflect.ValueOf(&l))
+		} else {
+			fv.Set(reflect.ValueOf(l))
+		}
+		return nil
+	})
+	return keys, err == nil
+}
+
+var errSlow = errors.New("not a plain string argument")
+
+// plainString decodes a JSON string of printable ASCII without escapes
+// (anything else is left to encoding/json).
+func plainString(raw []byte) (string, error) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", errSlow
+	}
+	for _, c := range raw[1 : len(raw)-1] {
+		if c < 0x20 || c >= 0x7f || c == '\\' || c == '"' {
+			return "", errSlow
+		}
+	}
+	return string(raw[1 : len(raw)-1]), nil
 }
 
 // decodeInto decodes a call's keyword arguments into the tool's argument
@@ -346,10 +478,7 @@ func (s *Set[S]) Decode(name string, args json.RawMessage) (any, error) {
 		return nil, notFound{name}
 	}
 	t := s.tools[i]
-	if err := CheckArgs(s.class, t.Info, args); err != nil {
-		return nil, err
-	}
-	return t.decode(args)
+	return t.decode(s.class, t.Info, args)
 }
 
 // CallContent runs a tool and formats its result as the tool message content
@@ -381,6 +510,11 @@ func CheckArgs(class string, info Info, args json.RawMessage) error {
 	if err != nil {
 		return fmt.Errorf("%s.%s() argument after ** must be a mapping, not %s", class, info.Name, err.Error())
 	}
+	return checkKeys(class, info, keys)
+}
+
+// checkKeys is CheckArgs on the keys of an object.
+func checkKeys(class string, info Info, keys []string) error {
 	for _, k := range keys {
 		known := false
 		for _, p := range info.Params {

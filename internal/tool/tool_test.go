@@ -267,3 +267,41 @@ func TestDecode(t *testing.T) {
 		})
 	}
 }
+
+type listArgs struct {
+	ID    string    `json:"id"`
+	Line  *string   `json:"line,omitempty"`
+	IDs   []string  `json:"ids,omitempty"`
+	More  *[]string `json:"more,omitempty"`
+	Other string    `json:"other,omitempty"`
+}
+
+// FuzzDecodePlain: Decode's single-pass decoder of string arguments gives
+// what encoding/json gives after CheckArgs, errors included.
+func FuzzDecodePlain(f *testing.F) {
+	for _, s := range []string{`{"id":"a","line":"b","ids":["c","d"],"more":[]}`, `{"id":"a","id":null}`, `{"id":"a","ids":null,"more":null}`,
+		`{"id":"\u00e9","line":"\\n"}`, `{"id":1}`, `{"id":"a","ids":["x",1]}`, `{"id":"a","zz":1}`, `{}`, `[]`, `{"id":"a","line":null,"line":"x"}`, `{"id":"é"}`} {
+		f.Add(s)
+	}
+	s := NewSet("T", New("t", Write, "", func(_ context.Context, _ *counter, a listArgs) (any, error) { return nil, nil }))
+	info, _ := s.Lookup("t")
+	f.Fuzz(func(t *testing.T, args string) {
+		got, err := s.Decode("t", json.RawMessage(args))
+		want := new(listArgs)
+		werr := CheckArgs("T", info, json.RawMessage(args))
+		if werr == nil {
+			werr = decodeInto(json.RawMessage(args), want)
+		}
+		if (err == nil) != (werr == nil) || (err != nil && err.Error() != werr.Error()) {
+			t.Fatalf("Decode(%s) error %v; want %v", args, err, werr)
+		}
+		if err != nil {
+			return
+		}
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want)
+		if string(g) != string(w) {
+			t.Fatalf("Decode(%s) = %s; want %s", args, g, w)
+		}
+	})
+}
