@@ -148,13 +148,15 @@ func decoderOf[A any]() func(class string, info Info, args json.RawMessage) (any
 type fieldPlan map[string]fieldKind
 
 type fieldKind struct {
-	index   int
-	list    bool // []string (else string)
-	pointer bool // *string or *[]string
+	index     int
+	list      bool // []string (else string)
+	pointer   bool // *string or *[]string
+	unmarshal bool // the field's pointer is a json.Unmarshaler
 }
 
 // stringPlan is the plan of a struct whose fields are all string, *string,
-// []string or *[]string with plain json tags (nil otherwise).
+// []string, *[]string or json.Unmarshalers, with plain json tags (nil
+// otherwise).
 func stringPlan(t reflect.Type) fieldPlan {
 	if t.Kind() != reflect.Struct {
 		return nil
@@ -167,6 +169,11 @@ func stringPlan(t reflect.Type) fieldPlan {
 			return nil
 		}
 		ft, k := f.Type, fieldKind{index: i}
+		if reflect.PointerTo(ft).Implements(reflect.TypeFor[json.Unmarshaler]()) {
+			k.unmarshal = true
+			plan[name] = k
+			continue
+		}
 		if ft.Kind() == reflect.Pointer {
 			ft, k.pointer = ft.Elem(), true
 		}
@@ -187,17 +194,28 @@ func stringPlan(t reflect.Type) fieldPlan {
 // (left to encoding/json).
 func (p fieldPlan) decode(v reflect.Value, args json.RawMessage) (keys []string, ok bool) {
 	t := bytes.TrimSpace(args)
-	if len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+	if len(t) == 0 || t[0] != '{' {
 		return nil, false
 	}
+	// Object checks the object's structure and keys; each value is checked
+	// as it is decoded (an unknown key's value with json.Valid).
 	err := pyjson.Object(t, func(k string, raw []byte) error {
 		keys = append(keys, k)
 		f, known := p[k]
 		if !known {
+			if !json.Valid(raw) {
+				return errSlow
+			}
 			return nil // checkKeys reports it
 		}
 		fv := v.Field(f.index)
-		if raw[0] == 'n' { // null: a pointer or list becomes nil, a string is kept
+		if f.unmarshal { // as encoding/json: UnmarshalJSON, null included
+			if !json.Valid(raw) {
+				return errSlow
+			}
+			return fv.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(raw)
+		}
+		if string(raw) == "null" { // a pointer or list becomes nil, a string is kept
 			if f.pointer || f.list {
 				fv.SetZero()
 			}

@@ -274,13 +274,23 @@ type listArgs struct {
 	IDs   []string  `json:"ids,omitempty"`
 	More  *[]string `json:"more,omitempty"`
 	Other string    `json:"other,omitempty"`
+	Raw   rawArg    `json:"raw,omitempty"`
+}
+
+// rawArg keeps any JSON value, as the domains' Python-value arguments do.
+type rawArg struct{ B []byte }
+
+func (r *rawArg) UnmarshalJSON(b []byte) error {
+	r.B = append([]byte(nil), b...)
+	return nil
 }
 
 // FuzzDecodePlain: Decode's single-pass decoder of string arguments gives
 // what encoding/json gives after CheckArgs, errors included.
 func FuzzDecodePlain(f *testing.F) {
 	for _, s := range []string{`{"id":"a","line":"b","ids":["c","d"],"more":[]}`, `{"id":"a","id":null}`, `{"id":"a","ids":null,"more":null}`,
-		`{"id":"\u00e9","line":"\\n"}`, `{"id":1}`, `{"id":"a","ids":["x",1]}`, `{"id":"a","zz":1}`, `{}`, `[]`, `{"id":"a","line":null,"line":"x"}`, `{"id":"é"}`} {
+		`{"id":"\u00e9","line":"\\n"}`, `{"id":1}`, `{"id":"a","ids":["x",1]}`, `{"id":"a","zz":1}`, `{}`, `[]`, `{"id":"a","line":null,"line":"x"}`, `{"id":"é"}`,
+		`{"id":"a","raw":null}`, `{"id":"a","raw":{"x":[1,2.5e3]}}`, `{"id":"a","raw":1x}`, `{"id":"a","zz":tru}`} {
 		f.Add(s)
 	}
 	s := NewSet("T", New("t", Write, "", func(_ context.Context, _ *counter, a listArgs) (any, error) { return nil, nil }))
