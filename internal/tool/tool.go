@@ -144,10 +144,12 @@ func decoderOf[A any]() func(class string, info Info, args json.RawMessage) (any
 	}
 }
 
-// fieldPlan says where each JSON key of a string-only argument struct goes.
-type fieldPlan map[string]fieldKind
+// fieldPlan says where each JSON key of a string-only argument struct goes
+// (a few fields: a slice searched in order beats a map).
+type fieldPlan []fieldKind
 
 type fieldKind struct {
+	name      string
 	index     int
 	list      bool // []string (else string)
 	pointer   bool // *string or *[]string
@@ -168,10 +170,10 @@ func stringPlan(t reflect.Type) fieldPlan {
 		if !f.IsExported() || name == "" || name == "-" {
 			return nil
 		}
-		ft, k := f.Type, fieldKind{index: i}
+		ft, k := f.Type, fieldKind{name: name, index: i}
 		if reflect.PointerTo(ft).Implements(reflect.TypeFor[json.Unmarshaler]()) {
 			k.unmarshal = true
-			plan[name] = k
+			plan = append(plan, k)
 			continue
 		}
 		if ft.Kind() == reflect.Pointer {
@@ -184,7 +186,7 @@ func stringPlan(t reflect.Type) fieldPlan {
 		default:
 			return nil
 		}
-		plan[name] = k
+		plan = append(plan, k)
 	}
 	return plan
 }
@@ -199,15 +201,17 @@ func (p fieldPlan) decode(v reflect.Value, args json.RawMessage) (keys []string,
 	}
 	// Object checks the object's structure and keys; each value is checked
 	// as it is decoded (an unknown key's value with json.Valid).
+	keys = make([]string, 0, len(p))
 	err := pyjson.Object(t, func(k string, raw []byte) error {
 		keys = append(keys, k)
-		f, known := p[k]
-		if !known {
+		i := slices.IndexFunc(p, func(f fieldKind) bool { return f.name == k })
+		if i < 0 {
 			if !json.Valid(raw) {
 				return errSlow
 			}
 			return nil // checkKeys reports it
 		}
+		f := p[i]
 		fv := v.Field(f.index)
 		if f.unmarshal { // as encoding/json: UnmarshalJSON, null included
 			if !json.Valid(raw) {
