@@ -117,7 +117,7 @@ func (d *Domain) EvidenceReads(tool string, args json.RawMessage) []message.Tool
 	if paramsOf(tool) == nil {
 		return nil
 	}
-	a, _ := decodeWrite(tool, args) // use whatever decodes
+	a, _ := d.decodeWrite(tool, args) // use whatever decodes
 	pid := d.writePatient(tool, a)
 	var calls []message.ToolCall
 	if auth, ok := d.authenticationRead(pid); ok {
@@ -210,7 +210,7 @@ func (m *mutator) addCall(kind, tool string, kv ...any) {
 
 // Mutations implements ledgeragent.Auditor.
 func (d *Domain) Mutations(tool string, args json.RawMessage, l *ledger.Ledger) []ledger.Mutation {
-	a, problem := decodeWrite(tool, args)
+	a, problem := d.decodeWrite(tool, args)
 	if problem != "" || paramsOf(tool) == nil {
 		return nil
 	}
@@ -276,8 +276,11 @@ func (d *Domain) mutateSchedule(m *mutator, a writeArgs, l *ledger.Ledger, auth 
 		if w.Tool != toolCancel || !w.Done || !w.Succeeded {
 			continue
 		}
-		prev, problem := decodeWrite(w.Tool, w.Args)
-		if ap := ledgerAppointment(l, prev.AppointmentID); problem == "" && ap != nil && ap.PatientID == a.PatientID {
+		prev, ok := w.Decoded.(*writeArgs)
+		if !ok {
+			continue
+		}
+		if ap := ledgerAppointment(l, prev.AppointmentID); ap != nil && ap.PatientID == a.PatientID {
 			m.addCall(MutClosedAppointment, toolReschedule, "appointment_id", prev.AppointmentID, "new_date", a.Date, "new_time", a.Time)
 			return
 		}

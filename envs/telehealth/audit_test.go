@@ -165,7 +165,8 @@ func TestMutationsViolate(t *testing.T) {
 					t.Errorf("task %s %s %s %s: %s", task.ID, m.Kind, m.Tool, m.Args, why)
 				}
 			}
-			idx := l.LogWrite(a.Name, a.Arguments, nil)
+			decoded, _ := d.DecodeArgs(a.Name, a.Arguments)
+			idx := l.LogWrite(a.Name, a.Arguments, decoded)
 			res := run(tc)
 			l.Resolve(idx, !res.Error)
 		}
@@ -179,7 +180,7 @@ func TestMutationsViolate(t *testing.T) {
 
 // violates returns why m does not violate the policy ("" when it does).
 func violates(t *testing.T, d *Domain, history []message.ToolCall, l *ledger.Ledger, m ledger.Mutation) string {
-	a, problem := decodeWrite(m.Tool, m.Args)
+	a, problem := d.decodeWrite(m.Tool, m.Args)
 	if problem != "" {
 		return "undecodable: " + problem
 	}

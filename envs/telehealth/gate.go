@@ -85,7 +85,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/ledger"
@@ -187,213 +186,87 @@ type writeArgs struct {
 	Note            string
 }
 
-// decodeWrite reads a write call's arguments leniently: it never fails hard,
-// it describes what is wrong (a missing or unknown argument, a value of the
-// wrong JSON type). Every predicate decodes the call, so this is the gate's
-// hot path: it scans the object in place instead of building a map.
-func decodeWrite(tool string, raw json.RawMessage) (writeArgs, string) {
+// decodeWrite decodes a write call's arguments with its tool (tools.go:
+// the keyword-argument checks and the tool's own argument struct of Python
+// values) and reads them into writeArgs (view).
+func (d *Domain) decodeWrite(tool string, raw json.RawMessage) (writeArgs, string) {
+	v, err := d.tools.Decode(tool, raw)
+	if err != nil {
+		return writeArgs{}, err.Error()
+	}
+	return view(v)
+}
+
+// view reads a write's decoded arguments (the tool's argument struct) into
+// writeArgs. It describes what the gate cannot judge: a value of another
+// Python type than the parameter's (the tools would fail on it or read it
+// differently from its documented meaning). An explicit null for an
+// optional parameter is its default.
+func view(decoded any) (writeArgs, string) {
 	var a writeArgs
-	params := paramsOf(tool)
-	var buf [12]jsonField
-	fields, ok := scanObject(raw, buf[:0])
-	if !ok {
-		return a, fmt.Sprintf("the arguments of %s must be a JSON object", tool)
-	}
-	var problems, unknown []string
-	for _, f := range fields {
-		if !slices.ContainsFunc(params, func(p param) bool { return string(f.key) == p.name }) && !slices.Contains(unknown, string(f.key)) {
-			unknown = append(unknown, string(f.key))
-		}
-	}
-	sort.Strings(unknown)
-	for _, k := range unknown {
-		problems = append(problems, fmt.Sprintf("unknown argument %s", pyjson.ReprString(k)))
-	}
-	for _, p := range params {
-		f, ok := lastField(fields, p.name)
-		if ok && f.kind == 'z' && !p.required {
-			ok = false // an explicit null is the default
-		}
-		if !ok {
-			if p.required {
-				problems = append(problems, fmt.Sprintf("missing argument %s", pyjson.ReprString(p.name)))
-			}
-			continue
-		}
-		switch {
-		case p.kind == kindStr && f.kind == 's':
-			a.setString(p.name, f.text())
-		case p.kind == kindStr:
-			problems = append(problems, fmt.Sprintf("%s must be a string, got %s", p.name, short(f.raw)))
-		case p.kind == kindBool && f.kind == 'b':
-			b := f.raw[0] == 't'
-			a.BillInsurance = &b
-		case p.kind == kindBool:
-			problems = append(problems, fmt.Sprintf("%s must be a JSON boolean (true or false), got %s; any non-empty string counts as true", p.name, short(f.raw)))
-		case p.kind == kindNum && f.kind == 'n':
-			a.PriceUSD, _ = strconv.ParseFloat(string(f.raw), 64) // ±Inf when out of range
-		case p.kind == kindNum:
-			problems = append(problems, fmt.Sprintf("%s must be a number, got %s", p.name, short(f.raw)))
-		case p.kind == kindObj && f.kind != 'o':
-			problems = append(problems, fmt.Sprintf("%s must be a JSON object, got %s", p.name, short(f.raw)))
-		}
-	}
-	if len(problems) > 0 {
-		return a, strings.Join(problems, "; ")
-	}
-	return a, ""
-}
-
-// jsonField is one member of a JSON object, as scanObject finds it.
-type jsonField struct {
-	key  []byte // the key's text (without escapes) or its decoded value
-	kind byte   // 's' string, 'n' number, 'b' boolean, 'z' null, 'o' object, 'a' array
-	raw  []byte // the value's JSON text
-}
-
-// text is a string member's value (escapes and invalid UTF-8 decoded as
-// encoding/json does).
-func (f *jsonField) text() string {
-	body := f.raw[1 : len(f.raw)-1]
-	if !slices.Contains(body, '\\') && utf8.Valid(body) {
-		return string(body)
-	}
-	var s string
-	_ = json.Unmarshal(f.raw, &s) // valid JSON: scanObject checked it
-	return s
-}
-
-func lastField(fields []jsonField, name string) (jsonField, bool) {
-	for i := len(fields) - 1; i >= 0; i-- {
-		if string(fields[i].key) == name {
-			return fields[i], true
-		}
-	}
-	return jsonField{}, false
-}
-
-// scanObject lists the members of a JSON object (appending to buf); ok is
-// false when raw is not valid JSON or not an object.
-func scanObject(raw []byte, buf []jsonField) ([]jsonField, bool) {
-	if !json.Valid(raw) {
-		return nil, false
-	}
-	i := skipSpace(raw, 0)
-	if raw[i] != '{' {
-		return nil, false
-	}
-	i = skipSpace(raw, i+1)
-	out := buf
-	for raw[i] != '}' {
-		kEnd := stringEnd(raw, i)
-		key := raw[i+1 : kEnd-1]
-		if slices.Contains(key, '\\') || !utf8.Valid(key) {
-			var k string
-			_ = json.Unmarshal(raw[i:kEnd], &k)
-			key = []byte(k)
-		}
-		i = skipSpace(raw, skipSpace(raw, kEnd)+1) // past ':'
-		start := i
-		var kind byte
-		switch c := raw[i]; c {
-		case '"':
-			kind, i = 's', stringEnd(raw, i)
-		case '{', '[':
-			kind, i = 'o', compositeEnd(raw, i)
-			if c == '[' {
-				kind = 'a'
-			}
-		case 't':
-			kind, i = 'b', i+4
-		case 'f':
-			kind, i = 'b', i+5
-		case 'n':
-			kind, i = 'z', i+4
+	var problems []string
+	str := func(name string, x strArgT, optional bool, dst *string) {
+		switch v := x.v; {
+		case !x.set || (v == nil && optional):
+		case v == nil:
+			problems = append(problems, fmt.Sprintf("%s must be a string, got null", name))
 		default:
-			kind = 'n'
-			for i < len(raw) && strings.IndexByte("+-.eE0123456789", raw[i]) >= 0 {
-				i++
+			s, ok := v.(string)
+			if !ok {
+				problems = append(problems, fmt.Sprintf("%s must be a string, got %s", name, short(v)))
+			}
+			*dst = s
+		}
+	}
+	switch x := decoded.(type) {
+	case *scheduleArgs:
+		str("patient_id", x.PatientID, false, &a.PatientID)
+		str("provider_id", x.ProviderID, false, &a.ProviderID)
+		str("date", x.Date, false, &a.Date)
+		str("time", x.Time, false, &a.Time)
+		str("appointment_type", x.AppointmentType, false, &a.AppointmentType)
+		if b := x.BillInsurance; b.set && b.v != nil {
+			if v, ok := b.v.(bool); ok {
+				a.BillInsurance = &v
+			} else {
+				problems = append(problems, fmt.Sprintf("bill_insurance must be a JSON boolean (true or false), got %s; any non-empty string counts as true", short(b.v)))
 			}
 		}
-		out = append(out, jsonField{key: key, kind: kind, raw: raw[start:i]})
-		i = skipSpace(raw, i)
-		if raw[i] == ',' {
-			i = skipSpace(raw, i+1)
+		str("voucher_id", x.VoucherID, true, &a.VoucherID)
+		str("payment_notes", x.PaymentNotes, true, &a.PaymentNotes)
+	case *appointmentArgs:
+		str("appointment_id", x.AppointmentID, false, &a.AppointmentID)
+	case *rescheduleArgs:
+		str("appointment_id", x.AppointmentID, false, &a.AppointmentID)
+		str("new_date", x.NewDate, false, &a.Date)
+		str("new_time", x.NewTime, false, &a.Time)
+	case *supplierUpdateArgs:
+		str("record_id", x.RecordID, false, &a.RecordID)
+		str("medication", x.Medication, false, &a.Medication)
+		str("supplier_company", x.SupplierCompany, false, &a.SupplierCompany)
+		str("brand_name", x.BrandName, false, &a.BrandName)
+		if n, ok := x.PriceUSD.v.(json.Number); ok {
+			a.PriceUSD, _ = strconv.ParseFloat(string(n), 64) // ±Inf when out of range
+		} else {
+			problems = append(problems, fmt.Sprintf("price_usd must be a number, got %s", short(x.PriceUSD.v)))
 		}
-	}
-	return out, true
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// stringEnd returns the index after the JSON string starting at b[i].
-func stringEnd(b []byte, i int) int {
-	for i++; b[i] != '"'; i++ {
-		if b[i] == '\\' {
-			i++
-		}
-	}
-	return i + 1
-}
-
-// compositeEnd returns the index after the object or array starting at b[i].
-func compositeEnd(b []byte, i int) int {
-	depth := 0
-	for ; ; i++ {
-		switch b[i] {
-		case '"':
-			i = stringEnd(b, i) - 1
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				return i + 1
+		str("currency", x.Currency, true, &a.Currency)
+	case *noteArgs:
+		str("record_id", x.RecordID, false, &a.RecordID)
+		str("note", x.Note, false, &a.Note)
+		if m := x.Metadata; m.set && m.v != nil {
+			if _, ok := m.v.(*pyjson.Dict); !ok {
+				problems = append(problems, fmt.Sprintf("metadata must be a JSON object, got %s", short(m.v)))
 			}
 		}
+	default:
+		return a, "not a write tool's arguments"
 	}
+	return a, strings.Join(problems, "; ")
 }
 
-func (a *writeArgs) setString(name, s string) {
-	switch name {
-	case "patient_id":
-		a.PatientID = s
-	case "provider_id":
-		a.ProviderID = s
-	case "date", "new_date":
-		a.Date = s
-	case "time", "new_time":
-		a.Time = s
-	case "appointment_type":
-		a.AppointmentType = s
-	case "voucher_id":
-		a.VoucherID = s
-	case "payment_notes":
-		a.PaymentNotes = s
-	case "appointment_id":
-		a.AppointmentID = s
-	case "record_id":
-		a.RecordID = s
-	case "medication":
-		a.Medication = s
-	case "supplier_company":
-		a.SupplierCompany = s
-	case "brand_name":
-		a.BrandName = s
-	case "currency":
-		a.Currency = s
-	case "note":
-		a.Note = s
-	}
-}
-
-func short(v []byte) string {
-	s := strings.TrimSpace(string(v))
+func short(v any) string {
+	s := pyjson.String(v)
 	if len(s) > 40 {
 		s = s[:40] + "…"
 	}
@@ -420,7 +293,7 @@ func predicate(tool, rule, clause string, fn check) ledger.Predicate {
 // DecodeArgs implements ledgeragent.Policy: a write's arguments decoded once
 // into writeArgs for all its predicates.
 func (d *Domain) DecodeArgs(tool string, raw json.RawMessage) (any, *ledger.Failure) {
-	return ledger.DecodeWith("telehealth", tool, raw, decodeWrite, argsClause)
+	return ledger.DecodeWith("telehealth", tool, raw, d.decodeWrite, argsClause)
 }
 
 // argsClause is the policy section of a write tool's arguments.
@@ -508,8 +381,8 @@ func writeLog(l *ledger.Ledger, tools ...string) []loggedWrite {
 		if (w.Done && !w.Succeeded) || !slices.Contains(tools, w.Tool) {
 			continue
 		}
-		if a, problem := decodeWrite(w.Tool, w.Args); problem == "" {
-			out = append(out, loggedWrite{tool: w.Tool, a: a, done: w.Done})
+		if a, ok := w.Decoded.(*writeArgs); ok {
+			out = append(out, loggedWrite{tool: w.Tool, a: *a, done: w.Done})
 		}
 	}
 	return out

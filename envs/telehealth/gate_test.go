@@ -63,7 +63,7 @@ func runGateCases(t *testing.T, cases []gateCase) {
 			l := ledger.New()
 			readInto(t, d, d.NewEnv(), l, tc.reads...)
 			for _, w := range tc.writes {
-				i := l.LogWrite(w.tool, json.RawMessage(w.args), nil)
+				i := l.LogWrite(w.tool, json.RawMessage(w.args), gate.Decode(w.tool, json.RawMessage(w.args)))
 				if w.done {
 					l.Resolve(i, w.ok)
 				}
@@ -236,7 +236,8 @@ func FuzzPredicates(f *testing.F) {
 	d := loadDomain(f)
 	l := ledger.New()
 	readInto(f, d, d.NewEnv(), l, append(slices.Clone(yumi), authDavid, listDavid, rec001)...)
-	l.Resolve(l.LogWrite(toolCancel, json.RawMessage(`{"appointment_id": "APPT029"}`), nil), true)
+	cancel, _ := d.DecodeArgs(toolCancel, json.RawMessage(`{"appointment_id": "APPT029"}`))
+	l.Resolve(l.LogWrite(toolCancel, json.RawMessage(`{"appointment_id": "APPT029"}`), cancel), true)
 	l.LogWrite(toolSchedule, json.RawMessage(`{"patient_id": 5}`), nil)
 	for _, s := range []string{`{}`, `null`, `[]`, `{"appointment_id": "APPT029", "new_date": "2025-5-2", "new_time": 9}`,
 		`{"record_id": "REC012", "medication": "", "supplier_company": "", "brand_name": "", "price_usd": 1e308}`,
@@ -253,9 +254,11 @@ func FuzzPredicates(f *testing.F) {
 	})
 }
 
-// FuzzDecodeWrite checks the in-place argument scanner against
-// encoding/json: the same problems (present or not) and the same values.
+// FuzzDecodeWrite checks the gate's reading of the tools' decoded arguments
+// against encoding/json: the same problems (present or not) and the same
+// values.
 func FuzzDecodeWrite(f *testing.F) {
+	d := loadDomain(f)
 	tools := []string{toolSchedule, toolCancel, toolReschedule, toolSupplier, toolNote}
 	for _, s := range []string{`{"appointment_id": "APPT029"}`, `{"appointment_id":"A\u0041\"x", "appointment_id": "B"}`, ` { } `, `null`, `[1]`,
 		`{"patient_id": "p", "provider_id": "d", "date": "2025-05-22", "time": "08:30", "appointment_type": "x", "bill_insurance": false, "voucher_id": null}`,
@@ -267,7 +270,7 @@ func FuzzDecodeWrite(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, which uint8, raw string) {
 		tool := tools[int(which)%len(tools)]
-		a, problem := decodeWrite(tool, json.RawMessage(raw))
+		a, problem := d.decodeWrite(tool, json.RawMessage(raw))
 		trimmed := strings.TrimLeft(raw, " \t\r\n")
 		if !json.Valid([]byte(raw)) || !strings.HasPrefix(trimmed, "{") {
 			if problem == "" {

@@ -468,7 +468,8 @@ func goldLedger(t testing.TB, d *Domain, split string, index int) (*ledger.Ledge
 		ti, _ := envs.ToolInfo(d, message.ByAssistant, a.Name)
 		w := -1
 		if ti.Mutates() {
-			w = l.LogWrite(a.Name, a.Arguments, nil)
+			decoded, _ := d.DecodeArgs(a.Name, a.Arguments)
+			w = l.LogWrite(a.Name, a.Arguments, decoded)
 		}
 		res := respond(t, env, message.ToolCall{Name: a.Name, Arguments: a.Arguments})
 		switch {
