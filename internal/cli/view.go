@@ -119,6 +119,9 @@ func runView(ctx context.Context, s *Streams, opts *viewOptions) error {
 	default:
 		return usageError{fmt.Errorf("view: --split %q: want auto, always or never", opts.Split)}
 	}
+	if opts.Plain && opts.Split == "always" {
+		return usageError{fmt.Errorf("view: --plain embeds every simulation in the page; it cannot be combined with --split always")}
+	}
 	if !opts.Plain && (opts.Split == "always" || opts.Split == "auto" && n > splitAt) {
 		vo.ChunkDir = strings.TrimSuffix(opts.Out, filepath.Ext(opts.Out)) + ".chunks"
 		// Chunks of an earlier page must not mix with this one's.

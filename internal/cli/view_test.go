@@ -308,3 +308,20 @@ func TestViewChunksBrowser(t *testing.T) {
 		})
 	}
 }
+
+func TestViewSplitFlags(t *testing.T) {
+	run := filepath.Join(t.TempDir(), "run")
+	mustRun(t, "run", "--domain", "airline", "--backbone", "sim", "--user-backbone", "sim", "--no-judge", "--limit", "2", "--trials", "1", "--out", run)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--split", "sometimes"}, "want auto, always or never"},
+		{[]string{"--plain", "--split", "always"}, "cannot be combined"},
+	} {
+		r := execCLI(t, t.Context(), append([]string{"view", run, "--out", filepath.Join(t.TempDir(), "v.html")}, tc.args...)...)
+		if r.code != ExitUsage || !strings.Contains(r.errOut, tc.want) {
+			t.Errorf("view %v: exit %d, %q; want usage error %q", tc.args, r.code, r.errOut, tc.want)
+		}
+	}
+}
