@@ -305,6 +305,9 @@ func TestViewChunksBrowser(t *testing.T) {
 			if errs := viewtest.PageErrors(t, dom); !strings.Contains(errs, "keep the split.chunks folder beside this page") {
 				t.Errorf("chunk files missing: page errors %q; want the folder named", errs)
 			}
+			if !strings.Contains(dom, `id="load-error"`) {
+				t.Error("chunk files missing: the page does not say so where the simulation would be")
+			}
 		})
 	}
 }

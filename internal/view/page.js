@@ -93,7 +93,10 @@
     if (!(i >= 0 && i < sims.length)) return Promise.resolve(null);
     if (!data.chunk) return Promise.resolve(block("s" + i));
     var c = Math.floor(i / data.chunk);
-    if (!chunks[c]) chunks[c] = chunkText(c).then(gunzipJSON);
+    if (!chunks[c]) {
+      chunks[c] = chunkText(c).then(gunzipJSON);
+      chunks[c].catch(function () { delete chunks[c]; }); // try again on the next open
+    }
     return chunks[c].then(function (arr) { return arr[i % data.chunk]; });
   }
   // Row fields (see view.go).
@@ -164,6 +167,12 @@
       app.textContent = "";
       renderSim(i, focus, s);
       document.body.dataset.simMs = String(Math.round(performance.now() - t0));
+    }, function (e) {
+      if (location.hash === hash) {
+        app.textContent = "";
+        add(app, h("p", { id: "load-error" }, "Could not open simulation " + i + ": " + (e && e.message ? e.message : e)));
+      }
+      throw e;
     });
   }
 
