@@ -17,16 +17,17 @@ import (
 )
 
 type reportOptions struct {
-	Inputs    []string
-	Format    string
-	Tables    []string
-	Figures   string
-	Baseline  string
-	Treatment string
-	K         int
-	Labels    report.Labels
-	NoDomains bool
-	DataDir   string
+	Inputs        []string
+	Format        string
+	Tables        []string
+	Figures       string
+	FigureFormats []string
+	Baseline      string
+	Treatment     string
+	K             int
+	Labels        report.Labels
+	NoDomains     bool
+	DataDir       string
 }
 
 func newCmdReport(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *reportOptions) error) *cobra.Command {
@@ -72,6 +73,11 @@ name unless --domain/--agent/--backbone/--user-backbone say.`,
 					return usageError{fmt.Errorf("unknown table %q (have: %s)", id, strings.Join(report.TableIDs, ", "))}
 				}
 			}
+			for _, ff := range opts.FigureFormats {
+				if _, err := report.ParseFigureFormat(ff); err != nil {
+					return usageError{err}
+				}
+			}
 			if !opts.NoDomains {
 				dir, err := g.dataDir(s)
 				if err != nil {
@@ -88,7 +94,8 @@ name unless --domain/--agent/--backbone/--user-backbone say.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.Format, "format", "text", "output format: text, markdown, csv or json")
 	f.StringSliceVar(&opts.Tables, "table", nil, "only these tables (default all): "+strings.Join(report.TableIDs, ", "))
-	f.StringVar(&opts.Figures, "figures", "", "write SVG figures into this directory")
+	f.StringVar(&opts.Figures, "figures", "", "write figures into this directory")
+	f.StringSliceVar(&opts.FigureFormats, "figure-format", []string{"svg"}, "figure file formats: svg, png, pdf (repeatable)")
 	f.StringVar(&opts.Baseline, "baseline", "baseline", "agent label of the baseline")
 	f.StringVar(&opts.Treatment, "treatment", "ledger", "agent label compared with the baseline in table2")
 	f.IntVar(&opts.K, "k", 0, "the larger k of the comparison tables (default: fewest trials of the groups compared)")
@@ -124,7 +131,12 @@ func runReport(_ context.Context, s *Streams, opts *reportOptions) error {
 		return err
 	}
 	if opts.Figures != "" {
-		paths, err := rep.WriteFigures(opts.Figures)
+		var formats []report.FigureFormat
+		for _, ff := range opts.FigureFormats {
+			f, _ := report.ParseFigureFormat(ff)
+			formats = append(formats, f)
+		}
+		paths, err := rep.WriteFigures(opts.Figures, formats...)
 		if err != nil {
 			return err
 		}

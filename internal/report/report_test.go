@@ -140,9 +140,9 @@ func TestFigures(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string][]string{
-		"passk_airline.svg":              {"pass^k vs k: airline", "baseline / glm-5", "ledger / kimi-k2.5", "irma / glm-5", "pass^k (%)"},
-		"passk_retail.svg":               {"pass^k vs k: retail", "ledger / glm-5"},
-		"write_subset_glm-5.svg":         {"Environment-changing subset", "airline pass^1", "retail pass^4", "baseline", "irma", "ledger"},
+		"passk_airline.svg":              {"pass", "vs k: airline", "baseline / glm-5", "ledger / kimi-k2.5", "irma / glm-5", " (%)"},
+		"passk_retail.svg":               {"vs k: retail", "ledger / glm-5"},
+		"write_subset_glm-5.svg":         {"Environment-changing subset", "airline pass", "retail pass", "4", "baseline", "irma", "ledger"},
 		"write_subset_kimi-k2.5.svg":     {"kimi-k2.5"},
 		"errors_glm-5.svg":               {"Error breakdown", "missed required action", "wrong action arguments", "airline/baseline", "retail/ledger"},
 		"errors_kimi-k2.5.svg":           {"premature transfer"},
