@@ -65,6 +65,9 @@ name unless --domain/--agent/--backbone/--user-backbone say.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
+			if cmd.Flags().Changed("k") && opts.K < 1 {
+				return usageError{fmt.Errorf("--k must be at least 1 (got %d)", opts.K)}
+			}
 			if _, err := report.ParseFormat(opts.Format); err != nil {
 				return usageError{err}
 			}
@@ -124,8 +127,17 @@ func runReport(_ context.Context, s *Streams, opts *reportOptions) error {
 		var doms []envs.Domain
 		cat, doms = loadCatalog(s, opts.DataDir, sources)
 		addShadowVerdicts(sources, doms)
+		for _, src := range sources {
+			if src.Kind == report.V1 {
+				fmt.Fprintf(s.ErrOut, "note: %s is a τ-bench v1 list: no gate adherence (its tool outputs follow τ-bench v1's schema, not the ported domain's)\n", src.Path)
+			}
+		}
 	}
-	rep := report.Build(report.Summarize(sources, cat), report.Options{Baseline: opts.Baseline, Treatment: opts.Treatment, K: opts.K})
+	groups := report.Summarize(sources, cat)
+	if err := checkK(opts.K, groups); err != nil {
+		return err
+	}
+	rep := report.Build(groups, report.Options{Baseline: opts.Baseline, Treatment: opts.Treatment, K: opts.K})
 	format, _ := report.ParseFormat(opts.Format)
 	if err := rep.Write(s.Out, format, opts.Tables...); err != nil {
 		return err
@@ -141,6 +153,23 @@ func runReport(_ context.Context, s *Streams, opts *reportOptions) error {
 			return err
 		}
 		fmt.Fprintf(s.ErrOut, "wrote %d figure(s) to %s\n", len(paths), opts.Figures)
+	}
+	return nil
+}
+
+// checkK refuses a --k above the trials per task of every group: each of
+// its columns would be empty. Groups with fewer trials than --k (while
+// others have enough) get empty cells marked "—" and a note.
+func checkK(k int, groups []metrics.Summary) error {
+	if k == 0 || len(groups) == 0 {
+		return nil
+	}
+	most := 0
+	for _, g := range groups {
+		most = max(most, g.K)
+	}
+	if k > most {
+		return usageError{fmt.Errorf("--k %d is above the trials per task of every run (at most %d)", k, most)}
 	}
 	return nil
 }
@@ -185,6 +214,11 @@ func addShadowVerdicts(sources []*report.Source, doms []envs.Domain) {
 		byName[d.Name()] = d
 	}
 	for _, src := range sources {
+		if src.Kind == report.V1 {
+			// τ-bench v1 tool outputs have another schema: the ported
+			// domain's gate cannot judge them.
+			continue
+		}
 		for i := range src.Records {
 			r := &src.Records[i]
 			dom := byName[r.Domain]

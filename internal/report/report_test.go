@@ -69,20 +69,27 @@ func TestJSONShape(t *testing.T) {
 	if err := fixtureReport().Write(&b, JSON); err != nil {
 		t.Fatal(err)
 	}
-	var groups []struct {
-		Domain     string             `json:"domain"`
-		Agent      string             `json:"agent"`
-		Backbone   string             `json:"backbone"`
-		PassHatK   map[string]float64 `json:"pass_hat_k"`
-		Incomplete []struct {
-			TaskID string `json:"task_id"`
-			Trials int    `json:"trials"`
-		} `json:"incomplete_tasks"`
-		Infrastructure int `json:"infrastructure_errors"`
+	var rep struct {
+		Tables []TableJSON
+		Groups []struct {
+			Domain     string             `json:"domain"`
+			Agent      string             `json:"agent"`
+			Backbone   string             `json:"backbone"`
+			PassHatK   map[string]float64 `json:"pass_hat_k"`
+			Incomplete []struct {
+				TaskID string `json:"task_id"`
+				Trials int    `json:"trials"`
+			} `json:"incomplete_tasks"`
+			Infrastructure int `json:"infrastructure_errors"`
+		}
 	}
-	if err := json.Unmarshal(b.Bytes(), &groups); err != nil {
+	if err := json.Unmarshal(b.Bytes(), &rep); err != nil {
 		t.Fatal(err)
 	}
+	if len(rep.Tables) != len(TableIDs) {
+		t.Errorf("JSON carries %d tables; want %d", len(rep.Tables), len(TableIDs))
+	}
+	groups := rep.Groups
 	if len(groups) != 12 {
 		t.Fatalf("groups = %d; want 12", len(groups))
 	}
