@@ -47,8 +47,8 @@ type Options struct {
 	// Temperature overrides the backbone's temperature; nil keeps the
 	// backbone's (upstream runs agents at 0.0, which backbones.yaml sets).
 	Temperature *float64
-	// SystemPrompt replaces the prompt built by SystemPrompt(Policy) when not
-	// empty.
+	// SystemPrompt is the system message: Prompt.System(Policy) for
+	// upstream's LLMAgent (LoadPrompt reads it from the pulled sources).
 	SystemPrompt string
 	// Name is the implementation name written into the report ("baseline"
 	// when empty).
@@ -103,9 +103,6 @@ type reporter interface{ Report() any }
 // New returns an agent over gen.
 func New(gen Generator, opts Options) *Agent {
 	prompt := opts.SystemPrompt
-	if prompt == "" {
-		prompt = SystemPrompt(opts.Policy)
-	}
 	name := opts.Name
 	if name == "" {
 		name = "baseline"

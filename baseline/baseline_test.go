@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/baseline"
+	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
 	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/internal/offline"
 	"github.com/ledgerbench/ledgerbench/internal/offline/offlinetest"
@@ -40,19 +41,79 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-func TestSystemPromptGolden(t *testing.T) {
-	policy, err := os.ReadFile("testdata/policy.md")
+// TestLoadPrompt reads the agent's text from the pulled sources: the
+// system prompt is SYSTEM_PROMPT with AGENT_INSTRUCTION and the policy
+// filled in, the greeting is DEFAULT_FIRST_AGENT_MESSAGE's content.
+func TestLoadPrompt(t *testing.T) {
+	p := loadPrompt(t)
+	if got := strings.Join(p.Template.Fields, ","); got != "agent_instruction,domain_policy" {
+		t.Fatalf("SYSTEM_PROMPT fields %s; want agent_instruction,domain_policy", got)
+	}
+	want := p.Template.Parts[0] + p.Instruction + p.Template.Parts[1] + "POLICY" + p.Template.Parts[2]
+	if got := p.System("POLICY"); got != want || !strings.HasPrefix(got, "<instructions>\n") || !strings.HasSuffix(got, "\nPOLICY\n</policy>") {
+		t.Errorf("System = %q; want %q", got, want)
+	}
+	if p.Instruction == "" || p.Instruction != strings.TrimSpace(p.Instruction) || p.Greeting == "" {
+		t.Errorf("instruction %q (upstream strips it), greeting %q", p.Instruction, p.Greeting)
+	}
+	a := baseline.New(nil, baseline.Options{SystemPrompt: p.System("POLICY")})
+	if a.SystemMessage() != want {
+		t.Errorf("agent's system message is not the prompt")
+	}
+}
+
+// A missing file or symbol is an error naming both.
+func TestLoadPromptErrors(t *testing.T) {
+	root := datatest.Root(t)
+	write := func(t *testing.T, dir, rel, text string) {
+		path := filepath.Join(dir, "tau2-bench", "src", "tau2", filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	orch, err := os.ReadFile(filepath.Join(root, "tau2-bench", "src", "tau2", "orchestrator", "orchestrator.py"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "system_prompt.golden", baseline.SystemPrompt(string(policy)))
-	a := baseline.New(nil, baseline.Options{Policy: string(policy)})
-	if a.SystemMessage() != baseline.SystemPrompt(string(policy)) {
-		t.Errorf("agent's system message is not SystemPrompt(policy)")
+	cases := []struct {
+		name, agent, orch string
+		want              []string
+	}{
+		{"no agent file", "", string(orch), []string{agentFile}},
+		{"no instruction", "SYSTEM_PROMPT = '{agent_instruction}{domain_policy}'\n", string(orch), []string{agentFile, "AGENT_INSTRUCTION"}},
+		{"no template", "AGENT_INSTRUCTION = 'x'\n", string(orch), []string{agentFile, "SYSTEM_PROMPT"}},
+		{"template without policy", "AGENT_INSTRUCTION = 'x'\nSYSTEM_PROMPT = '{agent_instruction}{other}'\n", string(orch), []string{"SYSTEM_PROMPT", "other"}},
+		{"no greeting", "AGENT_INSTRUCTION = 'x'\nSYSTEM_PROMPT = '{agent_instruction}{domain_policy}'\n", "X = 1\n", []string{baseline.OrchestratorSource, "DEFAULT_FIRST_AGENT_MESSAGE"}},
 	}
-	if n := strings.Count(baseline.Instruction, "\n") + 1; n != 7 {
-		t.Errorf("instruction has %d lines; upstream's layout has 7 (6 + a blank line)", n)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tc.agent != "" {
+				write(t, dir, agentFile, tc.agent)
+			}
+			write(t, dir, baseline.OrchestratorSource, tc.orch)
+			_, err := baseline.LoadPrompt(dir)
+			for _, w := range tc.want {
+				if err == nil || !strings.Contains(err.Error(), filepath.FromSlash(w)) {
+					t.Errorf("LoadPrompt error %v; want it to name %s", err, w)
+				}
+			}
+		})
 	}
+}
+
+const agentFile = "agent/llm_agent.py"
+
+func loadPrompt(t *testing.T) *baseline.Prompt {
+	t.Helper()
+	p, err := baseline.LoadPrompt(datatest.Root(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -74,10 +135,10 @@ func TestAgentRequests(t *testing.T) {
 		openaitest.Calls(openaitest.Call("get_user_details", `{"user_id": "u1"}`), openaitest.Call("get_order_details", `{"order_id": "#O1"}`)),
 		openaitest.Text("Your order #O1 is pending."),
 	)
-	a := baseline.New(newClient(t, srv), baseline.Options{Policy: dom.Policy(), Tools: dom.AgentTools(), Seed: ptr(300)})
+	a := baseline.New(newClient(t, srv), baseline.Options{SystemPrompt: loadPrompt(t).System(dom.Policy()), Tools: dom.AgentTools(), Seed: ptr(300)})
 	ctx := t.Context()
 	user := message.Message{Role: message.User, Content: "Where is my order #O1? I am u1."}
-	m1, err := a.Next(ctx, []message.Message{{Role: message.Assistant, Content: orchestrator.Greeting}, user})
+	m1, err := a.Next(ctx, []message.Message{{Role: message.Assistant, Content: orchestrator.DefaultGreeting}, user})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +164,7 @@ func TestAgentRequests(t *testing.T) {
 		t.Fatalf("%d requests", len(reqs))
 	}
 	r0 := reqs[0]
-	if r0.Messages[0].Role != "system" || r0.Messages[0].Text() != baseline.SystemPrompt(dom.Policy()) {
+	if r0.Messages[0].Role != "system" || r0.Messages[0].Text() != loadPrompt(t).System(dom.Policy()) {
 		t.Errorf("first message is not the system prompt: %+v", r0.Messages[0])
 	}
 	if len(r0.Tools) != len(dom.AgentTools()) || r0.Tools[2].Name != "pay_order" || string(r0.ToolChoice) != `"auto"` {
@@ -147,8 +208,8 @@ func TestAgentThroughOrchestrator(t *testing.T) {
 		openaitest.Calls(openaitest.Call("get_user_details", `{"user_id": "u1"`)), // malformed
 		openaitest.Text("Sorry, let me try again. Please hold on."),
 	)
-	a := baseline.New(newClient(t, srv), baseline.Options{Policy: dom.Policy(), Tools: dom.AgentTools(), Seed: ptr(1)})
-	u := usersim.New(offline.NewUser(task), usersim.Options{Guidelines: "g", Scenario: task.UserScenario.String()})
+	a := baseline.New(newClient(t, srv), baseline.Options{SystemPrompt: "SYS\n" + dom.Policy(), Tools: dom.AgentTools(), Seed: ptr(1)})
+	u := usersim.New(offline.NewUser(task), usersim.Options{System: "g" + "\n" + task.UserScenario.String()})
 	rec, err := orchestrator.Run(t.Context(), dom, task, a, u, orchestrator.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -170,8 +231,8 @@ func TestAgentThroughOrchestrator(t *testing.T) {
 	}
 	// The empty reply, in a fresh conversation.
 	srv2 := openaitest.NewServer(t, openaitest.Empty())
-	a2 := baseline.New(newClient(t, srv2), baseline.Options{Policy: dom.Policy(), Tools: dom.AgentTools()})
-	u2 := usersim.New(offline.NewUser(task), usersim.Options{Guidelines: "g", Scenario: task.UserScenario.String()})
+	a2 := baseline.New(newClient(t, srv2), baseline.Options{SystemPrompt: "SYS\n" + dom.Policy(), Tools: dom.AgentTools()})
+	u2 := usersim.New(offline.NewUser(task), usersim.Options{System: "g" + "\n" + task.UserScenario.String()})
 	rec2, err := orchestrator.Run(t.Context(), dom, task, a2, u2, orchestrator.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -194,7 +255,7 @@ func TestInfrastructureError(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := openaitest.NewServer(t, tc.replies...)
-			a := baseline.New(newClient(t, srv), baseline.Options{Policy: dom.Policy(), Tools: dom.AgentTools()})
+			a := baseline.New(newClient(t, srv), baseline.Options{SystemPrompt: "SYS\n" + dom.Policy(), Tools: dom.AgentTools()})
 			_, err := a.Next(t.Context(), []message.Message{{Role: message.User, Content: "hi"}})
 			if !errors.Is(err, orchestrator.ErrInfrastructure) || !errors.Is(err, llm.ErrInfrastructure) {
 				t.Fatalf("error %v does not wrap both infrastructure errors", err)
@@ -203,8 +264,8 @@ func TestInfrastructureError(t *testing.T) {
 				t.Errorf("failed call counted")
 			}
 			srv2 := openaitest.NewServer(t, tc.replies...)
-			a2 := baseline.New(newClient(t, srv2), baseline.Options{Policy: dom.Policy(), Tools: dom.AgentTools()})
-			u := usersim.New(offline.NewUser(task), usersim.Options{Guidelines: "g", Scenario: task.UserScenario.String()})
+			a2 := baseline.New(newClient(t, srv2), baseline.Options{SystemPrompt: "SYS\n" + dom.Policy(), Tools: dom.AgentTools()})
+			u := usersim.New(offline.NewUser(task), usersim.Options{System: "g" + "\n" + task.UserScenario.String()})
 			rec, err := orchestrator.Run(t.Context(), dom, task, a2, u, orchestrator.Config{})
 			if err != nil {
 				t.Fatal(err)
@@ -221,7 +282,7 @@ func TestInfrastructureError(t *testing.T) {
 // calls).
 func TestHooks(t *testing.T) {
 	gen := &echo{}
-	a := baseline.New(gen, baseline.Options{Policy: "p"})
+	a := baseline.New(gen, baseline.Options{SystemPrompt: "SYS"})
 	a.Observe([]message.Message{{Role: message.User, Content: "hi"}})
 	req := a.Request()
 	req.Messages = append(req.Messages, message.Message{Role: message.System, Content: "LEDGER"})
@@ -234,8 +295,7 @@ func TestHooks(t *testing.T) {
 	}
 	a.Commit(m)
 	r2 := baseline.AppendToSystem(a.Request(), "\n<ledger>x</ledger>")
-	if r2.Messages[0].Content != "<instructions>\n"+baseline.Instruction+"\n</instructions>\n<policy>\np\n</policy>\n<ledger>x</ledger>" ||
-		a.SystemMessage() != baseline.SystemPrompt("p") || len(r2.Messages) != 3 {
+	if r2.Messages[0].Content != "SYS\n<ledger>x</ledger>" || a.SystemMessage() != "SYS" || len(r2.Messages) != 3 {
 		t.Errorf("AppendToSystem: %q / %q", r2.Messages[0].Content, a.SystemMessage())
 	}
 	if _, err := a.Generate(t.Context(), llm.Request{Messages: []message.Message{{Role: message.User, Content: "helper"}}}); err != nil {
@@ -272,7 +332,7 @@ func BenchmarkAgentTurn(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		if i%40 == 0 {
-			a = baseline.New(gen, baseline.Options{Policy: dom.Policy(), Tools: dom.AgentTools(), Seed: ptr(1)})
+			a = baseline.New(gen, baseline.Options{SystemPrompt: "SYS\n" + dom.Policy(), Tools: dom.AgentTools(), Seed: ptr(1)})
 		}
 		if _, err := a.Next(ctx, in); err != nil {
 			b.Fatal(err)

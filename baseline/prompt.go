@@ -1,19 +1,96 @@
 package baseline
 
-// Instruction is the agent's instruction: our wording of upstream's
-// AGENT_INSTRUCTION (same meaning and layout: who the agent is, the one
-// action per turn rule, and the closing reminder; port-tau2.md §7).
-const Instruction = `You are a customer service agent: help the user in line with the <policy> given below.
-On each turn you may do one of two things:
-- Send the user a message.
-- Call a tool.
-You may not do both in the same turn.
+import (
+	"fmt"
+	"os"
 
-Be helpful and always comply with the policy. Make sure any JSON you produce is valid.`
+	"github.com/ledgerbench/ledgerbench/internal/data"
+	"github.com/ledgerbench/ledgerbench/internal/pyliteral"
+)
 
-// SystemPrompt is the agent's system message, structured as upstream's: the
-// instruction in <instructions> tags followed by the domain policy in
-// <policy> tags.
-func SystemPrompt(policy string) string {
-	return "<instructions>\n" + Instruction + "\n</instructions>\n<policy>\n" + policy + "\n</policy>"
+// OrchestratorSource is the upstream file (relative to src/tau2) holding
+// the greeting; the agent's text is in AgentSource. Then the symbols.
+const (
+	OrchestratorSource = "orchestrator/orchestrator.py"
+
+	instructionSymbol = "AGENT_INSTRUCTION"
+	systemSymbol      = "SYSTEM_PROMPT"
+	greetingSymbol    = "DEFAULT_FIRST_AGENT_MESSAGE"
+)
+
+// Prompt is the τ²-bench agent's model-facing text, read from the pulled
+// upstream sources by LoadPrompt: LLMAgent's instruction and system-prompt
+// template (llm_agent.py) and the orchestrator's fixed first agent message
+// (orchestrator.py).
+type Prompt struct {
+	// Instruction is AGENT_INSTRUCTION.
+	Instruction string
+	// Template is SYSTEM_PROMPT, with the fields agent_instruction and
+	// domain_policy.
+	Template pyliteral.FString
+	// Greeting is the content of DEFAULT_FIRST_AGENT_MESSAGE, the agent's
+	// first message of every conversation (the orchestrator sends it).
+	Greeting string
+}
+
+// LoadPrompt reads the agent's text from a data directory. A missing file
+// or symbol is an error naming both.
+func LoadPrompt(root string) (*Prompt, error) {
+	agentPath := AgentSource(root)
+	src, err := os.ReadFile(agentPath)
+	if err != nil {
+		return nil, fmt.Errorf("agent prompt: %w", err)
+	}
+	var p Prompt
+	if p.Instruction, err = pyliteral.StringAssignment(src, instructionSymbol); err != nil {
+		return nil, fmt.Errorf("agent prompt: %s: %s: %w", agentPath, instructionSymbol, err)
+	}
+	tmpl, err := pyliteral.StringAssignment(src, systemSymbol)
+	if err == nil {
+		p.Template, err = pyliteral.ParseTemplate(tmpl)
+	}
+	if err == nil {
+		err = p.Template.Check("agent_instruction", "domain_policy")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("agent prompt: %s: %s: %w", agentPath, systemSymbol, err)
+	}
+	orchPath := data.Tau2Source(root, OrchestratorSource)
+	osrc, err := os.ReadFile(orchPath)
+	if err != nil {
+		return nil, fmt.Errorf("agent greeting: %w", err)
+	}
+	a, err := pyliteral.Assignment(osrc, func(n string) bool { return n == greetingSymbol })
+	if err != nil {
+		return nil, fmt.Errorf("agent greeting: %s: %s: %w", orchPath, greetingSymbol, err)
+	}
+	call, ok := a.Value.(*pyliteral.Call)
+	var content any
+	if ok && call.Kwargs != nil {
+		content, ok = call.Kwargs.Get("content")
+	}
+	if p.Greeting, _ = content.(string); !ok || p.Greeting == "" {
+		return nil, fmt.Errorf("agent greeting: %s: %s has no string content= argument", orchPath, greetingSymbol)
+	}
+	return &p, nil
+}
+
+// System is the agent's system message for a domain policy:
+// SYSTEM_PROMPT.format(domain_policy=policy, agent_instruction=Instruction).
+func (p *Prompt) System(policy string) string {
+	return p.SystemWith(p.Instruction, policy)
+}
+
+// SystemWith fills SYSTEM_PROMPT with another instruction (agents that
+// extend the baseline's instruction, e.g. IRMA).
+func (p *Prompt) SystemWith(instruction, policy string) string {
+	s, _ := p.Template.Format(map[string]string{"agent_instruction": instruction, "domain_policy": policy})
+	return s // fields were checked by LoadPrompt
+}
+
+// Texts returns every model-facing text of the prompt by name (for the
+// run manifest's hashes).
+func (p *Prompt) Texts() map[string]string {
+	tmpl, _ := p.Template.Format(map[string]string{"agent_instruction": "{agent_instruction}", "domain_policy": "{domain_policy}"})
+	return map[string]string{"agent_instruction": p.Instruction, "agent_system_template": tmpl, "agent_greeting": p.Greeting}
 }

@@ -208,15 +208,11 @@ var (
 
 // moduleString is a module-level string constant of a Python source.
 func moduleString(src []byte, name string) (string, error) {
-	a, err := pyliteral.Assignment(src, func(n string) bool { return n == name })
+	v, err := pyliteral.StringAssignment(src, name)
 	if err != nil {
 		return "", fmt.Errorf("symbol %s: %w", name, err)
 	}
-	s, ok := a.Value.(string)
-	if !ok {
-		return "", fmt.Errorf("symbol %s: not a string (%T)", name, a.Value)
-	}
-	return s, nil
+	return v, nil
 }
 
 // classBody returns the source of a top-level class: from its class line to
@@ -298,33 +294,9 @@ func funcDocstring(src []byte, name string) (string, error) {
 // replaced, {{ and }} are literal braces; an unknown field or any other
 // format syntax is an error.
 func pyFormat(tmpl string, fields map[string]string) (string, error) {
-	var b strings.Builder
-	for i := 0; i < len(tmpl); i++ {
-		c := tmpl[i]
-		switch {
-		case c == '{' && i+1 < len(tmpl) && tmpl[i+1] == '{':
-			b.WriteByte('{')
-			i++
-		case c == '}' && i+1 < len(tmpl) && tmpl[i+1] == '}':
-			b.WriteByte('}')
-			i++
-		case c == '{':
-			j := strings.IndexByte(tmpl[i:], '}')
-			if j < 0 {
-				return "", errors.New("single '{' encountered in format string")
-			}
-			field := tmpl[i+1 : i+j]
-			v, ok := fields[field]
-			if !ok {
-				return "", fmt.Errorf("format field {%s} is not supported", field)
-			}
-			b.WriteString(v)
-			i += j
-		case c == '}':
-			return "", errors.New("single '}' encountered in format string")
-		default:
-			b.WriteByte(c)
-		}
+	f, err := pyliteral.ParseTemplate(tmpl)
+	if err != nil {
+		return "", err
 	}
-	return b.String(), nil
+	return f.Format(fields)
 }

@@ -82,7 +82,7 @@ func TestParseSoloMissing(t *testing.T) {
 		{"stop token", "STOP_TOKEN = ", "STOP_TEXT = ", "symbol LLMSoloAgent.STOP_TOKEN"},
 		{"done function", "def done() -> str:", "def finish() -> str:", "symbol done: function not found"},
 		{"docstring", `"""Call this function`, `# """Call this function`, "symbol done: no docstring"},
-		{"unknown field", "{stop_function_name}", "{stop_fn}", "format field {stop_fn}"},
+		{"unknown field", "{stop_function_name}", "{stop_fn}", "field {stop_fn}"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

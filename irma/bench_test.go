@@ -77,7 +77,7 @@ func BenchmarkConversation(b *testing.B) {
 		make func() orchestrator.Agent
 	}{
 		{"baseline", func() orchestrator.Agent { return baseline.New(gen, opts) }},
-		{"irma", func() orchestrator.Agent { return irma.New(gen, irma.Options{Options: opts}) }},
+		{"irma", func() orchestrator.Agent { return irma.New(gen, irma.Options{Prompt: ownPrompt(), Options: opts}) }},
 	}
 	for _, m := range makers {
 		b.Run(m.name, func(b *testing.B) {
@@ -105,7 +105,7 @@ func BenchmarkConversation(b *testing.B) {
 func BenchmarkNew(b *testing.B) {
 	dom := retail(b)
 	gen := newInstant()
-	opts := irma.Options{Options: baseline.Options{Policy: dom.Policy(), Tools: dom.AgentTools()}}
+	opts := irma.Options{Prompt: ownPrompt(), Options: baseline.Options{Policy: dom.Policy(), Tools: dom.AgentTools()}}
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = irma.New(gen, opts)

@@ -76,9 +76,11 @@ const Refresh = "user_message"
 // Options configure an IRMA agent.
 type Options struct {
 	// Options are the baseline agent's (policy, tools, seed, temperature).
-	// An empty SystemPrompt becomes SystemPrompt(Policy); an empty Name
-	// becomes "irma".
+	// An empty SystemPrompt becomes SystemPrompt(Prompt, Policy); an
+	// empty Name becomes "irma".
 	baseline.Options
+	// Prompt is the baseline's upstream text (baseline.LoadPrompt).
+	Prompt *baseline.Prompt
 	// Helper makes the helper calls; nil uses the agent's own generator.
 	// It must be safe for concurrent use (the two helpers of a round run at
 	// once); *llm.Client and the offline backbones are.
@@ -164,8 +166,8 @@ type Agent struct {
 // New returns an IRMA agent over gen.
 func New(gen baseline.Generator, opts Options) *Agent {
 	bo := opts.Options
-	if bo.SystemPrompt == "" {
-		bo.SystemPrompt = SystemPrompt(bo.Policy)
+	if bo.SystemPrompt == "" && opts.Prompt != nil {
+		bo.SystemPrompt = SystemPrompt(opts.Prompt, bo.Policy)
 	}
 	if bo.Name == "" {
 		bo.Name = Name

@@ -16,6 +16,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/internal/offline"
 	"github.com/ledgerbench/ledgerbench/internal/offline/offlinetest"
+	"github.com/ledgerbench/ledgerbench/internal/pyliteral"
 	"github.com/ledgerbench/ledgerbench/irma"
 	"github.com/ledgerbench/ledgerbench/message"
 	"github.com/ledgerbench/ledgerbench/orchestrator"
@@ -200,10 +201,21 @@ func shopConversation(t *testing.T, opts irma.Options) (*irma.Agent, *fakeGen, [
 	return a, gen, out
 }
 
+// ownPrompt is a baseline prompt of our own words in upstream's layout, so
+// the IRMA renderings can be kept in golden files without upstream's text.
+func ownPrompt() *baseline.Prompt {
+	tmpl, err := pyliteral.ParseTemplate("<instructions>\n{agent_instruction}\n</instructions>\n<policy>\n{domain_policy}\n</policy>")
+	if err != nil {
+		panic(err)
+	}
+	return &baseline.Prompt{Instruction: "You are a test shop's agent. Follow the policy.", Template: tmpl, Greeting: "Hello."}
+}
+
 func TestSystemPromptGolden(t *testing.T) {
-	golden(t, "system_prompt.golden", irma.SystemPrompt(offlinetest.Policy))
-	if !strings.HasPrefix(irma.SystemPrompt("p"), baseline.SystemPrompt("p")[:len("<instructions>\n"+baseline.Instruction)]) {
-		t.Errorf("the IRMA prompt does not start with the baseline's instruction")
+	golden(t, "system_prompt.golden", irma.SystemPrompt(ownPrompt(), offlinetest.Policy))
+	p := ownPrompt()
+	if got, want := irma.SystemPrompt(p, "p"), p.SystemWith(p.Instruction+"\n\n"+irma.FACTInstruction, "p"); got != want {
+		t.Errorf("the IRMA prompt is not the baseline's with the FACT paragraph after the instruction:\n%s", got)
 	}
 }
 
@@ -212,7 +224,7 @@ func TestSystemPromptGolden(t *testing.T) {
 // agent's system message (reused on tool-result turns); the state holds no
 // block.
 func TestSchedulingAndContext(t *testing.T) {
-	a, gen, replies := shopConversation(t, irma.Options{})
+	a, gen, replies := shopConversation(t, irma.Options{Prompt: ownPrompt()})
 	reqs := gen.requests()
 	var kinds []string
 	for _, r := range reqs {
@@ -282,12 +294,12 @@ func TestSchedulingAndContext(t *testing.T) {
 	}
 	golden(t, "agent_request.golden", renderRequest(reqs[6]))
 	golden(t, "block.golden", a.Block())
-	if !strings.HasSuffix(sys(reqs[6]), a.Block()) || !strings.HasPrefix(sys(reqs[6]), irma.SystemPrompt(offlinetest.Policy)) {
+	if !strings.HasSuffix(sys(reqs[6]), a.Block()) || !strings.HasPrefix(sys(reqs[6]), irma.SystemPrompt(ownPrompt(), offlinetest.Policy)) {
 		t.Errorf("the block is not appended to the system prompt")
 	}
 	// The agent's own state is the baseline's: no block, all messages.
 	st := a.Base().Messages()
-	if st[0].Content != irma.SystemPrompt(offlinetest.Policy) || len(st) != 9 {
+	if st[0].Content != irma.SystemPrompt(ownPrompt(), offlinetest.Policy) || len(st) != 9 {
 		t.Errorf("state: %d messages, system %q", len(st), st[0].Content)
 	}
 	if replies[1].ToolCalls[0].Name != "get_order_details" || replies[3].Content != "Order #O1 is paid with card_1." {
@@ -298,7 +310,7 @@ func TestSchedulingAndContext(t *testing.T) {
 // Helper calls are accounted one by one; the reply of a helper turn carries
 // the helpers' usage, the report totals add up.
 func TestAccounting(t *testing.T) {
-	a, _, replies := shopConversation(t, irma.Options{})
+	a, _, replies := shopConversation(t, irma.Options{Prompt: ownPrompt()})
 	helpers := constraintsUsage.Add(toolsUsage)
 	wantUsage := []message.Usage{mainUsage.Add(helpers), mainUsage.Add(helpers), mainUsage, mainUsage}
 	wantCost := []float64{mainCost + constraintsCost + toolsCost, mainCost + constraintsCost + toolsCost, mainCost, mainCost}
@@ -355,7 +367,7 @@ func TestSeparateHelper(t *testing.T) {
 	dom := offlinetest.New()
 	main := newFake(message.Message{Content: "Which order?"})
 	help := newFake()
-	a := irma.New(main, irma.Options{Options: baseline.Options{Policy: dom.Policy(), Tools: dom.AgentTools()}, Helper: help})
+	a := irma.New(main, irma.Options{Prompt: ownPrompt(), Options: baseline.Options{Policy: dom.Policy(), Tools: dom.AgentTools()}, Helper: help})
 	if _, err := a.Next(t.Context(), []message.Message{userMsg("Pay my order.")}); err != nil {
 		t.Fatal(err)
 	}
@@ -386,7 +398,7 @@ func TestHelperErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			gen := newFake(message.Message{Content: "never"})
 			gen.fail = tc.fail
-			a := irma.New(gen, irma.Options{Options: baseline.Options{Policy: dom.Policy(), Tools: dom.AgentTools()}})
+			a := irma.New(gen, irma.Options{Prompt: ownPrompt(), Options: baseline.Options{Policy: dom.Policy(), Tools: dom.AgentTools()}})
 			_, err := a.Next(t.Context(), []message.Message{userMsg("Pay my order.")})
 			if err == nil {
 				t.Fatal("no error")
@@ -403,7 +415,7 @@ func TestHelperErrors(t *testing.T) {
 	// A canceled context is not an infrastructure failure of the agent.
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	a := irma.New(newFake(), irma.Options{Options: baseline.Options{Policy: dom.Policy()}})
+	a := irma.New(newFake(), irma.Options{Prompt: ownPrompt(), Options: baseline.Options{Policy: dom.Policy()}})
 	if _, err := a.Next(ctx, []message.Message{userMsg("x")}); !errors.Is(err, context.Canceled) || errors.Is(err, orchestrator.ErrInfrastructure) {
 		t.Errorf("canceled: %v", err)
 	}
@@ -426,7 +438,7 @@ func TestOfflineHelperReply(t *testing.T) {
 	dom := offlinetest.New()
 	task := offlinetest.Task("pay")
 	gold := offline.NewGoldAgent(dom, task)
-	a := irma.New(gold, irma.Options{Options: baseline.Options{Policy: dom.Policy(), Tools: dom.AgentTools()}})
+	a := irma.New(gold, irma.Options{Prompt: ownPrompt(), Options: baseline.Options{Policy: dom.Policy(), Tools: dom.AgentTools()}})
 	m, err := a.Next(t.Context(), []message.Message{userMsg("Pay #O1.")})
 	if err != nil {
 		t.Fatal(err)

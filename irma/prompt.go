@@ -23,10 +23,11 @@ const FACTInstruction = `Before you act, make sure you know enough to act correc
 
 At the end of this message, a <reformulated_input> block restates the conversation for your next step: every user message so far (memory), the policy rules that apply now (constraints) and the tools that look relevant (tool suggestions). Helpers prepared the last two and can be wrong: the policy and the conversation itself always prevail.`
 
-// SystemPrompt is the IRMA agent's system message: the baseline's layout
-// with the FACT paragraph added to the instructions.
-func SystemPrompt(policy string) string {
-	return "<instructions>\n" + baseline.Instruction + "\n\n" + FACTInstruction + "\n</instructions>\n<policy>\n" + policy + "\n</policy>"
+// SystemPrompt is the IRMA agent's system message: the baseline's
+// (upstream's SYSTEM_PROMPT) with the FACT paragraph added to upstream's
+// instruction.
+func SystemPrompt(p *baseline.Prompt, policy string) string {
+	return p.SystemWith(p.Instruction+"\n\n"+FACTInstruction, policy)
 }
 
 // Helper kinds, as written in the report.

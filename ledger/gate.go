@@ -2,7 +2,7 @@ package ledger
 
 import (
 	"encoding/json"
-	"strings"
+	"fmt"
 )
 
 // Decision is a gate verdict.
@@ -43,10 +43,45 @@ type Predicate struct {
 	// Clause cites the policy section it enforces (a heading of the pulled
 	// policy text).
 	Clause string
-	// Check judges a proposed call's arguments against the ledger. Arguments
-	// arrive as the model sent them; a predicate that cannot read them
-	// returns a Revise.
-	Check func(l *Ledger, args json.RawMessage) Outcome
+	// Check judges a proposed call against the ledger. args are the call's
+	// arguments decoded once, by the gate's Decoder, before any predicate
+	// runs (see Typed).
+	Check func(l *Ledger, args any) Outcome
+}
+
+// Decoder decodes a proposed write's arguments into the tool's typed
+// arguments, once per call, for all its predicates. A call whose arguments
+// do not decode gets no predicate: the failure (its id, clause and reason)
+// is the verdict, a Revise.
+type Decoder func(tool string, raw json.RawMessage) (args any, failure *Failure)
+
+// DecodeWith decodes a write's arguments with a domain's decoder into *A.
+// A problem (what is wrong with the arguments) is the failure
+// <domain>.<tool>.arguments, citing the tool's section clause(tool).
+func DecodeWith[A any](domain, tool string, raw json.RawMessage, decode func(tool string, raw json.RawMessage) (A, string), clause func(tool string) string) (any, *Failure) {
+	a, problem := decode(tool, raw)
+	if problem != "" {
+		return nil, &Failure{ID: domain + "." + tool + ".arguments", Clause: clause(tool), Decision: Revise,
+			Reason: fmt.Sprintf("The arguments of %s could not be checked against the %s policy: %s. Send them with the documented types.", tool, domain, problem)}
+	}
+	return &a, nil
+}
+
+// RawArgs is the Decoder of a domain whose predicates read the raw JSON
+// arguments themselves (args is a json.RawMessage).
+func RawArgs(_ string, raw json.RawMessage) (any, *Failure) { return raw, nil }
+
+// Typed builds a predicate over a tool's decoded arguments *A. Arguments of
+// another type (a Decoder that does not match the predicate) are a Revise,
+// never an Allow.
+func Typed[A any](id, tool, clause string, check func(l *Ledger, a *A) Outcome) Predicate {
+	return Predicate{ID: id, Tool: tool, Clause: clause, Check: func(l *Ledger, args any) Outcome {
+		a, ok := args.(*A)
+		if !ok || a == nil {
+			return NeedRevise("The arguments of " + tool + " could not be checked against the policy; send them with the documented types.")
+		}
+		return check(l, a)
+	}}
 }
 
 // Verdict is the gate's decision on one proposed write call.
@@ -55,26 +90,37 @@ type Verdict struct {
 	CallID    string          `json:"call_id,omitempty"`
 	Arguments json.RawMessage `json:"arguments"`
 	Decision  Decision        `json:"verdict"`
-	// Predicate and Clause name the first predicate that did not allow the
-	// call (empty when allowed).
+	// Predicate, Clause and Reason are the deciding predicate's: the first
+	// Block, else the first Revise (empty when allowed).
 	Predicate string `json:"predicate,omitempty"`
 	Clause    string `json:"clause,omitempty"`
 	Reason    string `json:"reason,omitempty"`
-	// Failed lists every predicate that did not allow the call.
-	Failed []string `json:"failed,omitempty"`
+	// Failed lists the id of every predicate that did not allow the call,
+	// and Predicates each one's own judgement, in predicate order.
+	Failed     []string  `json:"failed,omitempty"`
+	Predicates []Failure `json:"predicates,omitempty"`
+}
+
+// Failure is one predicate's non-allowing judgement of a call.
+type Failure struct {
+	ID       string   `json:"id"`
+	Clause   string   `json:"clause,omitempty"`
+	Decision Decision `json:"decision"`
+	Reason   string   `json:"reason"`
 }
 
 // Gate holds a domain's predicates grouped by tool.
 type Gate struct {
 	byTool map[string][]Predicate
 	writes map[string]bool
+	decode Decoder
 }
 
 // NewGate builds a gate over predicates. writeTools names every write tool of
 // the domain: a write tool without predicates is allowed, a non-write tool is
-// never judged.
-func NewGate(preds []Predicate, writeTools []string) *Gate {
-	g := &Gate{byTool: map[string][]Predicate{}, writes: map[string]bool{}}
+// never judged. decode decodes each judged call's arguments once.
+func NewGate(preds []Predicate, writeTools []string, decode Decoder) *Gate {
+	g := &Gate{byTool: map[string][]Predicate{}, writes: map[string]bool{}, decode: decode}
 	for _, p := range preds {
 		g.byTool[p.Tool] = append(g.byTool[p.Tool], p)
 	}
@@ -100,23 +146,29 @@ func (g *Gate) All() []Predicate {
 }
 
 // Judge runs every predicate of the call's tool. Any Block makes the verdict
-// Block; otherwise any Revise makes it Revise. The reasons of all failing
-// predicates are joined.
+// Block; otherwise any Revise makes it Revise. Every failing predicate is
+// listed with its own reason; the verdict's Reason is the deciding one's.
 func (g *Gate) Judge(l *Ledger, tool, callID string, args json.RawMessage) Verdict {
 	v := Verdict{Tool: tool, CallID: callID, Arguments: args, Decision: Allow}
 	if !g.writes[tool] {
 		return v
 	}
-	var reasons []string
+	decoded, f := g.decodeArgs(tool, args)
+	if f != nil {
+		f.Decision = Revise
+		v.Decision, v.Predicate, v.Clause, v.Reason = Revise, f.ID, f.Clause, f.Reason
+		v.Failed, v.Predicates = []string{f.ID}, []Failure{*f}
+		return v
+	}
 	for _, p := range g.byTool[tool] {
-		o := safeCheck(p, l, args)
+		o := safeCheck(p, l, decoded)
 		if o.Decision == Allow || o.Decision == "" {
 			continue
 		}
 		v.Failed = append(v.Failed, p.ID)
-		reasons = append(reasons, o.Reason)
+		v.Predicates = append(v.Predicates, Failure{ID: p.ID, Clause: p.Clause, Decision: o.Decision, Reason: o.Reason})
 		if v.Predicate == "" || (o.Decision == Block && v.Decision != Block) {
-			v.Predicate, v.Clause = p.ID, p.Clause
+			v.Predicate, v.Clause, v.Reason = p.ID, p.Clause, o.Reason
 		}
 		if o.Decision == Block {
 			v.Decision = Block
@@ -124,13 +176,23 @@ func (g *Gate) Judge(l *Ledger, tool, callID string, args json.RawMessage) Verdi
 			v.Decision = Revise
 		}
 	}
-	v.Reason = strings.Join(reasons, " ")
 	return v
+}
+
+// decodeArgs runs the decoder; a decoder that panics on odd input is a
+// Revise rather than letting the call through.
+func (g *Gate) decodeArgs(tool string, raw json.RawMessage) (args any, f *Failure) {
+	defer func() {
+		if r := recover(); r != nil {
+			args, f = nil, &Failure{ID: tool + ".arguments", Reason: "The arguments of " + tool + " could not be checked against the policy; send them with the documented types."}
+		}
+	}()
+	return g.decode(tool, raw)
 }
 
 // safeCheck runs a predicate; a predicate that panics on odd input counts as a
 // Revise rather than letting the call through.
-func safeCheck(p Predicate, l *Ledger, args json.RawMessage) (o Outcome) {
+func safeCheck(p Predicate, l *Ledger, args any) (o Outcome) {
 	defer func() {
 		if r := recover(); r != nil {
 			o = NeedRevise("The arguments of " + p.Tool + " could not be checked against the policy; send them with the documented types.")

@@ -42,6 +42,8 @@ type WriteRecord struct {
 	// Succeeded is set once the result arrives (false for an error result).
 	Succeeded bool
 	Done      bool
+	// Seq orders the write among the ledger's changes (see Ledger.Seq).
+	Seq int
 }
 
 // Ledger holds one conversation's observed state. It is not safe for
@@ -49,7 +51,12 @@ type WriteRecord struct {
 type Ledger struct {
 	values   map[string]any
 	rendered map[string]string
-	writes   []WriteRecord
+	// seqs is the sequence number of each path's last Put; seq counts Puts
+	// and logged writes, so a predicate can tell whether a record was read
+	// after a write.
+	seqs   map[string]int
+	seq    int
+	writes []WriteRecord
 	// paths kept sorted for rendering and prefix scans
 	paths []string
 	// block is the last render, valid while fresh (no Put since).
@@ -59,7 +66,7 @@ type Ledger struct {
 
 // New returns an empty ledger.
 func New() *Ledger {
-	return &Ledger{values: map[string]any{}, rendered: map[string]string{}}
+	return &Ledger{values: map[string]any{}, rendered: map[string]string{}, seqs: map[string]int{}}
 }
 
 // Put stores a value at a path, replacing what was there.
@@ -71,6 +78,8 @@ func (l *Ledger) Put(path string, v any) {
 		l.paths[i] = path
 	}
 	l.values[path] = v
+	l.seq++
+	l.seqs[path] = l.seq
 	l.rendered[path] = renderValue(v)
 	l.fresh = false
 }
@@ -112,6 +121,11 @@ func (l *Ledger) Prefix(prefix string, fn func(path string, v any)) {
 	}
 }
 
+// Seq is the sequence number of the last Put at path (0 when empty): a
+// value with a larger Seq than a WriteRecord's was read after that write was
+// sent.
+func (l *Ledger) Seq(path string) int { return l.seqs[path] }
+
 // Len is the number of entries.
 func (l *Ledger) Len() int { return len(l.paths) }
 
@@ -121,7 +135,8 @@ func (l *Ledger) Paths() []string { return l.paths }
 // LogWrite records a write call the gate allowed; it returns its index for
 // Resolve.
 func (l *Ledger) LogWrite(tool string, args json.RawMessage) int {
-	l.writes = append(l.writes, WriteRecord{Tool: tool, Args: args})
+	l.seq++
+	l.writes = append(l.writes, WriteRecord{Tool: tool, Args: args, Seq: l.seq})
 	return len(l.writes) - 1
 }
 

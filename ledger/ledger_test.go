@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -64,34 +65,46 @@ func TestAbsorbAndRenderGolden(t *testing.T) {
 	}
 }
 
+type closeArgs struct {
+	ID string `json:"id"`
+}
+
+// decodeClose decodes "close" calls once; "explode" has no arguments.
+func decodeClose(tool string, raw json.RawMessage) (any, *Failure) {
+	if tool != "close" {
+		return &struct{}{}, nil
+	}
+	var a closeArgs
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, &Failure{ID: "p.arguments", Clause: "Closing", Reason: "bad args: " + err.Error()}
+	}
+	return &a, nil
+}
+
 func TestGateJudge(t *testing.T) {
+	decoded := 0
+	decode := func(tool string, raw json.RawMessage) (any, *Failure) {
+		decoded++
+		return decodeClose(tool, raw)
+	}
 	preds := []Predicate{
-		{ID: "p.exists", Tool: "close", Clause: "Closing", Check: func(l *Ledger, args json.RawMessage) Outcome {
-			var a struct {
-				ID string `json:"id"`
-			}
-			if err := json.Unmarshal(args, &a); err != nil {
-				return NeedRevise("bad args")
-			}
+		Typed("p.exists", "close", "Closing", func(l *Ledger, a *closeArgs) Outcome {
 			if !l.Has("recs." + a.ID) {
 				return NeedRevise("read recs." + a.ID + " first")
 			}
 			return OK
-		}},
-		{ID: "p.open", Tool: "close", Clause: "Closing", Check: func(l *Ledger, args json.RawMessage) Outcome {
-			var a struct {
-				ID string `json:"id"`
-			}
-			json.Unmarshal(args, &a)
+		}),
+		Typed("p.open", "close", "Closing", func(l *Ledger, a *closeArgs) Outcome {
 			v, ok := l.Get("recs." + a.ID)
 			if ok && v.(*rec).Status != "open" {
 				return Refuse("record " + a.ID + " is not open")
 			}
 			return OK
-		}},
-		{ID: "p.panics", Tool: "explode", Check: func(*Ledger, json.RawMessage) Outcome { panic("boom") }},
+		}),
+		{ID: "p.panics", Tool: "explode", Check: func(*Ledger, any) Outcome { panic("boom") }},
+		Typed("p.wrong_type", "explode", "", func(*Ledger, *closeArgs) Outcome { return OK }),
 	}
-	g := NewGate(preds, []string{"close", "explode"})
+	g := NewGate(preds, []string{"close", "explode"}, decode)
 	l := New()
 	l.Absorb(mapRouter{}, "get_rec", nil, `{"id":"a","status":"open","amount":1}`)
 	l.Absorb(mapRouter{}, "get_rec", nil, `{"id":"b","status":"closed","amount":1}`)
@@ -103,17 +116,32 @@ func TestGateJudge(t *testing.T) {
 		{"close", `{"id":"a"}`, Allow, ""},
 		{"close", `{"id":"zz"}`, Revise, "p.exists"},
 		{"close", `{"id":"b"}`, Block, "p.open"},
-		{"close", `{"id": 5}`, Revise, "p.exists"},
-		{"close", `[1,2]`, Revise, "p.exists"},
+		{"close", `{"id": 5}`, Revise, "p.arguments"},
+		{"close", `[1,2]`, Revise, "p.arguments"},
 		{"read_only", `{"id":"zz"}`, Allow, ""},
 		{"explode", `{}`, Revise, "p.panics"},
 	}
 	for _, tc := range cases {
+		decoded = 0
 		v := g.Judge(l, tc.tool, "c1", json.RawMessage(tc.args))
 		if v.Decision != tc.want || v.Predicate != tc.pred {
 			t.Errorf("Judge(%s %s) = %s/%s; want %s/%s", tc.tool, tc.args, v.Decision, v.Predicate, tc.want, tc.pred)
 		}
+		if want := btoi(tc.tool != "read_only"); decoded != want {
+			t.Errorf("Judge(%s %s) decoded %d times; want %d (once per judged call)", tc.tool, tc.args, decoded, want)
+		}
 	}
+	// a predicate given arguments of another type revises, never allows
+	if v := g.Judge(l, "explode", "c2", json.RawMessage(`{}`)); !slices.Contains(v.Failed, "p.wrong_type") {
+		t.Errorf("mistyped predicate: %+v", v)
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func BenchmarkRender(b *testing.B) {

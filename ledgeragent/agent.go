@@ -85,13 +85,17 @@ type pendingCall struct {
 // history; the ledger block is added to the system message before each
 // generation and the gate filters proposed writes.
 type Agent struct {
-	base    *baseline.Agent
-	dom     envs.Domain
-	pol     Policy
-	gate    *ledger.Gate
-	led     *ledger.Ledger
-	mode    Mode
-	pending map[string]pendingCall
+	base *baseline.Agent
+	dom  envs.Domain
+	pol  Policy
+	// router absorbs read returns (RouterOf: solo domains route phone reads)
+	router ledger.Router
+	gate   *ledger.Gate
+	led    *ledger.Ledger
+	mode   Mode
+	// pending holds the calls sent out per id, oldest first: a result
+	// answers the oldest unanswered call with its id (providers reuse ids).
+	pending map[string][]pendingCall
 
 	mu  sync.Mutex
 	rep Report
@@ -104,8 +108,8 @@ func New(base *baseline.Agent, dom envs.Domain, mode Mode) (*Agent, error) {
 		return nil, fmt.Errorf("domain %s has no ledger path map and gate predicates", dom.Name())
 	}
 	return &Agent{
-		base: base, dom: dom, pol: pol, gate: NewGate(dom, pol), led: ledger.New(), mode: mode,
-		pending: map[string]pendingCall{},
+		base: base, dom: dom, pol: pol, router: RouterOf(dom, pol), gate: NewGate(dom, pol), led: ledger.New(), mode: mode,
+		pending: map[string][]pendingCall{},
 		rep:     Report{Implementation: mode.Name(), Mode: mode},
 	}, nil
 }
@@ -118,6 +122,10 @@ func (a *Agent) Ledger() *ledger.Ledger { return a.led }
 // blocked ones are removed and answered (in the agent's own history only)
 // with the gate's feedback. When nothing is left to send, the agent keeps its
 // turn and generates again.
+//
+// Every write of one message is judged against the ledger as it stood when
+// the message was generated: the message's own reads have not returned yet
+// (shadow audits, Shadow, judge recorded messages the same way).
 func (a *Agent) Next(ctx context.Context, incoming []message.Message) (message.Message, error) {
 	a.absorb(incoming)
 	a.base.Observe(incoming)
@@ -214,20 +222,33 @@ func (a *Agent) judge(turn int, calls []message.ToolCall) ([]message.ToolCall, [
 	return kept, feedback
 }
 
-// FeedbackText is the message the model gets for a revised or blocked call.
+// FeedbackText is the message the model gets for a revised or blocked call:
+// every failing predicate's reason, each labelled with its clause and id, the
+// deciding one first.
 func FeedbackText(v ledger.Verdict) string {
-	where := ""
-	if v.Clause != "" {
-		where = fmt.Sprintf(" (policy: %s; check %s)", v.Clause, v.Predicate)
-	} else if v.Predicate != "" {
-		where = fmt.Sprintf(" (check %s)", v.Predicate)
+	parts := []string{v.Reason + label(v.Clause, v.Predicate)}
+	for _, f := range v.Predicates {
+		if f.ID != v.Predicate {
+			parts = append(parts, f.Reason+label(f.Clause, f.ID))
+		}
 	}
+	body := strings.Join(parts, " ")
 	switch v.Decision {
 	case ledger.Block:
-		return fmt.Sprintf("%s: BLOCK — %s%s The call was not executed and this action is not allowed; do not retry it. Explain to the user.", FeedbackPrefix, v.Reason, where)
+		return fmt.Sprintf("%s: BLOCK — %s The call was not executed and this action is not allowed; do not retry it. Explain to the user.", FeedbackPrefix, body)
 	default:
-		return fmt.Sprintf("%s: REVISE — %s%s The call was not executed. Correct it (read the missing records first if needed) and try again.", FeedbackPrefix, v.Reason, where)
+		return fmt.Sprintf("%s: REVISE — %s The call was not executed. Correct it (read the missing records first if needed) and try again.", FeedbackPrefix, body)
 	}
+}
+
+func label(clause, id string) string {
+	switch {
+	case clause != "":
+		return fmt.Sprintf(" (policy: %s; check %s)", clause, id)
+	case id != "":
+		return fmt.Sprintf(" (check %s)", id)
+	}
+	return ""
 }
 
 // track remembers calls that go to the environment.
@@ -240,7 +261,7 @@ func (a *Agent) track(calls []message.ToolCall) {
 				pc.write = a.led.LogWrite(tc.Name, tc.Arguments)
 			}
 		}
-		a.pending[tc.ID] = pc
+		a.pending[tc.ID] = append(a.pending[tc.ID], pc)
 	}
 }
 
@@ -250,16 +271,21 @@ func (a *Agent) absorb(incoming []message.Message) {
 		if m.Role != message.Tool {
 			continue
 		}
-		pc, ok := a.pending[m.ToolCallID]
-		if !ok {
+		q := a.pending[m.ToolCallID]
+		if len(q) == 0 {
 			continue
 		}
-		delete(a.pending, m.ToolCallID)
+		pc := q[0]
+		if len(q) == 1 {
+			delete(a.pending, m.ToolCallID)
+		} else {
+			a.pending[m.ToolCallID] = q[1:]
+		}
 		switch {
 		case pc.write >= 0:
 			a.led.Resolve(pc.write, !m.Error)
 		case pc.read && !m.Error:
-			a.led.Absorb(a.pol, pc.name, pc.args, m.Content)
+			a.led.Absorb(a.router, pc.name, pc.args, m.Content)
 		}
 	}
 }

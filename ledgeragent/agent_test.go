@@ -48,17 +48,22 @@ func (shop) Route(tool string, args json.RawMessage, out string) []ledger.Entry 
 	return nil
 }
 
-func (shop) GatePredicates() []ledger.Predicate {
-	type payArgs struct {
-		OrderID         string `json:"order_id"`
-		PaymentMethodID string `json:"payment_method_id"`
+type payArgs struct {
+	OrderID         string `json:"order_id"`
+	PaymentMethodID string `json:"payment_method_id"`
+}
+
+func (shop) DecodeArgs(tool string, raw json.RawMessage) (any, *ledger.Failure) {
+	var a payArgs
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, &ledger.Failure{ID: "shop.pay.arguments", Clause: "Payments", Reason: "arguments unreadable"}
 	}
+	return &a, nil
+}
+
+func (shop) GatePredicates() []ledger.Predicate {
 	return []ledger.Predicate{
-		{ID: "shop.pay.order_read", Tool: "pay_order", Clause: "Payments", Check: func(l *ledger.Ledger, raw json.RawMessage) ledger.Outcome {
-			var a payArgs
-			if json.Unmarshal(raw, &a) != nil {
-				return ledger.NeedRevise("arguments unreadable")
-			}
+		ledger.Typed("shop.pay.order_read", "pay_order", "Payments", func(l *ledger.Ledger, a *payArgs) ledger.Outcome {
 			v, ok := l.Get("orders." + a.OrderID)
 			if !ok {
 				return ledger.NeedRevise("Read order " + a.OrderID + " first.")
@@ -67,10 +72,8 @@ func (shop) GatePredicates() []ledger.Predicate {
 				return ledger.Refuse("Order " + a.OrderID + " is already paid.")
 			}
 			return ledger.OK
-		}},
-		{ID: "shop.pay.method_owned", Tool: "pay_order", Clause: "Payments", Check: func(l *ledger.Ledger, raw json.RawMessage) ledger.Outcome {
-			var a payArgs
-			json.Unmarshal(raw, &a)
+		}),
+		ledger.Typed("shop.pay.method_owned", "pay_order", "Payments", func(l *ledger.Ledger, a *payArgs) ledger.Outcome {
 			v, ok := l.Get("user")
 			if !ok {
 				return ledger.NeedRevise("Read the user first.")
@@ -79,7 +82,7 @@ func (shop) GatePredicates() []ledger.Predicate {
 				return ledger.NeedRevise("Payment method " + a.PaymentMethodID + " is not the user's.")
 			}
 			return ledger.OK
-		}},
+		}),
 	}
 }
 

@@ -2,14 +2,15 @@ package ledgeragent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/evaluator"
 	"github.com/ledgerbench/ledgerbench/ledger"
 	"github.com/ledgerbench/ledgerbench/message"
-	"github.com/ledgerbench/ledgerbench/results"
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
 
@@ -43,19 +44,62 @@ type MutationReport struct {
 	Missed []string `json:"missed,omitempty"` // task ids of uncaught mutations
 }
 
-// RecordedReport is the shadow-mode gate audit of one recorded file, split
-// by run outcome.
+// RecordedReport is the shadow-mode gate audit of one recorded file's runs
+// of one outcome, as recorded and as rescored against the pinned tasks.
 type RecordedReport struct {
 	Report  string `json:"report"`
 	File    string `json:"file"`
 	Domain  string `json:"domain"`
-	Outcome string `json:"outcome"` // success | failure
-	Runs    int    `json:"runs"`
-	Writes  int    `json:"writes"`
-	Revise  int    `json:"revise"`
-	Block   int    `json:"block"`
+	Outcome string `json:"outcome"` // success | failure, as recorded
+	// Rescored is the outcome against the pinned tasks ("-" when the run
+	// was not rescored). Recordings made with older task versions can carry
+	// stale labels.
+	Rescored string `json:"rescored_outcome"`
+	Runs     int    `json:"runs"`
+	Writes   int    `json:"writes"`
+	Revise   int    `json:"revise"`
+	Block    int    `json:"block"`
+	// Stopped writes (revised or blocked) split by what the environment did
+	// with the recorded call: rejected it anyway, or let it through.
+	StoppedEnvRejected int `json:"stopped_env_rejected"`
+	StoppedNotRejected int `json:"stopped_not_rejected"`
 	// Flagged counts runs with at least one non-allowed write.
 	Flagged int `json:"flagged_runs"`
+}
+
+// RecordedRun is one recorded simulation to audit.
+type RecordedRun struct {
+	Index    int // position in the file's simulations
+	TaskID   string
+	Trial    int
+	Messages []message.Message
+	Reward   float64 // as recorded
+	// Rescored is the reward against the pinned tasks (nil: not rescored).
+	Rescored *float64
+}
+
+// PredicateReason is one failing predicate of a verdict.
+type PredicateReason struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
+}
+
+// RecordedVerdict is one non-allowed write of a recorded run.
+type RecordedVerdict struct {
+	Report          string            `json:"report"` // "verdict"
+	File            string            `json:"file"`
+	SimulationIndex int               `json:"simulation_index"`
+	MessageIndex    int               `json:"message_index"`
+	CallID          string            `json:"call_id"`
+	TaskID          string            `json:"task_id"`
+	Trial           int               `json:"trial"`
+	Tool            string            `json:"tool"`
+	Arguments       json.RawMessage   `json:"arguments"`
+	Verdict         ledger.Decision   `json:"verdict"`
+	Predicates      []PredicateReason `json:"predicates"`
+	Outcome         string            `json:"outcome"`
+	Rescored        string            `json:"rescored_outcome"`
+	EnvRejected     bool              `json:"env_rejected"`
 }
 
 // state replays a task's gold actions with the evidence reads a careful
@@ -196,61 +240,127 @@ func AuditMutations(ctx context.Context, dom envs.Domain, ts []tasks.Task) ([]Mu
 	return out, nil
 }
 
+// ShadowVerdict is one write of a recorded trajectory as the gate in shadow
+// mode judged it.
+type ShadowVerdict struct {
+	// Message is the index of the calling assistant message in the
+	// trajectory.
+	Message int
+	ledger.Verdict
+	// EnvRejected reports that the environment answered the recorded call
+	// with an error (or not at all): the write did not happen anyway.
+	EnvRejected bool
+}
+
 // ShadowVerdicts judges every agent write of a trajectory against the ledger
 // built from that trajectory's own successful reads (recorded outputs), as a
 // gate in shadow mode would have.
 func ShadowVerdicts(dom envs.Domain, traj []message.Message) ([]ledger.Verdict, error) {
+	svs, err := Shadow(dom, traj)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ledger.Verdict, len(svs))
+	for i, sv := range svs {
+		out[i] = sv.Verdict
+	}
+	return out, nil
+}
+
+// Shadow is ShadowVerdicts with the call positions. A solo domain
+// (envs.IsSolo) is audited as a solo run, as LedgerAgent runs it: its solo
+// predicates, and the agent's own phone reads absorbed (see SoloPolicy).
+//
+// Calls are paired with their answers by position (message.Exchanges), never
+// by id alone: providers reuse ids. The semantics are the live agent's: the
+// writes of one assistant message are all judged against the ledger as it
+// stood when the message was generated (each allowed write is logged, not
+// yet resolved, before the next is judged); the message's read results and
+// write outcomes are absorbed only afterwards, before the next message, as
+// they reach a live agent.
+func Shadow(dom envs.Domain, traj []message.Message) ([]ShadowVerdict, error) {
 	pol, ok := PolicyOf(dom)
 	if !ok {
 		return nil, fmt.Errorf("%s: no ledger policy", dom.Name())
 	}
 	gate := NewGate(dom, pol)
+	router := RouterOf(dom, pol)
 	led := ledger.New()
-	outputs := map[string]message.Message{}
-	for _, m := range traj {
-		if m.Role == message.Tool {
-			outputs[m.ToolCallID] = m
-		}
+	exs := message.Exchanges(traj)
+	var verdicts []ShadowVerdict
+	// answers of the current message, applied once all its calls are judged
+	type answer struct {
+		ex    message.Exchange
+		read  func()
+		write int
 	}
-	var verdicts []ledger.Verdict
-	for _, m := range traj {
-		if m.Role != message.Assistant {
-			continue
-		}
-		for _, tc := range m.ToolCalls {
-			res, answered := outputs[tc.ID]
-			ti, known := envs.ToolInfo(dom, message.ByAssistant, tc.Name)
+	var pending []answer
+	flush := func() {
+		for _, a := range pending {
+			ok := a.ex.Answered() && !traj[a.ex.Result].Error
 			switch {
-			case known && gate.Guards(tc.Name):
-				v := gate.Judge(led, tc.Name, tc.ID, tc.Arguments)
-				verdicts = append(verdicts, v)
-				idx := led.LogWrite(tc.Name, tc.Arguments)
-				led.Resolve(idx, answered && !res.Error)
-			case known && ti.Kind == "read" && answered && !res.Error:
-				led.Absorb(pol, tc.Name, tc.Arguments, res.Content)
+			case a.write >= 0:
+				led.Resolve(a.write, ok)
+			case a.read != nil && ok:
+				a.read()
 			}
 		}
+		pending = pending[:0]
 	}
+	for i, ex := range exs {
+		if i > 0 && exs[i-1].Message != ex.Message {
+			flush()
+		}
+		if traj[ex.Message].Role != message.Assistant {
+			continue
+		}
+		tc := ex.Call
+		a := answer{ex: ex, write: -1}
+		if ti, known := envs.ToolInfo(dom, message.ByAssistant, tc.Name); known {
+			switch {
+			case gate.Guards(tc.Name):
+				v := gate.Judge(led, tc.Name, tc.ID, tc.Arguments)
+				verdicts = append(verdicts, ShadowVerdict{
+					Message: ex.Message, Verdict: v,
+					EnvRejected: !ex.Answered() || traj[ex.Result].Error,
+				})
+				a.write = led.LogWrite(tc.Name, tc.Arguments)
+			case ti.Kind == "read":
+				a.read = func() { led.Absorb(router, tc.Name, tc.Arguments, traj[ex.Result].Content) }
+			}
+		}
+		pending = append(pending, a)
+	}
+	flush()
 	return verdicts, nil
 }
 
 // AuditRecorded judges the writes of recorded runs in shadow mode and cross
-// tabulates them with each run's outcome.
-func AuditRecorded(dom envs.Domain, file string, recs []results.Record) ([]RecordedReport, error) {
-	out := map[string]*RecordedReport{
-		"success": {Report: "recorded", File: file, Domain: dom.Name(), Outcome: "success"},
-		"failure": {Report: "recorded", File: file, Domain: dom.Name(), Outcome: "failure"},
+// tabulates them with each run's outcome as recorded and as rescored; it
+// also returns every non-allowed write.
+func AuditRecorded(dom envs.Domain, file string, runs []RecordedRun) ([]RecordedReport, []RecordedVerdict, error) {
+	type key struct{ rec, res string }
+	rows := map[key]*RecordedReport{}
+	row := func(k key) *RecordedReport {
+		if r := rows[k]; r != nil {
+			return r
+		}
+		r := &RecordedReport{Report: "recorded", File: file, Domain: dom.Name(), Outcome: k.rec, Rescored: k.res}
+		rows[k] = r
+		return r
 	}
-	for i := range recs {
-		r := &recs[i]
-		verdicts, err := ShadowVerdicts(dom, r.Messages)
+	var stops []RecordedVerdict
+	for i := range runs {
+		run := &runs[i]
+		verdicts, err := Shadow(dom, run.Messages)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		rep := out["failure"]
-		if r.Success() {
-			rep = out["success"]
+		k := key{outcome(run.Reward), "-"}
+		if run.Rescored != nil {
+			k.res = outcome(*run.Rescored)
 		}
+		rep := row(k)
 		rep.Runs++
 		flagged := false
 		for _, v := range verdicts {
@@ -258,15 +368,53 @@ func AuditRecorded(dom envs.Domain, file string, recs []results.Record) ([]Recor
 			switch v.Decision {
 			case ledger.Revise:
 				rep.Revise++
-				flagged = true
 			case ledger.Block:
 				rep.Block++
-				flagged = true
+			default:
+				continue
 			}
+			flagged = true
+			if v.EnvRejected {
+				rep.StoppedEnvRejected++
+			} else {
+				rep.StoppedNotRejected++
+			}
+			rv := RecordedVerdict{
+				Report: "verdict", File: file, SimulationIndex: run.Index, MessageIndex: v.Message,
+				CallID: v.CallID, TaskID: run.TaskID, Trial: run.Trial, Tool: v.Tool, Arguments: v.Arguments,
+				Verdict: v.Decision, Outcome: k.rec, Rescored: k.res, EnvRejected: v.EnvRejected,
+			}
+			for _, f := range v.Predicates {
+				rv.Predicates = append(rv.Predicates, PredicateReason{ID: f.ID, Reason: f.Reason})
+			}
+			stops = append(stops, rv)
 		}
 		if flagged {
 			rep.Flagged++
 		}
 	}
-	return []RecordedReport{*out["success"], *out["failure"]}, nil
+	out := make([]RecordedReport, 0, len(rows)+2)
+	for _, r := range rows {
+		out = append(out, *r)
+	}
+	// a recorded outcome without runs still gets its (empty) row
+	for _, rec := range []string{"success", "failure"} {
+		if !slices.ContainsFunc(out, func(r RecordedReport) bool { return r.Outcome == rec }) {
+			out = append(out, RecordedReport{Report: "recorded", File: file, Domain: dom.Name(), Outcome: rec, Rescored: "-"})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Outcome != out[j].Outcome {
+			return out[i].Outcome > out[j].Outcome // success first
+		}
+		return out[i].Rescored > out[j].Rescored
+	})
+	return out, stops, nil
+}
+
+func outcome(reward float64) string {
+	if reward >= 1-1e-6 {
+		return "success"
+	}
+	return "failure"
 }

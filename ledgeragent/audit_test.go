@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/ledgerbench/ledgerbench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/offline/offlinetest"
 	"github.com/ledgerbench/ledgerbench/ledger"
 	"github.com/ledgerbench/ledgerbench/ledgeragent"
 	"github.com/ledgerbench/ledgerbench/message"
-	"github.com/ledgerbench/ledgerbench/results"
 )
 
 func (shop) EvidenceReads(tool string, args json.RawMessage) []message.ToolCall {
@@ -63,12 +61,28 @@ func TestAudits(t *testing.T) {
 		{Role: message.Assistant, ToolCalls: []message.ToolCall{call("r", "get_order_details", `{"order_id": "#O1"}`)}},
 		{Role: message.Tool, ToolCallID: "r", Content: `{"order_id": "#O1", "paid_with": ""}`},
 	}
-	recs := []results.Record{{TaskID: "pay", Messages: traj, RewardInfo: &evaluator.RewardInfo{Reward: 1}}}
-	reps, err := ledgeragent.AuditRecorded(dom, "f.json", recs)
+	zero := 0.0
+	runs := []ledgeragent.RecordedRun{{Index: 3, TaskID: "pay", Trial: 1, Messages: traj, Reward: 1, Rescored: &zero}}
+	reps, stops, err := ledgeragent.AuditRecorded(dom, "f.json", runs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := reps[0]; s.Outcome != "success" || s.Runs != 1 || s.Writes != 1 || s.Revise != 1 || s.Flagged != 1 {
+	if len(reps) != 2 {
+		t.Fatalf("rows = %+v; want success/failure and an empty failure row", reps)
+	}
+	if s := reps[0]; s.Outcome != "success" || s.Rescored != "failure" || s.Runs != 1 || s.Writes != 1 || s.Revise != 1 || s.Flagged != 1 || s.StoppedNotRejected != 1 || s.StoppedEnvRejected != 0 {
 		t.Errorf("recorded success row = %+v", s)
+	}
+	if f := reps[1]; f.Outcome != "failure" || f.Runs != 0 {
+		t.Errorf("recorded failure row = %+v", f)
+	}
+	if len(stops) != 1 {
+		t.Fatalf("stops = %+v", stops)
+	}
+	st := stops[0]
+	if st.Report != "verdict" || st.SimulationIndex != 3 || st.MessageIndex != 0 || st.CallID != "w" || st.TaskID != "pay" || st.Trial != 1 ||
+		st.Verdict != ledger.Revise || st.Outcome != "success" || st.Rescored != "failure" || st.EnvRejected ||
+		len(st.Predicates) != 2 || st.Predicates[0].ID != "shop.pay.order_read" {
+		t.Errorf("stop = %+v", st)
 	}
 }

@@ -62,6 +62,10 @@ func (u Usage) Total() int { return u.PromptTokens + u.CompletionTokens }
 type Message struct {
 	Role    Role   `json:"role"`
 	Content string `json:"content,omitempty"`
+	// EmptyContent marks a tool-calling message whose provider sent
+	// content "" rather than null: upstream keeps the value it got and
+	// sends "" back on later turns (null otherwise).
+	EmptyContent bool `json:"empty_content,omitempty"`
 	// ToolCalls is set on assistant and user messages that call tools.
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	// ToolCallID, Requestor and Error are set on tool messages; Name, the

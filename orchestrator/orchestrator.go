@@ -82,6 +82,11 @@ type Config struct {
 	Judge evaluator.Judge
 	// Now returns the time (for tests); nil = time.Now.
 	Now func() time.Time
+	// Greeting is the agent's fixed first message, sent to the user and
+	// kept as the first message of the agent's history (upstream's
+	// DEFAULT_FIRST_AGENT_MESSAGE, baseline.LoadPrompt). Empty:
+	// DefaultGreeting (tests).
+	Greeting string
 	// Loop plays the conversation; nil is τ²-bench's half-duplex loop.
 	// Another benchmark's loop (τ-Trait's, package tautrait) plugs in here
 	// and shares the record keeping and evaluation of Run.
@@ -113,11 +118,16 @@ func (c Config) withDefaults() Config {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
+	if c.Greeting == "" {
+		c.Greeting = DefaultGreeting
+	}
 	return c
 }
 
-// Greeting is the agent's fixed first message.
-const Greeting = "Hi! How can I help you today?"
+// DefaultGreeting stands in for the agent's first message when
+// Config.Greeting is empty (tests). Runs use upstream's, which
+// baseline.LoadPrompt reads from the pulled orchestrator.py.
+const DefaultGreeting = "Hello, what do you need?"
 
 type role int
 
@@ -227,8 +237,12 @@ func loop(ctx context.Context, dom envs.Domain, env envs.Env, agent Agent, user 
 	if envs.IsSolo(dom) {
 		return soloLoop(ctx, env, agent, cfg) // solo.go
 	}
-	traj := []message.Message{{Role: message.Assistant, Content: Greeting, Timestamp: cfg.Now().UTC().Format(time.RFC3339Nano)}}
+	traj := []message.Message{{Role: message.Assistant, Content: cfg.Greeting, Timestamp: cfg.Now().UTC().Format(time.RFC3339Nano)}}
 	pending := []message.Message{traj[0]} // messages addressed to the next role
+	// The agent's history starts with its greeting (upstream's
+	// get_init_state(message_history=[first_message])): it is handed to
+	// the agent with what it receives first.
+	greet := []message.Message{traj[0]}
 	to, caller := toUser, toAgent
 	steps, numErrors := 0, 0
 	term, _ := dom.(envs.Terminator)
@@ -265,6 +279,10 @@ func loop(ctx context.Context, dom envs.Domain, env envs.Env, agent Agent, user 
 				to = toAgent
 			}
 		case toAgent:
+			if greet != nil {
+				pending = append(greet, pending...)
+				greet = nil
+			}
 			msg, err := agent.Next(ctx, pending)
 			if err != nil {
 				return failure(ctx, cfg, evaluator.AgentError, err, traj, steps, numErrors)

@@ -82,7 +82,7 @@ func TestSoloLoop(t *testing.T) {
 				t.Errorf("first agent turn received %v; want nothing (no greeting, no user)", s.seen)
 			}
 			for _, m := range rec.Messages {
-				if m.Role == message.User || m.Content == orchestrator.Greeting {
+				if m.Role == message.User || m.Content == orchestrator.DefaultGreeting {
 					t.Errorf("solo trajectory holds %+v", m)
 				}
 				for _, tc := range m.ToolCalls {

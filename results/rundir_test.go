@@ -15,7 +15,7 @@ import (
 
 func rec(task string, trial int, term evaluator.Termination) Record {
 	return Record{ID: fmt.Sprintf("%s-%d", task, trial), TaskID: task, Trial: trial, TerminationReason: term,
-		Messages: []message.Message{{Role: message.Assistant, Content: "Hi! How can I help you today?"}}}
+		Messages: []message.Message{{Role: message.Assistant, Content: "Hello, what do you need?"}}}
 }
 
 func writeLines(t *testing.T, path string, recs ...Record) {

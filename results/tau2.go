@@ -107,6 +107,7 @@ func (m Tau2Message) Message() message.Message {
 	if m.Content != nil {
 		out.Content = *m.Content
 	}
+	out.EmptyContent = m.Content != nil && *m.Content == "" && len(m.ToolCalls) > 0
 	if m.TurnIdx != nil {
 		out.TurnIdx = *m.TurnIdx
 	}

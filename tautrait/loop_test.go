@@ -77,7 +77,7 @@ func TestLoopRules(t *testing.T) {
 			if rec.TerminationReason != tc.term || rec.Steps != tc.steps || user.n != tc.userCalls {
 				t.Errorf("termination %s after %d steps, %d user turns; want %s, %d, %d", rec.TerminationReason, rec.Steps, user.n, tc.term, tc.steps, tc.userCalls)
 			}
-			if rec.Messages[0].Role != message.User || user.seen[0][0].Content != orchestrator.Greeting {
+			if rec.Messages[0].Role != message.User || user.seen[0][0].Content != orchestrator.DefaultGreeting {
 				t.Errorf("the user does not speak first, to the greeting: %+v", rec.Messages[0])
 			}
 			if len(agent.seen[0]) != 1 || agent.seen[0][0].Content != tc.user[0].Content {

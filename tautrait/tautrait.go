@@ -72,7 +72,7 @@ func Loop(ctx context.Context, dom envs.Domain, env envs.Env, agent orchestrator
 		return end(orchestrator.FailureTermination(ctx, cfg, role, err), err)
 	}
 	// env.reset: the user's first message, answering the greeting.
-	first, err := user.Next(ctx, []message.Message{{Role: message.Assistant, Content: orchestrator.Greeting}})
+	first, err := user.Next(ctx, []message.Message{{Role: message.Assistant, Content: cfg.Greeting}})
 	if err != nil {
 		return fail(evaluator.UserError, err)
 	}

@@ -27,6 +27,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/data"
 	"github.com/ledgerbench/ledgerbench/internal/llm"
+	"github.com/ledgerbench/ledgerbench/internal/pyliteral"
 	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/message"
 	"github.com/ledgerbench/ledgerbench/orchestrator"
@@ -44,8 +45,79 @@ const (
 	GuidelinesToolsFile = "simulation_guidelines_tools.md"
 )
 
+// Source is the upstream file (relative to src/tau2) holding the user
+// simulator's system-prompt template, and the template's symbol.
+const (
+	Source         = "user/user_simulator.py"
+	templateSymbol = "SYSTEM_PROMPT"
+)
+
 // personaPlaceholder is replaced by runtime persona text (none by default).
 const personaPlaceholder = "<PERSONA_GUIDELINES>"
+
+// Prompt is τ²-bench's user-simulator text, read from the pulled upstream
+// files by LoadPrompt: the SYSTEM_PROMPT template of user_simulator.py and
+// the two global guideline files.
+type Prompt struct {
+	// Template has the fields global_user_sim_guidelines_with_persona and
+	// instructions.
+	Template pyliteral.FString
+	// Guidelines and GuidelinesTools are the guideline files (the latter
+	// for users with tools).
+	Guidelines, GuidelinesTools string
+}
+
+// LoadPrompt reads the user simulator's text from a data directory. A
+// missing file or symbol is an error naming both.
+func LoadPrompt(root string) (*Prompt, error) {
+	path := data.Tau2Source(root, Source)
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("user simulator prompt: %w", err)
+	}
+	p := &Prompt{}
+	tmpl, err := pyliteral.StringAssignment(src, templateSymbol)
+	if err == nil {
+		p.Template, err = pyliteral.ParseTemplate(tmpl)
+	}
+	if err == nil {
+		err = p.Template.Check("global_user_sim_guidelines_with_persona", "instructions")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("user simulator prompt: %s: %s: %w", path, templateSymbol, err)
+	}
+	if p.Guidelines, err = LoadGuidelines(root, false); err != nil {
+		return nil, err
+	}
+	if p.GuidelinesTools, err = LoadGuidelines(root, true); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// System is the user simulator's system message as UserSimulator's
+// system_prompt builds it: the guidelines (the tools variant when the user
+// has tools) with the persona placeholder replaced, and the scenario,
+// filled into SYSTEM_PROMPT.
+func (p *Prompt) System(withTools bool, persona, scenario string) string {
+	g := p.Guidelines
+	if withTools {
+		g = p.GuidelinesTools
+	}
+	if persona != "" {
+		persona = "\n\n" + persona + "\n"
+	}
+	g = strings.ReplaceAll(g, personaPlaceholder, persona)
+	s, _ := p.Template.Format(map[string]string{"global_user_sim_guidelines_with_persona": g, "instructions": scenario})
+	return s // fields were checked by LoadPrompt
+}
+
+// Texts returns every model-facing text of the prompt by name (for the
+// run manifest's hashes).
+func (p *Prompt) Texts() map[string]string {
+	tmpl, _ := p.Template.Format(map[string]string{"global_user_sim_guidelines_with_persona": "{global_user_sim_guidelines_with_persona}", "instructions": "{instructions}"})
+	return map[string]string{"user_system_template": tmpl, "user_guidelines": p.Guidelines, "user_guidelines_tools": p.GuidelinesTools}
+}
 
 // LoadGuidelines reads τ²-bench's global simulation guidelines from a data
 // directory: the tools variant when the user has tools.
@@ -60,17 +132,6 @@ func LoadGuidelines(root string, withTools bool) (string, error) {
 		return "", fmt.Errorf("user simulator guidelines: %w", err)
 	}
 	return string(b), nil
-}
-
-// SystemPrompt is the user simulator's system message: the guidelines (with
-// the persona placeholder, if any, replaced by persona) and the scenario in
-// <scenario> tags, laid out as upstream's.
-func SystemPrompt(guidelines, persona, scenario string) string {
-	if persona != "" {
-		persona = "\n\n" + persona + "\n"
-	}
-	g := strings.ReplaceAll(guidelines, personaPlaceholder, persona)
-	return strings.TrimSpace(g + "\n\n<scenario>\n" + scenario + "\n</scenario>")
 }
 
 // UserTools returns the tools of a task's simulated user: the domain's user
@@ -97,13 +158,8 @@ func UserTools(all []tool.Info, task *tasks.Task) []tool.Info {
 
 // Options configure a τ²-bench user simulator.
 type Options struct {
-	// Guidelines is the global guidelines text (LoadGuidelines).
-	Guidelines string
-	// Persona is runtime persona text replacing the guidelines' placeholder
-	// (empty by default, as upstream).
-	Persona string
-	// Scenario is the task's scenario text (tasks.UserScenario.String()).
-	Scenario string
+	// System is the system message (Prompt.System).
+	System string
 	// Tools are the user's own tools (telecom); nil for none.
 	Tools []tool.Info
 	// Seed is sent with every call; nil sends none.
@@ -150,7 +206,7 @@ type Report struct {
 
 // New returns a τ²-bench user simulator over gen.
 func New(gen Generator, opts Options) *Simulator {
-	sys := message.Message{Role: message.System, Content: SystemPrompt(opts.Guidelines, opts.Persona, opts.Scenario)}
+	sys := message.Message{Role: message.System, Content: opts.System}
 	s := &Simulator{gen: gen, system: sys, tools: opts.Tools, seed: opts.Seed, temp: opts.Temperature,
 		rep: Report{Implementation: "user_simulator"}}
 	s.flipped = append(make([]message.Message, 0, 32), sys)
@@ -207,7 +263,7 @@ func (s *Simulator) observe(m message.Message) {
 func flip(m message.Message) message.Message {
 	switch m.Role {
 	case message.User:
-		return message.Message{Role: message.Assistant, Content: m.Content, ToolCalls: m.ToolCalls, ReasoningContent: m.ReasoningContent}
+		return message.Message{Role: message.Assistant, Content: m.Content, EmptyContent: m.EmptyContent, ToolCalls: m.ToolCalls, ReasoningContent: m.ReasoningContent}
 	case message.Assistant:
 		return message.Message{Role: message.User, Content: m.Content}
 	case message.Tool:

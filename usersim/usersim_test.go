@@ -19,6 +19,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/internal/offline/offlinetest"
 	"github.com/ledgerbench/ledgerbench/internal/openaitest"
+	"github.com/ledgerbench/ledgerbench/internal/pyliteral"
 	"github.com/ledgerbench/ledgerbench/message"
 	"github.com/ledgerbench/ledgerbench/orchestrator"
 	"github.com/ledgerbench/ledgerbench/tasks"
@@ -46,20 +47,40 @@ func golden(t *testing.T, name, got string) {
 
 func ptr[T any](v T) *T { return &v }
 
+// ownPrompt is a user-simulator prompt of our own words with upstream's
+// fields and layout, so renderings can be kept in golden files.
+func ownPrompt(t *testing.T, guidelines string) *usersim.Prompt {
+	t.Helper()
+	tmpl, err := pyliteral.ParseTemplate("{global_user_sim_guidelines_with_persona}\n\n<scenario>\n{instructions}\n</scenario>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &usersim.Prompt{Template: tmpl, Guidelines: guidelines, GuidelinesTools: guidelines}
+}
+
 func TestSystemPromptGolden(t *testing.T) {
 	g, err := os.ReadFile("testdata/guidelines.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	scenario := offlinetest.Task("pay").UserScenario.String()
-	golden(t, "tau2_prompt.golden", usersim.SystemPrompt(string(g), "", scenario))
-	golden(t, "tau2_prompt_persona.golden", usersim.SystemPrompt(string(g), "Speak tersely.", scenario))
+	p := ownPrompt(t, string(g))
+	golden(t, "tau2_prompt.golden", p.System(false, "", scenario))
+	golden(t, "tau2_prompt_persona.golden", p.System(false, "Speak tersely.", scenario))
 }
 
-// With the pulled guidelines: the prompt is the file, a blank line and the
-// scenario, as upstream lays it out; the tools variant for users with tools.
-func TestLoadGuidelines(t *testing.T) {
+// With the pulled sources: SYSTEM_PROMPT of user_simulator.py with its two
+// fields, filled with the guidelines file (the tools variant for users
+// with tools) and the scenario, nothing trimmed.
+func TestLoadPrompt(t *testing.T) {
 	root := datatest.Root(t)
+	p, err := usersim.LoadPrompt(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(p.Template.Fields, ","); got != "global_user_sim_guidelines_with_persona,instructions" {
+		t.Fatalf("template fields %s", got)
+	}
 	for _, tools := range []bool{false, true} {
 		g, err := usersim.LoadGuidelines(root, tools)
 		if err != nil {
@@ -68,10 +89,25 @@ func TestLoadGuidelines(t *testing.T) {
 		if tools != strings.Contains(g, "tool") {
 			t.Errorf("tools=%v: wrong guidelines file", tools)
 		}
-		p := usersim.SystemPrompt(g, "", "SCENARIO")
-		if !strings.HasPrefix(p, strings.TrimSpace(g)) || !strings.HasSuffix(p, "\n\n<scenario>\nSCENARIO\n</scenario>") {
-			t.Errorf("prompt layout: %q", p[max(0, len(p)-80):])
+		g = strings.ReplaceAll(g, "<PERSONA_GUIDELINES>", "")
+		want := p.Template.Parts[0] + g + p.Template.Parts[1] + "SCENARIO" + p.Template.Parts[2]
+		if got := p.System(tools, "", "SCENARIO"); got != want {
+			t.Errorf("tools=%v: prompt ends %q; want %q", tools, got[max(0, len(got)-80):], want[max(0, len(want)-80):])
 		}
+	}
+	if _, err := usersim.LoadPrompt(t.TempDir()); err == nil || !strings.Contains(err.Error(), usersim.Source) {
+		t.Errorf("missing source: %v; want an error naming %s", err, usersim.Source)
+	}
+	bad := t.TempDir()
+	path := filepath.Join(bad, "tau2-bench", "src", "tau2", "user", "user_simulator.py")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("OTHER = 'x'\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := usersim.LoadPrompt(bad); err == nil || !strings.Contains(err.Error(), "SYSTEM_PROMPT") || !strings.Contains(err.Error(), path) {
+		t.Errorf("missing symbol: %v; want an error naming the file and SYSTEM_PROMPT", err)
 	}
 	if _, err := usersim.LoadGuidelines(t.TempDir(), false); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
@@ -120,9 +156,9 @@ func TestSimulatorFlow(t *testing.T) {
 		openaitest.Calls(openaitest.Call("restart_device", `{}`)),
 		openaitest.Text("Restarted it. ###STOP###"),
 	)
-	s := usersim.New(newClient(t, srv), usersim.Options{Guidelines: "G", Scenario: "S", Tools: dom.UserTools(), Seed: ptr(42)})
+	s := usersim.New(newClient(t, srv), usersim.Options{System: "G" + "\n" + "S", Tools: dom.UserTools(), Seed: ptr(42)})
 	ctx := t.Context()
-	m1, err := s.Next(ctx, []message.Message{{Role: message.Assistant, Content: orchestrator.Greeting}})
+	m1, err := s.Next(ctx, []message.Message{{Role: message.Assistant, Content: orchestrator.DefaultGreeting}})
 	if err != nil || m1.Role != message.User || m1.Content != "Hi, my phone is acting up." {
 		t.Fatalf("first turn %+v %v", m1, err)
 	}
@@ -145,7 +181,7 @@ func TestSimulatorFlow(t *testing.T) {
 		t.Errorf("flipped roles %s", got)
 	}
 	r := reqs[2]
-	if r.Messages[0].Text() != usersim.SystemPrompt("G", "", "S") || r.Messages[1].Text() != orchestrator.Greeting {
+	if r.Messages[0].Text() != "G\nS" || r.Messages[1].Text() != orchestrator.DefaultGreeting {
 		t.Errorf("prompt or greeting wrong: %q %q", r.Messages[0].Text(), r.Messages[1].Text())
 	}
 	if tc := r.Messages[4].ToolCalls; len(tc) != 1 || tc[0].Name != "restart_device" || r.Messages[4].Content != nil {
@@ -163,7 +199,7 @@ func TestSimulatorFlow(t *testing.T) {
 	// Results of the agent's own tools never reach the user.
 	n := len(s.Messages())
 	srv2 := openaitest.NewServer(t, openaitest.Text("ok"))
-	s2 := usersim.New(newClient(t, srv2), usersim.Options{Guidelines: "G", Scenario: "S"})
+	s2 := usersim.New(newClient(t, srv2), usersim.Options{System: "G" + "\n" + "S"})
 	_, _ = s2.Next(ctx, []message.Message{{Role: message.Tool, Content: "secret", Requestor: message.ByAssistant}, {Role: message.Assistant, Content: "hello"}})
 	if got := roles(srv2.Requests()[0]); got != "system,user" || n != 6 {
 		t.Errorf("agent tool result leaked: %s (state %d)", got, n)
@@ -175,7 +211,7 @@ func TestSimulatorFlow(t *testing.T) {
 
 func TestSimulatorInfrastructure(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.Status(401, ""))
-	s := usersim.New(newClient(t, srv), usersim.Options{Guidelines: "G", Scenario: "S"})
+	s := usersim.New(newClient(t, srv), usersim.Options{System: "G" + "\n" + "S"})
 	_, err := s.Next(t.Context(), []message.Message{{Role: message.Assistant, Content: "hi"}})
 	if !errors.Is(err, orchestrator.ErrInfrastructure) {
 		t.Errorf("error %v", err)
@@ -264,7 +300,7 @@ func TestTraitChatModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := u.Next(t.Context(), []message.Message{{Role: message.Assistant, Content: orchestrator.Greeting}}); err != nil {
+	if _, err := u.Next(t.Context(), []message.Message{{Role: message.Assistant, Content: orchestrator.DefaultGreeting}}); err != nil {
 		t.Fatal(err)
 	}
 	m, err := u.Next(t.Context(), []message.Message{{Role: message.Assistant, Content: "Done, booked."}})
@@ -272,7 +308,7 @@ func TestTraitChatModel(t *testing.T) {
 		t.Fatalf("%+v %v", m, err)
 	}
 	r := srv.Requests()[1]
-	if got := roles(r); got != "system,user,assistant,user" || r.Messages[1].Text() != orchestrator.Greeting || r.Tools != nil {
+	if got := roles(r); got != "system,user,assistant,user" || r.Messages[1].Text() != traitPrompts(t).Greeting || r.Tools != nil {
 		t.Errorf("flow %s", got)
 	}
 	if r.Messages[0].Text() != usersim.TraitSystemPrompt(traitPrompts(t), "Book a visit.", false, traits) {
@@ -352,7 +388,7 @@ func TestSteer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := u.Next(t.Context(), []message.Message{{Role: message.Assistant, Content: orchestrator.Greeting}})
+	m, err := u.Next(t.Context(), []message.Message{{Role: message.Assistant, Content: orchestrator.DefaultGreeting}})
 	if err != nil || m.Content != "ugh, fine. I need a visit." || m.Role != message.User {
 		t.Fatalf("%+v %v", m, err)
 	}
@@ -374,8 +410,9 @@ func TestSteer(t *testing.T) {
 		t.Errorf("trait_dict %s", td)
 	}
 	msgs, _ := json.Marshal(body["messages"])
+	greetingJSON, _ := json.Marshal(traitPrompts(t).Greeting)
 	want := `[{"content":"` + strings.ReplaceAll(usersim.TraitSystemPrompt(traitPrompts(t), "Book a visit.", true, nil), "\n", `\n`) +
-		`","role":"system"},{"content":"Hi! How can I help you today?","role":"user"},{"content":"ugh, fine. I need a visit.","role":"assistant"},{"content":"Booked.","role":"user"}]`
+		`","role":"system"},{"content":` + string(greetingJSON) + `,"role":"user"},{"content":"ugh, fine. I need a visit.","role":"assistant"},{"content":"Booked.","role":"user"}]`
 	if string(msgs) != want {
 		t.Errorf("messages\n%s\nwant\n%s", msgs, want)
 	}
@@ -432,7 +469,7 @@ func BenchmarkUserTurn(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		if i%20 == 0 {
-			s = usersim.New(echo{}, usersim.Options{Guidelines: "G", Scenario: "S", Seed: ptr(1)})
+			s = usersim.New(echo{}, usersim.Options{System: "G" + "\n" + "S", Seed: ptr(1)})
 		}
 		if _, err := s.Next(ctx, in); err != nil {
 			b.Fatal(err)

@@ -34,23 +34,23 @@ func (intArg) JSONSchema() *pyjson.Dict { return typed("integer") }
 
 func (flightsArg) JSONSchema() *pyjson.Dict {
 	return listOf(object(
-		prop{"flight_number", typed("string"), "Flight number, e.g. 'HAT001'."},
-		prop{"date", typed("string"), "Date of the flight as YYYY-MM-DD, e.g. '2024-05-01'."},
+		prop{"flight_number", typed("string")},
+		prop{"date", typed("string")},
 	))
 }
 
 func (passengersArg) JSONSchema() *pyjson.Dict {
 	return listOf(object(
-		prop{"first_name", typed("string"), "Passenger first name."},
-		prop{"last_name", typed("string"), "Passenger last name."},
-		prop{"dob", typed("string"), "Passenger date of birth as YYYY-MM-DD."},
+		prop{"first_name", typed("string")},
+		prop{"last_name", typed("string")},
+		prop{"dob", typed("string")},
 	))
 }
 
 func (paymentsArg) JSONSchema() *pyjson.Dict {
 	return listOf(object(
-		prop{"payment_id", typed("string"), "Id of a payment method saved in the user's profile."},
-		prop{"amount", typed("integer"), "Amount to charge to this method, in dollars."},
+		prop{"payment_id", typed("string")},
+		prop{"amount", typed("integer")},
 	))
 }
 
@@ -63,7 +63,6 @@ func typed(t string) *pyjson.Dict {
 type prop struct {
 	name   string
 	schema *pyjson.Dict
-	desc   string
 }
 
 // object is the schema of a pydantic model whose fields are all required.
@@ -71,7 +70,6 @@ func object(props ...prop) *pyjson.Dict {
 	ps := &pyjson.Dict{}
 	var req []any
 	for _, p := range props {
-		p.schema.Set("description", p.desc)
 		ps.Set(p.name, p.schema)
 		req = append(req, p.name)
 	}

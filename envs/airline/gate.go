@@ -47,7 +47,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/ledger"
@@ -271,72 +270,42 @@ type proposal struct {
 
 type check func(c *proposal) ledger.Outcome
 
-// decodeCache remembers the last decoded call, so that the predicates of one
-// judgement decode its arguments once. It belongs to one GatePredicates
-// result and is safe for concurrent use.
-type decodeCache struct {
-	mu      sync.Mutex
-	tool    string
-	raw     []byte
-	a       writeArgs
-	problem string
-}
-
-func (dc *decodeCache) decode(tool string, raw json.RawMessage) (writeArgs, string) {
-	if dc == nil {
-		return decodeWrite(tool, raw)
-	}
-	dc.mu.Lock()
-	defer dc.mu.Unlock()
-	if dc.raw != nil && dc.tool == tool && bytes.Equal(dc.raw, raw) {
-		return dc.a, dc.problem
-	}
-	dc.a, dc.problem = decodeWrite(tool, raw)
-	dc.tool, dc.raw = tool, bytes.Clone(raw)
-	return dc.a, dc.problem
-}
-
 func predicate(tool, rule, clause string, fn check) ledger.Predicate {
-	return cachedPredicate(nil, tool, rule, clause, fn)
+	return ledger.Typed("airline."+tool+"."+rule, tool, clause, func(l *ledger.Ledger, a *writeArgs) ledger.Outcome {
+		return fn(&proposal{l: l, tool: tool, a: *a})
+	})
 }
 
-func cachedPredicate(dc *decodeCache, tool, rule, clause string, fn check) ledger.Predicate {
-	return ledger.Predicate{
-		ID: "airline." + tool + "." + rule, Tool: tool, Clause: clause,
-		Check: func(l *ledger.Ledger, raw json.RawMessage) ledger.Outcome {
-			a, problem := dc.decode(tool, raw)
-			if problem != "" {
-				return ledger.OK // reported by the arguments predicate
-			}
-			return fn(&proposal{l: l, tool: tool, a: a})
-		},
-	}
+// DecodeArgs implements ledgeragent.Policy: a write's arguments decoded once
+// into writeArgs for all its predicates.
+func (d *Domain) DecodeArgs(tool string, raw json.RawMessage) (any, *ledger.Failure) {
+	return ledger.DecodeWith("airline", tool, raw, decodeWrite, argsClause)
 }
 
-func argumentsPredicate(tool, clause string) ledger.Predicate {
-	return ledger.Predicate{
-		ID: "airline." + tool + ".arguments", Tool: tool, Clause: clause,
-		Check: func(_ *ledger.Ledger, raw json.RawMessage) ledger.Outcome {
-			if _, problem := decodeWrite(tool, raw); problem != "" {
-				return ledger.NeedRevise(fmt.Sprintf("The arguments of %s could not be checked against the airline policy: %s. Send them with the documented types.", tool, problem))
-			}
-			return ledger.OK
-		},
+// argsClause is the policy section of a write tool's arguments.
+func argsClause(tool string) string {
+	switch tool {
+	case toolBook:
+		return clauseBook
+	case toolCancel:
+		return clauseCancel
+	case toolBaggages, toolFlights, toolPassengers:
+		return clauseModify
+	case toolCertificate:
+		return clauseCompensation
 	}
+	return ""
 }
 
 // GatePredicates implements ledgeragent.Policy: the predicates of the six
 // write tools.
 func (d *Domain) GatePredicates() []ledger.Predicate {
-	dc := &decodeCache{}
-	predicate := func(tool, rule, clause string, fn check) ledger.Predicate {
-		return cachedPredicate(dc, tool, rule, clause, fn)
-	}
 	var out []ledger.Predicate
 	resTool := func(tool, clause string, extra ...ledger.Predicate) {
+		if profileFacts[tool] != "" {
+			out = append(out, predicate(tool, "user_read", clause, checkUserRead))
+		}
 		out = append(out,
-			argumentsPredicate(tool, clause),
-			predicate(tool, "user_read", clause, checkUserRead),
 			predicate(tool, "reservation_read", clause, checkReservationRead),
 			predicate(tool, "own_reservation", clause, checkOwnReservation),
 			predicate(tool, "not_cancelled", clause, checkNotCancelled),
@@ -344,7 +313,6 @@ func (d *Domain) GatePredicates() []ledger.Predicate {
 		out = append(out, extra...)
 	}
 	out = append(out,
-		argumentsPredicate(toolBook, clauseBook),
 		predicate(toolBook, "user_read", clauseBook, checkUserRead),
 		predicate(toolBook, "own_user", clauseBook, checkOwnUser),
 		predicate(toolBook, "passenger_limit", clauseBook, checkPassengerLimit),
@@ -372,7 +340,6 @@ func (d *Domain) GatePredicates() []ledger.Predicate {
 	resTool(toolPassengers, clauseModify,
 		predicate(toolPassengers, "passenger_count", clauseModify, checkPassengerCount))
 	out = append(out,
-		argumentsPredicate(toolCertificate, clauseCompensation),
 		predicate(toolCertificate, "user_read", clauseCompensation, checkUserRead),
 		predicate(toolCertificate, "own_user", clauseCompensation, checkOwnUser),
 		predicate(toolCertificate, "compensation", clauseCompensation, checkCompensation),
@@ -395,7 +362,7 @@ func writeReservationID(raw json.RawMessage) string {
 }
 
 // reservation is the proposal's reservation from the ledger corrected by the
-// successful writes logged on it (nil when not read).
+// successful writes logged on it since it was read (nil when not read).
 func (c *proposal) reservation() *Reservation {
 	return effectiveReservation(c.l, c.a.ReservationID)
 }
@@ -406,9 +373,10 @@ func effectiveReservation(l *ledger.Ledger, id string) *Reservation {
 		return nil
 	}
 	var e *Reservation
+	read := l.Seq(prefixReservations + id)
 	for _, w := range l.Writes() {
-		if !w.Done || !w.Succeeded || w.Tool == toolBook || w.Tool == toolCertificate || writeReservationID(w.Args) != id {
-			continue
+		if !w.Done || !w.Succeeded || w.Seq < read || w.Tool == toolBook || w.Tool == toolCertificate || writeReservationID(w.Args) != id {
+			continue // a record read after the write already shows it
 		}
 		a, problem := decodeWrite(w.Tool, w.Args)
 		if problem != "" {
@@ -511,6 +479,16 @@ func money(n float64) string {
 
 // --- predicates -----------------------------------------------------------
 
+// profileFacts names what each write's rules read from the user's profile;
+// a write whose rules read nothing there (cancel, passenger changes) asks
+// for no profile read.
+var profileFacts = map[string]string{
+	toolBook:        "the payment methods (all must already be in the profile) and the membership level (free bag allowance)",
+	toolFlights:     "the payment methods (the payment or refund method must already be in the profile)",
+	toolBaggages:    "the membership level (free bag allowance) and the payment methods (the payment method must already be in the profile)",
+	toolCertificate: "the membership level (only silver/gold members, insured or business travellers are compensated) and the reservations",
+}
+
 func checkUserRead(c *proposal) ledger.Outcome {
 	if ledgerUser(c.l) != nil {
 		return ledger.OK
@@ -521,7 +499,7 @@ func checkUserRead(c *proposal) ledger.Outcome {
 	} else if r := ledgerReservation(c.l, c.a.ReservationID); r != nil {
 		hint = fmt.Sprintf("obtain the user id from the user and call get_user_details(user_id=%s) first", q(r.UserID))
 	}
-	return ledger.NeedRevise("Per airline policy, the agent must first obtain the user id and check the user's profile: " + hint + ".")
+	return ledger.NeedRevise(fmt.Sprintf("Per airline policy, %s depends on %s of the user's profile, which has not been read: %s.", c.tool, profileFacts[c.tool], hint))
 }
 
 func checkOwnUser(c *proposal) ledger.Outcome {
@@ -736,16 +714,17 @@ func checkPassengerLimit(c *proposal) ledger.Outcome {
 	return ledger.OK
 }
 
-// needsPrice lists the proposed flights whose current price and seats the
-// call depends on: all for a booking; for a change, new segments and, when
-// the cabin changes, kept ones too.
-func (c *proposal) needsPrice(r *Reservation) []FlightInfo {
+// chosenFlights lists the proposed flights the agent chose, which must come
+// from a search: all for a booking; for a change, the new segments only (a
+// cabin change keeps its flights and chooses none; the API prices it and
+// checks its seats).
+func (c *proposal) chosenFlights(r *Reservation) []FlightInfo {
 	if c.tool == toolBook {
 		return c.a.Flights
 	}
 	var out []FlightInfo
 	for _, f := range c.a.Flights {
-		if r.Cabin != c.a.Cabin || segmentIndex(r.Flights, f) < 0 {
+		if segmentIndex(r.Flights, f) < 0 {
 			out = append(out, f)
 		}
 	}
@@ -762,7 +741,7 @@ func checkFlightsSearched(c *proposal) ledger.Outcome {
 		n = len(r.Passengers)
 	}
 	var missing, bad []string
-	for _, f := range c.needsPrice(r) {
+	for _, f := range c.chosenFlights(r) {
 		lf := ledgerFlight(c.l, f.FlightNumber, f.Date)
 		if lf == nil {
 			missing = append(missing, f.FlightNumber+" on "+f.Date)
@@ -808,6 +787,39 @@ func (c *proposal) bookTotal() (int, bool) {
 
 func paymentIDs(u *User) []string { return u.PaymentMethods.Keys() }
 
+// balanceStale reports whether a write sent since the user's profile was
+// read may have changed the balance of payment method id: a charge or refund
+// on it (booking, flight or bag change) or a cancellation refunding it. The
+// balance as last read then proves nothing (the API checks the current one).
+func balanceStale(l *ledger.Ledger, id string) bool {
+	read := l.Seq(pathUser)
+	for _, w := range l.Writes() {
+		if w.Seq < read || (w.Done && !w.Succeeded) {
+			continue
+		}
+		a, problem := decodeWrite(w.Tool, w.Args)
+		if problem != "" {
+			continue
+		}
+		switch w.Tool {
+		case toolFlights, toolBaggages:
+			if a.PaymentID == id {
+				return true
+			}
+		case toolBook:
+			if slices.ContainsFunc(a.Payments, func(p Payment) bool { return p.PaymentID == id }) {
+				return true
+			}
+		case toolCancel:
+			r := ledgerReservation(l, a.ReservationID)
+			if r == nil || slices.ContainsFunc(r.PaymentHistory, func(p Payment) bool { return p.PaymentID == id }) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func checkBookPayments(c *proposal) ledger.Outcome {
 	u := ledgerUser(c.l)
 	if u == nil || u.UserID != c.a.UserID {
@@ -822,7 +834,7 @@ func checkBookPayments(c *proposal) ledger.Outcome {
 			continue
 		}
 		count[pm.PaymentSource()]++
-		if bal, ok := balance(pm); ok && bal < float64(p.Amount) {
+		if bal, ok := balance(pm); ok && bal < float64(p.Amount) && !balanceStale(c.l, p.PaymentID) {
 			bad = append(bad, fmt.Sprintf("%s has only %s, less than %s", q(p.PaymentID), money(bal), money(float64(p.Amount))))
 		}
 		if p.Amount < 0 {
@@ -888,10 +900,12 @@ func checkAddOnly(c *proposal) ledger.Outcome {
 	if r == nil {
 		return ledger.OK
 	}
-	if float64(c.a.TotalBaggages) >= r.TotalBaggages.Float64() && float64(c.a.NonfreeBaggages) >= r.NonfreeBaggages.Float64() {
+	// The rule is about bags, not the paid count: a lower non-free count
+	// with more bags (a membership upgrade) removes none.
+	if float64(c.a.TotalBaggages) >= r.TotalBaggages.Float64() {
 		return ledger.OK
 	}
-	return ledger.Refuse(fmt.Sprintf("Per airline policy, checked bags can be added but not removed: reservation %s has %s bag(s) (%s non-free); you asked for %d (%d non-free).", r.ReservationID, r.TotalBaggages, r.NonfreeBaggages, c.a.TotalBaggages, c.a.NonfreeBaggages))
+	return ledger.Refuse(fmt.Sprintf("Per airline policy, checked bags can be added but not removed: reservation %s has %s bag(s); you asked for %d.", r.ReservationID, r.TotalBaggages, c.a.TotalBaggages))
 }
 
 // updateCost is what the change costs (negative: a refund), if known.
@@ -942,7 +956,7 @@ func checkUpdatePayment(c *proposal) ledger.Outcome {
 		return ledger.NeedRevise(fmt.Sprintf("Per airline policy, changes are paid or refunded with a single gift card or credit card, not a travel certificate (%s); the user has %s.", q(c.a.PaymentID), pyjson.Repr(ok)))
 	}
 	if g, isGift := pm.(*GiftCard); isGift {
-		if cost, known := c.updateCost(r); known && float64(cost) > g.Amount {
+		if cost, known := c.updateCost(r); known && float64(cost) > g.Amount && !balanceStale(c.l, c.a.PaymentID) {
 			return ledger.NeedRevise(fmt.Sprintf("Gift card %s has %s, less than the %s this change costs; choose another payment method.", q(c.a.PaymentID), money(g.Amount), money(float64(cost))))
 		}
 	}
@@ -968,6 +982,10 @@ func modifiedOrCancelled(l *ledger.Ledger, id string) bool {
 	return false
 }
 
+// checkCompensation judges a certificate against the user's reservations
+// as they were read, before any change logged since: the delay or
+// cancellation the user complains about is a fact of the trip as booked, and
+// the $50 case comes only after the reservation was changed or cancelled.
 func checkCompensation(c *proposal) ledger.Outcome {
 	u := ledgerUser(c.l)
 	if u == nil || u.UserID != c.a.UserID {
@@ -975,13 +993,18 @@ func checkCompensation(c *proposal) ledger.Outcome {
 	}
 	var allowed []string
 	amounts := map[float64]bool{}
-	var ineligible, delayedPending, unknown []string
+	var ineligible, delayedPending, unknown, unread []string
 	for _, id := range u.Reservations {
-		r := effectiveReservation(c.l, id)
-		if r == nil || r.UserID != u.UserID {
+		r := ledgerReservation(c.l, id)
+		if r == nil {
+			unread = append(unread, id)
 			continue
 		}
-		cancelled, delayed, unk := false, false, false
+		if r.UserID != u.UserID {
+			continue
+		}
+		cancelled, delayed := false, false
+		var unk []string
 		for _, f := range r.Flights {
 			switch knownStatus(c.l, f.FlightNumber, f.Date) {
 			case StatusCancelled:
@@ -989,7 +1012,7 @@ func checkCompensation(c *proposal) ledger.Outcome {
 			case StatusDelayed:
 				delayed = true
 			case "":
-				unk = true
+				unk = append(unk, fmt.Sprintf("get_flight_status(flight_number=%s, date=%s)", q(f.FlightNumber), q(f.Date)))
 			}
 		}
 		n := float64(len(r.Passengers))
@@ -1005,8 +1028,8 @@ func checkCompensation(c *proposal) ledger.Outcome {
 			allowed = append(allowed, fmt.Sprintf("%s for reservation %s (delayed flight, %d passenger(s))", money(50*n), r.ReservationID, len(r.Passengers)))
 		case delayed:
 			delayedPending = append(delayedPending, r.ReservationID)
-		case unk:
-			unknown = append(unknown, r.ReservationID)
+		default:
+			unknown = append(unknown, unk...)
 		}
 	}
 	switch {
@@ -1019,7 +1042,17 @@ func checkCompensation(c *proposal) ledger.Outcome {
 	case len(ineligible) > 0:
 		return ledger.Refuse(fmt.Sprintf("Per airline policy, no compensation for user %s: a regular member without travel insurance flying (basic) economy is not compensated (reservation %s).", u.UserID, strings.Join(ineligible, ", ")))
 	}
-	return ledger.NeedRevise(fmt.Sprintf("Per airline policy, compensation is only for cancelled or delayed flights, after confirming the facts: read the reservation concerned (get_reservation_details) and check its flights with get_flight_status first; no reservation of %s in the ledger shows a cancelled or delayed flight.", u.UserID))
+	var missing []string
+	if len(unknown) > 0 {
+		missing = append(missing, "the status of the flights not yet checked: call "+strings.Join(unknown, ", "))
+	}
+	if len(unread) > 0 {
+		missing = append(missing, "the reservations not yet read: "+strings.Join(unread, ", ")+" (get_reservation_details)")
+	}
+	if len(missing) == 0 {
+		return ledger.Refuse(fmt.Sprintf("Per airline policy, compensation is only for cancelled or delayed flights: no flight of the reservations of %s read in this conversation is cancelled or delayed.", u.UserID))
+	}
+	return ledger.NeedRevise(fmt.Sprintf("Per airline policy, compensation is only for cancelled or delayed flights, after confirming the facts; the ledger lacks %s.", strings.Join(missing, "; ")))
 }
 
 func checkNotRepeated(c *proposal) ledger.Outcome {

@@ -1,133 +1,84 @@
 package airline
 
 import (
-	"encoding/json"
+	"bytes"
+	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/internal/data"
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+	"github.com/ledgerbench/ledgerbench/internal/pyschema/schematest"
 )
 
-// TestSchemas compares the tools with upstream's schemas as sent to the model
-// (derived/tool_schemas.json): names and order, kinds, mutation flags, and
-// per parameter the name, order, type structure ($ref and anyOf resolved),
-// enums and required set. Descriptions are ours and not compared.
+// TestSchemas compares the loaded tools, generated from upstream's source,
+// with the schemas upstream's own code sends.
 func TestSchemas(t *testing.T) {
 	d := testDomain(t)
-	path := filepath.Join(datatest.Root(t), data.Tau2, "derived", "tool_schemas.json")
-	var all map[string]struct {
-		Assistant []struct {
-			Name    string          `json:"name"`
-			Type    string          `json:"type"`
-			Mutates bool            `json:"mutates_state"`
-			Schema  json.RawMessage `json:"schema"`
-		} `json:"assistant"`
-		User []json.RawMessage `json:"user"`
-	}
-	readJSON(t, path, &all)
-	up := all[Name]
-	if len(up.User) != 0 || d.UserTools() != nil {
-		t.Errorf("user tools: upstream %d, ours %d; want none", len(up.User), len(d.UserTools()))
-	}
-	ours := d.AgentTools()
-	if len(ours) != len(up.Assistant) {
-		t.Fatalf("%d tools; upstream has %d", len(ours), len(up.Assistant))
-	}
-	for i, u := range up.Assistant {
-		o := ours[i]
-		if o.Name != u.Name {
-			t.Errorf("tool %d is %s; upstream %s", i, o.Name, u.Name)
-			continue
-		}
-		if string(o.Kind) != u.Type || o.Mutates() != u.Mutates {
-			t.Errorf("%s: kind %s mutates %v; upstream %s %v", o.Name, o.Kind, o.Mutates(), u.Type, u.Mutates)
-		}
-		var fn struct {
-			Function struct {
-				Name        string          `json:"name"`
-				Description string          `json:"description"`
-				Parameters  json.RawMessage `json:"parameters"`
-			} `json:"function"`
-		}
-		if err := json.Unmarshal(u.Schema, &fn); err != nil {
-			t.Fatal(err)
-		}
-		if o.Description == "" || o.Description == fn.Function.Description {
-			t.Errorf("%s: description must be our own words", o.Name)
-		}
-		want := structure(t, fn.Function.Parameters)
-		got := structure(t, o.Parameters)
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s parameters:\n got %s\nwant %s", o.Name, pyjson.String(got), pyjson.String(want))
-		}
-		// The OpenAI wrapper is well formed.
-		var wrap struct {
-			Type     string `json:"type"`
-			Function struct {
-				Name string `json:"name"`
-			} `json:"function"`
-		}
-		if err := json.Unmarshal(o.OpenAISchema(), &wrap); err != nil || wrap.Type != "function" || wrap.Function.Name != o.Name {
-			t.Errorf("%s: OpenAISchema = %s (%v)", o.Name, o.OpenAISchema(), err)
-		}
-	}
+	root := datatest.Root(t)
+	schematest.Check(t, root, Name, "assistant", d.AgentTools())
+	schematest.Check(t, root, Name, "user", d.UserTools())
 }
 
-// structure reduces a JSON schema to what must match: types, property names
-// in order, items, anyOf alternatives, enums, required names and
-// additionalProperties, with $refs into $defs resolved.
-func structure(t *testing.T, raw json.RawMessage) any {
-	t.Helper()
-	v, err := pyjson.Decode(raw)
+// TestLoadSourceErrors: a missing or changed upstream source file is a load
+// error naming the file and the symbol.
+func TestLoadSourceErrors(t *testing.T) {
+	root := datatest.Root(t)
+	toolsPy, err := os.ReadFile(data.Tau2Source(root, "domains/airline/tools.py"))
 	if err != nil {
-		t.Fatal(err)
+		t.Skipf("upstream source not available: %v", err)
 	}
-	root, _ := v.(*pyjson.Dict)
-	defs, _ := root.Get("$defs")
-	var walk func(any) any
-	walk = func(n any) any {
-		d, ok := n.(*pyjson.Dict)
-		if !ok {
-			return n
-		}
-		if ref, ok := d.Get("$ref"); ok {
-			name := strings.TrimPrefix(ref.(string), "#/$defs/")
-			def, ok := defs.(*pyjson.Dict).Get(name)
-			if !ok {
-				t.Fatalf("unresolved $ref %s", ref)
+	for _, tc := range []struct {
+		name  string
+		tools func() []byte // nil: no tools.py
+		want  []string
+	}{
+		{"missing file", nil, []string{"tools.py", "no such file"}},
+		{"missing function", func() []byte {
+			return bytes.Replace(toolsPy, []byte("def get_flight_status("), []byte("def get_flight_state("), 1)
+		}, []string{"tools.py", "AirlineTools.get_flight_status"}},
+		{"missing parameter", func() []byte {
+			return bytes.Replace(toolsPy, []byte("def send_certificate(self, user_id: str, amount: int)"), []byte("def send_certificate(self, user_id: str)"), 1)
+		}, []string{"tools.py", "AirlineTools.send_certificate", "parameters"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(tmp, data.Tau2), 0o755); err != nil {
+				t.Fatal(err)
 			}
-			return walk(def)
-		}
-		out := map[string]any{}
-		for i, k := range d.Keys {
-			val := d.Values[i]
-			switch k {
-			case "type", "enum", "additionalProperties":
-				out[k] = pyjson.String(val)
-			case "required":
-				out[k] = pyjson.String(val)
-			case "items":
-				out[k] = walk(val)
-			case "anyOf":
-				var alts []any
-				for _, a := range val.([]any) {
-					alts = append(alts, walk(a))
-				}
-				out[k] = alts
-			case "properties":
-				var props [][2]any
-				p := val.(*pyjson.Dict)
-				for j, name := range p.Keys {
-					props = append(props, [2]any{name, walk(p.Values[j])})
-				}
-				out[k] = props
+			if err := os.Symlink(filepath.Join(root, data.Tau2, "data"), filepath.Join(tmp, data.Tau2, "data")); err != nil {
+				t.Fatal(err)
 			}
-		}
-		return out
+			src := data.Tau2Source(tmp, "domains/airline")
+			if err := os.MkdirAll(src, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			model, err := os.ReadFile(data.Tau2Source(root, "domains/airline/data_model.py"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(src, "data_model.py"), model, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if tc.tools != nil {
+				changed := tc.tools()
+				if bytes.Equal(changed, toolsPy) {
+					t.Fatal("the test's edit of tools.py did not apply")
+				}
+				if err := os.WriteFile(filepath.Join(src, "tools.py"), changed, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err = Load(tmp)
+			if err == nil {
+				t.Fatal("Load succeeded")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
 	}
-	return walk(root)
 }

@@ -19,49 +19,33 @@ const now = "2024-05-15T15:00:00"
 // newToolSet builds the agent toolkit in upstream's method order.
 func newToolSet() *tool.Set[*Env] {
 	return tool.NewSet(toolkitClass,
-		tool.New("book_reservation", tool.Write,
-			"Create a new reservation for a user: the flights, passengers, cabin, baggage, insurance and how it is paid.",
+		tool.New("book_reservation", tool.Write, "",
 			bookReservation),
-		tool.New("calculate", tool.Generic,
-			"Evaluate an arithmetic expression and return the result rounded to two decimals.",
+		tool.New("calculate", tool.Generic, "",
 			calculate),
-		tool.New("cancel_reservation", tool.Write,
-			"Cancel an entire reservation and refund its payments.",
+		tool.New("cancel_reservation", tool.Write, "",
 			cancelReservation),
-		tool.New("get_reservation_details", tool.Read,
-			"Look up a reservation by its id.",
+		tool.New("get_reservation_details", tool.Read, "",
 			getReservationDetails),
-		tool.New("get_user_details", tool.Read,
-			"Look up a user's profile, including payment methods and reservation ids.",
+		tool.New("get_user_details", tool.Read, "",
 			getUserDetails),
-		tool.New("list_all_airports", tool.Read,
-			"List every airport served, with its IATA code and city.",
+		tool.New("list_all_airports", tool.Read, "",
 			listAllAirports),
-		tool.New("search_direct_flight", tool.Read,
-			"Find nonstop flights between two airports on a date.",
+		tool.New("search_direct_flight", tool.Read, "",
 			searchDirectFlight),
-		tool.New("search_onestop_flight", tool.Read,
-			"Find itineraries with exactly one connection between two airports, departing on a date.",
+		tool.New("search_onestop_flight", tool.Read, "",
 			searchOnestopFlight),
-		tool.New("send_certificate", tool.Write,
-			"Issue a travel certificate of some amount to a user. Use with care.",
+		tool.New("send_certificate", tool.Write, "",
 			sendCertificate),
-		tool.New("transfer_to_human_agents", tool.Generic,
-			"Hand the conversation over to a human agent together with a summary of the issue.\n\n"+
-				"Only do this when the user explicitly asks for a human, or when the request cannot be handled "+
-				"with the policy and the available tools.",
+		tool.New("transfer_to_human_agents", tool.Generic, "",
 			transferToHumanAgents),
-		tool.New("update_reservation_baggages", tool.Write,
-			"Change the number of checked bags on a reservation, charging any extra paid bags.",
+		tool.New("update_reservation_baggages", tool.Write, "",
 			updateReservationBaggages),
-		tool.New("update_reservation_flights", tool.Write,
-			"Replace the flights of a reservation (and possibly its cabin), charging or refunding the price difference.",
+		tool.New("update_reservation_flights", tool.Write, "",
 			updateReservationFlights),
-		tool.New("update_reservation_passengers", tool.Write,
-			"Replace the passenger details of a reservation; the number of passengers must stay the same.",
+		tool.New("update_reservation_passengers", tool.Write, "",
 			updateReservationPassengers),
-		tool.New("get_flight_status", tool.Read,
-			"Return the status of a flight on a date.",
+		tool.New("get_flight_status", tool.Read, "",
 			getFlightStatus),
 	)
 }
@@ -142,17 +126,17 @@ func (e *Env) mutAvailable(number, date string) *Available {
 }
 
 type bookArgs struct {
-	UserID          strArg        `json:"user_id" desc:"Id of the user making the booking, e.g. 'sara_doe_496'."`
-	Origin          strArg        `json:"origin" desc:"IATA code of the trip's origin, e.g. 'SFO'."`
-	Destination     strArg        `json:"destination" desc:"IATA code of the trip's destination, e.g. 'JFK'."`
-	FlightType      strArg        `json:"flight_type" desc:"Trip type: 'one_way' or 'round_trip'." enum:"round_trip,one_way"`
-	Cabin           strArg        `json:"cabin" desc:"Cabin class: 'basic_economy', 'economy' or 'business'." enum:"business,economy,basic_economy"`
-	Flights         flightsArg    `json:"flights" desc:"Every flight segment of the trip, each with its number and date."`
-	Passengers      passengersArg `json:"passengers" desc:"Every passenger travelling, with name and date of birth."`
-	PaymentMethods  paymentsArg   `json:"payment_methods" desc:"How the total is paid: saved payment method ids and the amount charged to each."`
-	TotalBaggages   intArg        `json:"total_baggages" desc:"Total number of checked bags."`
-	NonfreeBaggages intArg        `json:"nonfree_baggages" desc:"Number of checked bags that must be paid for."`
-	Insurance       strArg        `json:"insurance" desc:"Whether travel insurance is bought: 'yes' or 'no'." enum:"yes,no"`
+	UserID          strArg        `json:"user_id"`
+	Origin          strArg        `json:"origin"`
+	Destination     strArg        `json:"destination"`
+	FlightType      strArg        `json:"flight_type" enum:"round_trip,one_way"`
+	Cabin           strArg        `json:"cabin" enum:"business,economy,basic_economy"`
+	Flights         flightsArg    `json:"flights"`
+	Passengers      passengersArg `json:"passengers"`
+	PaymentMethods  paymentsArg   `json:"payment_methods"`
+	TotalBaggages   intArg        `json:"total_baggages"`
+	NonfreeBaggages intArg        `json:"nonfree_baggages"`
+	Insurance       strArg        `json:"insurance" enum:"yes,no"`
 }
 
 func bookReservation(_ context.Context, e *Env, a bookArgs) (any, error) {
@@ -303,7 +287,7 @@ func balance(pm PaymentMethod) (float64, bool) {
 }
 
 type expressionArgs struct {
-	Expression strArg `json:"expression" desc:"Arithmetic expression using digits, + - * /, parentheses, dots and spaces, e.g. '2 + 2'."`
+	Expression strArg `json:"expression"`
 }
 
 func calculate(_ context.Context, _ *Env, a expressionArgs) (any, error) {
@@ -330,7 +314,7 @@ func calculate(_ context.Context, _ *Env, a expressionArgs) (any, error) {
 }
 
 type reservationArgs struct {
-	ReservationID strArg `json:"reservation_id" desc:"Six-character reservation id, e.g. 'ZFA04Y'."`
+	ReservationID strArg `json:"reservation_id"`
 }
 
 func cancelReservation(_ context.Context, e *Env, a reservationArgs) (any, error) {
@@ -360,7 +344,7 @@ func getReservationDetails(_ context.Context, e *Env, a reservationArgs) (any, e
 }
 
 type userArgs struct {
-	UserID strArg `json:"user_id" desc:"User id, e.g. 'sara_doe_496'."`
+	UserID strArg `json:"user_id"`
 }
 
 func getUserDetails(_ context.Context, e *Env, a userArgs) (any, error) {
@@ -384,9 +368,9 @@ func listAllAirports(context.Context, *Env, noArgs) (any, error) {
 }
 
 type searchArgs struct {
-	Origin      strArg `json:"origin" desc:"IATA code of the departure airport, e.g. 'JFK'."`
-	Destination strArg `json:"destination" desc:"IATA code of the arrival airport, e.g. 'LAX'."`
-	Date        strArg `json:"date" desc:"Departure date as YYYY-MM-DD, e.g. '2024-05-01'."`
+	Origin      strArg `json:"origin"`
+	Destination strArg `json:"destination"`
+	Date        strArg `json:"date"`
 }
 
 // matches is upstream's `x is None or flight.x == x`.
@@ -477,8 +461,8 @@ func searchOnestopFlight(_ context.Context, e *Env, a searchArgs) (any, error) {
 }
 
 type certificateArgs struct {
-	UserID strArg `json:"user_id" desc:"Id of the user receiving the certificate, e.g. 'sara_doe_496'."`
-	Amount intArg `json:"amount" desc:"Value of the certificate in dollars."`
+	UserID strArg `json:"user_id"`
+	Amount intArg `json:"amount"`
 }
 
 func sendCertificate(_ context.Context, e *Env, a certificateArgs) (any, error) {
@@ -504,7 +488,7 @@ func sendCertificate(_ context.Context, e *Env, a certificateArgs) (any, error) 
 }
 
 type transferArgs struct {
-	Summary strArg `json:"summary" desc:"Short summary of the user's issue for the human agent."`
+	Summary strArg `json:"summary"`
 }
 
 func transferToHumanAgents(context.Context, *Env, transferArgs) (any, error) {
@@ -555,10 +539,10 @@ func (e *Env) paymentForUpdate(userID string, user *User, paymentID any, total N
 }
 
 type baggagesArgs struct {
-	ReservationID   strArg `json:"reservation_id" desc:"Six-character reservation id, e.g. 'ZFA04Y'."`
-	TotalBaggages   intArg `json:"total_baggages" desc:"New total number of checked bags on the reservation."`
-	NonfreeBaggages intArg `json:"nonfree_baggages" desc:"New number of paid checked bags on the reservation."`
-	PaymentID       strArg `json:"payment_id" desc:"Saved payment method to charge, e.g. 'credit_card_7815826' or 'gift_card_7815826'."`
+	ReservationID   strArg `json:"reservation_id"`
+	TotalBaggages   intArg `json:"total_baggages"`
+	NonfreeBaggages intArg `json:"nonfree_baggages"`
+	PaymentID       strArg `json:"payment_id"`
 }
 
 func updateReservationBaggages(_ context.Context, e *Env, a baggagesArgs) (any, error) {
@@ -609,10 +593,10 @@ func numOrBool(x any) (Num, bool) {
 }
 
 type flightsUpdateArgs struct {
-	ReservationID strArg     `json:"reservation_id" desc:"Six-character reservation id, e.g. 'ZFA04Y'."`
-	Cabin         strArg     `json:"cabin" desc:"Cabin class of the updated reservation." enum:"business,economy,basic_economy"`
-	Flights       flightsArg `json:"flights" desc:"All flight segments of the updated reservation, including the ones that do not change."`
-	PaymentID     strArg     `json:"payment_id" desc:"Saved payment method to charge or refund, e.g. 'credit_card_7815826' or 'gift_card_7815826'."`
+	ReservationID strArg     `json:"reservation_id"`
+	Cabin         strArg     `json:"cabin" enum:"business,economy,basic_economy"`
+	Flights       flightsArg `json:"flights"`
+	PaymentID     strArg     `json:"payment_id"`
 }
 
 func updateReservationFlights(_ context.Context, e *Env, a flightsUpdateArgs) (any, error) {
@@ -717,8 +701,8 @@ func cabinEntry(av *Available, cabin any) (seats, price int, err error) {
 }
 
 type passengersUpdateArgs struct {
-	ReservationID strArg        `json:"reservation_id" desc:"Six-character reservation id, e.g. 'ZFA04Y'."`
-	Passengers    passengersArg `json:"passengers" desc:"The updated details of every passenger, as many as the reservation has."`
+	ReservationID strArg        `json:"reservation_id"`
+	Passengers    passengersArg `json:"passengers"`
 }
 
 func updateReservationPassengers(_ context.Context, e *Env, a passengersUpdateArgs) (any, error) {
@@ -742,8 +726,8 @@ func updateReservationPassengers(_ context.Context, e *Env, a passengersUpdateAr
 }
 
 type flightStatusArgs struct {
-	FlightNumber strArg `json:"flight_number" desc:"Flight number, e.g. 'HAT001'."`
-	Date         strArg `json:"date" desc:"Date of the flight as YYYY-MM-DD."`
+	FlightNumber strArg `json:"flight_number"`
+	Date         strArg `json:"date"`
 }
 
 func getFlightStatus(_ context.Context, e *Env, a flightStatusArgs) (any, error) {

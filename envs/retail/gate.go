@@ -258,28 +258,36 @@ type proposal struct {
 type check func(c *proposal) ledger.Outcome
 
 func predicate(tool, rule, clause string, fn check) ledger.Predicate {
-	return ledger.Predicate{
-		ID: "retail." + tool + "." + rule, Tool: tool, Clause: clause,
-		Check: func(l *ledger.Ledger, raw json.RawMessage) ledger.Outcome {
-			a, problem := decodeWrite(tool, raw)
-			if problem != "" {
-				return ledger.OK // reported by the arguments predicate
-			}
-			return fn(&proposal{l: l, tool: tool, a: a})
-		},
-	}
+	return ledger.Typed("retail."+tool+"."+rule, tool, clause, func(l *ledger.Ledger, a *writeArgs) ledger.Outcome {
+		return fn(&proposal{l: l, tool: tool, a: *a})
+	})
 }
 
-func argumentsPredicate(tool, clause string) ledger.Predicate {
-	return ledger.Predicate{
-		ID: "retail." + tool + ".arguments", Tool: tool, Clause: clause,
-		Check: func(_ *ledger.Ledger, raw json.RawMessage) ledger.Outcome {
-			if _, problem := decodeWrite(tool, raw); problem != "" {
-				return ledger.NeedRevise(fmt.Sprintf("The arguments of %s could not be checked against the retail policy: %s. Send them with the documented types.", tool, problem))
-			}
-			return ledger.OK
-		},
+// DecodeArgs implements ledgeragent.Policy: a write's arguments decoded once
+// into writeArgs for all its predicates.
+func (d *Domain) DecodeArgs(tool string, raw json.RawMessage) (any, *ledger.Failure) {
+	return ledger.DecodeWith("retail", tool, raw, decodeWrite, argsClause)
+}
+
+// argsClause is the policy section of a write tool's arguments.
+func argsClause(tool string) string {
+	switch tool {
+	case toolCancel:
+		return clauseCancel
+	case toolModifyAddress:
+		return clauseModify
+	case toolModifyPayment:
+		return clausePayment
+	case toolModifyItems:
+		return clauseItems
+	case toolExchange:
+		return clauseExchange
+	case toolReturn:
+		return clauseReturn
+	case toolUserAddress:
+		return clauseIntro
 	}
+	return ""
 }
 
 // GatePredicates implements ledgeragent.Policy: the predicates of the seven
@@ -292,7 +300,6 @@ func (d *Domain) GatePredicates() []ledger.Predicate {
 			statusClause = clauseModify
 		}
 		out = append(out,
-			argumentsPredicate(tool, section),
 			predicate(tool, "authenticated", clauseIntro, checkAuthenticated),
 			predicate(tool, "order_read", statusClause, checkOrderRead),
 			predicate(tool, "own_order", clauseIntro, checkOwnOrder),
@@ -321,7 +328,6 @@ func (d *Domain) GatePredicates() []ledger.Predicate {
 		predicate(toolReturn, "items_in_order", clauseReturn, checkItemsInOrder),
 		predicate(toolReturn, "refund_destination", clauseReturn, checkRefundDestination))
 	out = append(out,
-		argumentsPredicate(toolUserAddress, clauseIntro),
 		predicate(toolUserAddress, "authenticated", clauseIntro, checkAuthenticated),
 		predicate(toolUserAddress, "own_user", clauseIntro, checkOwnUser),
 		predicate(toolUserAddress, "not_repeated", clauseLoop, checkNotRepeated),
@@ -571,10 +577,7 @@ func checkSameProduct(c *proposal) ledger.Outcome {
 		old, newID := &o.Items[k], c.a.NewItemIDs[i]
 		p := ledgerProduct(c.l, old.ProductID)
 		if p == nil {
-			read := fmt.Sprintf("get_product_details(product_id=%s)", q(old.ProductID))
-			if !slices.Contains(missing, read) {
-				missing = append(missing, read)
-			}
+			missing = append(missing, fmt.Sprintf("whether new item %s is an available variant of %s (product %s): call get_product_details(product_id=%s)", q(newID), old.Name, old.ProductID, q(old.ProductID)))
 			continue
 		}
 		v, ok := p.Variants.Get(newID)
@@ -591,7 +594,7 @@ func checkSameProduct(c *proposal) ledger.Outcome {
 	case len(bad) > 0:
 		return ledger.NeedRevise("Per retail policy, each item can only become an available item of the same product with different options: " + strings.Join(bad, "; ") + ".")
 	case len(missing) > 0:
-		return ledger.NeedRevise("Per retail policy, the new items must be available items of the same product: check the product first: call " + strings.Join(missing, ", ") + ".")
+		return ledger.NeedRevise("Per retail policy, the new items must be available items of the same product; the ledger does not show " + strings.Join(missing, "; ") + ".")
 	}
 	return ledger.OK
 }

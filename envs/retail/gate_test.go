@@ -26,7 +26,7 @@ func TestPaperRevise(t *testing.T) {
 	d := domainForTest(t)
 	l := ledger.New()
 	readInto(t, d, d.NewEnv(), l, chenSilvaReads()...)
-	gate := ledger.NewGate(d.GatePredicates(), writeTools(d))
+	gate := ledger.NewGate(d.GatePredicates(), writeTools(d), d.DecodeArgs)
 
 	v := gate.Judge(l, toolReturn, "call_1", json.RawMessage(`{"order_id": "#W9571698", "item_ids": ["6065192424"], "payment_method_id": "credit_card_1565124"}`))
 	if v.Decision != ledger.Revise || v.Reason != paperRevise || v.Predicate != "retail.return_delivered_order_items.refund_destination" || v.Clause != "Return delivered order" {
@@ -87,7 +87,7 @@ const (
 
 func TestGatePredicates(t *testing.T) {
 	d := domainForTest(t)
-	gate := ledger.NewGate(d.GatePredicates(), writeTools(d))
+	gate := ledger.NewGate(d.GatePredicates(), writeTools(d), d.DecodeArgs)
 	all := oliviaReads()
 	withShoes := append(slices.Clone(all), toolCall("get_product_details", "product_id", "7471004230"))
 	cases := []struct {
@@ -298,6 +298,13 @@ func TestGatePredicateList(t *testing.T) {
 		if !headings[p.Clause] {
 			t.Errorf("predicate %s cites %q, not a heading of policy.md", p.ID, p.Clause)
 		}
+		if tools[p.Tool] == 0 {
+			// the arguments check, made once per call by DecodeArgs
+			if !headings[argsClause(p.Tool)] {
+				t.Errorf("%s arguments cite %q, not a heading of policy.md", p.Tool, argsClause(p.Tool))
+			}
+			fmt.Fprintf(&b, "%-55s %s\n", "retail."+p.Tool+".arguments", argsClause(p.Tool))
+		}
 		tools[p.Tool]++
 		fmt.Fprintf(&b, "%-55s %s\n", p.ID, p.Clause)
 	}
@@ -323,7 +330,14 @@ func FuzzGateArgs(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, which uint8, args string) {
 		p := preds[int(which)%len(preds)]
-		o := p.Check(l, json.RawMessage(args))
+		decoded, fail := d.DecodeArgs(p.Tool, json.RawMessage(args))
+		if fail != nil {
+			if fail.Reason == "" {
+				t.Errorf("%s: arguments failure without a reason", p.ID)
+			}
+			return
+		}
+		o := p.Check(l, decoded)
 		if o.Decision != ledger.Allow && o.Decision != ledger.Revise && o.Decision != ledger.Block {
 			t.Errorf("%s: decision %q", p.ID, o.Decision)
 		}

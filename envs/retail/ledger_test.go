@@ -218,7 +218,7 @@ func BenchmarkLedgerTurn(b *testing.B) {
 			_ = l.Render()
 		}
 	})
-	gate := ledger.NewGate(d.GatePredicates(), writeTools(d))
+	gate := ledger.NewGate(d.GatePredicates(), writeTools(d), d.DecodeArgs)
 	write := json.RawMessage(`{"order_id": "#W5442520", "item_ids": ["3330317167"], "new_item_ids": ["8214883393"], "payment_method_id": "gift_card_7794233"}`)
 	if v := gate.Judge(l, toolModifyItems, "", write); v.Decision != ledger.Allow {
 		b.Fatalf("verdict %+v", v)

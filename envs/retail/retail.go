@@ -25,6 +25,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/data"
 	"github.com/ledgerbench/ledgerbench/internal/omap"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+	"github.com/ledgerbench/ledgerbench/internal/pyschema"
 	"github.com/ledgerbench/ledgerbench/internal/table"
 	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/message"
@@ -72,11 +73,20 @@ func Load(root string) (*Domain, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load retail tasks: %w", err)
 	}
-	return New(db, string(policy), ts), nil
+	d := New(db, string(policy), ts)
+	d.tools, err = pyschema.Described(d.tools, data.Tau2Source(root, "domains/retail/tools.py"), toolkitClass,
+		data.Tau2Source(root, "domains/retail/data_model.py"))
+	if err != nil {
+		return nil, fmt.Errorf("retail tools: %w", err)
+	}
+	d.infos = d.tools.Infos()
+	return d, nil
 }
 
 // New builds a domain over an already decoded database (tests use small
-// fixture databases). db must not be modified afterwards.
+// fixture databases). db must not be modified afterwards. Its tools have no
+// descriptions and only the parameter structure of their argument types:
+// what the model is shown comes from upstream's source, which Load reads.
 func New(db *DB, policy string, ts *tasks.Set) *Domain {
 	d := &Domain{db: db, policy: policy, tasks: ts, tools: newToolSet()}
 	d.infos = d.tools.Infos()

@@ -22,89 +22,89 @@ import (
 // pointers, so a JSON null reaches the tool as nil.
 
 type calculateArgs struct {
-	Expression *string `json:"expression" desc:"An arithmetic expression to evaluate, for example '2 + 2'. Only digits, the operators + - * /, parentheses, dots and spaces are accepted."`
+	Expression *string `json:"expression"`
 }
 
 type cancelArgs struct {
-	OrderID string `json:"order_id" desc:"The order id, which starts with '#', for example '#W0000000'."`
-	Reason  string `json:"reason" desc:"Why the order is cancelled: either 'no longer needed' or 'ordered by mistake'."`
+	OrderID string `json:"order_id"`
+	Reason  string `json:"reason"`
 }
 
 type exchangeArgs struct {
-	OrderID         string    `json:"order_id" desc:"The order id, which starts with '#', for example '#W0000000'."`
-	ItemIDs         *[]string `json:"item_ids" desc:"Ids of the order's items to exchange, for example '1008292230'. An id may appear more than once."`
-	NewItemIDs      *[]string `json:"new_item_ids" desc:"Ids of the replacement items, one per entry of item_ids and in the same order; each must be a variant of the same product as the item it replaces. An id may appear more than once."`
-	PaymentMethodID string    `json:"payment_method_id" desc:"Id of the payment method that pays or receives the price difference, for example 'gift_card_0000000' or 'credit_card_0000000'; found in the user's or the order's details."`
+	OrderID         string    `json:"order_id"`
+	ItemIDs         *[]string `json:"item_ids"`
+	NewItemIDs      *[]string `json:"new_item_ids"`
+	PaymentMethodID string    `json:"payment_method_id"`
 }
 
 type nameZipArgs struct {
-	FirstName *string `json:"first_name" desc:"The customer's first name, for example 'John'."`
-	LastName  *string `json:"last_name" desc:"The customer's last name, for example 'Doe'."`
-	Zip       string  `json:"zip" desc:"The customer's zip code, for example '12345'."`
+	FirstName *string `json:"first_name"`
+	LastName  *string `json:"last_name"`
+	Zip       string  `json:"zip"`
 }
 
 type emailArgs struct {
-	Email *string `json:"email" desc:"The customer's email address, for example 'something@example.com'."`
+	Email *string `json:"email"`
 }
 
 type orderArgs struct {
-	OrderID string `json:"order_id" desc:"The order id, which starts with '#', for example '#W0000000'."`
+	OrderID string `json:"order_id"`
 }
 
 type productArgs struct {
-	ProductID string `json:"product_id" desc:"The product id, for example '6086499569'. A product id is not an item id."`
+	ProductID string `json:"product_id"`
 }
 
 type itemArgs struct {
-	ItemID string `json:"item_id" desc:"The item id, for example '6086499569'. An item id is not a product id."`
+	ItemID string `json:"item_id"`
 }
 
 type userArgs struct {
-	UserID string `json:"user_id" desc:"The user id, for example 'sara_doe_496'."`
+	UserID string `json:"user_id"`
 }
 
 type noArgs struct{}
 
 type orderAddressArgs struct {
-	OrderID  string  `json:"order_id" desc:"The order id, which starts with '#', for example '#W0000000'."`
-	Address1 *string `json:"address1" desc:"First address line, for example '123 Main St'."`
-	Address2 *string `json:"address2" desc:"Second address line, for example 'Apt 1', or an empty string."`
-	City     *string `json:"city" desc:"City, for example 'San Francisco'."`
-	State    *string `json:"state" desc:"State, for example 'CA'."`
-	Country  *string `json:"country" desc:"Country, for example 'USA'."`
-	Zip      *string `json:"zip" desc:"Zip code, for example '12345'."`
+	OrderID  string  `json:"order_id"`
+	Address1 *string `json:"address1"`
+	Address2 *string `json:"address2"`
+	City     *string `json:"city"`
+	State    *string `json:"state"`
+	Country  *string `json:"country"`
+	Zip      *string `json:"zip"`
 }
 
 type modifyItemsArgs struct {
-	OrderID         string    `json:"order_id" desc:"The order id, which starts with '#', for example '#W0000000'."`
-	ItemIDs         *[]string `json:"item_ids" desc:"Ids of the order's items to change, for example '1008292230'. An id may appear more than once."`
-	NewItemIDs      *[]string `json:"new_item_ids" desc:"Ids of the new items, one per entry of item_ids and in the same order; each must be a variant of the same product as the item it replaces. An id may appear more than once."`
-	PaymentMethodID string    `json:"payment_method_id" desc:"Id of the payment method that pays or receives the price difference, for example 'gift_card_0000000' or 'credit_card_0000000'; found in the user's or the order's details."`
+	OrderID         string    `json:"order_id"`
+	ItemIDs         *[]string `json:"item_ids"`
+	NewItemIDs      *[]string `json:"new_item_ids"`
+	PaymentMethodID string    `json:"payment_method_id"`
 }
 
 type modifyPaymentArgs struct {
-	OrderID         string `json:"order_id" desc:"The order id, which starts with '#', for example '#W0000000'."`
-	PaymentMethodID string `json:"payment_method_id" desc:"Id of the new payment method, for example 'gift_card_0000000' or 'credit_card_0000000'; found in the user's or the order's details."`
+	OrderID         string `json:"order_id"`
+	PaymentMethodID string `json:"payment_method_id"`
 }
 
 type userAddressArgs struct {
-	UserID   string  `json:"user_id" desc:"The user id, for example 'sara_doe_496'."`
-	Address1 *string `json:"address1" desc:"First address line, for example '123 Main St'."`
-	Address2 *string `json:"address2" desc:"Second address line, for example 'Apt 1', or an empty string."`
-	City     *string `json:"city" desc:"City, for example 'San Francisco'."`
-	State    *string `json:"state" desc:"State, for example 'CA'."`
-	Country  *string `json:"country" desc:"Country, for example 'USA'."`
-	Zip      *string `json:"zip" desc:"Zip code, for example '12345'."`
+	UserID   string  `json:"user_id"`
+	Address1 *string `json:"address1"`
+	Address2 *string `json:"address2"`
+	City     *string `json:"city"`
+	State    *string `json:"state"`
+	Country  *string `json:"country"`
+	Zip      *string `json:"zip"`
 }
 
 type returnArgs struct {
-	OrderID         string    `json:"order_id" desc:"The order id, which starts with '#', for example '#W0000000'."`
-	ItemIDs         *[]string `json:"item_ids" desc:"Ids of the order's items to return, for example '1008292230'. An id may appear more than once."`
-	PaymentMethodID string    `json:"payment_method_id" desc:"Id of the payment method that receives the refund: the order's original payment method or a gift card, for example 'gift_card_0000000' or 'credit_card_0000000'; found in the user's or the order's details."`
+	OrderID         string    `json:"order_id"`
+	ItemIDs         *[]string `json:"item_ids"`
+	PaymentMethodID string    `json:"payment_method_id"`
 }
 
 type transferArgs struct {
-	Summary anyValue `json:"summary" desc:"A short summary of the customer's issue."`
+	Summary anyValue `json:"summary"`
 }
 
 // anyValue is a parameter upstream never inspects: any JSON value is
@@ -126,72 +126,42 @@ func (anyValue) JSONSchema() *pyjson.Dict {
 
 func newToolSet() *tool.Set[*Env] {
 	return tool.NewSet(toolkitClass,
-		tool.New("calculate", tool.Generic,
-			"Evaluate an arithmetic expression and return the result rounded to two decimals.",
+		tool.New("calculate", tool.Generic, "",
 			func(_ context.Context, _ *Env, a calculateArgs) (any, error) {
 				if a.Expression == nil {
 					return nil, errNotIterable
 				}
 				return pycalc.Tau2(*a.Expression)
 			}),
-		tool.New("cancel_pending_order", tool.Write,
-			"Cancel an order whose status is pending; processed or delivered orders cannot be cancelled. "+
-				"Before calling, explain the cancellation to the user and get an explicit yes. "+
-				"The order becomes 'cancelled' and every payment is refunded: at once to a gift card, "+
-				"otherwise within 5-7 business days. Returns the updated order.",
+		tool.New("cancel_pending_order", tool.Write, "",
 			method((*Env).cancelPendingOrder)),
-		tool.New("exchange_delivered_order_items", tool.Write,
-			"Exchange items of a delivered order for other items of the same product. "+
-				"A delivered order can be returned or exchanged only once. "+
-				"Before calling, explain the exchange to the user and get an explicit yes. Returns the updated order.",
+		tool.New("exchange_delivered_order_items", tool.Write, "",
 			method((*Env).exchangeDeliveredOrderItems)),
-		tool.New("find_user_id_by_name_zip", tool.Read,
-			"Look up a user id from first name, last name and zip code; fails if no user matches. "+
-				"Prefer looking the user up by email, and use this only when that fails or the user does not remember the email.",
+		tool.New("find_user_id_by_name_zip", tool.Read, "",
 			method((*Env).findUserIDByNameZip)),
-		tool.New("find_user_id_by_email", tool.Read,
-			"Look up a user id from an email address; fails if no user matches.",
+		tool.New("find_user_id_by_email", tool.Read, "",
 			method((*Env).findUserIDByEmail)),
-		tool.New("get_order_details", tool.Read,
-			"Return an order's status and details.",
+		tool.New("get_order_details", tool.Read, "",
 			method((*Env).getOrderDetails)),
-		tool.New("get_product_details", tool.Read,
-			"Return a product's inventory details: all its items with options, availability and price.",
+		tool.New("get_product_details", tool.Read, "",
 			method((*Env).getProductDetails)),
-		tool.New("get_item_details", tool.Read,
-			"Return one item's inventory details: options, availability and price.",
+		tool.New("get_item_details", tool.Read, "",
 			method((*Env).getItemDetails)),
-		tool.New("get_user_details", tool.Read,
-			"Return a user's details, including payment methods and orders.",
+		tool.New("get_user_details", tool.Read, "",
 			method((*Env).getUserDetails)),
-		tool.New("list_all_product_types", tool.Read,
-			"List every product type as a JSON object from product name to product id, sorted by name. "+
-				"Each product type has several items with their own item ids and options; the store has 50 product types.",
+		tool.New("list_all_product_types", tool.Read, "",
 			method((*Env).listAllProductTypes)),
-		tool.New("modify_pending_order_address", tool.Write,
-			"Change the shipping address of a pending order. "+
-				"Before calling, explain the change to the user and get an explicit yes. Returns the updated order.",
+		tool.New("modify_pending_order_address", tool.Write, "",
 			method((*Env).modifyPendingOrderAddress)),
-		tool.New("modify_pending_order_items", tool.Write,
-			"Change items of a pending order to other items of the same product. This can be done only once per order. "+
-				"Before calling, explain the change to the user and get an explicit yes. Returns the updated order.",
+		tool.New("modify_pending_order_items", tool.Write, "",
 			method((*Env).modifyPendingOrderItems)),
-		tool.New("modify_pending_order_payment", tool.Write,
-			"Change the payment method of a pending order. "+
-				"Before calling, explain the change to the user and get an explicit yes. Returns the updated order.",
+		tool.New("modify_pending_order_payment", tool.Write, "",
 			method((*Env).modifyPendingOrderPayment)),
-		tool.New("modify_user_address", tool.Write,
-			"Change a user's default address. "+
-				"Before calling, explain the change to the user and get an explicit yes. Returns the updated user.",
+		tool.New("modify_user_address", tool.Write, "",
 			method((*Env).modifyUserAddress)),
-		tool.New("return_delivered_order_items", tool.Write,
-			"Request the return of items of a delivered order; the order becomes 'return requested' "+
-				"and the user gets an email explaining how to send the items back. "+
-				"Before calling, explain the return to the user and get an explicit yes. Returns the updated order.",
+		tool.New("return_delivered_order_items", tool.Write, "",
 			method((*Env).returnDeliveredOrderItems)),
-		tool.New("transfer_to_human_agents", tool.Generic,
-			"Hand the conversation to a human agent with a summary of the user's issue. "+
-				"Transfer only if the user explicitly asks for a human, or if the policy and the available tools cannot resolve the issue.",
+		tool.New("transfer_to_human_agents", tool.Generic, "",
 			func(_ context.Context, _ *Env, _ transferArgs) (any, error) { return "Transfer successful", nil }),
 	)
 }

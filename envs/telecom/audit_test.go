@@ -165,7 +165,7 @@ var mutationRules = map[string][]string{
 // the gold call itself is allowed at that point.
 func TestMutationsHitTheirRule(t *testing.T) {
 	d := domainForTest(t)
-	gate := ledger.NewGate(d.GatePredicates(), writeToolNames(d))
+	gate := ledger.NewGate(d.GatePredicates(), writeToolNames(d), d.DecodeArgs)
 	ts := selectSplit(t, d, "base")
 	count := map[string]int{}
 	for i := range ts {
@@ -384,7 +384,7 @@ func BenchmarkLedgerRender(b *testing.B) {
 func BenchmarkGateJudge(b *testing.B) {
 	d := domainForTest(b)
 	l, _ := longLedger(b, d)
-	gate := ledger.NewGate(d.GatePredicates(), writeToolNames(d))
+	gate := ledger.NewGate(d.GatePredicates(), writeToolNames(d), d.DecodeArgs)
 	calls := map[string]string{
 		"refuel_data":          `{"customer_id": "C1001", "line_id": "L1002", "gb_amount": 2.0}`,
 		"send_payment_request": `{"customer_id": "C1001", "bill_id": "B1234321"}`,
@@ -411,7 +411,7 @@ func BenchmarkGateJudge(b *testing.B) {
 func BenchmarkTurn(b *testing.B) {
 	d := domainForTest(b)
 	l, env := longLedger(b, d)
-	gate := ledger.NewGate(d.GatePredicates(), writeToolNames(d))
+	gate := ledger.NewGate(d.GatePredicates(), writeToolNames(d), d.DecodeArgs)
 	tc := read("get_bills_for_customer", "customer_id", "C1001")
 	out := respond(b, env, tc).Content
 	args := json.RawMessage(`{"customer_id": "C1001", "bill_id": "B1234321"}`)

@@ -19,9 +19,9 @@ package telecom
 //	telecom.send_payment_request.once             Overdue Bill Payment              REVISE, BLOCK
 //	telecom.enable_roaming.user_line              Addressing Data Roaming Problems  REVISE
 //	                                              (telecom-workflow: Step 2.1.2: Verify if user is traveling)
-//	telecom.enable_roaming.not_enabled            Data Roaming                      REVISE, BLOCK
+//	telecom.enable_roaming.not_enabled            Data Roaming                      REVISE (a no-op)
 //	telecom.enable_roaming.once                   Data Roaming                      BLOCK
-//	telecom.disable_roaming.enabled               Data Roaming                      REVISE, BLOCK
+//	telecom.disable_roaming.enabled               Data Roaming                      REVISE (a no-op)
 //	telecom.refuel_data.user_line                 Data Refueling                    REVISE
 //	telecom.refuel_data.amount                    Data Refueling                    REVISE, BLOCK
 //	telecom.refuel_data.price_known               Data Refueling                    REVISE
@@ -89,16 +89,21 @@ const MaxRefuelGB = 2.0
 // refuelEps absorbs float noise when comparing GB amounts.
 const refuelEps = 1e-9
 
+// DecodeArgs implements ledgeragent.Policy: a write's arguments split into
+// their members once per call for all its predicates. A malformed member is
+// reported by the one predicate that needs it (see callArgs.str).
+func (d *Domain) DecodeArgs(_ string, raw json.RawMessage) (any, *ledger.Failure) {
+	a := parseCall(raw)
+	return &a, nil
+}
+
 // GatePredicates returns the telecom gate's predicates, grouped by write
 // tool in upstream tool order (ledgeragent.Policy).
 func (d *Domain) GatePredicates() []ledger.Predicate {
 	p := func(tool, rule, clause string, check func(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome) ledger.Predicate {
-		return ledger.Predicate{
-			ID: "telecom." + tool + "." + rule, Tool: tool, Clause: clause,
-			Check: func(l *ledger.Ledger, args json.RawMessage) ledger.Outcome {
-				return check(tool, l, parseCall(args))
-			},
-		}
+		return ledger.Typed("telecom."+tool+"."+rule, tool, clause, func(l *ledger.Ledger, a *callArgs) ledger.Outcome {
+			return check(tool, l, *a)
+		})
 	}
 	roamingFix := clauseRoamingFix
 	if d.name == WorkflowName {
@@ -157,9 +162,9 @@ type member struct {
 	val json.RawMessage
 }
 
-// parseCall splits a JSON object into its members. Every predicate parses
-// the call again (the gate gives each the raw arguments), so this avoids
-// encoding/json's reflection and maps.
+// parseCall splits a JSON object into its members, once per judged call
+// (DecodeArgs) and once per logged write a loop-prevention rule reads; it
+// avoids encoding/json's reflection and maps.
 func parseCall(raw json.RawMessage) callArgs {
 	if !json.Valid(raw) {
 		return callArgs{bad: true}
@@ -720,7 +725,9 @@ func checkRoamingOff(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
 	case x == nil:
 		return missingLine(tool, lid)
 	case x.RoamingEnabled:
-		return ledger.Refuse(fmt.Sprintf("Per telecom policy, line %s is already roaming enabled; there is nothing to enable. If data still fails abroad, check the roaming setting on the user's phone.", lid))
+		// A harmless no-op, not a forbidden action: REVISE, so the model
+		// keeps its turn and looks elsewhere.
+		return ledger.NeedRevise(fmt.Sprintf("Per telecom policy, line %s is already roaming enabled; there is nothing to enable. If data still fails abroad, check the roaming setting on the user's phone.", lid))
 	}
 	return ledger.OK
 }
@@ -735,7 +742,7 @@ func checkRoamingOn(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
 	case x == nil:
 		return missingLine(tool, lid)
 	case !x.RoamingEnabled:
-		return ledger.Refuse(fmt.Sprintf("Per telecom policy, line %s is not roaming enabled; there is nothing to disable.", lid))
+		return ledger.NeedRevise(fmt.Sprintf("Per telecom policy, line %s is not roaming enabled; there is nothing to disable.", lid))
 	}
 	return ledger.OK
 }

@@ -125,7 +125,7 @@ func edits(es ...func(*ledger.Ledger)) func(*ledger.Ledger) {
 
 func TestGatePredicates(t *testing.T) {
 	d := domainForTest(t)
-	gate := ledger.NewGate(d.GatePredicates(), writeToolNames(d))
+	gate := ledger.NewGate(d.GatePredicates(), writeToolNames(d), d.DecodeArgs)
 	byID := read("get_customer_by_id", "customer_id", "C1001")
 	customerOnly := []message.ToolCall{careful()[0]}
 	noBills := slices.DeleteFunc(careful(), func(tc message.ToolCall) bool { return tc.Name == "get_bills_for_customer" })
@@ -227,12 +227,13 @@ func TestGatePredicates(t *testing.T) {
 			"send_payment_request", pay("B1234321"), ledger.Allow, nil},
 
 		// enable_roaming / disable_roaming
-		{"enable on an enabled line", full, "enable_roaming", c1l2, ledger.Block, []string{"not_enabled"}},
+		// a harmless no-op is revised, not blocked (issue 13)
+		{"enable on an enabled line", full, "enable_roaming", c1l2, ledger.Revise, []string{"not_enabled"}},
 		{"enable twice", fixture{sc: scRoamingOff, reads: careful(), edit: logged("enable_roaming", c1l2, true)}, "enable_roaming", c1l2, ledger.Block, []string{"once"}},
 		{"enable, earlier call pending", fixture{sc: scRoamingOff, reads: careful(), edit: func(l *ledger.Ledger) { l.LogWrite("enable_roaming", json.RawMessage(c1l2)) }}, "enable_roaming", c1l2, ledger.Block, []string{"once"}},
 		{"enable an unread line", fixture{sc: scRoamingOff, reads: customerOnly}, "enable_roaming", c1l2, ledger.Revise, []string{"not_enabled"}},
 		{"disable an enabled line", full, "disable_roaming", c1l2, ledger.Allow, nil},
-		{"disable a disabled line", roamOff, "disable_roaming", c1l2, ledger.Block, []string{"enabled"}},
+		{"disable a disabled line", roamOff, "disable_roaming", c1l2, ledger.Revise, []string{"enabled"}},
 		{"disable an unread line", fixture{sc: scBase, reads: customerOnly}, "disable_roaming", c1l2, ledger.Revise, []string{"enabled"}},
 
 		// refuel_data
@@ -281,7 +282,7 @@ func TestGatePredicates(t *testing.T) {
 // TestGateMessages pins a few messages in the paper's style.
 func TestGateMessages(t *testing.T) {
 	d := domainForTest(t)
-	gate := ledger.NewGate(d.GatePredicates(), writeToolNames(d))
+	gate := ledger.NewGate(d.GatePredicates(), writeToolNames(d), d.DecodeArgs)
 	contract := fixture{sc: scContract, reads: careful()}.build(t, d)
 	v := gate.Judge(contract, "resume_line", "", json.RawMessage(`{"customer_id": "C1001", "line_id": "L1002"}`))
 	if v.Predicate != "telecom.resume_line.contract_not_ended" || v.Clause != "Line Suspension" ||
@@ -395,7 +396,11 @@ func FuzzPredicates(f *testing.F) {
 	f.Fuzz(func(t *testing.T, args string) {
 		for _, l := range leds {
 			for _, p := range preds {
-				o := p.Check(l, json.RawMessage(args))
+				decoded, fail := d.DecodeArgs(p.Tool, json.RawMessage(args))
+				if fail != nil {
+					t.Fatalf("%s: telecom decodes every call (%+v)", p.ID, fail)
+				}
+				o := p.Check(l, decoded)
 				if o.Decision != ledger.Allow && o.Reason == "" {
 					t.Errorf("%s: %s without a reason", p.ID, o.Decision)
 				}

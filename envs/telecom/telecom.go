@@ -36,6 +36,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/data"
+	"github.com/ledgerbench/ledgerbench/internal/pyschema"
 	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
@@ -105,7 +106,27 @@ func LoadPolicy(root string, p Policy) (*Domain, error) {
 	if d.tasks, err = loadTasks(dir, d.name); err != nil {
 		return nil, err
 	}
+	if err := d.describe(root); err != nil {
+		return nil, err
+	}
 	return d, nil
+}
+
+// describe gives both toolkits the descriptions and parameter schemas of
+// upstream's source (tools.py and user_tools.py with their model files).
+func (d *Domain) describe(root string) error {
+	var err error
+	d.agent, err = pyschema.Described(d.agent, data.Tau2Source(root, "domains/telecom/tools.py"), agentClass,
+		data.Tau2Source(root, "domains/telecom/data_model.py"))
+	if err != nil {
+		return fmt.Errorf("telecom agent tools: %w", err)
+	}
+	d.user, err = pyschema.Described(d.user, data.Tau2Source(root, "domains/telecom/user_tools.py"), userClass,
+		data.Tau2Source(root, "domains/telecom/user_data_model.py"))
+	if err != nil {
+		return fmt.Errorf("telecom user tools: %w", err)
+	}
+	return nil
 }
 
 // composePolicy is upstream's policy text: the main policy and the

@@ -187,51 +187,51 @@ func (e *Env) applyOneTimeCharge(customerID string, amount float64, desc string)
 // --- arguments ---
 
 type phoneArgs struct {
-	PhoneNumber string `json:"phone_number" desc:"Phone number to look up (a customer's contact number or one of their lines)."`
+	PhoneNumber string `json:"phone_number"`
 }
 
 type customerIDArgs struct {
-	CustomerID string `json:"customer_id" desc:"Customer ID, e.g. C1001."`
+	CustomerID string `json:"customer_id"`
 }
 
 type nameArgs struct {
-	FullName string `json:"full_name" desc:"Customer's full name."`
-	DOB      string `json:"dob" desc:"Date of birth (YYYY-MM-DD), used to tell customers apart."`
+	FullName string `json:"full_name"`
+	DOB      string `json:"dob"`
 }
 
 type idArgs struct {
-	ID string `json:"id" desc:"Any customer, line, device, bill or plan ID."`
+	ID string `json:"id"`
 }
 
 type suspendArgs struct {
-	CustomerID string `json:"customer_id" desc:"Customer who owns the line."`
-	LineID     string `json:"line_id" desc:"Line to suspend."`
-	Reason     string `json:"reason" desc:"Why the line is being suspended."`
+	CustomerID string `json:"customer_id"`
+	LineID     string `json:"line_id"`
+	Reason     string `json:"reason"`
 }
 
 type lineArgs struct {
-	CustomerID string `json:"customer_id" desc:"Customer who owns the line."`
-	LineID     string `json:"line_id" desc:"The line's ID."`
+	CustomerID string `json:"customer_id"`
+	LineID     string `json:"line_id"`
 }
 
 type billsArgs struct {
-	CustomerID string `json:"customer_id" desc:"Customer ID."`
-	Limit      optInt `json:"limit,omitempty" desc:"How many bills to return at most (default 12)."`
+	CustomerID string `json:"customer_id"`
+	Limit      optInt `json:"limit,omitempty"`
 }
 
 type paymentArgs struct {
-	CustomerID string `json:"customer_id" desc:"Customer who owns the bill."`
-	BillID     string `json:"bill_id" desc:"Bill the customer is asked to pay."`
+	CustomerID string `json:"customer_id"`
+	BillID     string `json:"bill_id"`
 }
 
 type summaryArgs struct {
-	Summary string `json:"summary" desc:"Short summary of the customer's issue for the human agent."`
+	Summary string `json:"summary"`
 }
 
 type refuelArgs struct {
-	CustomerID string `json:"customer_id" desc:"Customer who owns the line."`
-	LineID     string `json:"line_id" desc:"Line to add data to."`
-	GBAmount   number `json:"gb_amount" desc:"Data to add, in GB."`
+	CustomerID string `json:"customer_id"`
+	LineID     string `json:"line_id"`
+	GBAmount   number `json:"gb_amount"`
 }
 
 // optInt is an optional integer argument that keeps Python's distinction
@@ -324,18 +324,15 @@ func (n number) value() (f float64, text string, pyType string) {
 
 func agentTools() *tool.Set[*Env] {
 	return tool.NewSet(agentClass,
-		tool.New("get_customer_by_phone", tool.Read,
-			"Look up a customer by phone number: either the customer's contact number or the number of one of their lines.",
+		tool.New("get_customer_by_phone", tool.Read, "",
 			func(_ context.Context, e *Env, a phoneArgs) (any, error) {
 				return e.customerByPhone(a.PhoneNumber)
 			}),
-		tool.New("get_customer_by_id", tool.Read,
-			"Look up a customer by customer ID.",
+		tool.New("get_customer_by_id", tool.Read, "",
 			func(_ context.Context, e *Env, a customerIDArgs) (any, error) {
 				return e.customerByID(a.CustomerID)
 			}),
-		tool.New("get_customer_by_name", tool.Read,
-			"Find customers by full name and date of birth. The name match ignores case; the result is a list, possibly empty or with several customers.",
+		tool.New("get_customer_by_name", tool.Read, "",
 			func(_ context.Context, e *Env, a nameArgs) (any, error) {
 				out := []*Customer{}
 				for _, c := range e.customers.All() {
@@ -345,8 +342,7 @@ func agentTools() *tool.Set[*Env] {
 				}
 				return out, nil
 			}),
-		tool.New("get_details_by_id", tool.Read,
-			"Return the record for an ID. The ID's first letter says what it is: L line, D device, B bill, C customer, P plan.",
+		tool.New("get_details_by_id", tool.Read, "",
 			func(_ context.Context, e *Env, a idArgs) (any, error) {
 				if a.ID == "" {
 					return nil, fmt.Errorf("Unknown ID format or type: %s", a.ID)
@@ -365,8 +361,7 @@ func agentTools() *tool.Set[*Env] {
 				}
 				return nil, fmt.Errorf("Unknown ID format or type: %s", a.ID)
 			}),
-		tool.New("suspend_line", tool.Write,
-			"Suspend an active line (for at most 6 months). The line's status becomes Suspended and the suspension start date is recorded; a $5/month holding fee applies.",
+		tool.New("suspend_line", tool.Write, "",
 			func(_ context.Context, e *Env, a suspendArgs) (any, error) {
 				l, err := e.targetLine(a.CustomerID, a.LineID)
 				if err != nil {
@@ -384,8 +379,7 @@ func agentTools() *tool.Set[*Env] {
 				res.Set("line", ml)
 				return res, nil
 			}),
-		tool.New("resume_line", tool.Write,
-			"Reactivate a line that is suspended or pending activation. The status becomes Active and the suspension start date is cleared.",
+		tool.New("resume_line", tool.Write, "",
 			func(_ context.Context, e *Env, a lineArgs) (any, error) {
 				l, err := e.targetLine(a.CustomerID, a.LineID)
 				if err != nil {
@@ -402,8 +396,7 @@ func agentTools() *tool.Set[*Env] {
 				res.Set("line", ml)
 				return res, nil
 			}),
-		tool.New("get_bills_for_customer", tool.Read,
-			"List a customer's bills, newest issue date first.",
+		tool.New("get_bills_for_customer", tool.Read, "",
 			func(_ context.Context, e *Env, a billsArgs) (any, error) {
 				c, err := e.customerByID(a.CustomerID)
 				if err != nil {
@@ -435,8 +428,7 @@ func agentTools() *tool.Set[*Env] {
 				}
 				return bills[:pySliceEnd(limit, len(bills))], nil
 			}),
-		tool.New("send_payment_request", tool.Write,
-			"Ask the customer to pay one of their bills; the bill's status becomes Awaiting Payment. Only one bill per customer can await payment at a time. It does not check whether the bill is already paid, so check the bill first.",
+		tool.New("send_payment_request", tool.Write, "",
 			func(_ context.Context, e *Env, a paymentArgs) (any, error) {
 				c, err := e.customerByID(a.CustomerID)
 				if err != nil {
@@ -459,8 +451,7 @@ func agentTools() *tool.Set[*Env] {
 				b.Status = BillAwaitingPayment
 				return "Payment request sent to the customer for bill " + b.BillID, nil
 			}),
-		tool.New("get_data_usage", tool.Read,
-			"Show a line's data usage in the current billing cycle: data used, the plan's data limit, data refueled this cycle, and the cycle end date.",
+		tool.New("get_data_usage", tool.Read, "",
 			func(_ context.Context, e *Env, a lineArgs) (any, error) {
 				l, err := e.targetLine(a.CustomerID, a.LineID)
 				if err != nil {
@@ -480,8 +471,7 @@ func agentTools() *tool.Set[*Env] {
 				res.Set("cycle_end_date", string(cycleEnd))
 				return res, nil
 			}),
-		tool.New("enable_roaming", tool.Write,
-			"Turn on international roaming for a line.",
+		tool.New("enable_roaming", tool.Write, "",
 			func(_ context.Context, e *Env, a lineArgs) (any, error) {
 				l, err := e.targetLine(a.CustomerID, a.LineID)
 				if err != nil {
@@ -494,8 +484,7 @@ func agentTools() *tool.Set[*Env] {
 				ml.RoamingEnabled = true
 				return "Roaming enabled successfully", nil
 			}),
-		tool.New("disable_roaming", tool.Write,
-			"Turn off international roaming for a line.",
+		tool.New("disable_roaming", tool.Write, "",
 			func(_ context.Context, e *Env, a lineArgs) (any, error) {
 				l, err := e.targetLine(a.CustomerID, a.LineID)
 				if err != nil {
@@ -508,13 +497,11 @@ func agentTools() *tool.Set[*Env] {
 				ml.RoamingEnabled = false
 				return "Roaming disabled successfully", nil
 			}),
-		tool.New("transfer_to_human_agents", tool.Generic,
-			"Hand the customer over to a human agent together with a summary of the issue. Use it only when the customer explicitly asks for a human, or when the policy and your tools cannot resolve the issue.",
+		tool.New("transfer_to_human_agents", tool.Generic, "",
 			func(_ context.Context, _ *Env, _ summaryArgs) (any, error) {
 				return "Transfer successful", nil
 			}),
-		tool.New("refuel_data", tool.Write,
-			"Add data to a line for the current cycle. The customer is charged the plan's per-GB refuel price on their next bill.",
+		tool.New("refuel_data", tool.Write, "",
 			func(_ context.Context, e *Env, a refuelArgs) (any, error) {
 				l, err := e.targetLine(a.CustomerID, a.LineID)
 				if err != nil {

@@ -370,36 +370,26 @@ type modeArgs struct {
 	Mode string `json:"mode"`
 }
 
-// modeSchema is the parameters schema upstream sends for
-// set_network_mode_preference: the mode is the enum or any string.
-const modeSchema = `{"$defs": {"NetworkModePreference": {"enum": ["4g_5g_preferred", "4g_only", "3g_only", "2g_only"], "title": "NetworkModePreference", "type": "string"}}, "properties": {"mode": {"anyOf": [{"$ref": "#/$defs/NetworkModePreference"}, {"type": "string"}], "title": "Mode", "description": "Preferred network mode: 4g_5g_preferred, 4g_only, 3g_only or 2g_only."}}, "required": ["mode"], "title": "parameters", "type": "object"}`
-
 type apnArgs struct {
 	APNSettings json.RawMessage `json:"apn_settings"`
 }
 
-// apnSchema is the parameters schema for set_apn_settings: an APN settings
-// object or any object.
-const apnSchema = `{"$defs": {"APNNames": {"enum": ["internet", "broken"], "title": "APNNames", "type": "string"}, "APNSettings": {"additionalProperties": false, "description": "Access point (APN) configuration.", "properties": {"apn_name": {"$ref": "#/$defs/APNNames", "default": "internet", "description": "Name of the APN used for data."}, "reset_at_reboot": {"default": false, "description": "Whether the settings go back to defaults at the next reboot.", "title": "Reset At Reboot", "type": "boolean"}, "mms_apn": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": "mms", "description": "APN used for MMS, if separate.", "title": "Mms Apn"}, "mmsc_url": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": "http://mms.carrier.com/mms/wapenc", "description": "Address of the MMS service centre; needed to send picture messages.", "title": "Mmsc Url"}, "mms_proxy": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": null, "description": "MMS proxy host, if the network needs one.", "title": "Mms Proxy"}, "mms_port": {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": null, "description": "MMS proxy port, if the network needs one.", "title": "Mms Port"}}, "title": "APNSettings", "type": "object"}}, "properties": {"apn_settings": {"anyOf": [{"$ref": "#/$defs/APNSettings"}, {"additionalProperties": true, "type": "object"}], "title": "Apn Settings", "description": "The APN settings to apply; missing fields take their defaults."}}, "required": ["apn_settings"], "title": "parameters", "type": "object"}`
-
 type appArgs struct {
-	AppName string `json:"app_name" desc:"Name of the app, as listed by check_installed_apps."`
+	AppName string `json:"app_name"`
 }
 
 type grantArgs struct {
-	AppName    string `json:"app_name" desc:"App to give the permission to."`
-	Permission string `json:"permission" desc:"Permission to grant, in lower case (e.g. sms, storage)."`
+	AppName    string `json:"app_name"`
+	Permission string `json:"permission"`
 }
 
 func userTools() *tool.Set[*Env] {
 	return tool.NewSet(userClass,
-		tool.New("check_status_bar", tool.Read,
-			"See the icons in the phone's status bar: signal strength, network type, whether mobile data is on (and data saver), Wi-Fi, VPN and battery level.",
+		tool.New("check_status_bar", tool.Read, "",
 			func(_ context.Context, e *Env, _ noArgs) (any, error) {
 				return "Status Bar: " + e.statusBar(), nil
 			}),
-		tool.New("check_network_status", tool.Read,
-			"Show the phone's cellular and Wi-Fi connection details: airplane mode, SIM status, connection state, signal, network type, mobile data and data roaming switches, and Wi-Fi state.",
+		tool.New("check_network_status", tool.Read, "",
 			func(_ context.Context, e *Env, _ noArgs) (any, error) {
 				d := e.dev()
 				lines := []string{
@@ -418,13 +408,11 @@ func userTools() *tool.Set[*Env] {
 				}
 				return strings.Join(lines, "\n"), nil
 			}),
-		tool.New("check_network_mode_preference", tool.Read,
-			"Show which kind of cellular network the phone prefers.",
+		tool.New("check_network_mode_preference", tool.Read, "",
 			func(_ context.Context, e *Env, _ noArgs) (any, error) {
 				return "Network Mode Preference: " + e.dev().NetworkModePreference, nil
 			}),
-		tool.New("set_network_mode_preference", tool.Write,
-			"Choose which kind of cellular network the phone prefers (5G/4G, 4G only, 3G only, 2G only). Faster networks give faster data but may use more battery.",
+		tool.New("set_network_mode_preference", tool.Write, "",
 			func(_ context.Context, e *Env, a modeArgs) (any, error) {
 				if !slices.Contains(modes, a.Mode) {
 					return e.withBar("Failed to set network mode: '" + a.Mode + "' is not a valid option. Please use one of: " + strings.Join(modes, ", ")), nil
@@ -434,9 +422,8 @@ func userTools() *tool.Set[*Env] {
 					return nil, err
 				}
 				return e.withBar("Preferred Network Mode set to: " + a.Mode), nil
-			}).WithSchema(json.RawMessage(modeSchema)),
-		tool.New("run_speed_test", tool.Read,
-			"Measure the phone's current download speed and say what the connection is good enough for.",
+			}),
+		tool.New("run_speed_test", tool.Read, "",
 			func(_ context.Context, e *Env, _ noArgs) (any, error) {
 				speed, desc, ok := e.speedTest()
 				if !ok {
@@ -444,8 +431,7 @@ func userTools() *tool.Set[*Env] {
 				}
 				return "Speed Test Result: " + pyjson.FormatFixed(speed, 2) + " Mbps (" + desc + "). " + speedAdvice(desc), nil
 			}),
-		tool.New("toggle_airplane_mode", tool.Write,
-			"Switch Airplane Mode on or off. While it is on, cellular, Wi-Fi and Bluetooth radios are all off.",
+		tool.New("toggle_airplane_mode", tool.Write, "",
 			func(_ context.Context, e *Env, _ noArgs) (any, error) {
 				on, err := e.toggleAirplane()
 				if err != nil {
@@ -453,8 +439,7 @@ func userTools() *tool.Set[*Env] {
 				}
 				return e.withBar("Airplane Mode is now " + onOff(on) + "."), nil
 			}),
-		tool.New("check_sim_status", tool.Read,
-			"Check whether the SIM card works: active, missing, or locked by a PIN or PUK code.",
+		tool.New("check_sim_status", tool.Read, "",
 			func(_ context.Context, e *Env, _ noArgs) (any, error) {
 				switch s := e.simStatus(); s {
 				case SIMActive:
@@ -469,8 +454,7 @@ func userTools() *tool.Set[*Env] {
 					return "Unknown SIM status: " + s, nil
 				}
 			}),
-		tool.New("reseat_sim_card", tool.Write,
-			"Take the SIM card out and put it back in, which can fix a SIM that is not recognised.",
+		tool.New("reseat_sim_card", tool.Write, "",
 			func(_ context.Context, e *Env, _ noArgs) (any, error) {
 				e.dev().SIMCardMissing = false
 				if err := e.networkSearch(); err != nil {
@@ -478,8 +462,7 @@ func userTools() *tool.Set[*Env] {
 				}
 				return e.withBar("SIM card re-seated successfully."), nil
 			}),
-		tool.New("toggle_data", tool.Write,
-			"Switch mobile (cellular) data on or off.",
+		tool.New("toggle_data", tool.Write, "",
 			func(_ context.Context, e *Env, _ noArgs) (any, error) {
 				on, err := e.toggleData()
 				if err != nil {
@@ -487,8 +470,7 @@ func userTools() *tool.Set[*Env] {
 				}
 				return e.withBar("Mobile Data is now " + onOff(on) + "."), nil
 			}),
-		tool.New("toggle_roaming", tool.Write,
-			"Switch data roaming on or off. With roaming on, the phone can use data on networks outside the carrier's own coverage, e.g. abroad.",
+		tool.New("toggle_roaming", tool.Write, "",
 			func(_ context.Context, e *Env, _ noArgs) (any, error) {
 				on, err := e.toggleRoaming()
 				if err != nil {
@@ -496,21 +478,18 @@ func userTools() *tool.Set[*Env] {
 				}
 				return e.withBar("Data Roaming is now " + onOff(on) + "."), nil
 			}),
-		tool.New("check_data_restriction_status", tool.Read,
-			"Check whether a data-limiting feature (Data Saver) is on.",
+		tool.New("check_data_restriction_status", tool.Read, "",
 			func(_ context.Context, e *Env, _ noArgs) (any, error) {
 				if e.dev().DataSaverMode {
 					return "Data Saver mode is ON (limits data usage).", nil
 				}
 				return "Data Saver mode is OFF.", nil
 			}),
-		tool.New("toggle_data_saver_mode", tool.Write,
-			"Switch Data Saver on or off. Data Saver reduces data use and can make data slower.",
+		tool.New("toggle_data_saver_mode", tool.Write, "",
 			func(_ context.Context, e *Env, _ noArgs) (any, error) {
 				return e.withBar("Data Saver Mode is now " + onOff(e.toggleDataSaver()) + "."), nil
 			}),
-		tool.New("check_apn_settings", tool.Read,
-			"Show the APN settings the phone uses for mobile data: the APN name and the MMSC address used for picture messages.",
+		tool.New("check_apn_settings", tool.Read, "",
 			func(_ context.Context, e *Env, _ noArgs) (any, error) {
 				a, err := e.dev().ActiveAPNSettings.get("model_copy")
 				if err != nil {
@@ -526,8 +505,7 @@ func userTools() *tool.Set[*Env] {
 				}
 				return "Current APN Name: " + name + "\nMMSC URL (for picture messages): " + url + "\n(These are technical settings, usually best left unchanged.)", nil
 			}),
-		tool.New("set_apn_settings", tool.Write,
-			"Replace the phone's APN settings.",
+		tool.New("set_apn_settings", tool.Write, "",
 			func(_ context.Context, e *Env, a apnArgs) (any, error) {
 				s, junk, err := parseAPN(a.APNSettings)
 				if junk != nil {
@@ -543,9 +521,8 @@ func userTools() *tool.Set[*Env] {
 					return nil, err
 				}
 				return e.withBar("APN settings set to: " + s.APNName), nil
-			}).WithSchema(json.RawMessage(apnSchema)),
-		tool.New("reset_apn_settings", tool.Write,
-			"Restore the default APN settings. The reset takes effect at the next reboot.",
+			}),
+		tool.New("reset_apn_settings", tool.Write, "",
 			func(_ context.Context, e *Env, _ noArgs) (any, error) {
 				apn, err := e.dev().ActiveAPNSettings.get("reset_at_reboot")
 				if err != nil {
@@ -557,8 +534,7 @@ func userTools() *tool.Set[*Env] {
 				}
 				return e.withBar("APN settings will reset at reboot."), nil
 			}),
-		tool.New("check_wifi_status", tool.Read,
-			"Check Wi-Fi: whether it is on, which network it is connected to, and the signal strength.",
+		tool.New("check_wifi_status", tool.Read, "",
 			func(_ context.Context, e *Env, _ noArgs) (any, error) {
 				d := e.dev()
 				switch {
@@ -569,8 +545,7 @@ func userTools() *tool.Set[*Env] {
 				}
 				return "Wi-Fi is ON but not connected to any network.", nil
 			}),
-		tool.New("toggle_wifi", tool.Write,
-			"Switch the Wi-Fi radio on or off.",
+		tool.New("toggle_wifi", tool.Write, "",
 			func(_ context.Context, e *Env, _ noArgs) (any, error) {
 				d := e.dev()
 				if d.AirplaneMode {
@@ -582,18 +557,15 @@ func userTools() *tool.Set[*Env] {
 				}
 				return e.withBar("Wi-Fi is now " + onOff(d.WiFiEnabled) + "."), nil
 			}),
-		tool.New("check_wifi_calling_status", tool.Read,
-			"Check whether Wi-Fi Calling (calls over Wi-Fi instead of the cellular network) is on.",
+		tool.New("check_wifi_calling_status", tool.Read, "",
 			func(_ context.Context, e *Env, _ noArgs) (any, error) {
 				return "Wi-Fi Calling is currently turned " + onOff(e.dev().WiFiCallingEnabled) + ".", nil
 			}),
-		tool.New("toggle_wifi_calling", tool.Write,
-			"Switch Wi-Fi Calling on or off. It lets the phone make and take calls over Wi-Fi, which helps where cellular signal is weak.",
+		tool.New("toggle_wifi_calling", tool.Write, "",
 			func(_ context.Context, e *Env, _ noArgs) (any, error) {
 				return e.withBar("Wi-Fi Calling is now " + onOff(e.toggleWiFiCalling()) + "."), nil
 			}),
-		tool.New("check_vpn_status", tool.Read,
-			"Check whether a VPN is on and connected, with the connection's details if any.",
+		tool.New("check_vpn_status", tool.Read, "",
 			func(_ context.Context, e *Env, _ noArgs) (any, error) {
 				d := e.dev()
 				switch {
@@ -606,24 +578,21 @@ func userTools() *tool.Set[*Env] {
 				}
 				return "VPN is turned OFF.", nil
 			}),
-		tool.New("connect_vpn", tool.Write,
-			"Connect to the VPN.",
+		tool.New("connect_vpn", tool.Write, "",
 			func(_ context.Context, e *Env, _ noArgs) (any, error) {
 				if !e.connectVPN() {
 					return "VPN already connected.", nil
 				}
 				return e.withBar("VPN connected successfully."), nil
 			}),
-		tool.New("disconnect_vpn", tool.Write,
-			"Disconnect the active VPN connection, so traffic no longer goes through a VPN server.",
+		tool.New("disconnect_vpn", tool.Write, "",
 			func(_ context.Context, e *Env, _ noArgs) (any, error) {
 				if e.disconnectVPN() {
 					return e.withBar("VPN disconnected successfully."), nil
 				}
 				return e.withBar("No active VPN connection to disconnect."), nil
 			}),
-		tool.New("check_installed_apps", tool.Read,
-			"List the apps installed on the phone.",
+		tool.New("check_installed_apps", tool.Read, "",
 			func(_ context.Context, e *Env, _ noArgs) (any, error) {
 				names := make([]string, len(e.dev().AppStatuses))
 				for i, a := range e.dev().AppStatuses {
@@ -631,8 +600,7 @@ func userTools() *tool.Set[*Env] {
 				}
 				return "The following apps are installed on the phone: " + strings.Join(names, ", "), nil
 			}),
-		tool.New("check_app_status", tool.Read,
-			"Show an app's status, including which permissions it has.",
+		tool.New("check_app_status", tool.Read, "",
 			func(_ context.Context, e *Env, a appArgs) (any, error) {
 				i := e.dev().AppStatuses.find(a.AppName)
 				if i < 0 {
@@ -650,8 +618,7 @@ func userTools() *tool.Set[*Env] {
 				}
 				return strings.Join(lines, "\n"), nil
 			}),
-		tool.New("check_app_permissions", tool.Read,
-			"Show which permissions an app has (for example SMS, storage, phone or network access).",
+		tool.New("check_app_permissions", tool.Read, "",
 			func(_ context.Context, e *Env, a appArgs) (any, error) {
 				i := e.dev().AppStatuses.find(a.AppName)
 				if i < 0 {
@@ -663,8 +630,7 @@ func userTools() *tool.Set[*Env] {
 				}
 				return "App '" + a.AppName + "' has permission for: " + strings.Join(granted, ", ") + ".", nil
 			}),
-		tool.New("grant_app_permission", tool.Write,
-			"Give an app a permission it needs (for example storage or SMS access).",
+		tool.New("grant_app_permission", tool.Write, "",
 			func(_ context.Context, e *Env, a grantArgs) (any, error) {
 				perm := strings.ToLower(a.Permission)
 				i := e.dev().AppStatuses.find(a.AppName)
@@ -677,8 +643,7 @@ func userTools() *tool.Set[*Env] {
 				*e.mutApps()[i].Status.Permissions.field(perm) = true
 				return e.withBar("Success. Permission '" + perm + "' granted to app '" + a.AppName + "'."), nil
 			}),
-		tool.New("can_send_mms", tool.Read,
-			"Check whether the messaging app can send MMS (picture) messages.",
+		tool.New("can_send_mms", tool.Read, "",
 			func(_ context.Context, e *Env, _ noArgs) (any, error) {
 				ok, err := e.canSendMMS()
 				if err != nil {
@@ -689,8 +654,7 @@ func userTools() *tool.Set[*Env] {
 				}
 				return "Your messaging app cannot send MMS messages.", nil
 			}),
-		tool.New("reboot_device", tool.Write,
-			"Restart the phone, which refreshes its services and connections and can clear temporary glitches.",
+		tool.New("reboot_device", tool.Write, "",
 			func(_ context.Context, e *Env, _ noArgs) (any, error) {
 				var lines []string
 				d := e.dev()
@@ -709,8 +673,7 @@ func userTools() *tool.Set[*Env] {
 				}
 				return e.withBar(strings.Join(lines, "\n")), nil
 			}),
-		tool.New("check_payment_request", tool.Read,
-			"Check whether the agent has sent you a request to pay a bill.",
+		tool.New("check_payment_request", tool.Read, "",
 			func(_ context.Context, e *Env, _ noArgs) (any, error) {
 				pr := e.user.Surroundings.PaymentRequest
 				if pr == nil {
@@ -718,8 +681,7 @@ func userTools() *tool.Set[*Env] {
 				}
 				return "You have a payment request for bill " + pr.BillID + " of " + pyjson.Float(pr.AmountDue) + " USD.", nil
 			}),
-		tool.New("make_payment", tool.Write,
-			"Pay the bill the agent asked you to pay.",
+		tool.New("make_payment", tool.Write, "",
 			func(_ context.Context, e *Env, _ noArgs) (any, error) {
 				s := &e.user.Surroundings
 				if s.PaymentRequest == nil {

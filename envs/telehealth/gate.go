@@ -412,49 +412,50 @@ type proposal struct {
 type check func(c *proposal) ledger.Outcome
 
 func predicate(tool, rule, clause string, fn check) ledger.Predicate {
-	return ledger.Predicate{
-		ID: "telehealth." + tool + "." + rule, Tool: tool, Clause: clause,
-		Check: func(l *ledger.Ledger, raw json.RawMessage) ledger.Outcome {
-			a, problem := decodeWrite(tool, raw)
-			if problem != "" {
-				return ledger.OK // reported by the arguments predicate
-			}
-			return fn(&proposal{l: l, tool: tool, a: a, auth: authenticatedIDs(l)})
-		},
-	}
+	return ledger.Typed("telehealth."+tool+"."+rule, tool, clause, func(l *ledger.Ledger, a *writeArgs) ledger.Outcome {
+		return fn(&proposal{l: l, tool: tool, a: *a, auth: authenticatedIDs(l)})
+	})
 }
 
-func argumentsPredicate(tool, clause string) ledger.Predicate {
-	return ledger.Predicate{
-		ID: "telehealth." + tool + ".arguments", Tool: tool, Clause: clause,
-		Check: func(_ *ledger.Ledger, raw json.RawMessage) ledger.Outcome {
-			if _, problem := decodeWrite(tool, raw); problem != "" {
-				return ledger.NeedRevise(fmt.Sprintf("The arguments of %s could not be checked against the telehealth policy: %s. Send them with the documented types.", tool, problem))
-			}
-			return ledger.OK
-		},
+// DecodeArgs implements ledgeragent.Policy: a write's arguments decoded once
+// into writeArgs for all its predicates.
+func (d *Domain) DecodeArgs(tool string, raw json.RawMessage) (any, *ledger.Failure) {
+	return ledger.DecodeWith("telehealth", tool, raw, decodeWrite, argsClause)
+}
+
+// argsClause is the policy section of a write tool's arguments.
+func argsClause(tool string) string {
+	switch tool {
+	case toolSchedule:
+		return clauseScheduling
+	case toolCancel:
+		return clauseCancelling
+	case toolReschedule:
+		return clauseRescheduling
+	case toolSupplier:
+		return clauseRecords
+	case toolNote:
+		return clauseRecords
 	}
+	return ""
 }
 
 // GatePredicates implements ledgeragent.Policy: the predicates of the five
 // write tools.
 func (d *Domain) GatePredicates() []ledger.Predicate {
 	return []ledger.Predicate{
-		argumentsPredicate(toolSchedule, clauseScheduling),
 		predicate(toolSchedule, "authenticated", clauseAuth, checkAuthenticated),
 		predicate(toolSchedule, "own_patient", clausePreamble, checkOwnPatient),
 		predicate(toolSchedule, "provider_checked", clauseScheduling, checkProviderChecked),
 		predicate(toolSchedule, "slot_offered", clauseScheduling, checkSlotOffered),
 		predicate(toolSchedule, "not_double_booked", clauseLoop, checkNotDoubleBooked),
 
-		argumentsPredicate(toolCancel, clauseCancelling),
 		predicate(toolCancel, "authenticated", clauseAuth, checkAuthenticated),
 		predicate(toolCancel, "appointment_read", clauseCancelling, checkAppointmentRead),
 		predicate(toolCancel, "own_appointment", clausePreamble, checkOwnAppointment),
 		predicate(toolCancel, "status", clauseCancelling, checkStatus),
 		predicate(toolCancel, "not_repeated", clauseLoop, checkCancelNotRepeated),
 
-		argumentsPredicate(toolReschedule, clauseRescheduling),
 		predicate(toolReschedule, "authenticated", clauseAuth, checkAuthenticated),
 		predicate(toolReschedule, "appointment_read", clauseRescheduling, checkAppointmentRead),
 		predicate(toolReschedule, "own_appointment", clausePreamble, checkOwnAppointment),
@@ -462,7 +463,6 @@ func (d *Domain) GatePredicates() []ledger.Predicate {
 		predicate(toolReschedule, "slot_available", clauseRescheduling, checkRescheduleSlot),
 		predicate(toolReschedule, "not_repeated", clauseLoop, checkRescheduleNotRepeated),
 
-		argumentsPredicate(toolSupplier, clauseRecords),
 		predicate(toolSupplier, "authenticated", clauseAuth, checkAuthenticated),
 		predicate(toolSupplier, "record_read", clauseRecords, checkRecordRead),
 		predicate(toolSupplier, "own_record", clauseRecords, checkOwnRecord),
@@ -470,7 +470,6 @@ func (d *Domain) GatePredicates() []ledger.Predicate {
 		predicate(toolSupplier, "catalog_offer", clausePreamble, checkCatalogOffer),
 		predicate(toolSupplier, "not_repeated", clauseLoop, checkSupplierNotRepeated),
 
-		argumentsPredicate(toolNote, clauseRecords),
 		predicate(toolNote, "authenticated", clauseAuth, checkAuthenticated),
 		predicate(toolNote, "record_read", clauseRecords, checkRecordRead),
 		predicate(toolNote, "own_record", clauseRecords, checkOwnRecord),

@@ -246,7 +246,9 @@ func FuzzPredicates(f *testing.F) {
 	preds := d.GatePredicates()
 	f.Fuzz(func(t *testing.T, args string) {
 		for _, p := range preds {
-			_ = p.Check(l, json.RawMessage(args))
+			if decoded, fail := d.DecodeArgs(p.Tool, json.RawMessage(args)); fail == nil {
+				_ = p.Check(l, decoded)
+			}
 		}
 	})
 }

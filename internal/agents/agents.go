@@ -28,9 +28,11 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/internal/offline"
 	"github.com/ledgerbench/ledgerbench/internal/runner"
+	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/irma"
 	"github.com/ledgerbench/ledgerbench/ledgeragent"
 	"github.com/ledgerbench/ledgerbench/orchestrator"
+	"github.com/ledgerbench/ledgerbench/results"
 	"github.com/ledgerbench/ledgerbench/tautrait"
 	"github.com/ledgerbench/ledgerbench/usersim"
 )
@@ -230,16 +232,38 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 	if err != nil {
 		return runner.Makers{}, nil, fmt.Errorf("judge backbone: %w", err)
 	}
+	if j != nil {
+		jp, err := judge.LoadPrompt(opts.DataRoot)
+		if err != nil {
+			return runner.Makers{}, nil, err
+		}
+		for k, v := range jp.Texts() {
+			hashes[k] = hash(v)
+		}
+	}
 	dom := opts.Domain
+	prompt, err := baseline.LoadPrompt(opts.DataRoot)
+	if err != nil {
+		return runner.Makers{}, nil, err
+	}
 	policy, tools := dom.Policy(), dom.AgentTools()
 	tauTrait := loop == LoopTauTrait
+	system := prompt.System(policy)
 	switch {
 	case opts.Agent == "irma":
-		hashes["agent_system"] = hash(irma.SystemPrompt(policy))
+		system = irma.SystemPrompt(prompt, policy)
 	case tauTrait:
-		hashes["agent_system"] = hash(policy) // ToolCallingAgent: the wiki alone
-	default:
-		hashes["agent_system"] = hash(baseline.SystemPrompt(policy))
+		system = policy // ToolCallingAgent: the wiki alone
+	}
+	if !tauTrait {
+		for k, v := range prompt.Texts() {
+			hashes[k] = hash(v)
+		}
+	}
+	hashes["agent_system"] = hash(system)
+	hashes["agent_tools"] = hash(toolsText(tools))
+	if ut := dom.UserTools(); len(ut) > 0 {
+		hashes["user_tools"] = hash(toolsText(ut))
 	}
 	makers := runner.Makers{
 		Agent: func(spec runner.Spec) (orchestrator.Agent, error) {
@@ -247,7 +271,7 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 			if err != nil {
 				return nil, err
 			}
-			bo := baseline.Options{Policy: policy, Tools: tools, Seed: seedOf(spec), Name: agentName(opts.Agent)}
+			bo := baseline.Options{Policy: policy, Tools: tools, Seed: seedOf(spec), Name: agentName(opts.Agent), SystemPrompt: system}
 			if tauTrait {
 				// ToolCallingAgent: system message = the wiki, temperature
 				// 0.0 and nothing else, first tool call only.
@@ -255,20 +279,62 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 				temp := tautrait.AgentTemperature
 				gen = tautrait.AgentGenerator(gen)
 				bo.Seed, bo.Temperature = nil, &temp
-				if opts.Agent != "irma" {
-					bo.SystemPrompt = policy
-				}
 			}
 			return factory(spec, gen, bo)
 		},
 		User:         userMaker,
 		PromptHashes: hashes,
+		Prompts:      b.prompts(tauTrait),
+		Greeting:     prompt.Greeting,
 		LoopName:     loop,
 	}
 	if tauTrait {
 		makers.Loop = tautrait.Loop
 	}
 	return makers, j, nil
+}
+
+// prompts says whether every text of the build is upstream's: the baseline
+// agent with τ²-bench's user simulator on τ²-bench's loop, or on τ-Trait's
+// loop with τ-Trait's user without prompt-approximated traits.
+func (b *builder) prompts(tauTrait bool) string {
+	o := b.opts
+	if agentName(o.Agent) != "baseline" {
+		return results.PromptsModified
+	}
+	switch style := b.userStyle(); {
+	case !tauTrait && style == StyleTau2 && o.Domain.Name() != "telehealth":
+		return results.PromptsUpstream
+	case tauTrait && style == StyleTauTrait && (len(o.Traits) == 0 || o.TraitMode == usersim.TraitIgnore || o.UserBackbone == SteerBackbone):
+		return results.PromptsUpstream
+	}
+	return results.PromptsModified
+}
+
+// toolsText is the tools' wire form (name, description, parameters), for
+// the manifest's hashes.
+func toolsText(tools []tool.Info) string {
+	var b strings.Builder
+	for _, t := range tools {
+		b.WriteString(t.Name)
+		b.WriteByte('\n')
+		b.WriteString(t.Description)
+		b.WriteByte('\n')
+		b.Write(t.Parameters)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// userStyle is the user simulator style of the build.
+func (b *builder) userStyle() string {
+	if b.opts.UserStyle != "" {
+		return b.opts.UserStyle
+	}
+	if b.opts.Domain.Name() == "telehealth" {
+		return StyleTauTrait
+	}
+	return StyleTau2
 }
 
 func agentName(n string) string {
@@ -363,13 +429,7 @@ func (b *builder) load(path string) (*offline.Recording, error) {
 // userMaker builds the user simulator maker and its prompt hashes.
 func (b *builder) userMaker(name string) (func(runner.Spec) (orchestrator.User, error), map[string]string, error) {
 	o := b.opts
-	style := o.UserStyle
-	if style == "" {
-		style = StyleTau2
-		if o.Domain.Name() == "telehealth" {
-			style = StyleTauTrait
-		}
-	}
+	style := b.userStyle()
 	hashes := map[string]string{}
 	switch style {
 	case StyleTau2:
@@ -383,17 +443,12 @@ func (b *builder) userMaker(name string) (func(runner.Spec) (orchestrator.User, 
 		if err != nil {
 			return nil, nil, err
 		}
-		plain, err := usersim.LoadGuidelines(o.DataRoot, false)
+		up, err := usersim.LoadPrompt(o.DataRoot)
 		if err != nil {
 			return nil, nil, err
 		}
-		hashes["user_guidelines"] = hash(plain)
-		withTools := ""
-		if len(o.Domain.UserTools()) > 0 {
-			if withTools, err = usersim.LoadGuidelines(o.DataRoot, true); err != nil {
-				return nil, nil, err
-			}
-			hashes["user_guidelines_tools"] = hash(withTools)
+		for k, v := range up.Texts() {
+			hashes[k] = hash(v)
 		}
 		return func(spec runner.Spec) (orchestrator.User, error) {
 			g, err := gen(spec)
@@ -401,11 +456,7 @@ func (b *builder) userMaker(name string) (func(runner.Spec) (orchestrator.User, 
 				return nil, err
 			}
 			tools := usersim.UserTools(spec.Domain.UserTools(), spec.Task)
-			guide := plain
-			if tools != nil {
-				guide = withTools
-			}
-			return usersim.New(g, usersim.Options{Guidelines: guide, Scenario: spec.Task.UserScenario.String(),
+			return usersim.New(g, usersim.Options{System: up.System(tools != nil, "", spec.Task.UserScenario.String()),
 				Tools: tools, Seed: seedOf(spec)}), nil
 		}, hashes, nil
 	case StyleTauTrait:
@@ -474,7 +525,7 @@ func (b *builder) judge() (evaluator.Judge, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w (hint: set judge: in the backbones file, or pass a judge backbone, or %q)", err, NoJudge)
 		}
-		return judge.New(c, judge.Options{}), nil
+		return b.newJudge(c)
 	}
 	if _, off, _ := offline.Parse(name); off {
 		return nil, fmt.Errorf("%q: the judge must be a model backbone (or %q)", name, NoJudge)
@@ -483,5 +534,14 @@ func (b *builder) judge() (evaluator.Judge, error) {
 	if err != nil {
 		return nil, err
 	}
-	return judge.New(c, judge.Options{}), nil
+	return b.newJudge(c)
+}
+
+// newJudge returns the judge over c with upstream's prompt.
+func (b *builder) newJudge(c *llm.Client) (evaluator.Judge, error) {
+	p, err := judge.LoadPrompt(b.opts.DataRoot)
+	if err != nil {
+		return nil, err
+	}
+	return judge.New(c, p, judge.Options{}), nil
 }

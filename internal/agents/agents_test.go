@@ -78,7 +78,7 @@ func TestBuildErrors(t *testing.T) {
 		{"missing backbones file", Options{Domain: dom, DataRoot: root, Backbone: "fake", BackbonesFile: "/nonexistent/b.yaml"}, "load backbones"},
 		{"bad sim", Options{Domain: dom, DataRoot: root, Backbone: "sim:stale=3"}, "outside [0, 1]"},
 		{"missing replay", Options{Domain: dom, DataRoot: root, Backbone: "replay:/nonexistent.json"}, "replay"},
-		{"no guidelines", Options{Domain: dom, DataRoot: t.TempDir(), Backbone: "gold"}, "user simulator guidelines"},
+		{"no user simulator source", Options{Domain: dom, DataRoot: t.TempDir(), Backbone: "gold"}, "user_simulator.py"},
 		{"steer on tau2", Options{Domain: dom, DataRoot: root, Backbone: "gold", UserBackbone: "steer"}, "τ-Trait's user only"},
 		{"traits on tau2", Options{Domain: dom, DataRoot: root, Backbone: "gold", Traits: usersim.Traits{"impatience": "high"}}, "τ-Trait's user only"},
 		{"steer without env", Options{Domain: traitDomain{dom}, DataRoot: root, Backbone: "gold", UserBackbone: "steer"}, usersim.SteerEndpointEnv},

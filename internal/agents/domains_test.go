@@ -64,7 +64,7 @@ func runSplit(t *testing.T, dom envs.Domain, makers runner.Makers, ts []tasks.Ta
 			if err != nil {
 				return fmt.Errorf("task %s: user: %w", ts[i].ID, err)
 			}
-			rec, err := orchestrator.Run(ctx, dom, &ts[i], a, u, orchestrator.Config{Now: fixedNow})
+			rec, err := orchestrator.Run(ctx, dom, &ts[i], a, u, orchestrator.Config{Now: fixedNow, Greeting: makers.Greeting})
 			if err != nil {
 				return fmt.Errorf("task %s: %w", ts[i].ID, err)
 			}
@@ -278,7 +278,7 @@ func TestReplayRecorded(t *testing.T) {
 					if err != nil {
 						return err
 					}
-					r, err := orchestrator.Run(ctx, dom, task, a, u, orchestrator.Config{Now: fixedNow})
+					r, err := orchestrator.Run(ctx, dom, task, a, u, orchestrator.Config{Now: fixedNow, Greeting: makers.Greeting})
 					if err != nil {
 						return fmt.Errorf("task %s: %w", task.ID, err)
 					}

@@ -10,6 +10,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/offline"
 	"github.com/ledgerbench/ledgerbench/internal/runner"
 	"github.com/ledgerbench/ledgerbench/orchestrator"
+	"github.com/ledgerbench/ledgerbench/results"
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
 
@@ -79,8 +80,18 @@ func buildSolo(b *builder, factory agentFactory) (runner.Makers, evaluator.Judge
 			return orchestrator.DummyUser{}, nil
 		},
 		PromptHashes: hashes,
+		Prompts:      soloPrompts(name),
 	}
 	return makers, j, nil
+}
+
+// soloPrompts is upstream for the baseline solo agent (LLMSoloAgent's
+// text), modified for the ledger agents.
+func soloPrompts(agent string) string {
+	if agent == "baseline" {
+		return results.PromptsUpstream
+	}
+	return results.PromptsModified
 }
 
 // soloGenerator resolves the agent backbone of a solo run: a model, the

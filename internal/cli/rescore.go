@@ -276,6 +276,21 @@ func scoredTaskID(r *results.Record) (string, bool) {
 	return id, true
 }
 
+// rescoredReward is our reward where we did not judge NL assertions, the
+// recorded NL component standing in; it reports whether it stood in.
+func rescoredReward(rec, ours *evaluator.RewardInfo) (float64, bool) {
+	if !slices.Contains(ours.NotEvaluated, tasks.RewardNLAssertion) {
+		return ours.Reward, false
+	}
+	r := ours.Reward
+	if rec != nil {
+		if nl, ok := rec.RewardBreakdown[tasks.RewardNLAssertion]; ok {
+			r *= nl
+		}
+	}
+	return r, true
+}
+
 // compareReward compares a recorded reward with ours. Where ours did not
 // judge NL assertions, the recorded NL component stands in. It returns nil
 // when the rewards agree, and whether the recorded NL verdict was used.
@@ -284,16 +299,7 @@ func compareReward(rec, ours *evaluator.RewardInfo) (*rescoreDiff, bool) {
 	if rec != nil {
 		recReward = rec.Reward
 	}
-	oursReward := ours.Reward
-	usedNL := false
-	if slices.Contains(ours.NotEvaluated, tasks.RewardNLAssertion) {
-		usedNL = true
-		if rec != nil {
-			if nl, ok := rec.RewardBreakdown[tasks.RewardNLAssertion]; ok {
-				oursReward *= nl
-			}
-		}
-	}
+	oursReward, usedNL := rescoredReward(rec, ours)
 	if math.Abs(recReward-oursReward) <= 1e-6 {
 		return nil, usedNL
 	}

@@ -60,8 +60,11 @@ type runOptions struct {
 	UserStyle     string
 	Traits        string
 	TraitMode     string
-	Solo          bool
-	Loop          string
+	// RecordRequests appends every model request body to
+	// DIR/requests.jsonl.
+	RecordRequests bool
+	Solo           bool
+	Loop           string
 
 	// changed reports whether a flag was given on the command line.
 	changed func(name string) bool
@@ -143,6 +146,7 @@ with status 3 when pass^1 is below P.`,
 	f.StringVar(&opts.Traits, "traits", "", `τ-Trait user traits, "impatience=high,confusion=low" or a JSON object (impatience, confusion, skeptical, incoherence: low|medium|high)`)
 	f.StringVar(&opts.Loop, "loop", "", "conversation loop: tau2 (τ²-bench's orchestrator) or tau-trait (τ-Trait's ToolCallingAgent loop; default for telehealth)")
 	f.StringVar(&opts.TraitMode, "trait-mode", "", "how traits are applied: steer (τ-Trait's endpoint; --user-backbone steer), prompt-approximation (default for chat models; labelled), or ignore (as upstream does for chat models)")
+	f.BoolVar(&opts.RecordRequests, "record-requests", false, "append the body of every model request (agent, user, judge) to DIR/"+requestsFile+" (no keys or headers)")
 	f.BoolVar(&opts.Solo, "solo", false, "τ²-bench's solo mode (telecom; upstream --agent llm_agent_solo --user dummy_user): no user, the agent holds the phone tools and works from the ticket")
 	f.BoolVar(&opts.Quiet, "quiet", false, "no progress output")
 	f.Float64Var(&opts.MinPass, "min-pass", 0, "exit with status 3 if pass^1 is below this")
@@ -158,6 +162,7 @@ type plan struct {
 	makers   runner.Makers
 	judge    evaluator.Judge
 	existing *results.Run // nil for a new run
+	requests *requestLog  // nil unless --record-requests
 }
 
 func runRun(ctx context.Context, opts *runOptions) error {
@@ -197,11 +202,23 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	if err != nil {
 		return err
 	}
+	if p.requests != nil {
+		if err := p.requests.open(filepath.Join(opts.Out, requestsFile)); err != nil {
+			w.Close()
+			return err
+		}
+		defer func() {
+			if err := p.requests.close(); err != nil {
+				fmt.Fprintln(errOut, "ledgerbench:", err)
+			}
+		}()
+	}
 	prog := runner.NewProgress(len(pending))
 	stopUI := startProgress(ctx, opts, errOut, prog)
 	cfg := runner.Config{
 		Domain: p.dom, Makers: p.makers, Concurrency: opts.Concurrency, Drain: opts.Grace, Progress: prog,
-		Sim:    orchestrator.Config{MaxSteps: m.MaxSteps, MaxErrors: m.MaxErrors, Timeout: opts.Timeout, Judge: p.judge},
+		Sim: orchestrator.Config{MaxSteps: m.MaxSteps, MaxErrors: m.MaxErrors, Timeout: opts.Timeout, Judge: p.judge,
+			Greeting: p.makers.Greeting},
 		Labels: runner.Labels{Agent: m.Agent, Backbone: m.Backbone, UserBackbone: m.UserBackbone},
 	}
 	_, runErr := runner.Run(ctx, cfg, pending, simulatedSink{w: w, sim: agents.Simulated(m.Backbone)})
@@ -320,6 +337,10 @@ func planRun(ctx context.Context, opts *runOptions) (*plan, error) {
 			v := get(k)
 			return v, v != ""
 		}
+	}
+	if opts.RecordRequests {
+		p.requests = &requestLog{}
+		llmOpts.OnRequest = p.requests.write
 	}
 	traits, err := usersim.ParseTraits(opts.Traits)
 	if err != nil {
@@ -496,6 +517,7 @@ func buildManifest(opts *runOptions, p *plan, cfg *llm.Config, judge string, see
 		JudgeBackbone:  judge,
 		NoJudge:        opts.NoJudge,
 		PromptHashes:   p.makers.PromptHashes,
+		Prompts:        p.makers.Prompts,
 		Seed:           opts.Seed,
 		TrialSeeds:     seeds,
 		Trials:         opts.Trials,

@@ -28,3 +28,9 @@ func Tau2UserSim(root string) string {
 func Telehealth(root string) string {
 	return filepath.Join(root, TauTrait, "tau_trait", "envs", "telehealth")
 }
+
+// Tau2Source is a pinned τ²-bench source file holding model-facing text,
+// rel relative to the package root src/tau2 (e.g. "agent/llm_agent.py").
+func Tau2Source(root, rel string) string {
+	return filepath.Join(root, Tau2, "src", "tau2", filepath.FromSlash(rel))
+}

@@ -13,11 +13,13 @@ import (
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/evaluator"
 	"github.com/ledgerbench/ledgerbench/message"
+	"github.com/ledgerbench/ledgerbench/orchestrator"
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
 
-// Greeting is the agent's fixed first message (upstream's orchestrator).
-const Greeting = "Hi! How can I help you today?"
+// Greeting is the agent's first message of a gold trajectory (the
+// orchestrator's stand-in; no model reads it).
+const Greeting = orchestrator.DefaultGreeting
 
 // Call is one executed gold call.
 type Call struct {

@@ -2,7 +2,8 @@
 // model (port-tau2.md §9.5): one call, no tools, whose system prompt asks for
 // a JSON verdict per expected outcome and whose user prompt is the
 // conversation as "role: content" lines followed by the expected outcomes as
-// a Python list. The prompt text is ours; its structure is upstream's.
+// a Python list. Both are upstream's text, read from the pulled
+// evaluator_nl_assertions.py (LoadPrompt).
 package judge
 
 import (
@@ -11,11 +12,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/data"
 	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+	"github.com/ledgerbench/ledgerbench/internal/pyliteral"
 	"github.com/ledgerbench/ledgerbench/message"
 	"github.com/ledgerbench/ledgerbench/orchestrator"
 )
@@ -25,53 +29,88 @@ type Generator interface {
 	Generate(ctx context.Context, req llm.Request) (llm.Response, error)
 }
 
-// SystemPrompt is the judge's instruction: a TASK section, a FORMAT section
-// and an example of the reply's structure, as upstream's.
-const SystemPrompt = `TASK
-- You receive a list of expected outcomes and a conversation recorded while a test case ran.
-- The conversation is between an agent and a customer.
-- Decide, for each expected outcome, whether the agent achieved it.
-- Judge every expected outcome on its own.
+// Source is the upstream file (relative to src/tau2) holding the judge's
+// prompts: two local strings of NLAssertionsEvaluator.evaluate_nl_assertions.
+const (
+	Source       = "evaluator/evaluator_nl_assertions.py"
+	sourceFunc   = "evaluate_nl_assertions"
+	systemSymbol = "system_prompt"
+	userSymbol   = "user_prompt"
+)
 
-FORMAT
-- Reply with a JSON object with these fields:
-- ` + "`reasoning`" + `: a brief justification of your verdict
-- ` + "`metExpectation`" + `: ` + "`true`" + ` when the agent achieved the expected outcome, ` + "`false`" + ` when it did not
-- ` + "`expectedOutcome`" + `: the expected outcome being judged, copied from the input
+// Prompt is the judge's text, read from the pulled upstream source by
+// LoadPrompt: the system prompt as written (indentation and surrounding
+// newlines included: upstream sends it so) and the user prompt's f-string
+// template with the fields trajectory_str and nl_assertions.
+type Prompt struct {
+	System string
+	User   pyliteral.FString
+}
 
-The reply is structured like this:
-{
-    "results": [
-        {
-            "expectedOutcome": "<one of the expected outcomes of the input>",
-            "reasoning": "<your reasoning>",
-            "metExpectation": <true or false>
-        }
-    ]
-}`
+// LoadPrompt reads the judge's prompts from a data directory. A missing
+// file or symbol is an error naming both.
+func LoadPrompt(root string) (*Prompt, error) {
+	path := data.Tau2Source(root, Source)
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("judge prompt: %w", err)
+	}
+	sys, err := pyliteral.LocalString(src, sourceFunc, systemSymbol)
+	if err != nil {
+		return nil, fmt.Errorf("judge prompt: %s: %s.%s: %w", path, sourceFunc, systemSymbol, err)
+	}
+	if len(sys.Fields) != 0 {
+		return nil, fmt.Errorf("judge prompt: %s: %s.%s: unexpected fields %v", path, sourceFunc, systemSymbol, sys.Fields)
+	}
+	user, err := pyliteral.LocalString(src, sourceFunc, userSymbol)
+	if err != nil {
+		return nil, fmt.Errorf("judge prompt: %s: %s.%s: %w", path, sourceFunc, userSymbol, err)
+	}
+	if err := user.Check("trajectory_str", "nl_assertions"); err != nil {
+		return nil, fmt.Errorf("judge prompt: %s: %s.%s: %w", path, sourceFunc, userSymbol, err)
+	}
+	return &Prompt{System: sys.Parts[0], User: user}, nil
+}
 
-// UserPrompt renders the conversation and the expected outcomes as
-// upstream's user prompt does: "conversation:", one "role: content" line per
-// message (content None when a message has no text, as Python prints it),
-// then "expectedOutcomes:" and the Python repr of the list.
-func UserPrompt(traj []message.Message, assertions []string) string {
+// UserPrompt renders the conversation and the expected outcomes into the
+// user prompt as upstream's f-string does: trajectory_str is one
+// "role: content" line per message (content None when a message has no
+// text, as Python prints it) and nl_assertions the Python repr of the list.
+func (p *Prompt) UserPrompt(traj []message.Message, assertions []string) string {
 	var b strings.Builder
-	b.WriteString("conversation:\n")
 	for i, m := range traj {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
 		b.WriteString(string(m.Role))
 		b.WriteString(": ")
-		if m.Content == "" && m.Role != message.Tool {
+		if m.Content == "" && !m.EmptyContent && m.Role != message.Tool {
 			b.WriteString("None")
 		} else {
 			b.WriteString(m.Content)
 		}
 	}
-	b.WriteString("\n\nexpectedOutcomes:\n")
-	b.WriteString(pyjson.Repr(assertions))
-	return b.String()
+	s, _ := p.User.Format(map[string]string{"trajectory_str": b.String(), "nl_assertions": pyjson.Repr(assertions)})
+	return s // fields were checked by LoadPrompt
+}
+
+// Request is the judge's request for a trajectory: system and user
+// message, no tools, the temperature override.
+func (p *Prompt) Request(traj []message.Message, assertions []string, temp *float64) llm.Request {
+	return llm.Request{
+		Messages: []message.Message{
+			{Role: message.System, Content: p.System},
+			{Role: message.User, Content: p.UserPrompt(traj, assertions)},
+		},
+		Temperature: temp,
+	}
+}
+
+// Texts returns every model-facing text of the prompt by name (for the
+// run manifest's hashes).
+func (p *Prompt) Texts() map[string]string {
+	u, _ := p.User.Format(map[string]string{"trajectory_str": "{trajectory_str}", "nl_assertions": "{nl_assertions}"})
+	return map[string]string{"judge_system": p.System, "judge_user_template": u}
 }
 
 // Options configure a judge.
@@ -84,12 +123,15 @@ type Options struct {
 // Judge is an evaluator.Judge over a model. It is safe for concurrent use
 // when its Generator is.
 type Judge struct {
-	gen  Generator
-	opts Options
+	gen    Generator
+	prompt *Prompt
+	opts   Options
 }
 
-// New returns a judge over gen.
-func New(gen Generator, opts Options) *Judge { return &Judge{gen: gen, opts: opts} }
+// New returns a judge over gen with upstream's prompt (LoadPrompt).
+func New(gen Generator, prompt *Prompt, opts Options) *Judge {
+	return &Judge{gen: gen, prompt: prompt, opts: opts}
+}
 
 // ErrMalformed is wrapped when the judge's reply is not the JSON verdict
 // asked for. It is a judge error, not an infrastructure failure.
@@ -99,13 +141,7 @@ var ErrMalformed = errors.New("judge: malformed reply")
 // orchestrator.ErrInfrastructure; a reply that does not parse wraps
 // ErrMalformed. Usage and cost are returned with the verdicts.
 func (j *Judge) JudgeNL(ctx context.Context, traj []message.Message, assertions []string) (evaluator.JudgeResult, error) {
-	req := llm.Request{
-		Messages: []message.Message{
-			{Role: message.System, Content: SystemPrompt},
-			{Role: message.User, Content: UserPrompt(traj, assertions)},
-		},
-		Temperature: j.opts.Temperature,
-	}
+	req := j.prompt.Request(traj, assertions, j.opts.Temperature)
 	resp, err := j.gen.Generate(ctx, req)
 	if err != nil {
 		if errors.Is(err, llm.ErrInfrastructure) && !errors.Is(err, orchestrator.ErrInfrastructure) {

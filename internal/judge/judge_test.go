@@ -12,9 +12,11 @@ import (
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
 	"github.com/ledgerbench/ledgerbench/internal/judge"
 	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/internal/openaitest"
+	"github.com/ledgerbench/ledgerbench/internal/pyliteral"
 	"github.com/ledgerbench/ledgerbench/message"
 	"github.com/ledgerbench/ledgerbench/orchestrator"
 )
@@ -42,7 +44,7 @@ func golden(t *testing.T, name, got string) {
 }
 
 var traj = []message.Message{
-	{Role: message.Assistant, Content: "Hi! How can I help you today?"},
+	{Role: message.Assistant, Content: "Hello, what do you need?"},
 	{Role: message.User, Content: "I'd like to cancel reservation ABC123."},
 	{Role: message.Assistant, ToolCalls: []message.ToolCall{{ID: "c1", Name: "get_reservation_details", Arguments: json.RawMessage(`{"reservation_id":"ABC123"}`)}}},
 	{Role: message.Tool, ToolCallID: "c1", Content: `{"reservation_id": "ABC123", "cabin": "basic_economy"}`},
@@ -52,9 +54,52 @@ var traj = []message.Message{
 
 var assertions = []string{"Agent refuses to cancel the basic economy reservation", "Agent doesn't offer a refund for 'ABC123'"}
 
-func TestPromptsGolden(t *testing.T) {
-	golden(t, "system_prompt.golden", judge.SystemPrompt)
-	golden(t, "user_prompt.golden", judge.UserPrompt(traj, assertions))
+// ownPrompt is a prompt of our own words with upstream's fields, so the
+// rendering can be kept in a golden file without upstream's text.
+func ownPrompt(t *testing.T) *judge.Prompt {
+	t.Helper()
+	u, err := pyliteral.ParseTemplate("\n    conv:\n    {trajectory_str}\n    {{out}}:\n    {nl_assertions}\n    ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &judge.Prompt{System: "\n    JUDGE\n    ", User: u}
+}
+
+func TestUserPromptGolden(t *testing.T) {
+	golden(t, "user_prompt.golden", ownPrompt(t).UserPrompt(traj, assertions))
+}
+
+// TestLoadPrompt reads upstream's prompts from the pulled source: the
+// system prompt is the literal as written (it starts with the newline
+// after the opening quotes and keeps its indentation), the user prompt is
+// the f-string with its two fields, and the rendering substitutes them.
+func TestLoadPrompt(t *testing.T) {
+	p, err := judge.LoadPrompt(datatest.Root(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(p.System, "\n        ") || !strings.Contains(p.System, "metExpectation") {
+		t.Errorf("system prompt %.80q does not look like upstream's literal", p.System)
+	}
+	if got := strings.Join(p.User.Fields, ","); got != "trajectory_str,nl_assertions" {
+		t.Errorf("user prompt fields = %s; want trajectory_str,nl_assertions", got)
+	}
+	u := p.UserPrompt(traj, assertions)
+	want := p.User.Parts[0] + "assistant: Hello, what do you need?\nuser: I'd like to cancel reservation ABC123.\nassistant: None\n" +
+		`tool: {"reservation_id": "ABC123", "cabin": "basic_economy"}` + "\nassistant: Basic economy reservations can't be cancelled; I'm sorry.\nuser: OK. ###STOP###" +
+		p.User.Parts[1] + `['Agent refuses to cancel the basic economy reservation', "Agent doesn't offer a refund for 'ABC123'"]` + p.User.Parts[2]
+	if u != want {
+		t.Errorf("UserPrompt = %q; want %q", u, want)
+	}
+	empty := []message.Message{{Role: message.Assistant, EmptyContent: true, ToolCalls: traj[2].ToolCalls}}
+	if got := p.UserPrompt(empty, nil); got != p.User.Parts[0]+"assistant: "+p.User.Parts[1]+"[]"+p.User.Parts[2] {
+		t.Errorf("content \"\" is printed as None: %q", got)
+	}
+	for _, path := range []string{"missing"} {
+		if _, err := judge.LoadPrompt(filepath.Join(t.TempDir(), path)); err == nil || !strings.Contains(err.Error(), judge.Source) {
+			t.Errorf("LoadPrompt of an empty dir: %v; want an error naming %s", err, judge.Source)
+		}
+	}
 }
 
 func TestParse(t *testing.T) {
@@ -129,7 +174,7 @@ func newJudge(t *testing.T, replies ...openaitest.Reply) (*judge.Judge, *openait
 	if err != nil {
 		t.Fatal(err)
 	}
-	return judge.New(c, judge.Options{}), srv
+	return judge.New(c, ownPrompt(t), judge.Options{}), srv
 }
 
 func TestJudgeNL(t *testing.T) {
@@ -147,7 +192,7 @@ func TestJudgeNL(t *testing.T) {
 		t.Errorf("usage %+v cost %v", res.Usage, res.Cost)
 	}
 	r := srv.Requests()[0]
-	if len(r.Messages) != 2 || r.Messages[0].Text() != judge.SystemPrompt || r.Messages[1].Text() != judge.UserPrompt(traj, assertions) {
+	if len(r.Messages) != 2 || r.Messages[0].Text() != ownPrompt(t).System || r.Messages[1].Text() != ownPrompt(t).UserPrompt(traj, assertions) {
 		t.Errorf("request messages %+v", r.Messages)
 	}
 	if r.Tools != nil || r.ToolChoice != nil || r.Temperature == nil || *r.Temperature != 0 {

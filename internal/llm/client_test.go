@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -88,7 +89,7 @@ var testTools = []tool.Info{
 func conversation() []message.Message {
 	return []message.Message{
 		{Role: message.System, Content: "<instructions>be helpful</instructions>"},
-		{Role: message.Assistant, Content: "Hi! How can I help you today?"},
+		{Role: message.Assistant, Content: "Hello, what do you need?"},
 		{Role: message.User, Content: "Cancel reservation ABC123, I'm mia_li_3668."},
 	}
 }
@@ -928,5 +929,40 @@ func TestPool(t *testing.T) {
 	}
 	if _, err := p.Judge(); err != nil {
 		t.Errorf("judge without key: %v", err)
+	}
+}
+
+// A tool-calling reply whose content is "" (not null) is marked, so that it
+// is sent back as "" like upstream does; null content and text replies are
+// not. OnRequest sees every body once.
+func TestEmptyContentAndOnRequest(t *testing.T) {
+	call := openaitest.ToolCall{ID: "c", Name: "get_user_details", Arguments: `{}`}
+	cases := []struct {
+		name  string
+		reply openaitest.Reply
+		want  bool
+	}{
+		{"null content", openaitest.Reply{ToolCalls: []openaitest.ToolCall{call}}, false},
+		{"empty content", openaitest.Reply{EmptyContent: true, ToolCalls: []openaitest.ToolCall{call}}, true},
+		{"empty text reply", openaitest.Reply{EmptyContent: true}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := openaitest.NewServer(t, tc.reply)
+			var bodies [][]byte
+			c := newTestClient(t, testBackbone(srv), Options{OnRequest: func(_ string, body []byte, cached bool) {
+				bodies = append(bodies, append([]byte(nil), body...))
+			}})
+			resp, err := c.Generate(t.Context(), Request{Messages: conversation(), Tools: testTools})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Message.EmptyContent != tc.want {
+				t.Errorf("EmptyContent = %v; want %v", resp.Message.EmptyContent, tc.want)
+			}
+			if len(bodies) != 1 || !bytes.Equal(bodies[0], srv.Requests()[0].Body) {
+				t.Errorf("OnRequest saw %d bodies, not the one sent", len(bodies))
+			}
+		})
 	}
 }

@@ -38,9 +38,11 @@ func (c *Client) Generate(ctx context.Context, req Request) (Response, error) {
 			c.opts.logf("llm %s: cache read %s: %v (calling the model)", c.b.Name, cacheKey, err)
 		}
 		if ok {
+			c.record(body, true)
 			return r, nil
 		}
 	}
+	c.record(body, false)
 
 	estimate := len(body)/4 + 1
 	var waited time.Duration
@@ -222,4 +224,11 @@ func (e redactedError) Error() string { return string(e) }
 func fallbackCallID(body []byte, i int) string {
 	sum := sha256.Sum256(body)
 	return "call_" + hex.EncodeToString(sum[:6]) + "_" + strconv.Itoa(i)
+}
+
+// record hands the request body to Options.OnRequest, if set.
+func (c *Client) record(body []byte, cached bool) {
+	if c.opts.OnRequest != nil {
+		c.opts.OnRequest(c.b.Name, body, cached)
+	}
 }

@@ -43,6 +43,12 @@ type Options struct {
 	Jitter func(d time.Duration) time.Duration
 	// Now is the clock used for HTTP-date Retry-After values; nil: time.Now.
 	Now func() time.Time
+	// OnRequest, when set, receives the body of every request Generate
+	// builds, once per call (not per retry), with cached true when the
+	// response cache answered it instead of the provider. The body holds
+	// no credentials (they travel in headers). It must be safe for
+	// concurrent use and must not keep or modify body.
+	OnRequest func(backbone string, body []byte, cached bool)
 	// Logf receives non-fatal events (retries, cache write failures); nil:
 	// discarded. Messages never contain API keys.
 	Logf func(format string, args ...any)
@@ -306,10 +312,31 @@ func (c *Client) convert(resp *openai.ChatCompletionResponse, a *attempt) Respon
 				}
 				m.ToolCalls[i] = message.ToolCall{ID: id, Name: tc.Function.Name, Arguments: args, Requestor: message.ByAssistant}
 			}
+			m.EmptyContent = m.Content == "" && emptyContent(a.raw)
 		}
 	}
 	r.Message = m
 	return r
+}
+
+// emptyContent reports whether the first choice's content was the empty
+// string rather than null or absent (the SDK reads both as "").
+func emptyContent(raw []byte) bool {
+	if !bytes.Contains(raw, []byte(`""`)) {
+		return false
+	}
+	var v struct {
+		Choices []struct {
+			Message struct {
+				Content *string `json:"content"`
+			} `json:"message"`
+		} `json:"choices"`
+	}
+	if json.Unmarshal(raw, &v) != nil || len(v.Choices) == 0 {
+		return false
+	}
+	c := v.Choices[0].Message.Content
+	return c != nil && *c == ""
 }
 
 // altReasoning reads reasoning sent under other keys than reasoning_content:

@@ -173,7 +173,13 @@ func (e *encoder) encode(buf []byte, req *Request) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// message appends one message in upstream's litellm format (port-tau2 §7).
+// message appends one message as upstream's to_litellm_messages
+// (src/tau2/utils/llm_utils.py) writes it: system and user {role, content};
+// tool {role, content, tool_call_id}; assistant {role, content,
+// tool_calls}, content null when a tool-calling message has no text,
+// tool_calls null on a text message, each tool call {id, name, type,
+// function {name, arguments}} with arguments as json.dumps writes them.
+// DialectTauBenchV1 writes assistant messages as τ-Trait does (messageV1).
 func (e *encoder) message(b []byte, m *message.Message, dialect Dialect) ([]byte, error) {
 	switch m.Role {
 	case message.System, message.User:
@@ -206,7 +212,7 @@ func (e *encoder) message(b []byte, m *message.Message, dialect Dialect) ([]byte
 			return e.messageV1(b, m), nil
 		}
 		b = append(b, `{"role":"assistant","content":`...)
-		if m.Content == "" && len(m.ToolCalls) > 0 {
+		if m.Content == "" && len(m.ToolCalls) > 0 && !m.EmptyContent {
 			b = append(b, "null"...)
 		} else {
 			b = appendString(b, m.Content)
@@ -223,8 +229,12 @@ func (e *encoder) message(b []byte, m *message.Message, dialect Dialect) ([]byte
 				if i > 0 {
 					b = append(b, ',')
 				}
+				// Upstream's to_litellm_messages adds a top-level "name"
+				// beside the function's.
 				b = append(b, `{"id":`...)
 				b = appendString(b, tc.ID)
+				b = append(b, `,"name":`...)
+				b = appendString(b, tc.Name)
 				b = append(b, `,"type":"function","function":{"name":`...)
 				b = appendString(b, tc.Name)
 				b = append(b, `,"arguments":`...)
@@ -232,6 +242,10 @@ func (e *encoder) message(b []byte, m *message.Message, dialect Dialect) ([]byte
 				b = append(b, "}}"...)
 			}
 			b = append(b, ']')
+		} else {
+			// to_litellm_messages writes "tool_calls": None for a text
+			// message, and it is sent as null.
+			b = append(b, `,"tool_calls":null`...)
 		}
 		return append(b, '}'), nil
 	}
@@ -419,7 +433,7 @@ func argumentsText(raw json.RawMessage) string {
 // annotations) are not sent.
 func (e *encoder) messageV1(b []byte, m *message.Message) []byte {
 	b = append(b, `{"content":`...)
-	if m.Content == "" && len(m.ToolCalls) > 0 {
+	if m.Content == "" && len(m.ToolCalls) > 0 && !m.EmptyContent {
 		b = append(b, "null"...)
 	} else {
 		b = appendString(b, m.Content)

@@ -23,7 +23,7 @@ func goldenRequest() (Backbone, Request) {
 		ExtraBody: map[string]any{"thinking": map[string]any{"type": "enabled"}, "metadata": map[string]any{"run": "<a&b>"}}}
 	msgs := []message.Message{
 		{Role: message.System, Content: "<instructions>\nBe helpful.\n</instructions>"},
-		{Role: message.Assistant, Content: "Hi! How can I help you today?"},
+		{Role: message.Assistant, Content: "Hello, what do you need?"},
 		{Role: message.User, Content: "I want to cancel \"ABC123\" — it's urgent\t!"},
 		{Role: message.Assistant, ReasoningContent: "Look up first.", ToolCalls: []message.ToolCall{
 			{ID: "call_1", Name: "get_user_details", Arguments: json.RawMessage(`{"user_id":"mia_li_3668"}`)},
@@ -334,5 +334,78 @@ func TestStripThink(t *testing.T) {
 		if c != tc.wantContent || r != tc.wantReasn {
 			t.Errorf("stripThink(%q, %q) = %q, %q; want %q, %q", tc.content, tc.reasoning, c, r, tc.wantContent, tc.wantReasn)
 		}
+	}
+}
+
+// TestMessageShape: messages as upstream's to_litellm_messages writes them.
+func TestMessageShape(t *testing.T) {
+	call := message.ToolCall{ID: "c1", Name: "get_order", Arguments: json.RawMessage(`{"order_id":"#W1","n":[1,2.50],"s":"é"}`)}
+	cases := []struct {
+		name string
+		m    message.Message
+		want string
+	}{
+		{"text assistant has tool_calls null", message.Message{Role: message.Assistant, Content: "Hi"},
+			`{"role":"assistant","content":"Hi","tool_calls":null}`},
+		{"tool-calling assistant has content null, a top-level name and json.dumps arguments", message.Message{Role: message.Assistant, ToolCalls: []message.ToolCall{call}},
+			`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","name":"get_order","type":"function","function":{"name":"get_order","arguments":"{\"order_id\": \"#W1\", \"n\": [1, 2.5], \"s\": \"\\u00e9\"}"}}]}`},
+		{"empty content the provider sent stays empty", message.Message{Role: message.Assistant, EmptyContent: true, ToolCalls: []message.ToolCall{call}},
+			`{"role":"assistant","content":"","tool_calls":[{"id":"c1","name":"get_order","type":"function","function":{"name":"get_order","arguments":"{\"order_id\": \"#W1\", \"n\": [1, 2.5], \"s\": \"\\u00e9\"}"}}]}`},
+		{"text and tool calls", message.Message{Role: message.Assistant, Content: "Looking.", ToolCalls: []message.ToolCall{call}},
+			`{"role":"assistant","content":"Looking.","tool_calls":[{"id":"c1","name":"get_order","type":"function","function":{"name":"get_order","arguments":"{\"order_id\": \"#W1\", \"n\": [1, 2.5], \"s\": \"\\u00e9\"}"}}]}`},
+		{"tool message", message.Message{Role: message.Tool, ToolCallID: "c1", Content: "{}"},
+			`{"role":"tool","content":"{}","tool_call_id":"c1"}`},
+		{"user message drops tool calls", message.Message{Role: message.User, Content: "ok", ToolCalls: []message.ToolCall{call}},
+			`{"role":"user","content":"ok"}`},
+	}
+	enc, err := newEncoder(Backbone{Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := enc.message(nil, &tc.m, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tc.want {
+				t.Errorf("message = %s\nwant      %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestRequestSampling: tool_choice "auto" whenever tools are sent, the seed
+// when set, the backbone's temperature, and nothing else by default.
+func TestRequestSampling(t *testing.T) {
+	msgs := []message.Message{{Role: message.System, Content: "s"}, {Role: message.User, Content: "u"}}
+	cases := []struct {
+		name string
+		req  Request
+		want string
+	}{
+		{"tools and seed", Request{Messages: msgs, Tools: testTools[:1], Seed: ptr(7)}, `"tool_choice":"auto","temperature":0.0,"seed":7}`},
+		{"no tools: no tool_choice", Request{Messages: msgs, Seed: ptr(7)}, `],"temperature":0.0,"seed":7}`},
+		{"no seed", Request{Messages: msgs}, `],"temperature":0.0}`},
+	}
+	enc, err := newEncoder(Backbone{Model: "m", Temperature: ptr(0.0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := enc.encode(nil, &tc.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasSuffix(string(got), tc.want) {
+				t.Errorf("body %s; want it to end %s", got, tc.want)
+			}
+			for _, k := range []string{"parallel_tool_calls", "max_tokens", `"n"`, "reasoning_effort"} {
+				if strings.Contains(string(got), k) {
+					t.Errorf("body sends %s: %s", k, got)
+				}
+			}
+		})
 	}
 }

@@ -29,7 +29,7 @@ const testGuidelines = "Play a customer. Say ###STOP### when done."
 func fixedNow() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
 
 func newUser(dom envs.Domain, task *tasks.Task, gen usersim.Generator) *usersim.Simulator {
-	return usersim.New(gen, usersim.Options{Guidelines: testGuidelines, Scenario: task.UserScenario.String(),
+	return usersim.New(gen, usersim.Options{System: testGuidelines + "\n" + task.UserScenario.String(),
 		Tools: usersim.UserTools(dom.UserTools(), task)})
 }
 

@@ -10,7 +10,6 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/message"
-	"github.com/ledgerbench/ledgerbench/orchestrator"
 	"github.com/ledgerbench/ledgerbench/results"
 )
 
@@ -87,8 +86,8 @@ func (r *Recording) Simulation(taskID string, trial int) (*results.Tau2Simulatio
 // Player replays one side of a recorded simulation: each Generate returns
 // the side's next recorded message (text and tool calls with their recorded
 // ids), whatever the request (IRMA helper requests aside: see HelperMarker).
-// The agent side skips the recorded greeting, which the orchestrator sends
-// itself.
+// The agent side skips the recorded greeting (a first assistant message
+// without tool calls), which the orchestrator sends itself.
 type Player struct {
 	role message.Role
 	path string
@@ -129,7 +128,7 @@ func (r *Recording) player(taskID string, trial int, role message.Role) (*Player
 		if m.Role != role {
 			continue
 		}
-		if i == 0 && role == message.Assistant && strings.TrimSpace(m.Content) == orchestrator.Greeting && !m.IsToolCall() {
+		if i == 0 && role == message.Assistant && !m.IsToolCall() {
 			continue
 		}
 		p.msgs = append(p.msgs, message.Message{Role: m.Role, Content: m.Content, ToolCalls: m.ToolCalls, ReasoningContent: m.ReasoningContent})

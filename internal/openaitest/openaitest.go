@@ -47,7 +47,9 @@ type Usage struct {
 // Reply is one scripted answer: a completion, or a fault when Status is set,
 // Hang is true or Body is set.
 type Reply struct {
-	Content          string
+	Content string
+	// EmptyContent sends an empty Content as "" instead of null.
+	EmptyContent     bool
 	ReasoningContent string
 	// ReasoningKey is the JSON key the reasoning is sent under;
 	// "" means "reasoning_content" (Kimi, GLM, DeepSeek, vLLM); OpenRouter
@@ -412,7 +414,7 @@ func completion(n int, req *Request, r Reply) []byte {
 		Function fn     `json:"function"`
 	}
 	msg := map[string]any{"role": "assistant", "content": nil}
-	if r.Content != "" {
+	if r.Content != "" || r.EmptyContent {
 		msg["content"] = r.Content
 	}
 	if r.ReasoningContent != "" {

@@ -153,6 +153,9 @@ func Assignment(src []byte, match func(name string) bool) (*Assign, error) {
 type parser struct {
 	lx  *lexer
 	tok token
+	// refs enables source mode (see Module): bare names, subscripts and
+	// `|` unions are expressions rather than errors.
+	refs bool
 }
 
 func (p *parser) advance() error {
@@ -201,8 +204,23 @@ func (p *parser) expect(op string) error {
 	return p.advance()
 }
 
-// expr parses one literal expression.
+// expr parses one literal expression (in source mode also `a | b`).
 func (p *parser) expr(depth int) (any, error) {
+	v, err := p.operand(depth)
+	for err == nil && p.refs && p.isOp("|") {
+		if err = p.advance(); err != nil {
+			break
+		}
+		var y any
+		if y, err = p.operand(depth + 1); err == nil {
+			v = &BitOr{X: v, Y: y}
+		}
+	}
+	return v, err
+}
+
+// operand parses one expression without binary operators.
+func (p *parser) operand(depth int) (any, error) {
 	if depth > maxDepth {
 		return nil, p.errAt(p.tok, "literal nested too deeply")
 	}
@@ -236,6 +254,10 @@ func (p *parser) expr(depth int) (any, error) {
 			return p.dict(depth)
 		case "(":
 			return p.paren(depth)
+		case "...":
+			if p.refs {
+				return Ellipsis{}, p.advance()
+			}
 		}
 	}
 	return nil, p.unexpected()
@@ -285,6 +307,9 @@ func (p *parser) name(depth int) (any, error) {
 		if err := p.advance(); err != nil {
 			return nil, err
 		}
+	}
+	if !p.isOp("(") && p.refs {
+		return p.ref(fn, t, depth)
 	}
 	if !p.isOp("(") {
 		return nil, p.errAt(t, "name %s is not a literal (only calls, lists, dicts, tuples, strings, numbers, True, False and None are supported)", fn)

@@ -27,6 +27,13 @@ type Makers struct {
 	// "agent_system", "user_system") with a hash of each, for the run's
 	// manifest. Nil is fine.
 	PromptHashes map[string]string
+	// Prompts is results.PromptsUpstream when every text the participants
+	// are shown is upstream's own, else results.PromptsModified ("" when
+	// unknown).
+	Prompts string
+	// Greeting is the agent's fixed first message of every conversation
+	// (orchestrator.Config.Greeting).
+	Greeting string
 	// Loop is the conversation loop of every simulation (nil: the one
 	// Config.Sim names, by default τ²-bench's).
 	Loop orchestrator.Loop

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
@@ -45,17 +46,30 @@ type Info struct {
 // domain exactly the write tools mutate.
 func (i Info) Mutates() bool { return i.Kind == Write }
 
-// OpenAISchema returns {"type":"function","function":{name,description,parameters}}.
+// OpenAISchema returns {"type":"function","function":{name,description,parameters}}
+// in upstream's key order, compact, with json.dumps' spelling of strings and
+// numbers.
 func (i Info) OpenAISchema() json.RawMessage {
 	d := &pyjson.Dict{}
 	fn := &pyjson.Dict{}
 	fn.Set("name", i.Name)
 	fn.Set("description", i.Description)
-	fn.Set("parameters", i.Parameters)
+	if len(bytes.TrimSpace(i.Parameters)) > 0 {
+		fn.Set("parameters", i.Parameters)
+	} else {
+		fn.Set("parameters", nil)
+	}
 	d.Set("type", "function")
 	d.Set("function", fn)
-	b, _ := d.MarshalJSON()
-	return b
+	py, err := pyjson.Marshal(d)
+	var b bytes.Buffer
+	if err == nil {
+		err = json.Compact(&b, py)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: parameters schema is not JSON: %v", i.Name, err)) // set up by New or Described
+	}
+	return b.Bytes()
 }
 
 // Param is one keyword parameter of a tool.
@@ -76,7 +90,9 @@ type Func[S, A any] func(ctx context.Context, s S, a A) (any, error)
 // New builds a tool whose arguments decode into A, a struct whose json tags
 // name the parameters in signature order. A field is optional when its tag has
 // omitempty (a Python parameter with a default); otherwise it is required.
-// Field tags `desc:"…"` and `enum:"a,b"` go into the schema.
+// Field tags `desc:"…"` and `enum:"a,b"` go into the schema. Domains that
+// show the model upstream's text pass an empty desc and take descriptions
+// and schemas from upstream's source with Set.Described.
 func New[S, A any](name string, kind Kind, desc string, fn Func[S, A]) Tool[S] {
 	at := reflect.TypeFor[A]()
 	params, schema := paramsOf(at)
@@ -103,6 +119,93 @@ func New[S, A any](name string, kind Kind, desc string, fn Func[S, A]) Tool[S] {
 func (t Tool[S]) WithSchema(raw json.RawMessage) Tool[S] {
 	t.Parameters = raw
 	return t
+}
+
+// Spec is what upstream shows the model of a tool, with its kind: the
+// description and the JSON schema of the parameters as upstream's own code
+// generates them.
+type Spec struct {
+	Kind        Kind
+	Description string
+	Parameters  json.RawMessage
+}
+
+// Source supplies the specs of a toolkit's tools, e.g. read from upstream's
+// Python source (internal/pyschema).
+type Source interface {
+	// Names lists the toolkit's tools in upstream order.
+	Names() []string
+	// Spec returns one tool's spec.
+	Spec(name string) (Spec, error)
+}
+
+// Described returns a copy of the set whose tools show the model the
+// descriptions and parameter schemas of src. The set must have src's tools
+// in src's order, each of src's kind, with the parameters (names, order,
+// required-ness) its schema declares; any difference is an error.
+func (s *Set[S]) Described(src Source) (*Set[S], error) {
+	names := src.Names()
+	var ours []string
+	for _, t := range s.tools {
+		ours = append(ours, t.Name)
+	}
+	if !slices.Equal(names, ours) {
+		for _, n := range ours {
+			if !slices.Contains(names, n) {
+				return nil, fmt.Errorf("%s.%s: no such tool upstream (upstream has %v)", s.class, n, names)
+			}
+		}
+		for _, n := range names {
+			if !slices.Contains(ours, n) {
+				return nil, fmt.Errorf("%s.%s: upstream tool missing here", s.class, n)
+			}
+		}
+		return nil, fmt.Errorf("%s: upstream tool order %v, ours %v", s.class, names, ours)
+	}
+	tools := slices.Clone(s.tools)
+	for i := range tools {
+		t := &tools[i]
+		spec, err := src.Spec(t.Name)
+		if err != nil {
+			return nil, err
+		}
+		if spec.Kind != t.Kind {
+			return nil, fmt.Errorf("%s.%s: upstream kind %s, ours %s", s.class, t.Name, spec.Kind, t.Kind)
+		}
+		params, err := schemaParams(spec.Parameters)
+		if err != nil {
+			return nil, fmt.Errorf("%s.%s: %w", s.class, t.Name, err)
+		}
+		if !slices.Equal(params, t.Params) {
+			return nil, fmt.Errorf("%s.%s: upstream parameters %v, ours %v", s.class, t.Name, params, t.Params)
+		}
+		t.Description, t.Parameters = spec.Description, spec.Parameters
+	}
+	return NewSet(s.class, tools...), nil
+}
+
+// schemaParams lists the parameters an object schema declares.
+func schemaParams(schema json.RawMessage) ([]Param, error) {
+	v, err := pyjson.Decode(schema)
+	if err != nil {
+		return nil, fmt.Errorf("parameters schema: %w", err)
+	}
+	d, ok := v.(*pyjson.Dict)
+	if !ok {
+		return nil, errors.New("parameters schema is not an object")
+	}
+	props, _ := d.Get("properties")
+	pd, ok := props.(*pyjson.Dict)
+	if !ok {
+		return nil, errors.New("parameters schema has no properties object")
+	}
+	req, _ := d.Get("required")
+	reqs, _ := req.([]any)
+	var out []Param
+	for _, k := range pd.Keys {
+		out = append(out, Param{Name: k, Required: slices.Contains(reqs, any(k))})
+	}
+	return out, nil
 }
 
 // typeError turns a JSON type mismatch into a Python-flavoured TypeError text.

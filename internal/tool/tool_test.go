@@ -117,3 +117,87 @@ func FuzzCheckArgs(f *testing.F) {
 		_, _ = s.Call(context.Background(), &counter{}, "add", json.RawMessage(args))
 	})
 }
+
+// specs is a Source over fixed specs.
+type specs struct {
+	names []string
+	by    map[string]Spec
+}
+
+func (s specs) Names() []string { return s.names }
+func (s specs) Spec(name string) (Spec, error) {
+	sp, ok := s.by[name]
+	if !ok {
+		return Spec{}, errors.New("no spec for " + name)
+	}
+	return sp, nil
+}
+
+func TestDescribed(t *testing.T) {
+	addParams := `{"properties": {"key": {}, "by": {}, "note": {}, "tags": {}, "level": {}}, "required": ["key", "by"], "title": "parameters", "type": "object"}`
+	getParams := `{"properties": {}, "title": "parameters", "type": "object"}`
+	good := func() specs {
+		return specs{names: []string{"add", "get"}, by: map[string]Spec{
+			"add": {Kind: Write, Description: "Adds.", Parameters: json.RawMessage(addParams)},
+			"get": {Kind: Read, Description: "Gets.", Parameters: json.RawMessage(getParams)},
+		}}
+	}
+	t.Run("ok", func(t *testing.T) {
+		orig := testSet()
+		s, err := orig.Described(good())
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, _ := s.Lookup("add")
+		if info.Description != "Adds." || string(info.Parameters) != addParams {
+			t.Errorf("add = %q, %s", info.Description, info.Parameters)
+		}
+		if before, _ := orig.Lookup("add"); before.Description != "Add to a counter." {
+			t.Errorf("Described changed the original set: %q", before.Description)
+		}
+		// Dispatch is unchanged.
+		if _, err := s.Call(context.Background(), &counter{}, "add", json.RawMessage(`{"key":"a"}`)); err == nil ||
+			!strings.Contains(err.Error(), "missing 1 required positional argument: 'by'") {
+			t.Errorf("Call after Described: %v", err)
+		}
+	})
+	for _, tc := range []struct {
+		name   string
+		change func(*specs)
+		want   string
+	}{
+		{"extra tool here", func(s *specs) { s.names = []string{"add"} }, "CounterTools.get: no such tool upstream"},
+		{"tool missing here", func(s *specs) { s.names = append(s.names, "mul") }, "CounterTools.mul: upstream tool missing here"},
+		{"order", func(s *specs) { s.names = []string{"get", "add"} }, "upstream tool order"},
+		{"kind", func(s *specs) { sp := s.by["get"]; sp.Kind = Write; s.by["get"] = sp }, "CounterTools.get: upstream kind write, ours read"},
+		{"required", func(s *specs) {
+			sp := s.by["add"]
+			sp.Parameters = json.RawMessage(strings.Replace(addParams, `["key", "by"]`, `["key"]`, 1))
+			s.by["add"] = sp
+		}, "CounterTools.add: upstream parameters"},
+		{"not a schema", func(s *specs) { sp := s.by["get"]; sp.Parameters = json.RawMessage(`[]`); s.by["get"] = sp }, "CounterTools.get: parameters schema"},
+		{"spec error", func(s *specs) { delete(s.by, "get") }, "no spec for get"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := good()
+			tc.change(&src)
+			_, err := testSet().Described(src)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Described error %v; want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestOpenAISchema(t *testing.T) {
+	info := Info{Name: "f", Description: "Uses <tags> & \"quotes\".",
+		Parameters: json.RawMessage(`{"properties": {"x": {"default": 1.0, "title": "X", "type": "number"}}, "title": "parameters", "type": "object"}`)}
+	want := `{"type":"function","function":{"name":"f","description":"Uses <tags> & \"quotes\".",` +
+		`"parameters":{"properties":{"x":{"default":1.0,"title":"X","type":"number"}},"title":"parameters","type":"object"}}}`
+	if got := string(info.OpenAISchema()); got != want {
+		t.Errorf("OpenAISchema() =\n%s\nwant\n%s", got, want)
+	}
+	if got := string((Info{Name: "g"}).OpenAISchema()); got != `{"type":"function","function":{"name":"g","description":"","parameters":null}}` {
+		t.Errorf("OpenAISchema() without parameters = %s", got)
+	}
+}

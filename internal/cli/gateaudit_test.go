@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
+	"github.com/ledgerbench/ledgerbench/message"
+	"github.com/ledgerbench/ledgerbench/results"
+)
+
+func TestGateAuditRecordedArgs(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"a.json", "b.json", "c.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	glob := filepath.Join(dir, "*.json")
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		want    []string
+		wantErr bool
+	}{
+		{"one flag, files after it", []string{"--recorded", a, b}, []string{a, b}, false},
+		{"repeated flag", []string{"--recorded", a, "--recorded", b}, []string{a, b}, false},
+		{"quoted glob", []string{"--recorded", glob}, []string{a, b}, false},
+		{"positional glob", []string{glob}, []string{a, b}, false},
+		{"glob matching nothing", []string{"--recorded", filepath.Join(dir, "*.csv")}, nil, true},
+		{"no files", nil, nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got *gateAuditOptions
+			s := &Streams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}, Getenv: func(string) string { return "" }}
+			cmd := newCmdGateAudit(s, &globalOptions{DataDir: dir}, func(_ context.Context, _ *Streams, o *gateAuditOptions) error {
+				got = o
+				return nil
+			})
+			cmd.SetArgs(tc.args)
+			cmd.SetOut(&bytes.Buffer{})
+			cmd.SetErr(&bytes.Buffer{})
+			err := cmd.Execute()
+			if tc.wantErr {
+				var ue usageError
+				if !errors.As(err, &ue) {
+					t.Fatalf("err = %v; want a usage error", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Recorded, tc.want) {
+				t.Errorf("Recorded = %v; want %v", got.Recorded, tc.want)
+			}
+		})
+	}
+}
+
+// TestGateAuditVerdictObjects audits a recorded upstream file: every
+// non-allowed write gets one verdict object whose positions point at the
+// recorded call, and the counts agree with the summary rows.
+func TestGateAuditVerdictObjects(t *testing.T) {
+	file := filepath.Join(datatest.Trajectories(t), "sierra-research+tau2-bench", "claude-sonnet-4-5_airline_default_gpt4.1_1trials.json")
+	if _, err := os.Stat(file); err != nil {
+		t.Skipf("recorded airline run not available: %v", err)
+	}
+	f, err := results.ReadTau2(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, "gate-audit", "--domain", "airline", "--json", "--recorded", file)
+	stopped, verdicts := 0, 0
+	for _, line := range strings.Split(strings.TrimSpace(r.out), "\n") {
+		var head struct {
+			Report string `json:"report"`
+		}
+		if err := json.Unmarshal([]byte(line), &head); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		switch head.Report {
+		case "recorded":
+			var row struct {
+				Revise      int    `json:"revise"`
+				Block       int    `json:"block"`
+				EnvRejected int    `json:"stopped_env_rejected"`
+				NotRejected int    `json:"stopped_not_rejected"`
+				Rescored    string `json:"rescored_outcome"`
+			}
+			if err := json.Unmarshal([]byte(line), &row); err != nil {
+				t.Fatal(err)
+			}
+			if row.Revise+row.Block != row.EnvRejected+row.NotRejected {
+				t.Errorf("row %s: revise+block != env-rejected+not-rejected", line)
+			}
+			if row.Rescored == "" {
+				t.Errorf("row without rescored outcome: %s", line)
+			}
+			stopped += row.Revise + row.Block
+		case "verdict":
+			verdicts++
+			var v struct {
+				File            string          `json:"file"`
+				SimulationIndex *int            `json:"simulation_index"`
+				MessageIndex    *int            `json:"message_index"`
+				CallID          string          `json:"call_id"`
+				TaskID          string          `json:"task_id"`
+				Trial           *int            `json:"trial"`
+				Tool            string          `json:"tool"`
+				Arguments       json.RawMessage `json:"arguments"`
+				Verdict         string          `json:"verdict"`
+				Predicates      []struct {
+					ID     string `json:"id"`
+					Reason string `json:"reason"`
+				} `json:"predicates"`
+				Outcome     string `json:"outcome"`
+				EnvRejected *bool  `json:"env_rejected"`
+			}
+			if err := json.Unmarshal([]byte(line), &v); err != nil {
+				t.Fatal(err)
+			}
+			if v.File != filepath.Base(file) || v.SimulationIndex == nil || v.MessageIndex == nil || v.Trial == nil || v.EnvRejected == nil ||
+				v.Verdict == "ALLOW" || len(v.Predicates) == 0 || v.Predicates[0].ID == "" || v.Predicates[0].Reason == "" || v.Outcome == "" {
+				t.Fatalf("incomplete verdict object: %s", line)
+			}
+			sim := f.Simulations[*v.SimulationIndex]
+			msgs := sim.Trajectory()
+			m := msgs[*v.MessageIndex]
+			if sim.TaskID != v.TaskID || !slices.ContainsFunc(m.ToolCalls, func(tc message.ToolCall) bool {
+				return tc.ID == v.CallID && tc.Name == v.Tool
+			}) {
+				t.Errorf("verdict %s does not point at its recorded call", line)
+			}
+		}
+	}
+	if verdicts != stopped || verdicts == 0 {
+		t.Errorf("%d verdict objects, %d stopped writes in the rows; want equal and > 0", verdicts, stopped)
+	}
+	// -v text output: the same stops, one line each
+	txt := mustRun(t, "gate-audit", "--domain", "airline", "-v", "--recorded", file)
+	if n := strings.Count(txt.out, "\nverdict "); n != verdicts {
+		t.Errorf("-v printed %d verdict lines; want %d\n%s", n, verdicts, txt.out)
+	}
+	if strings.Contains(txt.out, "\tRATE\n") || !strings.Contains(txt.out, "of writes stopped") || !strings.Contains(txt.out, "false positives\n") {
+		t.Errorf("rate column must say what it measures:\n%s", txt.out)
+	}
+}

@@ -1,0 +1,212 @@
+package pyliteral
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ErrNoLocal is wrapped when a function or its local assignment is missing.
+var ErrNoLocal = errors.New("pyliteral: no matching local assignment")
+
+// FString is a string literal read as a template: Parts and Fields
+// alternate (Parts[0], Fields[0], Parts[1], …; len(Parts) = len(Fields)+1).
+// A plain string has one part and no fields. Only fields that are a bare
+// name are accepted ({name}, not {name!r} or {name:>4}), and {{ }} are
+// literal braces, as in Python's f-strings and str.format.
+type FString struct {
+	Parts  []string
+	Fields []string
+}
+
+// Format substitutes values (name → text) for the fields. A field without a
+// value is an error.
+func (f FString) Format(values map[string]string) (string, error) {
+	var b strings.Builder
+	for i, p := range f.Parts {
+		b.WriteString(p)
+		if i < len(f.Fields) {
+			v, ok := values[f.Fields[i]]
+			if !ok {
+				return "", fmt.Errorf("no value for field {%s}", f.Fields[i])
+			}
+			b.WriteString(v)
+		}
+	}
+	return b.String(), nil
+}
+
+// Check reports a field that is not one of names (str.format would raise
+// a KeyError for it).
+func (f FString) Check(names ...string) error {
+	for _, n := range f.Fields {
+		if !slices.Contains(names, n) {
+			return fmt.Errorf("unexpected field {%s} (want %s)", n, strings.Join(names, ", "))
+		}
+	}
+	return nil
+}
+
+// StringAssignment is the value of the module-level assignment to name,
+// which must be a string (literals, implicit concatenation, .strip()).
+func StringAssignment(src []byte, name string) (string, error) {
+	a, err := Assignment(src, func(n string) bool { return n == name })
+	if err != nil {
+		return "", err
+	}
+	s, ok := a.Value.(string)
+	if !ok {
+		return "", &Error{a.Line, a.Col, name + " is not a string"}
+	}
+	return s, nil
+}
+
+// ParseTemplate splits the text of a format string into parts and fields
+// (see FString).
+func ParseTemplate(s string) (FString, error) {
+	var f FString
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '{' && i+1 < len(s) && s[i+1] == '{':
+			b.WriteByte('{')
+			i++
+		case c == '}' && i+1 < len(s) && s[i+1] == '}':
+			b.WriteByte('}')
+			i++
+		case c == '{':
+			j := strings.IndexByte(s[i:], '}')
+			if j < 0 {
+				return FString{}, fmt.Errorf("unclosed '{' at offset %d", i)
+			}
+			name := s[i+1 : i+j]
+			if !isIdentifier(name) {
+				return FString{}, fmt.Errorf("field {%s} at offset %d is not a bare name", name, i)
+			}
+			f.Parts = append(f.Parts, b.String())
+			f.Fields = append(f.Fields, name)
+			b.Reset()
+			i += j
+		case c == '}':
+			return FString{}, fmt.Errorf("single '}' at offset %d", i)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	f.Parts = append(f.Parts, b.String())
+	return f, nil
+}
+
+func isIdentifier(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if !(isIdentStart(r) || i > 0 && isIdentPart(r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// LocalString finds the assignment `name = <string>` inside the body of the
+// function (or method) fn, at any depth of that body, and returns the
+// string: plain literals as their value (one part), f-strings as their
+// template. The value must be exactly one string literal. A missing
+// function or assignment wraps ErrNoLocal; two assignments to name in the
+// body are an error.
+func LocalString(src []byte, fn, name string) (FString, error) {
+	lx, err := newLexer(src)
+	if err != nil {
+		return FString{}, err
+	}
+	p := &parser{lx: lx}
+	if err := p.advance(); err != nil {
+		return FString{}, err
+	}
+	defCol := 0 // column of the matching def; 0 while outside it
+	seenDef := false
+	var found *token
+	var out FString
+	for p.tok.kind != tEOF {
+		t := p.tok
+		if t.startsLine && defCol > 0 && t.col <= defCol {
+			defCol = 0
+		}
+		if t.startsLine && t.kind == tName && t.text == "def" && defCol == 0 {
+			if err := p.advance(); err != nil {
+				return FString{}, err
+			}
+			if p.tok.kind == tName && p.tok.text == fn {
+				defCol, seenDef = t.col, true
+			}
+			continue
+		}
+		if !(defCol > 0 && t.startsLine && t.kind == tName && t.text == name) {
+			if err := p.advance(); err != nil {
+				return FString{}, err
+			}
+			continue
+		}
+		if err := p.advance(); err != nil {
+			return FString{}, err
+		}
+		if !p.isOp("=") {
+			continue
+		}
+		if err := p.advance(); err != nil {
+			return FString{}, err
+		}
+		if p.tok.kind != tString {
+			return FString{}, p.errAt(p.tok, "%s: expected a string literal", name)
+		}
+		s := p.tok
+		if err := p.advance(); err != nil {
+			return FString{}, err
+		}
+		if err := p.endOfStatement(); err != nil {
+			return FString{}, err
+		}
+		if found != nil {
+			return FString{}, &Error{t.line, t.col, fmt.Sprintf("%s is assigned more than once in %s (first at line %d)", name, fn, found.line)}
+		}
+		found = &t
+		if out, err = stringTemplate(s); err != nil {
+			return FString{}, err
+		}
+	}
+	switch {
+	case !seenDef:
+		return FString{}, fmt.Errorf("function %s: %w", fn, ErrNoLocal)
+	case found == nil:
+		return FString{}, fmt.Errorf("%s in function %s: %w", name, fn, ErrNoLocal)
+	}
+	return out, nil
+}
+
+// stringTemplate reads one string token: an f-string as a template, any
+// other string as a single part.
+func stringTemplate(t token) (FString, error) {
+	i := strings.IndexAny(t.text, `'"`)
+	prefix := strings.ToLower(t.text[:i])
+	if !strings.Contains(prefix, "f") {
+		s, err := decodeString(t)
+		if err != nil {
+			return FString{}, err
+		}
+		return FString{Parts: []string{s}}, nil
+	}
+	plain := t
+	plain.text = strings.NewReplacer("f", "", "F", "").Replace(t.text[:i]) + t.text[i:]
+	s, err := decodeString(plain)
+	if err != nil {
+		return FString{}, err
+	}
+	f, err := ParseTemplate(s)
+	if err != nil {
+		return FString{}, &Error{t.line, t.col, "f-string: " + err.Error()}
+	}
+	return f, nil
+}
