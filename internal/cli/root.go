@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -75,7 +76,7 @@ func Execute(ctx context.Context, s *Streams, args []string) int {
 	switch {
 	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
 		return ExitInterrupted
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), strings.HasPrefix(err.Error(), "required flag(s)"):
 		return ExitUsage
 	case errors.Is(err, ErrFailed):
 		return ExitFailed
@@ -99,10 +100,9 @@ retail and telecom domains and τ-Trait's telehealth domain, scores them with
 τ²-bench's evaluator, and reports pass^k.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       Version,
 	}
 	root.PersistentFlags().StringVar(&g.DataDir, "data", "", "data directory (default $LEDGERBENCH_DATA or the user cache dir)")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
 		newCmdData(s, g),
 		newCmdVerify(s, g, nil),
@@ -116,7 +116,9 @@ retail and telecom domains and τ-Trait's telehealth domain, scores them with
 		newCmdRescore(s, g),
 		newCmdReport(s, g, nil),
 		newCmdExperiment(s, g, nil),
+		newCmdVersion(),
 	)
+	contract(s, root)
 	return root
 }
 
