@@ -45,8 +45,10 @@ func contract(s *Streams, root *cobra.Command) {
 		case c != root && c.HasSubCommands() && !c.Runnable():
 			c.Args = cobra.ArbitraryArgs
 			c.RunE = groupRunE
-		case c.Args == nil:
+		case c.Args == nil && !takesArgs(c):
 			c.Args = noArgs
+		case c.Args == nil:
+			c.Args = cobra.ArbitraryArgs
 		}
 		c.Args = usageArgs(c.Args)
 		addFormatAlias(c)
@@ -74,6 +76,25 @@ func groupRunE(cmd *cobra.Command, args []string) error {
 		return usageError{fmt.Errorf("%s; see '%s --help'", msg, cmd.CommandPath())}
 	}
 	return cmd.Help()
+}
+
+// takesArgs reports whether a command's usage line names positional
+// arguments (a word that is not a flag, such as RUN… or [FILE|GLOB…]).
+func takesArgs(c *cobra.Command) bool {
+	words := strings.Fields(c.Use)[1:]
+	for i := 0; i < len(words); i++ {
+		w := strings.TrimLeft(words[i], "[")
+		if strings.HasPrefix(w, "-") {
+			if !strings.HasSuffix(w, "]") && i+1 < len(words) && !strings.HasPrefix(strings.TrimLeft(words[i+1], "["), "-") {
+				i++ // the flag's value (--domain D)
+			}
+			continue
+		}
+		if w != "flags]" && strings.ToUpper(w) == w {
+			return true
+		}
+	}
+	return false
 }
 
 // noArgs refuses arguments, naming the first.

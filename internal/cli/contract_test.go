@@ -3,6 +3,8 @@ package cli
 import (
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // Items 1, 2 and 4: usage errors exit 2 and say what is wrong in words a
@@ -135,5 +137,20 @@ func TestShardFromEnv(t *testing.T) {
 				t.Errorf("shardFromEnv = %d/%d, %v; want %d/%d", i, n, err, tc.i, tc.n)
 			}
 		})
+	}
+}
+
+func TestTakesArgs(t *testing.T) {
+	for use, want := range map[string]bool{
+		"run --domain D --backbone B [flags]":                              false,
+		"tasks --domain D [--split S]":                                     false,
+		"gate-audit [--domain D…] [--recorded] [FILE|GLOB…] [--json] [-v]": true,
+		"report RUN…":    true,
+		"merge OUT DIR…": true,
+		"version":        false,
+	} {
+		if got := takesArgs(&cobra.Command{Use: use}); got != want {
+			t.Errorf("takesArgs(%q) = %v; want %v", use, got, want)
+		}
 	}
 }

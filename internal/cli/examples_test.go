@@ -161,7 +161,7 @@ func TestKubernetesIndexedJobExample(t *testing.T) {
 			}
 		}
 		args = append(args, "--limit=6", "--no-judge")
-		r := execEnv(t, env, args...)
+		r := execEnv(t, env, append([]string{"--data", datatest.Root(t)}, args...)...)
 		if r.code != ExitOK {
 			t.Fatalf("pod %d: ledgerbench %s: exit %d\n%s", idx, strings.Join(args, " "), r.code, r.errOut)
 		}
@@ -179,7 +179,7 @@ func execEnv(t *testing.T, env map[string]string, args ...string) execResult {
 	t.Helper()
 	var out, errOut strings.Builder
 	s := &Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, Getenv: func(k string) string { return env[k] }}
-	code := Execute(t.Context(), s, append([]string{"--data", datatest.Root(t)}, args...))
+	code := Execute(t.Context(), s, args)
 	return execResult{code: code, out: out.String(), errOut: errOut.String()}
 }
 
