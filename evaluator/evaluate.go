@@ -9,6 +9,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/message"
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
@@ -104,53 +105,86 @@ func GoldEnv(ctx context.Context, dom envs.Domain, task *tasks.Task) (envs.Env, 
 	return env, nil
 }
 
-// ReplayEnv rebuilds the environment a trajectory produced: initial state,
-// then every mutating tool call in order through get_response (with sync),
-// comparing outputs with the recorded tool messages. With strict set a
-// mismatch is an error; otherwise it is returned as a note.
+// ReplayEnv rebuilds the environment a trajectory produced, as upstream's
+// Environment.set_state: initial state, then every tool call whose name either
+// toolkit holds and that mutates state, in order, through get_response (with
+// sync), each compared with the tool message that answered it. Calls are
+// paired with their answers by position (message.Exchanges), so ids a provider
+// reuses never pair a call with another call's output. A trajectory whose
+// tool messages do not follow upstream's shape (a tool message that answers
+// no call, a call without its tool message, or an answer out of order) is an
+// error whatever strict says, as upstream raises for it. An output that
+// differs from the recorded one is an error with strict set (live evaluation)
+// and a note otherwise (upstream's strict_replay=False, for re-grading).
 func ReplayEnv(ctx context.Context, dom envs.Domain, task *tasks.Task, traj []message.Message, strict bool) (envs.Env, []string, error) {
+	exs, err := ReplayExchanges(traj)
+	if err != nil {
+		return nil, nil, err
+	}
 	env, err := NewInitializedEnv(ctx, dom, task)
 	if err != nil {
 		return nil, nil, err
 	}
-	results := make(map[string]message.Message)
-	for _, m := range traj {
-		if m.Role == message.Tool {
-			results[m.ToolCallID] = m
-		}
-	}
 	var notes []string
-	for _, m := range traj {
-		if m.Role != message.Assistant && m.Role != message.User {
+	for _, ex := range exs {
+		if !mutates(dom, ex.Call.Name) {
 			continue
 		}
-		for _, tc := range m.ToolCalls {
-			req := tc.Requestor
-			if req == "" {
-				req = message.Requestor(m.Role)
+		got := envs.Respond(ctx, env, ex.Call)
+		want := traj[ex.Result]
+		if !sameContent(got.Content, want.Content) {
+			note := fmt.Sprintf("replay of %s (call %s) gave a different output: got %.200q, recorded %.200q", ex.Call.Name, ex.Call.ID, got.Content, want.Content)
+			if strict {
+				return nil, nil, errors.New(note)
 			}
-			ti, ok := envs.ToolInfo(dom, req, tc.Name)
-			if !ok || !ti.Mutates() {
-				continue
-			}
-			call := tc
-			call.Requestor = req
-			got := envs.Respond(ctx, env, call)
-			want, ok := results[tc.ID]
-			if !ok {
-				continue
-			}
-			if !sameContent(got.Content, want.Content) {
-				note := fmt.Sprintf("replay of %s (call %s) gave a different output: got %.200q, recorded %.200q", tc.Name, tc.ID, got.Content, want.Content)
-				if strict {
-					return nil, nil, errors.New(note)
-				}
-				notes = append(notes, note)
-			}
+			notes = append(notes, note)
 		}
 	}
 	env.Sync()
 	return env, notes, nil
+}
+
+// ReplayExchanges returns the trajectory's tool calls paired with their
+// answers, checked against upstream's get_actions_from_messages: every call
+// is answered by the tool message at its own position after its message
+// (with the same id), and every tool message answers a call.
+func ReplayExchanges(traj []message.Message) ([]message.Exchange, error) {
+	exs := message.Exchanges(traj)
+	answered := make([]bool, len(traj))
+	pos := 0
+	for k, ex := range exs {
+		if k == 0 || exs[k-1].Message != ex.Message {
+			pos = 0
+		}
+		pos++
+		if !ex.Answered() {
+			return nil, fmt.Errorf("message %d: tool call %s (%s) has no tool message after it", ex.Message, ex.Call.ID, ex.Call.Name)
+		}
+		if ex.Result != ex.Message+pos {
+			return nil, fmt.Errorf("message %d: tool call id mismatch: call %s (%s) is answered at message %d, not in its own position", ex.Message, ex.Call.ID, ex.Call.Name, ex.Result)
+		}
+		answered[ex.Result] = true
+	}
+	for i, m := range traj {
+		if m.Role == message.Tool && !answered[i] {
+			return nil, fmt.Errorf("message %d: tool message %s answers no tool call (tool messages should always follow a tool call)", i, m.ToolCallID)
+		}
+	}
+	return exs, nil
+}
+
+// mutates reports whether upstream's set_state replays a call of this name:
+// a tool of either toolkit (agent's first) that mutates state; a name neither
+// holds is a hallucinated tool and a no-op.
+func mutates(dom envs.Domain, name string) bool {
+	for _, list := range [][]tool.Info{dom.AgentTools(), dom.UserTools()} {
+		for _, t := range list {
+			if t.Name == name {
+				return t.Mutates()
+			}
+		}
+	}
+	return false
 }
 
 // sameContent compares tool outputs as upstream does: parsed JSON values when
@@ -344,7 +378,7 @@ func evalNL(ctx context.Context, crit *tasks.EvaluationCriteria, traj []message.
 	}
 	res, err := opts.Judge.JudgeNL(ctx, traj, crit.NLAssertions)
 	if err != nil {
-		return 0, false, fmt.Errorf("nl assertions judge: %w", err)
+		return 0, false, &JudgeError{Usage: res.Usage, Cost: res.Cost, Err: err}
 	}
 	info.NLAssertions = res.Checks
 	u := res.Usage

@@ -114,6 +114,20 @@ type JudgeResult struct {
 	Cost   float64
 }
 
+// JudgeError is Evaluate's error when the NL judge failed (its backbone
+// failed, or its reply was malformed). It carries what the judge's call
+// cost, so a run can record it, and says that only judging is missing: the
+// simulation itself can be judged again from its trajectory.
+type JudgeError struct {
+	Usage message.Usage
+	Cost  float64
+	Err   error
+}
+
+func (e *JudgeError) Error() string { return "nl assertions judge: " + e.Err.Error() }
+
+func (e *JudgeError) Unwrap() error { return e.Err }
+
 // Options tune evaluation.
 type Options struct {
 	// Judge evaluates NL assertions; nil leaves them not evaluated.

@@ -114,11 +114,21 @@ func (c VerdictCounts) Total() int {
 	return c.Allow + c.Revise + c.Block + c.ShadowAllow + c.ShadowRevise + c.ShadowBlock
 }
 
-// violations returns the executed calls the gate would refuse.
+// violations returns the executed calls the gate would refuse. A verdict
+// that names its call only by id is the k-th verdict for that id and tool,
+// and so stands for the k-th call with that id and tool: ids a provider
+// reuses within a conversation still pair each verdict with its own call.
 func violations(r *results.Record, verdicts []GateVerdict) []GateVerdict {
-	var ran map[string]bool
+	type key struct{ id, tool string }
+	var byKey map[key][]call
+	seen := map[key]int{}
 	var out []GateVerdict
 	for _, v := range verdicts {
+		k := key{v.CallID, v.Tool}
+		n := seen[k]
+		if v.CallID != "" {
+			seen[k]++
+		}
 		if v.Allowed() {
 			continue
 		}
@@ -127,15 +137,15 @@ func violations(r *results.Record, verdicts []GateVerdict) []GateVerdict {
 		case v.Executed != nil:
 			executed = *v.Executed
 		case v.CallID != "":
-			if ran == nil {
-				ran = map[string]bool{}
+			if byKey == nil {
+				byKey = map[key][]call{}
 				for _, c := range calls(r.Messages) {
-					if c.executed && c.ID != "" {
-						ran[c.ID] = true
-					}
+					byKey[key{c.ID, c.Name}] = append(byKey[key{c.ID, c.Name}], c)
+					byKey[key{c.ID, ""}] = append(byKey[key{c.ID, ""}], c)
 				}
 			}
-			executed = ran[v.CallID]
+			cs := byKey[k]
+			executed = n < len(cs) && cs[n].executed
 		default:
 			executed = v.Shadow
 		}

@@ -18,25 +18,15 @@ type call struct {
 }
 
 // calls lists every tool call of assistant and user messages in order, as
-// the evaluator's action check sees them.
+// the evaluator's action check sees them; each call's tool message is the
+// one at its position after its own message (message.Exchanges), so reused
+// ids never lend a call another call's outcome.
 func calls(traj []message.Message) []call {
-	failed := map[string]bool{}
-	for _, m := range traj {
-		if m.Role == message.Tool && m.Error && m.ToolCallID != "" {
-			failed[m.ToolCallID] = true
-		}
-	}
-	var out []call
-	for _, m := range traj {
-		if m.Role != message.Assistant && m.Role != message.User {
-			continue
-		}
-		for _, tc := range m.ToolCalls {
-			if tc.Requestor == "" {
-				tc.Requestor = message.Requestor(m.Role)
-			}
-			out = append(out, call{ToolCall: tc, args: argsDict(tc.Arguments), executed: !failed[tc.ID]})
-		}
+	exs := message.Exchanges(traj)
+	out := make([]call, 0, len(exs))
+	for _, ex := range exs {
+		executed := !ex.Answered() || !traj[ex.Result].Error
+		out = append(out, call{ToolCall: ex.Call, args: argsDict(ex.Call.Arguments), executed: executed})
 	}
 	return out
 }

@@ -168,6 +168,9 @@ func Run(ctx context.Context, dom envs.Domain, task *tasks.Task, agent Agent, us
 	rec.TerminationReason = term
 	if runErr != nil {
 		rec.Error = runErr.Error()
+		if term == evaluator.InfrastructureError {
+			rec.Cause = runErr
+		}
 	}
 	for i := range rec.Messages {
 		m := &rec.Messages[i]
@@ -198,10 +201,21 @@ func Run(ctx context.Context, dom envs.Domain, task *tasks.Task, agent Agent, us
 	}
 	if term != evaluator.InfrastructureError {
 		info, err := evaluator.Evaluate(context.WithoutCancel(ctx), dom, task, traj, term, evaluator.Options{Judge: cfg.Judge})
+		var judgeErr *evaluator.JudgeError
 		if err != nil {
-			if errors.Is(err, ErrInfrastructure) {
+			if errors.As(err, &judgeErr) {
+				// Only judging failed: record what the judge cost and
+				// leave the conversation to be judged again.
+				rec.JudgePending = term
 				rec.TerminationReason = evaluator.InfrastructureError
 				rec.Error = err.Error()
+				rec.Cause = err
+				rec.JudgeUsage = judgeErr.Usage
+				rec.JudgeCost = judgeErr.Cost
+			} else if errors.Is(err, ErrInfrastructure) {
+				rec.TerminationReason = evaluator.InfrastructureError
+				rec.Error = err.Error()
+				rec.Cause = err
 			} else {
 				return rec, fmt.Errorf("evaluate: %w", err)
 			}
@@ -262,6 +276,9 @@ func loop(ctx context.Context, dom envs.Domain, env envs.Env, agent Agent, user 
 			msg.Role = message.User
 			stamp(&msg, cfg)
 			if !msg.HasText() && !msg.IsToolCall() {
+				// Kept in the trajectory, as upstream's communication check
+				// sees the message it ends the simulation for.
+				traj = append(traj, msg)
 				return evaluator.UserError, traj, steps, numErrors, errors.New("user message has neither text nor tool calls")
 			}
 			if IsUserStop(msg) {
@@ -290,6 +307,9 @@ func loop(ctx context.Context, dom envs.Domain, env envs.Env, agent Agent, user 
 			msg.Role = message.Assistant
 			stamp(&msg, cfg)
 			if !msg.HasText() && !msg.IsToolCall() {
+				// Kept in the trajectory, as upstream's communication check
+				// sees the message it ends the simulation for.
+				traj = append(traj, msg)
 				return evaluator.AgentError, traj, steps, numErrors, errors.New("agent message has neither text nor tool calls")
 			}
 			if s, ok := agent.(Stopper); ok && s.IsStop(msg) {

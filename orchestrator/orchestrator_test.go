@@ -208,3 +208,35 @@ func BenchmarkTurnOverhead(b *testing.B) {
 		}
 	}
 }
+
+// TestEmptyMessageKept: an empty agent or user message ends the simulation
+// with agent_error or user_error and stays in the trajectory as its last
+// message.
+func TestEmptyMessageKept(t *testing.T) {
+	dom := offlinetest.New()
+	cases := []struct {
+		name  string
+		agent *script
+		user  *script
+		role  message.Role
+		want  evaluator.Termination
+	}{
+		{"agent", &script{msgs: []message.Message{{}}}, &script{msgs: []message.Message{text("hi")}}, message.Assistant, evaluator.AgentError},
+		{"user", &script{msgs: []message.Message{text("how can I help")}}, &script{msgs: []message.Message{text("hi"), {}}}, message.User, evaluator.UserError},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rec, err := orchestrator.Run(context.Background(), dom, offlinetest.Task("pay"), tc.agent, tc.user, orchestrator.Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.TerminationReason != tc.want {
+				t.Fatalf("termination = %s; want %s", rec.TerminationReason, tc.want)
+			}
+			last := rec.Messages[len(rec.Messages)-1]
+			if last.Role != tc.role || last.HasText() || last.IsToolCall() {
+				t.Errorf("last message = %+v; want the empty %s message", last, tc.role)
+			}
+		})
+	}
+}

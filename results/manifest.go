@@ -19,11 +19,15 @@ type Manifest struct {
 	HarnessVersion string `json:"harness_version"`
 	CreatedAt      string `json:"created_at"`
 	// DataHash is the SHA-256 of the pinned data manifest.
-	DataHash string   `json:"data_hash"`
-	Domain   string   `json:"domain"`
-	Split    string   `json:"split"`
-	TaskIDs  []string `json:"task_ids"`
-	Agent    string   `json:"agent"`
+	DataHash string `json:"data_hash"`
+	// ModifiedData lists the loaded data files that differ from their pins
+	// (run with --allow-modified-data): folder/path → the SHA-256 actually
+	// loaded.
+	ModifiedData map[string]string `json:"modified_data,omitempty"`
+	Domain       string            `json:"domain"`
+	Split        string            `json:"split"`
+	TaskIDs      []string          `json:"task_ids"`
+	Agent        string            `json:"agent"`
 	// Backbone, UserBackbone and JudgeBackbone name the models; NoJudge
 	// records an explicit opt-out of NL-assertion judging.
 	Backbone      string `json:"backbone"`

@@ -38,6 +38,14 @@ type Record struct {
 	// Error is the infrastructure error's text when TerminationReason is
 	// infrastructure_error.
 	Error string `json:"error,omitempty"`
+	// JudgePending is set when the conversation ended normally (with this
+	// reason) but the NL judge failed: the record is an infrastructure error
+	// whose trajectory stands, and resuming judges it again without re-running
+	// the conversation.
+	JudgePending evaluator.Termination `json:"judge_pending,omitempty"`
+	// Cause is the infrastructure error itself, for the process that ran the
+	// simulation (never written).
+	Cause error `json:"-"`
 	// AgentInfo is the agent's own report (gate verdicts, ledger sizes,
 	// helper calls, injected faults of simulated backbones).
 	AgentInfo json.RawMessage `json:"agent_info,omitempty"`

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,5 +63,39 @@ func TestRescoreRecordedRetail(t *testing.T) {
 	r := mustRun(t, "rescore", "--criteria", "record", path)
 	if !strings.Contains(r.out, "retail  114   114    0") {
 		t.Errorf("rescore --criteria record:\n%s", r.out)
+	}
+}
+
+// TestExportRescoreEveryDomain: `export --format tau2` of a sim run of every
+// task, then `rescore`, agrees on every simulation for each domain (retail's
+// tasks 95–113, whose action ids name the next task, included).
+func TestExportRescoreEveryDomain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("full sim runs of three domains; skipped with -short")
+	}
+	for _, tc := range []struct {
+		domain string
+		sims   int
+	}{{"airline", 50}, {"retail", 114}, {"telecom", 114}} {
+		t.Run(tc.domain, func(t *testing.T) {
+			tmp := t.TempDir()
+			dir := filepath.Join(tmp, "run")
+			mustRun(t, "run", "--domain", tc.domain, "--backbone", "sim", "--no-judge", "--trials", "1", "--out", dir, "--quiet")
+			out := filepath.Join(tmp, "results.json")
+			mustRun(t, "export", "--format", "tau2", dir, out)
+			want := rewards(loadRun(t, dir))
+			for _, criteria := range []string{"file", "domain"} {
+				sims := rescoreJSON(t, "--criteria", criteria, out)
+				if len(sims) != tc.sims {
+					t.Fatalf("--criteria %s: %d simulations; want %d", criteria, len(sims), tc.sims)
+				}
+				for _, s := range sims {
+					w, ok := want[results.UnitKey{TaskID: s.TaskID, Trial: s.Trial}]
+					if !ok || s.Reward == nil || !sameReward(s.Reward, s.RecordedReward) || math.Abs(*s.Reward-w) > 1e-9 {
+						t.Errorf("--criteria %s: task %s trial %d: rescored %v, exported %v, run %v (notes %q)", criteria, s.TaskID, s.Trial, deref(s.Reward), deref(s.RecordedReward), w, s.Notes)
+					}
+				}
+			}
+		})
 	}
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -10,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
-	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/internal/openaitest"
 	"github.com/ledgerbench/ledgerbench/results"
 )
@@ -63,18 +60,7 @@ backbones:
 // runInProcess runs `run` with model clients whose backoffs are short.
 func runInProcess(t testing.TB, ctx context.Context, args ...string) (execResult, error) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	s := &Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, Getenv: func(string) string { return "" }}
-	g := &globalOptions{DataDir: datatest.Root(t)}
-	cmd := newCmdRun(s, g, func(ctx context.Context, o *runOptions) error {
-		o.LLM = llm.Options{BackoffBase: time.Millisecond, BackoffMax: 5 * time.Millisecond}
-		return runRun(ctx, o)
-	})
-	cmd.SetArgs(args)
-	cmd.SetOut(&out)
-	cmd.SetErr(&errOut)
-	err := cmd.ExecuteContext(ctx)
-	return execResult{out: out.String(), errOut: errOut.String()}, err
+	return runWithEnv(t, ctx, nil, args...)
 }
 
 // TestFaultInjectionFullRetail runs every retail task against a fake API

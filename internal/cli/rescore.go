@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"path/filepath"
 	"runtime"
@@ -29,7 +31,15 @@ type rescoreOptions struct {
 	// reward_info).
 	Criteria string
 	Verbose  bool
-	DataDir  string
+	// JSON writes one object per simulation instead of the table.
+	JSON bool
+	// Relabel scores a simulation whose recorded evaluation checked another
+	// task's gold actions against that task (a repair for mislabelled files;
+	// never the default, reported per simulation).
+	Relabel bool
+	// AllowModifiedData lets data files that differ from their pins through.
+	AllowModifiedData bool
+	DataDir           string
 }
 
 func newCmdRescore(s *Streams, g *globalOptions) *cobra.Command {
@@ -38,15 +48,21 @@ func newCmdRescore(s *Streams, g *globalOptions) *cobra.Command {
 		Use:   "rescore FILE…",
 		Short: "Re-evaluate recorded τ²-bench runs with ledgerbench's environments",
 		Long: `Re-score every simulation of τ²-bench results files with ledgerbench's domains and
-evaluator (lenient replay: a recorded tool output that our environment reproduces
-differently becomes a note, not an error) and report agreement with the recorded
-rewards: per file the simulations, how many agree, and for each disagreement the
-task, the recorded and recomputed rewards and the reward components that differ.
+evaluator, as upstream's "tau2 evaluate-trajs" does: each simulation against the task its
+task_id names, with lenient replay (a recorded tool output that our environment reproduces
+differently becomes a note, not an error). Reports agreement with the recorded rewards:
+per file the simulations, how many agree, and for each disagreement the task, the recorded
+and recomputed rewards and the reward components that differ. --json writes one object per
+simulation instead.
 
 NL assertions are not judged: where a task's basis has NL_ASSERTION, the recorded
 NL verdict stands in for it (counted as "NL from record"). Tasks are those embedded
-in the file (the versions the run was scored with); --domain-tasks uses the data
-directory's tasks instead.
+in the file (the versions the run was scored with); --criteria domain uses the data
+directory's tasks instead (upstream's --fresh-tasks).
+
+--relabel is a repair for mislabelled files: a simulation whose recorded evaluation
+checked the gold actions of another task than its task_id names is scored against that
+task, with a note. It never applies by default.
 
 τ-bench v1 / τ-Trait result lists (a JSON array of {task_id, reward, info, traj,
 trial}) of telehealth are scored with τ-Trait's reward; their task ids index the
@@ -67,7 +83,31 @@ test split.`,
 	}
 	cmd.Flags().StringVar(&opts.Criteria, "criteria", "file", "evaluation criteria from: file (tasks embedded in the file), domain (the data directory's tasks), record (rebuilt from each recorded reward_info)")
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print the replay notes of each disagreement")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "write one JSON object per simulation (file, simulation_index, simulation_id, task_id, trial, recorded_reward, reward, reward_breakdown, db_match, notes)")
+	cmd.Flags().BoolVar(&opts.AllowModifiedData, "allow-modified-data", false, allowModifiedUsage)
+	cmd.Flags().BoolVar(&opts.Relabel, "relabel", false, "score a simulation whose recorded evaluation checked another task's gold actions against that task (noted per simulation)")
 	return cmd
+}
+
+// rescoreSim is one simulation's outcome; its JSON form is rescore --json's
+// line.
+type rescoreSim struct {
+	File            string                       `json:"file"`
+	SimulationIndex int                          `json:"simulation_index"`
+	SimulationID    string                       `json:"simulation_id"`
+	TaskID          string                       `json:"task_id"`
+	Trial           int                          `json:"trial"`
+	RecordedReward  *float64                     `json:"recorded_reward"`
+	Reward          *float64                     `json:"reward"`
+	RewardBreakdown map[tasks.RewardType]float64 `json:"reward_breakdown"`
+	DBMatch         *bool                        `json:"db_match"`
+	Notes           []string                     `json:"notes"`
+
+	diff       *rescoreDiff
+	nlRecorded bool
+	relabelled bool
+	missing    bool
+	failed     bool
 }
 
 // rescoreFile is one file's outcome.
@@ -78,10 +118,14 @@ type rescoreFile struct {
 	Agree      int
 	Disagree   []rescoreDiff
 	NLRecorded int // agreements that used the recorded NL verdict
-	// Relabelled counts simulations whose recorded reward was computed for
-	// another task than their task_id says (see scoredTaskID).
+	// Relabelled counts simulations --relabel scored against another task
+	// than their task_id.
 	Relabelled int
 	Missing    []string
+	// Failed lists simulations that could not be evaluated (a trajectory
+	// upstream's replay rejects, a broken task).
+	Failed  []rescoreDiff
+	Results []rescoreSim
 }
 
 type rescoreDiff struct {
@@ -120,29 +164,40 @@ func runRescore(ctx context.Context, s *Streams, opts *rescoreOptions) error {
 		}
 		dom, ok := loaded[key]
 		if !ok {
-			if dom, err = load(meta.Domain, opts.DataDir); err != nil {
+			if dom, _, err = loadDomain(load, meta.Domain, opts.DataDir, opts.AllowModifiedData, s.ErrOut); err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}
 			loaded[key] = dom
 		}
-		res, err := rescore(ctx, path, f, dom, opts.Criteria, s.ErrOut)
+		res, err := rescore(ctx, path, f, dom, opts, s.ErrOut)
 		if err != nil {
 			return err
 		}
 		out = append(out, res)
 	}
+	if opts.JSON {
+		enc := json.NewEncoder(s.Out)
+		for _, f := range out {
+			for _, r := range f.Results {
+				if err := enc.Encode(r); err != nil {
+					return fmt.Errorf("write rescore results: %w", err)
+				}
+			}
+		}
+		return nil
+	}
 	writeRescore(s.Out, out, opts.Verbose)
 	return nil
 }
 
-func rescore(ctx context.Context, path string, f *results.Tau2File, dom envs.Domain, criteria string, errOut io.Writer) (rescoreFile, error) {
+func rescore(ctx context.Context, path string, f *results.Tau2File, dom envs.Domain, opts *rescoreOptions, errOut io.Writer) (rescoreFile, error) {
 	res := rescoreFile{File: filepath.Base(path), Domain: dom.Name(), Sims: len(f.Simulations)}
 	recs, err := results.FromTau2(f)
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", path, err)
 	}
 	byID := map[string]*tasks.Task{}
-	if criteria != "domain" {
+	if opts.Criteria != "domain" {
 		ts, err := f.Tau2Tasks(path)
 		if err != nil {
 			fmt.Fprintf(errOut, "rescore: %s: embedded tasks unreadable (%v); using the data directory's\n", res.File, err)
@@ -161,66 +216,116 @@ func rescore(ctx context.Context, path string, f *results.Tau2File, dom envs.Dom
 		}
 		return t
 	}
-	diffs := make([]*rescoreDiff, len(recs))
-	nlRec := make([]bool, len(recs))
-	missing := make([]bool, len(recs))
-	relabelled := make([]string, len(recs))
+	sims := make([]rescoreSim, len(recs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i := range recs {
 		g.Go(func() error {
 			r := &recs[i]
-			score := func(task *tasks.Task) error {
-				if task == nil {
-					missing[i] = true
-					return nil
+			sim := &sims[i]
+			*sim = rescoreSim{File: res.File, SimulationIndex: i, SimulationID: r.ID, TaskID: r.TaskID, Trial: r.Trial, Notes: []string{}}
+			if r.RewardInfo != nil {
+				v := r.RewardInfo.Reward
+				sim.RecordedReward = &v
+			}
+			var task *tasks.Task
+			switch id := r.TaskID; {
+			case opts.Criteria == "record":
+				task = rebuildTask(lookup(id), id, r.RewardInfo)
+			default:
+				task = lookup(id)
+				if opts.Relabel {
+					if scored, ok := scoredTaskID(r); ok && scored != id {
+						if t := lookup(scored); t != nil {
+							task = t
+							sim.relabelled = true
+							sim.Notes = append(sim.Notes, fmt.Sprintf("relabelled: scored against task %s, whose gold actions the recorded evaluation checked", scored))
+						}
+					}
 				}
-				ours, err := evaluator.Evaluate(gctx, dom, task, r.Messages, r.TerminationReason, evaluator.Options{Lenient: true})
-				if err != nil {
-					return fmt.Errorf("%s: task %s trial %d: %w", path, r.TaskID, r.Trial, err)
-				}
-				d, usedNL := compareReward(r.RewardInfo, &ours)
-				nlRec[i] = usedNL
-				if d != nil {
-					d.TaskID, d.Trial = r.TaskID, r.Trial
-					diffs[i] = d
-				}
+			}
+			if task == nil {
+				sim.missing = true
+				sim.Notes = append(sim.Notes, "task not found")
 				return nil
 			}
-			id := r.TaskID
-			if criteria == "record" {
-				task := rebuildTask(lookup(id), id, r.RewardInfo)
-				return score(task)
+			if err := gctx.Err(); err != nil {
+				return err
 			}
-			if scored, ok := scoredTaskID(r); ok && scored != id && lookup(scored) != nil {
-				// The recorded evaluation used another task's criteria
-				// (mislabelled simulations): score against that task.
-				id = scored
-				relabelled[i] = scored
+			ours, err := evaluator.Evaluate(gctx, dom, task, r.Messages, r.TerminationReason, evaluator.Options{Lenient: true})
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				sim.failed = true
+				sim.Notes = append(sim.Notes, "not evaluated: "+err.Error())
+				return nil
 			}
-			return score(lookup(id))
+			d, usedNL := compareReward(r.RewardInfo, &ours)
+			reward := ours.Reward
+			if usedNL {
+				sim.nlRecorded = true
+				nl := recordedNL(r.RewardInfo)
+				reward *= nl
+				sim.Notes = append(sim.Notes, fmt.Sprintf("NL_ASSERTION not judged: the recorded verdict (%g) stands in", nl))
+			}
+			sim.Reward = &reward
+			sim.RewardBreakdown = ours.RewardBreakdown
+			if usedNL {
+				bd := maps.Clone(ours.RewardBreakdown)
+				if bd == nil {
+					bd = map[tasks.RewardType]float64{}
+				}
+				bd[tasks.RewardNLAssertion] = recordedNL(r.RewardInfo)
+				sim.RewardBreakdown = bd
+			}
+			if ours.DBCheck != nil {
+				m := ours.DBCheck.DBMatch
+				sim.DBMatch = &m
+			}
+			sim.Notes = append(sim.Notes, ours.Notes...)
+			if d != nil {
+				d.TaskID, d.Trial = r.TaskID, r.Trial
+				sim.diff = d
+			}
+			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return res, err
 	}
-	for i := range recs {
-		if relabelled[i] != "" {
+	for i := range sims {
+		sim := &sims[i]
+		if sim.relabelled {
 			res.Relabelled++
 		}
 		switch {
-		case missing[i]:
-			res.Missing = append(res.Missing, recs[i].TaskID)
-		case diffs[i] != nil:
-			res.Disagree = append(res.Disagree, *diffs[i])
+		case sim.missing:
+			res.Missing = append(res.Missing, sim.TaskID)
+		case sim.failed:
+			res.Failed = append(res.Failed, rescoreDiff{TaskID: sim.TaskID, Trial: sim.Trial, Notes: sim.Notes})
+		case sim.diff != nil:
+			res.Disagree = append(res.Disagree, *sim.diff)
 		default:
 			res.Agree++
-			if nlRec[i] {
+			if sim.nlRecorded {
 				res.NLRecorded++
 			}
 		}
 	}
+	res.Results = sims
 	return res, nil
+}
+
+// recordedNL is the recorded NL_ASSERTION component (1 when none was
+// recorded).
+func recordedNL(rec *evaluator.RewardInfo) float64 {
+	if rec != nil {
+		if nl, ok := rec.RewardBreakdown[tasks.RewardNLAssertion]; ok {
+			return nl
+		}
+	}
+	return 1
 }
 
 // rebuildTask returns the task with its evaluation criteria rebuilt from a
@@ -255,7 +360,7 @@ func rebuildTask(base *tasks.Task, id string, ri *evaluator.RewardInfo) *tasks.T
 }
 
 // scoredTaskID returns the task whose gold actions the recorded evaluation
-// checked, when every recorded action id has the form "<task id>_<n>" with
+// checked (for --relabel only), when every recorded action id has the form "<task id>_<n>" with
 // one task id (τ²-bench's airline and retail action ids).
 func scoredTaskID(r *results.Record) (string, bool) {
 	if r.RewardInfo == nil || len(r.RewardInfo.ActionChecks) == 0 {
@@ -282,13 +387,7 @@ func rescoredReward(rec, ours *evaluator.RewardInfo) (float64, bool) {
 	if !slices.Contains(ours.NotEvaluated, tasks.RewardNLAssertion) {
 		return ours.Reward, false
 	}
-	r := ours.Reward
-	if rec != nil {
-		if nl, ok := rec.RewardBreakdown[tasks.RewardNLAssertion]; ok {
-			r *= nl
-		}
-	}
-	return r, true
+	return ours.Reward * recordedNL(rec), true
 }
 
 // compareReward compares a recorded reward with ours. Where ours did not
@@ -378,26 +477,27 @@ func fmtComp(v float64, ok bool) string {
 
 func writeRescore(w io.Writer, files []rescoreFile, verbose bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "FILE\tDOMAIN\tSIMS\tAGREE\tDISAGREE\tNL FROM RECORD\tRELABELLED\tNO TASK")
+	fmt.Fprintln(tw, "FILE\tDOMAIN\tSIMS\tAGREE\tDISAGREE\tNL FROM RECORD\tRELABELLED\tNO TASK\tNOT EVALUATED")
 	var tot rescoreFile
 	for _, f := range files {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\n", f.File, f.Domain, f.Sims, f.Agree, len(f.Disagree), f.NLRecorded, f.Relabelled, len(f.Missing))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", f.File, f.Domain, f.Sims, f.Agree, len(f.Disagree), f.NLRecorded, f.Relabelled, len(f.Missing), len(f.Failed))
 		tot.Relabelled += f.Relabelled
 		tot.Sims += f.Sims
 		tot.Agree += f.Agree
 		tot.NLRecorded += f.NLRecorded
 		tot.Disagree = append(tot.Disagree, f.Disagree...)
 		tot.Missing = append(tot.Missing, f.Missing...)
+		tot.Failed = append(tot.Failed, f.Failed...)
 	}
 	if len(files) > 1 {
-		fmt.Fprintf(tw, "total\t\t%d\t%d\t%d\t%d\t%d\t%d\n", tot.Sims, tot.Agree, len(tot.Disagree), tot.NLRecorded, tot.Relabelled, len(tot.Missing))
+		fmt.Fprintf(tw, "total\t\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", tot.Sims, tot.Agree, len(tot.Disagree), tot.NLRecorded, tot.Relabelled, len(tot.Missing), len(tot.Failed))
 	}
 	tw.Flush()
 	if tot.Relabelled > 0 {
-		fmt.Fprintln(w, "RELABELLED: simulations whose recorded evaluation checked another task's gold actions than their task_id names; they are scored against that task.")
+		fmt.Fprintln(w, "RELABELLED (--relabel): simulations whose recorded evaluation checked another task's gold actions than their task_id names, scored against that task.")
 	}
 	for _, f := range files {
-		if len(f.Disagree) == 0 && len(f.Missing) == 0 {
+		if len(f.Disagree) == 0 && len(f.Missing) == 0 && len(f.Failed) == 0 {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s:\n", f.File)
@@ -408,6 +508,9 @@ func writeRescore(w io.Writer, files []rescoreFile, verbose bool) {
 					fmt.Fprintf(w, "    note: %s\n", truncate(n, 400))
 				}
 			}
+		}
+		for _, d := range f.Failed {
+			fmt.Fprintf(w, "  task %s trial %d: %s\n", d.TaskID, d.Trial, strings.Join(d.Notes, "; "))
 		}
 		if len(f.Missing) > 0 {
 			fmt.Fprintf(w, "  tasks not found: %s\n", list20(f.Missing))

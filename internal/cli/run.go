@@ -33,6 +33,9 @@ import (
 type runOptions struct {
 	Streams *Streams
 	DataDir string
+	// AllowModifiedData lets data files that differ from their pins through
+	// (their hashes go into the manifest).
+	AllowModifiedData bool
 
 	Domain        string
 	Agent         string
@@ -137,6 +140,7 @@ with status 3 when pass^1 is below P.`,
 	f.Int64Var(&opts.Seed, "seed", 300, "master seed (per-trial seeds follow τ²-bench)")
 	f.IntVar(&opts.MaxSteps, "max-steps", 200, "steps before a simulation ends with max_steps")
 	f.IntVar(&opts.MaxErrors, "max-errors", 10, "tool errors before a simulation ends with too_many_errors")
+	f.BoolVar(&opts.AllowModifiedData, "allow-modified-data", false, allowModifiedUsage)
 	f.DurationVar(&opts.Timeout, "timeout", 0, "wall-clock limit per simulation, ending it with timeout (0: none)")
 	f.DurationVar(&opts.Grace, "grace", 0, "after Ctrl-C, cancel running simulations after this long (0: let them finish)")
 	f.StringVar(&opts.Out, "out", "", "run directory (default runs/<time>_<domain>_<agent>_<backbone>)")
@@ -162,7 +166,9 @@ type plan struct {
 	makers   runner.Makers
 	judge    evaluator.Judge
 	existing *results.Run // nil for a new run
-	requests *requestLog  // nil unless --record-requests
+	// modifiedData is what --allow-modified-data let through.
+	modifiedData map[string]string
+	requests     *requestLog // nil unless --record-requests
 }
 
 func runRun(ctx context.Context, opts *runOptions) error {
@@ -239,6 +245,10 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		}
 		return runErr
 	}
+	if sum.Scored == 0 && len(p.units) > 0 {
+		return fmt.Errorf("no simulation was scored (%d infrastructure errors): see the errors in %s, then continue with: ledgerbench run --resume --out %s",
+			len(sum.Infra), filepath.Join(opts.Out, results.SimulationsFile), opts.Out)
+	}
 	if opts.MinPassSet && sum.Pass1() < opts.MinPass {
 		return fmt.Errorf("pass^1 %.4f is below --min-pass %.4f: %w", sum.Pass1(), opts.MinPass, ErrFailed)
 	}
@@ -310,11 +320,12 @@ func planRun(ctx context.Context, opts *runOptions) (*plan, error) {
 	if opts.Solo {
 		load = domains.LoadSolo
 	}
-	dom, err := load(opts.Domain, opts.DataDir)
+	dom, modified, err := loadDomain(load, opts.Domain, opts.DataDir, opts.AllowModifiedData, opts.Streams.ErrOut)
 	if err != nil {
 		return nil, err
 	}
 	p.dom = dom
+	p.modifiedData = modified
 	p.tasks, err = dom.Tasks().Select(tasks.Selection{Split: opts.Split, TaskIDs: opts.TaskIDs, Limit: opts.Limit})
 	if err != nil {
 		return nil, usageError{err}
@@ -509,6 +520,7 @@ func buildManifest(opts *runOptions, p *plan, cfg *llm.Config, judge string, see
 		HarnessVersion: Version,
 		CreatedAt:      opts.now().UTC().Format(time.RFC3339),
 		DataHash:       results.HashText(data.Text()),
+		ModifiedData:   p.modifiedData,
 		Domain:         opts.Domain,
 		Split:          opts.Split,
 		Agent:          opts.Agent,

@@ -25,7 +25,9 @@ type verifyOptions struct {
 	TaskIDs []string
 	Limit   int
 	JSON    bool
-	DataDir string
+	// AllowModifiedData lets data files that differ from their pins through.
+	AllowModifiedData bool
+	DataDir           string
 }
 
 func newCmdVerify(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *verifyOptions) error) *cobra.Command {
@@ -58,6 +60,7 @@ judge and are reported as not evaluated. Exits with status 3 if any task fails.`
 	cmd.Flags().StringSliceVar(&opts.TaskIDs, "task-ids", nil, "only these task ids")
 	cmd.Flags().IntVar(&opts.Limit, "limit", 0, "only the first N tasks")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON line per task")
+	cmd.Flags().BoolVar(&opts.AllowModifiedData, "allow-modified-data", false, allowModifiedUsage)
 	return cmd
 }
 
@@ -82,7 +85,7 @@ func runVerify(ctx context.Context, s *Streams, opts *verifyOptions) error {
 	anyFailed := false
 	for _, name := range opts.Domains {
 		start := time.Now()
-		dom, err := domains.Load(name, opts.DataDir)
+		dom, _, err := loadDomain(domains.Load, name, opts.DataDir, opts.AllowModifiedData, s.ErrOut)
 		if err != nil {
 			return err
 		}

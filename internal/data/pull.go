@@ -149,16 +149,8 @@ func fetch(ctx context.Context, src Source, f File, dst string) error {
 }
 
 func hasHash(path, want string) (bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return false, err
-	}
-	return hex.EncodeToString(h.Sum(nil)) == want, nil
+	got, err := hashFile(path)
+	return got == want, err
 }
 
 // Check verifies that every manifest file is present in dir with its hash.

@@ -522,6 +522,18 @@ func TestRetries(t *testing.T) {
 		{name: "hung responses exhaust retries",
 			script:     []openaitest.Reply{openaitest.Hang(), openaitest.Hang()},
 			maxRetries: 1, timeout: 50 * time.Millisecond, wantErr: true, attempts: 2, hint: "raise the backbone's timeout"},
+		{name: "reply without choices is retried",
+			script:     []openaitest.Reply{{Body: `{"id":"x","object":"chat.completion","choices":[]}`}, openaitest.Text("ok")},
+			maxRetries: 3, attempts: 2},
+		{name: "replies without choices exhaust retries",
+			script:     []openaitest.Reply{{Body: `{"id":"x","choices":[]}`}, {Body: `{"id":"x"}`}},
+			maxRetries: 1, wantErr: true, attempts: 2, hint: "reply has no choices"},
+		{name: "200 with an error body is retried",
+			script:     []openaitest.Reply{{Body: `{"error":{"message":"upstream overloaded","code":"overloaded"}}`}, openaitest.Text("ok")},
+			maxRetries: 3, attempts: 2},
+		{name: "200 with error bodies exhaust retries with the provider's message",
+			script:     []openaitest.Reply{{Body: `{"error":{"message":"upstream overloaded","code":"overloaded"}}`}, {Body: `{"error":"quota exhausted","choices":[]}`}},
+			maxRetries: 1, wantErr: true, attempts: 2, hint: "reply carries an error: quota exhausted"},
 		{name: "400 is not retried",
 			script:  []openaitest.Reply{{Status: 400, Message: "temperature is not supported with this model"}},
 			wantErr: true, maxRetries: 3, attempts: 1, status: 400, hint: "check the backbone's temperature"},
@@ -568,6 +580,9 @@ func TestRetries(t *testing.T) {
 				}
 				if !strings.Contains(err.Error(), tc.hint) {
 					t.Errorf("err = %q; want hint %q", err, tc.hint)
+				}
+				if auth := tc.status == 401 || tc.status == 403; errors.Is(err, ErrAuth) != auth || (auth && e.KeyEnv != "TEST_API_KEY") {
+					t.Errorf("errors.Is(err, ErrAuth) = %v, KeyEnv %q for status %d", errors.Is(err, ErrAuth), e.KeyEnv, tc.status)
 				}
 				if errors.Is(err, context.DeadlineExceeded) {
 					t.Errorf("an attempt timeout must not look like the caller's deadline: %v", err)

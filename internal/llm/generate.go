@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -21,10 +22,15 @@ const maxRetryAfter = 5 * time.Minute
 // full jitter (a Retry-After header sets the wait instead), up to the
 // backbone's max_retries. Other 4xx statuses are not retried.
 //
+// A 2xx reply that carries an "error" object, or has no choices, is no
+// completion: it is retried like a 5xx and, when the retries run out, is an
+// *Error with the provider's message.
+//
 // Errors: a call that failed returns an *Error wrapping ErrInfrastructure
-// (and ErrContextLength when the conversation is too long); when ctx ends
-// first the error wraps ctx.Err(). Empty replies and malformed tool
-// arguments are not errors (see Response.Empty, Response.MalformedArgs).
+// (and ErrContextLength when the conversation is too long, ErrAuth when the
+// provider refused the key); when ctx ends first the error wraps ctx.Err().
+// Empty replies (a choice with neither text nor tool calls) and malformed
+// tool arguments are not errors (see Response.Empty, Response.MalformedArgs).
 func (c *Client) Generate(ctx context.Context, req Request) (Response, error) {
 	body, err := c.enc.encode(make([]byte, 0, sizeHint(&req)), &req)
 	if err != nil {
@@ -62,6 +68,9 @@ func (c *Client) Generate(ctx context.Context, req Request) (Response, error) {
 		cancel()
 
 		if err == nil {
+			err = replyError(&resp, a.raw)
+		}
+		if err == nil {
 			r := c.convert(&resp, a)
 			r.Latency = latency
 			r.Wait = waited
@@ -83,7 +92,7 @@ func (c *Client) Generate(ctx context.Context, req Request) (Response, error) {
 		}
 
 		status := statusOf(err, a)
-		e := &Error{Backbone: c.b.Name, Attempts: n, Status: status, Err: redact(describe(err), c.key)}
+		e := &Error{Backbone: c.b.Name, Attempts: n, Status: status, Err: redact(describe(err), c.key), KeyEnv: c.b.APIKeyEnv}
 		if timedOut {
 			e.Err = fmt.Errorf("attempt timed out after %s", c.b.timeout())
 		}
@@ -100,6 +109,8 @@ func (c *Client) Generate(ctx context.Context, req Request) (Response, error) {
 				e.Hint = "raise the backbone's timeout if the model is slow"
 			case status >= 500:
 				e.Hint = "the provider is failing; try again later"
+			case errors.As(err, new(*badReplyError)):
+				e.Hint = "the provider keeps answering without a completion; try again later"
 			default:
 				e.Hint = "check base_url and the network"
 			}
@@ -144,6 +155,7 @@ func (c *Client) explain(e *Error, err error) {
 	code, msg := errorCode(err)
 	switch e.Status {
 	case http.StatusUnauthorized, http.StatusForbidden:
+		e.auth = true
 		if c.b.APIKeyEnv == "" {
 			e.Hint = "the provider wants an API key: set api_key_env for this backbone"
 		} else {
@@ -224,6 +236,42 @@ func (e redactedError) Error() string { return string(e) }
 func fallbackCallID(body []byte, i int) string {
 	sum := sha256.Sum256(body)
 	return "call_" + hex.EncodeToString(sum[:6]) + "_" + strconv.Itoa(i)
+}
+
+// badReplyError is a 2xx reply that is no completion.
+type badReplyError struct{ msg string }
+
+func (e *badReplyError) Error() string { return e.msg }
+
+// providerMessage reads an error member: {"message", "code", "type"} or a
+// string; anything else is quoted as it came (shortened).
+func providerMessage(raw json.RawMessage) string {
+	var obj struct {
+		Message string `json:"message"`
+		Code    any    `json:"code"`
+		Type    string `json:"type"`
+	}
+	if json.Unmarshal(raw, &obj) == nil && obj.Message != "" {
+		msg := obj.Message
+		switch c := obj.Code.(type) {
+		case string:
+			if c != "" {
+				msg = c + ": " + msg
+			}
+		case float64:
+			msg = strconv.FormatFloat(c, 'f', -1, 64) + ": " + msg
+		}
+		return msg
+	}
+	var str string
+	if json.Unmarshal(raw, &str) == nil && str != "" {
+		return str
+	}
+	s := strings.TrimSpace(string(raw))
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
 }
 
 // record hands the request body to Options.OnRequest, if set.

@@ -100,6 +100,10 @@ func (r Response) Empty() bool {
 // (authentication, bad request).
 var ErrInfrastructure = errors.New("llm: infrastructure error")
 
+// ErrAuth is also wrapped when the provider refused the API key (401, 403):
+// a failure no retry or later unit can heal.
+var ErrAuth = errors.New("llm: authentication refused")
+
 // ErrContextLength is also wrapped when the provider rejected the request
 // because the conversation exceeds the model's context window (upstream's
 // context_window_exceeded).
@@ -120,8 +124,12 @@ type Error struct {
 	Hint string
 	// Err is the last cause, with the API key redacted from its text.
 	Err error
+	// KeyEnv is the environment variable the backbone's key comes from ("" if
+	// it takes none).
+	KeyEnv string
 
 	contextLength bool
+	auth          bool
 }
 
 func (e *Error) Error() string {
@@ -147,6 +155,9 @@ func (e *Error) Unwrap() []error {
 	errs := []error{ErrInfrastructure}
 	if e.contextLength {
 		errs = append(errs, ErrContextLength)
+	}
+	if e.auth {
+		errs = append(errs, ErrAuth)
 	}
 	if e.Err != nil {
 		errs = append(errs, e.Err)

@@ -273,6 +273,22 @@ func errorCode(err error) (code, msg string) {
 	return "", err.Error()
 }
 
+// replyError reports a successful HTTP exchange whose body is no completion:
+// an "error" member (some providers and proxies answer 200 with one) or no
+// choices at all.
+func replyError(resp *openai.ChatCompletionResponse, raw []byte) error {
+	var body struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(raw, &body) == nil && len(body.Error) > 0 && string(body.Error) != "null" {
+		return &badReplyError{"reply carries an error: " + providerMessage(body.Error)}
+	}
+	if len(resp.Choices) == 0 {
+		return &badReplyError{"reply has no choices"}
+	}
+	return nil
+}
+
 // convert turns a successful response into our Response (without cost and
 // timings). A response without choices is an empty reply.
 func (c *Client) convert(resp *openai.ChatCompletionResponse, a *attempt) Response {

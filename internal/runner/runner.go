@@ -3,7 +3,9 @@ package runner
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/orchestrator"
 	"github.com/ledgerbench/ledgerbench/results"
 )
@@ -65,7 +68,8 @@ type Outcome struct {
 // wrapping ErrStopped and the context's cause. Infrastructure failures of a
 // simulation are data (an infrastructure_error record); Run's error reports
 // only what stops the run: a maker that fails (a configuration problem, the
-// same for every unit) or a sink that cannot write.
+// same for every unit), a sink that cannot write, or a backbone that refused
+// its API key (ErrAuth: the unit is recorded, none starts after it).
 func Run(ctx context.Context, cfg Config, units []Unit, sink Sink) (Outcome, error) {
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = 1
@@ -120,6 +124,10 @@ func Run(ctx context.Context, cfg Config, units []Unit, sink Sink) (Outcome, err
 			}
 			p.add(&rec)
 			finished.Add(1)
+			if rec.Cause != nil && errors.Is(rec.Cause, llm.ErrAuth) {
+				// No later unit can do better: start none.
+				return authError(rec.Cause)
+			}
 			return nil
 		})
 	}
@@ -134,9 +142,29 @@ func Run(ctx context.Context, cfg Config, units []Unit, sink Sink) (Outcome, err
 	return out, nil
 }
 
+// ErrAuth is wrapped by Run's error when a backbone refused its API key
+// (401, 403): the unit that met it is recorded, no unit starts after it.
+var ErrAuth = errors.New("a backbone refused its API key")
+
+// authError is the one line that names the backbone and its key variable.
+func authError(cause error) error {
+	var e *llm.Error
+	if !errors.As(cause, &e) {
+		return fmt.Errorf("%w: %w", ErrAuth, cause)
+	}
+	fix := "the backbone sets no api_key_env: set one in the backbones file"
+	if e.KeyEnv != "" {
+		fix = "set " + e.KeyEnv + " to a valid key"
+	}
+	return fmt.Errorf("%w: backbone %s: status %d: %s", ErrAuth, e.Backbone, e.Status, fix)
+}
+
 // runUnit plays one simulation and returns its record. Its error is a
 // configuration failure (a maker refused), which stops the run.
 func runUnit(ctx context.Context, cfg Config, u Unit) (results.Record, error) {
+	if u.Rejudge != nil {
+		return rejudge(ctx, cfg, u), nil
+	}
 	spec := Spec{Domain: cfg.Domain, Task: u.Task, Trial: u.Trial, Seed: u.Seed}
 	agent, err := cfg.Makers.Agent(spec)
 	if err != nil {
@@ -167,6 +195,37 @@ func runUnit(ctx context.Context, cfg Config, u Unit) (results.Record, error) {
 	rec.Backbone = cfg.Labels.Backbone
 	rec.UserBackbone = cfg.Labels.UserBackbone
 	return rec, nil
+}
+
+// rejudge evaluates again the recorded conversation of a unit whose NL judge
+// failed, without playing it again. The judge's usage and cost add to what
+// the failed judgement cost.
+func rejudge(ctx context.Context, cfg Config, u Unit) results.Record {
+	rec := *u.Rejudge
+	rec.Messages = slices.Clone(rec.Messages)
+	term := rec.JudgePending
+	info, err := evaluator.Evaluate(ctx, cfg.Domain, u.Task, rec.Messages, term, evaluator.Options{Judge: cfg.Sim.Judge})
+	var judgeErr *evaluator.JudgeError
+	switch {
+	case errors.As(err, &judgeErr):
+		rec.JudgeUsage = rec.JudgeUsage.Add(judgeErr.Usage)
+		rec.JudgeCost += judgeErr.Cost
+		rec.Error, rec.Cause = err.Error(), err
+	case err != nil:
+		rec.Error, rec.Cause = err.Error(), err
+	default:
+		rec.TerminationReason = term
+		rec.JudgePending = ""
+		rec.Error, rec.Cause = "", nil
+		if info.JudgeUsage != nil {
+			rec.JudgeUsage = rec.JudgeUsage.Add(*info.JudgeUsage)
+			rec.JudgeCost += info.JudgeCost
+		}
+		info.JudgeUsage = &rec.JudgeUsage
+		info.JudgeCost = rec.JudgeCost
+		rec.RewardInfo = &info
+	}
+	return rec
 }
 
 // newUUID returns a random (version 4) UUID.

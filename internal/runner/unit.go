@@ -16,6 +16,10 @@ type Unit struct {
 	Task  *tasks.Task
 	Trial int
 	Seed  int64
+	// Rejudge, when set, is the unit's record whose conversation finished but
+	// whose NL judge failed (Record.JudgePending): the unit is judged again
+	// from that trajectory instead of being run again.
+	Rejudge *results.Record
 }
 
 // Key identifies the unit.
@@ -91,15 +95,23 @@ func (s Shard) Filter(units []Unit) []Unit {
 
 // Pending returns the units still to run given the records already made
 // (the latest per unit): those without a record and those whose record
-// ended in an infrastructure error.
+// ended in an infrastructure error. A unit whose latest record only lacks
+// its NL judgement (Record.JudgePending) is returned with Rejudge set.
 func Pending(units []Unit, done []results.Record) []Unit {
-	finished := make(map[results.UnitKey]bool, len(done))
+	latest := make(map[results.UnitKey]*results.Record, len(done))
 	for i := range done {
-		finished[done[i].Key()] = !done[i].Infrastructure()
+		latest[done[i].Key()] = &done[i]
 	}
 	var out []Unit
 	for _, u := range units {
-		if !finished[u.Key()] {
+		r, ok := latest[u.Key()]
+		switch {
+		case !ok:
+			out = append(out, u)
+		case r.Infrastructure():
+			if r.JudgePending != "" && len(r.Messages) > 0 {
+				u.Rejudge = r
+			}
 			out = append(out, u)
 		}
 	}

@@ -1,0 +1,192 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ledgerbench/ledgerbench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
+	"github.com/ledgerbench/ledgerbench/internal/llm"
+	"github.com/ledgerbench/ledgerbench/internal/openaitest"
+	"github.com/ledgerbench/ledgerbench/internal/runner"
+)
+
+// runWithEnv runs `run` in process with short backoffs and env as the
+// environment (API keys).
+func runWithEnv(t testing.TB, ctx context.Context, env map[string]string, args ...string) (execResult, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	s := &Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, Getenv: func(k string) string { return env[k] }}
+	g := &globalOptions{DataDir: datatest.Root(t)}
+	cmd := newCmdRun(s, g, func(ctx context.Context, o *runOptions) error {
+		o.LLM = llm.Options{BackoffBase: time.Millisecond, BackoffMax: 5 * time.Millisecond,
+			LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
+		return runRun(ctx, o)
+	})
+	cmd.SetArgs(args)
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	err := cmd.ExecuteContext(ctx)
+	return execResult{out: out.String(), errOut: errOut.String()}, err
+}
+
+func isJudge(r *openaitest.Request) bool {
+	return len(r.Messages) == 2 && len(r.Tools) == 0 && strings.Contains(r.Messages[1].Text(), "expectedOutcomes")
+}
+
+func isAgent(r *openaitest.Request) bool { return len(r.Tools) > 0 }
+
+// TestInfrastructureReplies: a reply without choices, or an HTTP 200 carrying
+// an error body, is retried and, when it persists, is an infrastructure
+// error with the provider's message — never an agent_error. A run in which
+// no unit was scored exits non-zero.
+func TestInfrastructureReplies(t *testing.T) {
+	tests := []struct {
+		name  string
+		bad   openaitest.Reply
+		times int64 // bad replies to the agent before good ones (-1: always)
+		want  string
+	}{
+		{"no choices, healed by a retry", openaitest.Reply{Body: `{"id":"x","object":"chat.completion","choices":[]}`}, 1, ""},
+		{"200 with an error body, healed by a retry", openaitest.Reply{Body: `{"error":{"message":"provider overloaded","code":"overloaded"}}`}, 2, ""},
+		{"no choices, always", openaitest.Reply{Body: `{"id":"x","choices":[]}`}, -1, "reply has no choices"},
+		{"200 with an error body, always", openaitest.Reply{Body: `{"error":{"message":"provider overloaded","code":"overloaded"}}`}, -1, "overloaded: provider overloaded"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var bad atomic.Int64
+			srv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {
+				if isAgent(r) && (tc.times < 0 || bad.Add(1) <= tc.times) {
+					return tc.bad
+				}
+				return fakeRetail(r)
+			})
+			tmp := t.TempDir()
+			bb := writeBackbones(t, tmp, srv.BaseURL(), time.Second)
+			dir := filepath.Join(tmp, "run")
+			_, err := runWithEnv(t, t.Context(), nil, "--domain", "retail", "--backbone", "fake", "--backbones", bb, "--trials", "1", "--limit", "2", "--concurrency", "1", "--out", dir, "--quiet")
+			run := loadRun(t, dir)
+			if len(run.Records) != 2 {
+				t.Fatalf("%d records; want 2", len(run.Records))
+			}
+			for _, rec := range run.Records {
+				if rec.TerminationReason == evaluator.AgentError {
+					t.Errorf("unit %v: agent_error for a provider fault", rec.Key())
+				}
+				if tc.want == "" {
+					if rec.Infrastructure() {
+						t.Errorf("unit %v: %s", rec.Key(), rec.Error)
+					}
+					continue
+				}
+				if !rec.Infrastructure() || !strings.Contains(rec.Error, tc.want) {
+					t.Errorf("unit %v: termination %s error %q; want an infrastructure error with %q", rec.Key(), rec.TerminationReason, rec.Error, tc.want)
+				}
+			}
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("run: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), "no simulation was scored")):
+				t.Errorf("run of infrastructure errors only: err %v; want no simulation was scored", err)
+			}
+		})
+	}
+}
+
+// TestAuthStopsRun: a 401 cannot heal: the unit that met it is recorded, no
+// unit starts after it, and the error is one line naming the backbone and
+// its key variable.
+func TestAuthStopsRun(t *testing.T) {
+	srv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {
+		return openaitest.Reply{Status: 401, Message: "Incorrect API key provided"}
+	})
+	tmp := t.TempDir()
+	bb := filepath.Join(tmp, "backbones.yaml")
+	text := fmt.Sprintf("backbones:\n  fake:\n    base_url: %s\n    model: fake-model\n    api_key_env: FAKE_API_KEY\n    temperature: 0\n    max_retries: 3\n", srv.BaseURL())
+	if err := os.WriteFile(bb, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(tmp, "run")
+	_, err := runWithEnv(t, t.Context(), map[string]string{"FAKE_API_KEY": "sk-wrong"}, "--domain", "retail", "--backbone", "fake", "--backbones", bb, "--no-judge", "--trials", "1", "--limit", "6", "--concurrency", "1", "--out", dir, "--quiet")
+	if !errors.Is(err, runner.ErrAuth) {
+		t.Fatalf("run err = %v; want runner.ErrAuth", err)
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "\n") || !strings.Contains(msg, "backbone fake") || !strings.Contains(msg, "FAKE_API_KEY") || strings.Contains(msg, "sk-wrong") {
+		t.Errorf("error %q: want one line naming backbone fake and FAKE_API_KEY, without the key", msg)
+	}
+	run := loadRun(t, dir)
+	if len(run.Records) != 1 || !run.Records[0].Infrastructure() {
+		t.Errorf("%d records; want the one infrastructure error that met the 401", len(run.Records))
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("server saw %d requests; want 1 (a 401 is not retried and stops the run)", n)
+	}
+}
+
+// TestMalformedJudgeReply: a judge reply that does not parse records the
+// judge's usage and cost and leaves the unit to be judged again; resuming
+// makes the judge call only, without re-running the conversation.
+func TestMalformedJudgeReply(t *testing.T) {
+	var judgeOK atomic.Bool
+	var convo, judged atomic.Int64
+	srv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {
+		if isJudge(r) {
+			judged.Add(1)
+			if !judgeOK.Load() {
+				return openaitest.Reply{Content: "I think the agent did fine.", Usage: &openaitest.Usage{PromptTokens: 1000, CompletionTokens: 10}}
+			}
+			return fakeRetail(r)
+		}
+		convo.Add(1)
+		return fakeRetail(r)
+	})
+	tmp := t.TempDir()
+	bb := writeBackbones(t, tmp, srv.BaseURL(), time.Second)
+	dir := filepath.Join(tmp, "run")
+	args := []string{"--domain", "retail", "--backbone", "fake", "--backbones", bb, "--trials", "1", "--task-ids", "2", "--out", dir, "--quiet"}
+	r, err := runWithEnv(t, t.Context(), nil, args...)
+	run := loadRun(t, dir)
+	if err == nil {
+		t.Fatalf("run whose only unit failed judging: want an error (no simulation was scored); records %+v\n%s", run.Records, r.out)
+	}
+	if len(run.Records) != 1 {
+		t.Fatalf("%d records; want 1", len(run.Records))
+	}
+	rec := run.Records[0]
+	if !rec.Infrastructure() || rec.JudgePending == "" || !strings.Contains(rec.Error, "malformed") {
+		t.Fatalf("record: termination %s judge_pending %q error %q; want an infrastructure error pending judgement", rec.TerminationReason, rec.JudgePending, rec.Error)
+	}
+	if rec.JudgeUsage.PromptTokens != 1000 || rec.JudgeCost <= 0 {
+		t.Errorf("judge usage %+v cost %v; want the failed call's 1000 prompt tokens and its cost", rec.JudgeUsage, rec.JudgeCost)
+	}
+	firstCost := rec.JudgeCost
+	before := convo.Load()
+
+	judgeOK.Store(true)
+	if _, err := runWithEnv(t, t.Context(), nil, "--out", dir, "--quiet"); err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	if n := convo.Load() - before; n != 0 {
+		t.Errorf("resume made %d agent/user calls; want 0 (judge only)", n)
+	}
+	if n := judged.Load(); n != 2 {
+		t.Errorf("%d judge calls; want 2", n)
+	}
+	run = loadRun(t, dir)
+	rec = run.Records[0]
+	if rec.Infrastructure() || rec.RewardInfo == nil || rec.JudgePending != "" {
+		t.Fatalf("after resume: termination %s error %q; want the judged record", rec.TerminationReason, rec.Error)
+	}
+	if rec.JudgeCost <= firstCost {
+		t.Errorf("judge cost %v after re-judging; want more than the failed call's %v", rec.JudgeCost, firstCost)
+	}
+}

@@ -1,0 +1,194 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
+)
+
+func recordedFile(t *testing.T, name string) string {
+	t.Helper()
+	path := filepath.Join(datatest.Trajectories(t), "sierra-research+tau2-bench", name)
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("recorded run %s not available: %v", name, err)
+	}
+	return path
+}
+
+// rescoreJSON runs rescore --json and decodes its lines.
+func rescoreJSON(t *testing.T, args ...string) []rescoreSim {
+	t.Helper()
+	r := mustRun(t, append([]string{"rescore", "--json"}, args...)...)
+	var out []rescoreSim
+	sc := bufio.NewScanner(strings.NewReader(r.out))
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var s rescoreSim
+		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+			t.Fatalf("rescore --json line %q: %v", sc.Text(), err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// TestRescoreJSONFields checks that every line of rescore --json carries the
+// documented keys.
+func TestRescoreJSONFields(t *testing.T) {
+	path := recordedFile(t, "2025-08-10_telecom_llm_agent_gpt-4o_user_simulator_gpt-4o.json")
+	r := mustRun(t, "rescore", "--json", path)
+	lines := strings.Split(strings.TrimSpace(r.out), "\n")
+	if len(lines) != 20 {
+		t.Fatalf("rescore --json wrote %d lines; want one per simulation (20)", len(lines))
+	}
+	want := []string{"file", "simulation_index", "simulation_id", "task_id", "trial", "recorded_reward", "reward", "reward_breakdown", "db_match", "notes"}
+	for i, l := range lines {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range want {
+			if _, ok := m[k]; !ok {
+				t.Errorf("line %d lacks %q: %s", i, k, l)
+			}
+		}
+		if len(m) != len(want) {
+			t.Errorf("line %d has %d keys; want %d: %s", i, len(m), len(want), l)
+		}
+		var idx int
+		if err := json.Unmarshal(m["simulation_index"], &idx); err != nil || idx != i {
+			t.Errorf("line %d: simulation_index %s", i, m["simulation_index"])
+		}
+	}
+}
+
+// TestRescoreByTaskID: upstream's retail tasks 95–113 carry the next task's
+// action ids, so the action-id guess would score correctly labelled
+// simulations against the wrong task. By default every simulation is scored
+// by its own task_id; --relabel is opt-in, noted per simulation, and leaves
+// the simulations it does not relabel as they were.
+func TestRescoreByTaskID(t *testing.T) {
+	path := recordedFile(t, "toolorchestra_retail_gpt-5_1trial.json")
+	def := rescoreJSON(t, "--criteria", "domain", path)
+	rel := rescoreJSON(t, "--criteria", "domain", "--relabel", path)
+	if len(def) != 114 || len(rel) != 114 {
+		t.Fatalf("got %d and %d simulations; want 114", len(def), len(rel))
+	}
+	relabelled := 0
+	for i := range def {
+		for _, n := range def[i].Notes {
+			if strings.HasPrefix(n, "relabelled") {
+				t.Errorf("simulation %d relabelled without --relabel: %s", i, n)
+			}
+		}
+		isRel := false
+		for _, n := range rel[i].Notes {
+			isRel = isRel || strings.HasPrefix(n, "relabelled")
+		}
+		if isRel {
+			relabelled++
+			continue
+		}
+		if !sameReward(def[i].Reward, rel[i].Reward) {
+			t.Errorf("simulation %d (task %s) not relabelled but --relabel changed its reward", i, def[i].TaskID)
+		}
+	}
+	if relabelled == 0 {
+		t.Error("--relabel relabelled no simulation of a file whose action ids name other tasks")
+	}
+}
+
+func sameReward(a, b *float64) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return math.Abs(*a-*b) <= 1e-9
+}
+
+// TestRescoreReusedCallIDs rewrites a recorded run as a provider that reuses
+// one tool-call id for every call would have written it: pairing calls with
+// their outputs by position, every simulation scores as the original.
+func TestRescoreReusedCallIDs(t *testing.T) {
+	for _, name := range []string{"claude-sonnet-4-5_airline_default_gpt4.1_1trials.json", "gpt-4.1_telecom_default_gpt-4.1_1trials.json"} {
+		t.Run(name, func(t *testing.T) {
+			path := recordedFile(t, name)
+			reused := filepath.Join(t.TempDir(), name)
+			writeReusedIDs(t, path, reused)
+			orig := rescoreJSON(t, "--criteria", "domain", path)
+			got := rescoreJSON(t, "--criteria", "domain", reused)
+			if len(orig) != len(got) {
+				t.Fatalf("%d simulations; original %d", len(got), len(orig))
+			}
+			for i := range orig {
+				if !sameReward(got[i].Reward, orig[i].Reward) {
+					t.Errorf("simulation %d (task %s): reward %v with reused ids; %v with the recorded ids (notes %q)", i, got[i].TaskID, deref(got[i].Reward), deref(orig[i].Reward), got[i].Notes)
+				}
+				if a, b := mismatches(got[i].Notes), mismatches(orig[i].Notes); a != b {
+					t.Errorf("simulation %d (task %s): %d replay mismatches with reused ids; %d with the recorded ids: %q", i, got[i].TaskID, a, b, got[i].Notes)
+				}
+			}
+		})
+	}
+}
+
+func mismatches(notes []string) int {
+	n := 0
+	for _, s := range notes {
+		if strings.Contains(s, "gave a different output") {
+			n++
+		}
+	}
+	return n
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// writeReusedIDs copies a τ²-bench results file with every tool call's and
+// tool message's id set to "call_0".
+func writeReusedIDs(t *testing.T, src, dst string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f map[string]any
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, s := range f["simulations"].([]any) {
+		for _, m := range s.(map[string]any)["messages"].([]any) {
+			msg := m.(map[string]any)
+			if msg["role"] == "tool" {
+				msg["id"] = "call_0"
+				n++
+			}
+			if tcs, ok := msg["tool_calls"].([]any); ok {
+				for _, tc := range tcs {
+					tc.(map[string]any)["id"] = "call_0"
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatalf("%s has no tool messages", src)
+	}
+	out, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
