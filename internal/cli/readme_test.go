@@ -159,4 +159,3 @@ func TestREADMECommands(t *testing.T) {
 		t.Errorf("ran %d README commands", ran)
 	}
 }
-

@@ -128,7 +128,7 @@ with status 3 when pass^1 is below P.`,
 	f.StringVar(&opts.Domain, "domain", "", "domain: "+strings.Join(domains.Names(), ", "))
 	f.StringVar(&opts.Agent, "agent", "baseline", "agent implementation: "+strings.Join(agents.AgentNames(), ", "))
 	f.StringVar(&opts.Backbone, "backbone", "", "agent backbone (a name in the backbones file, or gold, sim, replay:FILE)")
-	f.StringVar(&opts.UserBackbone, "user-backbone", "", "user simulator backbone (default: the agent's)")
+	f.StringVar(&opts.UserBackbone, "user-backbone", "", "user simulator backbone (default: τ²-bench's, gpt-4.1-2025-04-14 at temperature 0, from the backbones file; the scripted user for gold, sim and replay)")
 	f.StringVar(&opts.JudgeBackbone, "judge-backbone", "", "NL-assertion judge backbone (default: judge: of the backbones file)")
 	f.BoolVar(&opts.NoJudge, "no-judge", false, "run tasks scored on NL assertions without a judge (reports say so)")
 	f.StringVar(&opts.BackbonesFile, "backbones", defaultBackbonesFile, "backbones file")
@@ -169,6 +169,7 @@ type plan struct {
 	// modifiedData is what --allow-modified-data let through.
 	modifiedData map[string]string
 	requests     *requestLog // nil unless --record-requests
+	defaults     []string    // upstream defaults applied (defaults.go)
 }
 
 func runRun(ctx context.Context, opts *runOptions) error {
@@ -336,6 +337,9 @@ func planRun(ctx context.Context, opts *runOptions) (*plan, error) {
 
 	cfg, err := loadBackbones(opts)
 	if err != nil {
+		return nil, err
+	}
+	if p.defaults, err = applyUpstreamDefaults(opts, cfg, p.existing); err != nil { // defaults.go
 		return nil, err
 	}
 	llmOpts := opts.LLM
@@ -542,6 +546,7 @@ func buildManifest(opts *runOptions, p *plan, cfg *llm.Config, judge string, see
 		TraitMode:      opts.TraitMode,
 		Solo:           opts.Solo,
 		Loop:           p.makers.LoopName,
+		Defaults:       p.defaults,
 	}
 	if cfg != nil {
 		if abs, err := filepath.Abs(opts.BackbonesFile); err == nil {
@@ -657,6 +662,9 @@ func printHeader(w io.Writer, opts *runOptions, p *plan, pending int) {
 	fmt.Fprintf(w, "  %d tasks × %d trials = %d simulations%s · seed %d · max steps %d · max errors %d · concurrency %d\n",
 		len(p.tasks), m.Trials, len(p.units), shard, m.Seed, m.MaxSteps, m.MaxErrors, opts.Concurrency)
 	fmt.Fprintf(w, "  out %s\n", opts.Out)
+	for _, d := range p.defaults {
+		fmt.Fprintf(w, "  default %s\n", d)
+	}
 	if p.existing != nil {
 		note := ""
 		if p.existing.Truncated {
