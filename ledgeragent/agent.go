@@ -54,6 +54,13 @@ type TurnStats struct {
 	Entries     int `json:"entries"`
 	RenderChars int `json:"render_chars"`
 	PromptChars int `json:"prompt_chars"`
+	// Ledger holds the rendered ledger lines ("path: value") that are new or
+	// changed since the previous generation, so a viewer can rebuild the
+	// ledger as it stood at every turn (entries are never removed).
+	Ledger []string `json:"ledger,omitempty"`
+	// Reply numbers the agent message this generation led to (0 for the
+	// first reply after the greeting); regenerations share their reply.
+	Reply int `json:"reply"`
 }
 
 // Report is what the agent adds to the simulation record.
@@ -96,6 +103,10 @@ type Agent struct {
 	// pending holds the calls sent out per id, oldest first: a result
 	// answers the oldest unanswered call with its id (providers reuse ids).
 	pending map[string][]pendingCall
+	// shown is the ledger render of the previous generation; replies counts
+	// the messages Next returned.
+	shown   string
+	replies int
 
 	mu  sync.Mutex
 	rep Report
@@ -127,16 +138,24 @@ func (a *Agent) Ledger() *ledger.Ledger { return a.led }
 // the message was generated: the message's own reads have not returned yet
 // (shadow audits, Shadow, judge recorded messages the same way).
 func (a *Agent) Next(ctx context.Context, incoming []message.Message) (message.Message, error) {
+	msg, err := a.next(ctx, incoming)
+	if err == nil {
+		a.replies++
+	}
+	return msg, err
+}
+
+func (a *Agent) next(ctx context.Context, incoming []message.Message) (message.Message, error) {
 	a.absorb(incoming)
 	a.base.Observe(incoming)
 	for round := 0; ; round++ {
 		req := a.base.Request()
-		stats := TurnStats{Entries: a.led.Len()}
-		if a.mode.Ledger {
-			if block := a.led.Render(); block != "" {
-				req = baseline.AppendToSystem(req, "\n"+block)
-				stats.RenderChars = len(block)
-			}
+		block := a.led.Render()
+		stats := TurnStats{Entries: a.led.Len(), Ledger: changedLines(a.shown, block), Reply: a.replies}
+		a.shown = block
+		if a.mode.Ledger && block != "" {
+			req = baseline.AppendToSystem(req, "\n"+block)
+			stats.RenderChars = len(block)
 		}
 		for _, m := range req.Messages {
 			stats.PromptChars += len(m.Content)
@@ -177,6 +196,25 @@ func (a *Agent) Next(ctx context.Context, incoming []message.Message) (message.M
 		a.rep.Regenerations++
 		a.mu.Unlock()
 	}
+}
+
+// changedLines returns the entry lines of the render now that the render
+// before lacks.
+func changedLines(before, now string) []string {
+	if before == now {
+		return nil
+	}
+	old := map[string]bool{}
+	for _, l := range strings.Split(before, "\n") {
+		old[l] = true
+	}
+	var out []string
+	for _, l := range strings.Split(strings.TrimPrefix(now, ledger.RenderHeader), "\n") {
+		if l != "" && l != "</ledger>" && !old[l] {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 func feedbackReasons(fb []message.Message) string {

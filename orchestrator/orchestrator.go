@@ -283,7 +283,8 @@ func loop(ctx context.Context, dom envs.Domain, env envs.Env, agent Agent, user 
 			}
 			if IsUserStop(msg) {
 				traj = append(traj, msg)
-				return evaluator.UserStop, traj, steps, numErrors, nil
+				steps++
+				return limited(evaluator.UserStop, steps, numErrors, cfg), traj, steps, numErrors, nil
 			}
 			for i := range msg.ToolCalls {
 				msg.ToolCalls[i].Requestor = message.ByUser
@@ -314,7 +315,8 @@ func loop(ctx context.Context, dom envs.Domain, env envs.Env, agent Agent, user 
 			}
 			if s, ok := agent.(Stopper); ok && s.IsStop(msg) {
 				traj = append(traj, msg)
-				return evaluator.AgentStop, traj, steps, numErrors, nil
+				steps++
+				return limited(evaluator.AgentStop, steps, numErrors, cfg), traj, steps, numErrors, nil
 			}
 			for i := range msg.ToolCalls {
 				msg.ToolCalls[i].Requestor = message.ByAssistant
@@ -352,14 +354,26 @@ func loop(ctx context.Context, dom envs.Domain, env envs.Env, agent Agent, user 
 		steps++
 		env.Sync()
 		if to != toEnv {
-			if steps >= cfg.MaxSteps {
-				return evaluator.MaxSteps, traj, steps, numErrors, nil
-			}
-			if numErrors >= cfg.MaxErrors {
-				return evaluator.TooManyErrors, traj, steps, numErrors, nil
+			if t := limited("", steps, numErrors, cfg); t != "" {
+				return t, traj, steps, numErrors, nil
 			}
 		}
 	}
+}
+
+// limited applies upstream's _check_termination after a step that does not
+// wait for the environment: reaching max_steps, then max_errors, replaces
+// the termination the step set (so a stop on the last allowed step is
+// max_steps, and too_many_errors wins over max_steps, as the later of
+// upstream's two assignments). term is returned when neither limit is hit.
+func limited(term evaluator.Termination, steps, numErrors int, cfg Config) evaluator.Termination {
+	if numErrors >= cfg.MaxErrors {
+		return evaluator.TooManyErrors
+	}
+	if steps >= cfg.MaxSteps {
+		return evaluator.MaxSteps
+	}
+	return term
 }
 
 func failure(ctx context.Context, cfg Config, role evaluator.Termination, err error, traj []message.Message, steps, numErrors int) (evaluator.Termination, []message.Message, int, int, error) {

@@ -240,3 +240,33 @@ func TestEmptyMessageKept(t *testing.T) {
 		})
 	}
 }
+
+// TestStopOnLastStep: upstream checks max_steps and max_errors after the
+// step that stopped, so a stop on the last allowed step ends as max_steps;
+// one step earlier it stays a stop.
+func TestStopOnLastStep(t *testing.T) {
+	dom := offlinetest.New()
+	cases := []struct {
+		name     string
+		maxSteps int
+		agent    []message.Message
+		user     []message.Message
+		want     evaluator.Termination
+	}{
+		{"user stop within the limit", 2, nil, []message.Message{text("###STOP###")}, evaluator.UserStop},
+		{"user stop on the last step", 1, nil, []message.Message{text("###STOP###")}, evaluator.MaxSteps},
+		{"user stop after an agent turn", 3, []message.Message{text("hello")}, []message.Message{text("hi"), text("###STOP###")}, evaluator.MaxSteps},
+		{"user stop before the limit", 4, []message.Message{text("hello")}, []message.Message{text("hi"), text("###STOP###")}, evaluator.UserStop},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rec, err := orchestrator.Run(context.Background(), dom, offlinetest.Task("pay"), &script{msgs: tc.agent}, &script{msgs: tc.user}, orchestrator.Config{MaxSteps: tc.maxSteps})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.TerminationReason != tc.want {
+				t.Errorf("termination = %s; want %s", rec.TerminationReason, tc.want)
+			}
+		})
+	}
+}

@@ -53,13 +53,7 @@ func soloLoop(ctx context.Context, env envs.Env, agent Agent, cfg Config) (evalu
 	var traj []message.Message
 	steps, numErrors := 0, 0
 	checked := func(term evaluator.Termination) evaluator.Termination {
-		if steps >= cfg.MaxSteps {
-			return evaluator.MaxSteps
-		}
-		if numErrors >= cfg.MaxErrors {
-			return evaluator.TooManyErrors
-		}
-		return term
+		return limited(term, steps, numErrors, cfg)
 	}
 	var incoming []message.Message
 	for first := true; ; first = false {

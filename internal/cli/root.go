@@ -116,6 +116,8 @@ retail and telecom domains and τ-Trait's telehealth domain, scores them with
 		newCmdRescore(s, g),
 		newCmdReport(s, g, nil),
 		newCmdExperiment(s, g, nil),
+		newCmdView(s, g),
+		newCmdSubmit(s, g),
 		newCmdVersion(),
 	)
 	contract(s, root)

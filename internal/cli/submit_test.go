@@ -1,0 +1,233 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
+	"github.com/ledgerbench/ledgerbench/internal/submit"
+	"github.com/ledgerbench/ledgerbench/results"
+)
+
+// simSubmissionRun runs an agent on the whole base split of a domain with
+// the sim backbones, 4 trials.
+func simSubmissionRun(t *testing.T, dir, domain, agent string, extra ...string) string {
+	t.Helper()
+	out := filepath.Join(dir, domain+"-"+agent)
+	mustRun(t, append([]string{"run", "--domain", domain, "--agent", agent, "--backbone", "sim", "--user-backbone", "sim",
+		"--no-judge", "--trials", "4", "--concurrency", "8", "--quiet", "--out", out}, extra...)...)
+	return out
+}
+
+func prepared(t *testing.T, out string) (string, *submit.Submission) {
+	t.Helper()
+	dirs, _ := filepath.Glob(filepath.Join(out, "*_*_2026-12-01"))
+	if len(dirs) != 1 {
+		t.Fatalf("submission directories under %s: %v", out, dirs)
+	}
+	s, err := submit.ReadSubmission(filepath.Join(dirs[0], submit.SubmissionFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dirs[0], s
+}
+
+func setPrompts(t *testing.T, run, prompts string) {
+	t.Helper()
+	m, err := results.ReadManifest(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Prompts = prompts
+	if err := results.WriteManifest(run, m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSubmitPrepareValidate(t *testing.T) {
+	dir := t.TempDir()
+	base := simSubmissionRun(t, dir, "airline", "baseline")
+	led := simSubmissionRun(t, dir, "airline", "ledger")
+
+	cases := []struct {
+		name     string
+		run      string
+		prompts  string
+		wantType string
+		modified bool
+	}{
+		{"baseline with upstream prompts", base, results.PromptsUpstream, "standard", false},
+		{"baseline with modified prompts", base, results.PromptsModified, "custom", true},
+		{"baseline, prompts not recorded", base, "", "custom", true},
+		{"ledger agent", led, results.PromptsModified, "custom", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			setPrompts(t, tc.run, tc.prompts)
+			out := filepath.Join(t.TempDir(), "sub")
+			mustRun(t, "submit", "prepare", tc.run, "--out", out, "--date", "2026-12-01", "--model-organization", "Test Org")
+			sdir, s := prepared(t, out)
+			if s.SubmissionType != tc.wantType || s.Methodology == nil || s.Methodology.Verification == nil ||
+				*s.Methodology.Verification.ModifiedPrompts != tc.modified || *s.Methodology.Verification.OmittedQuestions {
+				b, _ := s.Encode()
+				t.Errorf("submission %s; want type %s, modified_prompts %v, omitted_questions false", b, tc.wantType, tc.modified)
+			}
+			if s.ModelName != "sim" || s.Results.Airline == nil || s.Results.Airline.Pass4 == nil || s.Results.Retail != nil ||
+				filepath.Base(sdir) != "sim_test-org_2026-12-01" || s.TrajectoryFiles["airline"] == "" {
+				b, _ := s.Encode()
+				t.Errorf("submission %s in %s", b, sdir)
+			}
+			r := mustRun(t, "submit", "validate", sdir)
+			if !strings.Contains(r.out, "is valid") || strings.Contains(r.out, "FAIL") {
+				t.Errorf("validate:\n%s", r.out)
+			}
+		})
+	}
+
+	t.Run("fails", func(t *testing.T) {
+		few := filepath.Join(dir, "few")
+		mustRun(t, "run", "--domain", "airline", "--backbone", "sim", "--user-backbone", "sim", "--no-judge", "--trials", "2", "--limit", "5", "--quiet", "--out", few)
+		out := filepath.Join(t.TempDir(), "sub")
+		mustRun(t, "submit", "prepare", few, "--out", out, "--date", "2026-12-01")
+		sdir, s := prepared(t, out)
+		if !*s.Methodology.Verification.OmittedQuestions {
+			t.Error("omitted_questions not set for a 5-task run")
+		}
+		r := execCLI(t, t.Context(), "submit", "validate", sdir)
+		for _, want := range []string{"FAIL tasks", "Missing tasks", "FAIL at least 4 trials"} {
+			if !strings.Contains(r.out, want) && !strings.Contains(strings.ToLower(r.out), strings.ToLower(want)) {
+				t.Errorf("validate lacks %q:\n%s", want, r.out)
+			}
+		}
+		if r.code != ExitError {
+			t.Errorf("validate exit %d; want %d", r.code, ExitError)
+		}
+
+		// Edited metrics fail the metrics check.
+		setPrompts(t, base, results.PromptsUpstream)
+		out = filepath.Join(t.TempDir(), "sub")
+		mustRun(t, "submit", "prepare", base, "--out", out, "--date", "2026-12-01")
+		sdir, s = prepared(t, out)
+		v := *s.Results.Airline.Pass1 + 1
+		s.Results.Airline.Pass1 = &v
+		b, _ := s.Encode()
+		os.WriteFile(filepath.Join(sdir, submit.SubmissionFile), b, 0o644)
+		r = execCLI(t, t.Context(), "submit", "validate", sdir)
+		if !strings.Contains(r.out, "FAIL metrics match") || r.code != ExitError {
+			t.Errorf("validate of edited metrics: exit %d\n%s", r.code, r.out)
+		}
+	})
+	if r := execCLI(t, t.Context(), "submit", "prepare", base, led, "--out", t.TempDir()); r.code == ExitOK || !strings.Contains(r.errOut, "more than one run") {
+		t.Errorf("two airline runs: exit %d, %s", r.code, r.errOut)
+	}
+}
+
+// TestSubmitOracle compares a prepared submission with what τ²-bench's own
+// leaderboard code computes from the same trajectory files:
+//
+//	TAU2_SRC=/path/to/tau2-bench/src TAU2_DATA_DIR=/path/to/tau2-bench/data \
+//	LEDGERBENCH_SUBMIT_ORACLE="python3 ../submit/testdata/oracle/submit_oracle.py" \
+//	go test ./internal/cli -run SubmitOracle
+//
+// The oracle loads each file with upstream's Results model, runs
+// check_tasks and check_num_trials, validate_submission_traj_set and
+// get_metrics.
+func TestSubmitOracle(t *testing.T) {
+	cmdline := os.Getenv("LEDGERBENCH_SUBMIT_ORACLE")
+	if cmdline == "" {
+		t.Skip("LEDGERBENCH_SUBMIT_ORACLE not set")
+	}
+	dir := t.TempDir()
+	var runs []string
+	for _, d := range []string{"airline", "retail", "telecom"} {
+		runs = append(runs, simSubmissionRun(t, dir, d, "baseline"))
+	}
+	out := filepath.Join(dir, "sub")
+	mustRun(t, append([]string{"submit", "prepare", "--out", out, "--date", "2026-12-01"}, runs...)...)
+	sdir, s := prepared(t, out)
+	var files []string
+	for _, f := range s.TrajectoryFiles {
+		files = append(files, filepath.Join(sdir, submit.TrajectoriesDir, f))
+	}
+	fields := strings.Fields(cmdline)
+	cmd := exec.Command(fields[0], append(fields[1:], files...)...)
+	cmd.Env = append(os.Environ(), "TAU2_DATA_DIR="+orDefault(os.Getenv("TAU2_DATA_DIR"), filepath.Join(datatest.Root(t), "tau2-bench", "data")))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	b, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("oracle: %v\n%s", err, stderr.String())
+	}
+	var got struct {
+		Files []struct {
+			Path                  string
+			Format, Tasks, Trials [2]any
+		} `json:"files"`
+		Set     [2]any                         `json:"set"`
+		Results map[string]map[string]*float64 `json:"results"`
+		Model   string                         `json:"model"`
+		User    string                         `json:"user_simulator"`
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("oracle output: %v\n%s", err, b)
+	}
+	for _, f := range got.Files {
+		for name, c := range map[string][2]any{"format": f.Format, "tasks": f.Tasks, "trials": f.Trials} {
+			if c[0] != true {
+				t.Errorf("upstream %s check of %s: %v", name, f.Path, c[1])
+			}
+		}
+	}
+	if got.Set[0] != true {
+		t.Errorf("upstream trajectory-set check: %v", got.Set[1])
+	}
+	if got.Model != s.ModelName || s.Methodology == nil || got.User != *s.Methodology.UserSimulator {
+		t.Errorf("upstream model %q, user %q; submission %q, %v", got.Model, got.User, s.ModelName, s.Methodology)
+	}
+	exact, total := 0, 0
+	for _, d := range submit.Domains {
+		mine := *s.Results.Domain(d)
+		theirs, ok := got.Results[d]
+		if (mine == nil) != !ok {
+			t.Errorf("%s: ours %v, upstream %v", d, mine, theirs)
+			continue
+		}
+		if mine == nil {
+			continue
+		}
+		for k, key := range []string{"pass_1", "pass_2", "pass_3", "pass_4", "cost"} {
+			a := mine.Cost
+			if key != "cost" {
+				a = mine.PassK(k + 1)
+			}
+			w := theirs[key]
+			total++
+			switch {
+			case (a == nil) != (w == nil):
+				t.Errorf("%s %s: ours %v, upstream %v", d, key, a, w)
+			case a == nil:
+				exact++
+			case *a == *w:
+				exact++
+			case math.Abs(*a-*w) > 1e-9*math.Max(1, math.Abs(*w)):
+				t.Errorf("%s %s: ours %v, upstream %v", d, key, *a, *w)
+			default:
+				t.Logf("%s %s: ours %v, upstream %v (last-bit difference of the summation order)", d, key, *a, *w)
+			}
+		}
+	}
+	t.Logf("%d of %d values bit-identical to upstream's", exact, total)
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

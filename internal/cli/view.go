@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ledgerbench/ledgerbench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/report"
+	"github.com/ledgerbench/ledgerbench/internal/view"
+	"github.com/ledgerbench/ledgerbench/metrics"
+)
+
+type viewOptions struct {
+	Inputs    []string
+	Out       string
+	Open      bool
+	Labels    report.Labels
+	NoDomains bool
+	DataDir   string
+	DBDiffs   int
+}
+
+func newCmdView(s *Streams, g *globalOptions) *cobra.Command {
+	opts := &viewOptions{}
+	cmd := &cobra.Command{
+		Use:   "view RUN… [--out FILE.html] [--open]",
+		Short: "Write runs and recorded results as one self-contained HTML page",
+		Long: `Each RUN is a run directory, a τ²-bench results JSON or a τ-bench v1 / τ-Trait
+results list (as for report). The page needs no network (CSS and script inline) and
+works from file://:
+
+  index       run groups (domain × agent × backbone) with pass^k; every simulation
+              with task, trial, reward, termination, cost and error category;
+              filters: failed only, domain, agent, group, error category, "gate
+              stopped something", task id
+  compare     two groups side by side on their shared tasks (which tasks flipped)
+  simulation  the conversation with tool calls, arguments, outputs and errors; the
+              reward breakdown with each failed check; the task's instructions and
+              gold actions; LedgerAgent's gate verdicts inline with predicate and
+              reason and the ledger as it stood at that turn
+
+Simulations are embedded as JSON and parsed only when opened; the index pages 100
+rows at a time. Domains found in the data directory give tasks and gold actions.`,
+		Example: `  ledgerbench view runs/airline-baseline runs/airline-ledger --out airline.html --open
+  ledgerbench view gpt-4o-airline.json`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{fmt.Errorf("view needs at least one RUN (a run directory or a results file)")}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Inputs = args
+			if !opts.NoDomains {
+				dir, err := g.dataDir(s)
+				if err != nil {
+					return err
+				}
+				opts.DataDir = dir
+			}
+			return runView(cmd.Context(), s, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.Out, "out", "o", "view.html", "HTML file to write")
+	f.BoolVar(&opts.Open, "open", false, "open the page in the default browser")
+	f.StringVar(&opts.Labels.Domain, "domain", "", "label every record with this domain")
+	f.StringVar(&opts.Labels.Agent, "agent", "", "label every record with this agent")
+	f.StringVar(&opts.Labels.Backbone, "backbone", "", "label every record with this backbone")
+	f.StringVar(&opts.Labels.UserBackbone, "user-backbone", "", "label every record with this user backbone")
+	f.IntVar(&opts.DBDiffs, "db-diffs", 25, "list the differing database fields of up to N simulations whose DB check failed (replays them; -1 for all)")
+	f.BoolVar(&opts.NoDomains, "no-domains", false, "do not load domains from the data directory (use only what records carry)")
+	return cmd
+}
+
+func runView(ctx context.Context, s *Streams, opts *viewOptions) error {
+	var sources []*report.Source
+	for _, in := range opts.Inputs {
+		src, err := report.Load(in, opts.Labels)
+		if err != nil {
+			return err
+		}
+		sources = append(sources, src)
+	}
+	var cat metrics.Catalog
+	var doms []envs.Domain
+	if !opts.NoDomains {
+		cat, doms = loadCatalog(s, opts.DataDir, sources)
+		addShadowVerdicts(sources, doms)
+	}
+	start := time.Now()
+	f, err := os.Create(opts.Out)
+	if err != nil {
+		return fmt.Errorf("view: %w", err)
+	}
+	st, err := view.Write(ctx, f, sources, view.Options{Title: view.Title(opts.Inputs), Catalog: cat, Domains: doms, MaxDBDiffs: opts.DBDiffs})
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("view: %w", cerr)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(s.Out, "wrote %s: %d groups, %d simulations, %d tasks, %.1f MB in %s\n",
+		opts.Out, st.Groups, st.Simulations, st.Tasks, float64(st.Bytes)/1e6, time.Since(start).Round(time.Millisecond))
+	if opts.Open {
+		abs, _ := filepath.Abs(opts.Out)
+		if err := openBrowser(abs); err != nil {
+			fmt.Fprintf(s.ErrOut, "note: could not open a browser (%v); open file://%s\n", err, abs)
+		}
+	}
+	return nil
+}
+
+func openBrowser(path string) error {
+	var c *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		c = exec.Command("open", path)
+	case "windows":
+		c = exec.Command("rundll32", "url.dll,FileProtocolHandler", path)
+	default:
+		c = exec.Command("xdg-open", path)
+	}
+	if err := c.Start(); err != nil {
+		return err
+	}
+	go func() { _ = c.Wait() }()
+	return nil
+}
