@@ -134,7 +134,7 @@ func runExperiment(ctx context.Context, s *Streams, opts *experimentOptions) err
 		fmt.Fprintf(s.ErrOut, "budget: %s; rerun the same command to continue (with a higher cap)\n", res.Stopped)
 	}
 	if !opts.NoReport {
-		rep, files, err := experiment.WriteReport(cfg, res, doms.catalog())
+		rep, files, err := experiment.WriteReport(cfg, res, doms.catalog(), func(src []*report.Source) { addShadowVerdicts(src, doms.list()) })
 		if err != nil {
 			return errors.Join(runErr, err)
 		}
@@ -143,6 +143,9 @@ func runExperiment(ctx context.Context, s *Streams, opts *experimentOptions) err
 			return errors.Join(runErr, err)
 		}
 		fmt.Fprintf(s.ErrOut, "report: %d files in %s\n", len(files), cfg.Out+"/"+experiment.ReportDir)
+	}
+	if runErr == nil && res.Stopped != "" {
+		return budgetError{res.Stopped}
 	}
 	return runErr
 }
@@ -187,6 +190,15 @@ type domainCache struct {
 	dir    string
 	mu     sync.Mutex
 	loaded map[string]envs.Domain
+}
+
+// list is the domains loaded so far.
+func (d *domainCache) list() []envs.Domain {
+	var out []envs.Domain
+	for _, dom := range d.loaded {
+		out = append(out, dom)
+	}
+	return out
 }
 
 func (d *domainCache) get(name string) (envs.Domain, error) {

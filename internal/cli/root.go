@@ -35,11 +35,19 @@ const (
 	ExitError       = 1
 	ExitUsage       = 2
 	ExitFailed      = 3 // verification failed or a --min-pass threshold was not met
+	ExitBudget      = 4 // an experiment stopped on a budget cap (max_cost, max_simulations)
 	ExitInterrupted = 130
 )
 
 // ErrFailed marks a run that completed but did not meet its bar.
 var ErrFailed = errors.New("failed")
+
+// budgetError is an experiment stopped by a budget cap (which one: why).
+type budgetError struct{ why string }
+
+func (b budgetError) Error() string {
+	return "experiment stopped on its budget (" + b.why + "); rerun with a higher cap to continue"
+}
 
 type usageError struct{ err error }
 
@@ -80,6 +88,8 @@ func Execute(ctx context.Context, s *Streams, args []string) int {
 		return ExitUsage
 	case errors.Is(err, ErrFailed):
 		return ExitFailed
+	case errors.As(err, new(budgetError)):
+		return ExitBudget
 	}
 	return ExitError
 }

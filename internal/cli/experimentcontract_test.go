@@ -1,0 +1,40 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Items 2 and 5: an experiment stopped by a budget exits non-zero (4) and
+// says which cap stopped it, and its tables equal `report`'s on the same
+// runs, the gate table with the baseline's shadow verdicts included.
+func TestExperimentBudgetAndTables(t *testing.T) {
+	dir := t.TempDir()
+	path, _ := simConfig(t, dir, false)
+	r := execCLI(t, t.Context(), "experiment", "--quiet", "--max-simulations", "5", path)
+	if r.code != ExitBudget || !strings.Contains(r.errOut, "max_simulations") || strings.Contains(r.errOut, "interrupt") {
+		t.Errorf("budget stop: exit %d; want %d naming max_simulations (not an interrupt):\n%s", r.code, ExitBudget, r.errOut)
+	}
+	mustRun(t, "experiment", "--quiet", "--no-report", path)
+	mustRun(t, "experiment", "--quiet", path)
+	runs, err := filepath.Glob(filepath.Join(dir, "exp", "runs", "*", "manifest.json"))
+	if err != nil || len(runs) == 0 {
+		t.Fatalf("no cell runs: %v", err)
+	}
+	var dirs []string
+	for _, m := range runs {
+		dirs = append(dirs, filepath.Dir(m))
+	}
+	for _, id := range []string{"gate", "table2", "comparison"} {
+		want, err := os.ReadFile(filepath.Join(dir, "exp", "report", "tables", id+".csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := mustRun(t, append([]string{"report", "--format", "csv", "--table", id}, dirs...)...)
+		if got.out != string(want) {
+			t.Errorf("experiment's %s table differs from report's:\nexperiment:\n%s\nreport:\n%s", id, want, got.out)
+		}
+	}
+}
