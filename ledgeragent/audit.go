@@ -9,6 +9,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/parallel"
 	"github.com/ledgerbench/ledgerbench/ledger"
 	"github.com/ledgerbench/ledgerbench/message"
 	"github.com/ledgerbench/ledgerbench/tasks"
@@ -174,7 +175,10 @@ func (s *state) walk(ctx context.Context, task *tasks.Task, visit func(a tasks.A
 // AuditGold runs the gold audit over tasks.
 func AuditGold(ctx context.Context, dom envs.Domain, ts []tasks.Task) (GoldReport, error) {
 	rep := GoldReport{Report: "gold", Domain: dom.Name(), Tasks: len(ts)}
-	for i := range ts {
+	// Tasks are audited on every core, each into its own report, summed in
+	// task order.
+	parts, err := parallel.Map(ctx, len(ts), func(ctx context.Context, i int) (GoldReport, error) {
+		var rep GoldReport
 		task := &ts[i]
 		s, err := newState(ctx, dom, task)
 		if err != nil {
@@ -197,6 +201,16 @@ func AuditGold(ctx context.Context, dom envs.Domain, ts []tasks.Task) (GoldRepor
 				}
 			}
 		})
+		return rep, nil
+	})
+	if err != nil {
+		return rep, err
+	}
+	for _, p := range parts {
+		rep.RejectedByEnv += p.RejectedByEnv
+		rep.Writes += p.Writes
+		rep.FalsePositives += p.FalsePositives
+		rep.Cases = append(rep.Cases, p.Cases...)
 	}
 	return rep, nil
 }
@@ -204,29 +218,44 @@ func AuditGold(ctx context.Context, dom envs.Domain, ts []tasks.Task) (GoldRepor
 // AuditMutations turns every gold write into the domain's named violations
 // and reports the gate's recall per kind.
 func AuditMutations(ctx context.Context, dom envs.Domain, ts []tasks.Task) ([]MutationReport, error) {
-	byKind := map[string]*MutationReport{}
-	for i := range ts {
+	// Tasks are judged on every core; the outcomes are counted in task order.
+	type judged struct {
+		kind   string
+		caught bool
+	}
+	perTask, err := parallel.Map(ctx, len(ts), func(ctx context.Context, i int) ([]judged, error) {
 		task := &ts[i]
 		s, err := newState(ctx, dom, task)
 		if err != nil {
 			return nil, err
 		}
+		var out []judged
 		s.walk(ctx, task, func(a tasks.Action) func(bool) {
 			for _, m := range s.aud.Mutations(a.Name, a.Arguments, s.led) {
-				r := byKind[m.Kind]
-				if r == nil {
-					r = &MutationReport{Report: "mutations", Domain: dom.Name(), Kind: m.Kind}
-					byKind[m.Kind] = r
-				}
-				r.Total++
-				if s.gate.Judge(s.led, m.Tool, "", m.Args).Decision != ledger.Allow {
-					r.Caught++
-				} else {
-					r.Missed = append(r.Missed, task.ID)
-				}
+				out = append(out, judged{m.Kind, s.gate.Judge(s.led, m.Tool, "", m.Args).Decision != ledger.Allow})
 			}
 			return nil
 		})
+		return out, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	byKind := map[string]*MutationReport{}
+	for i, list := range perTask {
+		for _, j := range list {
+			r := byKind[j.kind]
+			if r == nil {
+				r = &MutationReport{Report: "mutations", Domain: dom.Name(), Kind: j.kind}
+				byKind[j.kind] = r
+			}
+			r.Total++
+			if j.caught {
+				r.Caught++
+			} else {
+				r.Missed = append(r.Missed, ts[i].ID)
+			}
+		}
 	}
 	kinds := make([]string, 0, len(byKind))
 	for k := range byKind {

@@ -34,8 +34,9 @@ func NewDomainCatalog(doms ...envs.Domain) *DomainCatalog {
 		byID := map[string]*tasks.Task{}
 		set := d.Tasks()
 		if set != nil {
-			for i := range set.Tasks {
-				byID[set.Tasks[i].ID] = &set.Tasks[i]
+			main, _ := set.All() // a set whose file has an invalid task indexes only its extra lists
+			for i := range main {
+				byID[main[i].ID] = &main[i]
 			}
 			for _, list := range set.Extra {
 				for i := range list {

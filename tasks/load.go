@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/ledgerbench/ledgerbench/internal/parallel"
+	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 )
 
 // UnmarshalJSON accepts a string or a structured instructions object.
@@ -74,31 +79,148 @@ func (e *Error) Unwrap() error { return e.Err }
 // types, missing ids and invalid reward types are errors naming the file, the
 // task and the field.
 func Parse(file string, data []byte) ([]Task, error) {
-	var raws []json.RawMessage
-	if err := json.Unmarshal(data, &raws); err != nil {
-		return nil, fmt.Errorf("%s: not a JSON array of tasks: %w", file, err)
+	f, err := index(file, data)
+	if err != nil {
+		return nil, err
 	}
-	out := make([]Task, 0, len(raws))
-	seen := make(map[string]bool, len(raws))
-	for idx, raw := range raws {
-		var t Task
-		if err := strictDecode(raw, &t); err != nil {
-			return nil, &Error{File: file, TaskID: taskLabel(idx, raw), Err: fieldError(err)}
-		}
-		id := strconv.Quote(t.ID)
-		if t.ID == "" {
-			return nil, &Error{File: file, TaskID: "#" + strconv.Itoa(idx), Err: errors.New(`field "id": missing or empty`)}
-		}
-		if err := t.validate(); err != nil {
-			return nil, &Error{File: file, TaskID: id, Err: err}
-		}
-		if seen[t.ID] {
-			return nil, &Error{File: file, TaskID: id, Err: errors.New("duplicate task id")}
-		}
-		seen[t.ID] = true
-		out = append(out, t)
+	return f.all()
+}
+
+// decodeTask strictly decodes and validates the task at position idx.
+func decodeTask(file string, idx int, raw []byte) (Task, error) {
+	var t Task
+	if err := strictDecode(raw, &t); err != nil {
+		return Task{}, &Error{File: file, TaskID: taskLabel(idx, raw), Err: fieldError(err)}
 	}
-	return out, nil
+	if t.ID == "" {
+		return Task{}, &Error{File: file, TaskID: "#" + strconv.Itoa(idx), Err: errors.New(`field "id": missing or empty`)}
+	}
+	if err := t.validate(); err != nil {
+		return Task{}, &Error{File: file, TaskID: strconv.Quote(t.ID), Err: err}
+	}
+	return t, nil
+}
+
+// file is a tasks file split into tasks that are decoded on first use:
+// a job decodes only the tasks it selects (telecom's tasks.json holds 2,285
+// tasks; its base split uses 114).
+type file struct {
+	name  string
+	ids   []string
+	raw   [][]byte
+	once  []sync.Once
+	tasks []Task
+	errs  []error
+
+	allOnce sync.Once // every task decoded
+	allErr  error
+}
+
+// errFoundID stops the scan of a task once its id is read.
+var errFoundID = errors.New("id found")
+
+// index splits a tasks file into tasks and reads each id (a task whose id
+// cannot be read is decoded in full, for the error). Duplicate ids are an
+// error here; anything else wrong with a task is reported when it is
+// decoded.
+func index(name string, data []byte) (*file, error) {
+	f := &file{name: name}
+	seen := map[string]bool{}
+	indexOne := func(idx int, raw []byte) error {
+		id, ok := peekID(raw)
+		if !ok {
+			t, err := decodeTask(name, idx, raw)
+			if err != nil {
+				return err
+			}
+			id = t.ID
+		}
+		if seen[id] {
+			return &Error{File: name, TaskID: strconv.Quote(id), Err: errors.New("duplicate task id")}
+		}
+		seen[id] = true
+		f.ids = append(f.ids, id)
+		f.raw = append(f.raw, raw)
+		return nil
+	}
+	elems, err := pyjson.Elements(data)
+	if err == nil {
+		for idx, raw := range elems {
+			if err = indexOne(idx, raw); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		var te *Error
+		if errors.As(err, &te) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: not a JSON array of tasks: %w", name, err)
+	}
+	f.once = make([]sync.Once, len(f.ids))
+	f.tasks = make([]Task, len(f.ids))
+	f.errs = make([]error, len(f.ids))
+	return f, nil
+}
+
+// peekID reads a task's "id" key without decoding the rest.
+func peekID(raw []byte) (string, bool) {
+	var id string
+	err := pyjson.Object(raw, func(k string, v []byte) error {
+		if k != "id" {
+			return nil
+		}
+		s, err := pyjson.DecodeString(v)
+		if err != nil {
+			return err
+		}
+		id = s
+		return errFoundID
+	})
+	return id, errors.Is(err, errFoundID) && id != ""
+}
+
+// task decodes task i once.
+func (f *file) task(i int) (Task, error) {
+	f.once[i].Do(func() {
+		t, err := decodeTask(f.name, i, f.raw[i])
+		if err == nil && t.ID != f.ids[i] {
+			err = &Error{File: f.name, TaskID: strconv.Quote(f.ids[i]), Err: fmt.Errorf("id read as %q", t.ID)}
+		}
+		f.tasks[i], f.errs[i] = t, err
+	})
+	return f.tasks[i], f.errs[i]
+}
+
+// decode decodes the tasks at positions pos on every core, in order.
+func (f *file) decode(pos []int) ([]Task, error) {
+	return parallel.Map(context.Background(), len(pos), func(_ context.Context, j int) (Task, error) {
+		return f.task(pos[j])
+	})
+}
+
+// all decodes every task, once; the first error in file order is returned.
+func (f *file) all() ([]Task, error) {
+	f.allOnce.Do(func() {
+		pos := make([]int, len(f.ids))
+		for i := range pos {
+			pos[i] = i
+		}
+		if _, err := f.decode(pos); err != nil {
+			f.allErr = err
+			for i := range f.errs {
+				if f.errs[i] != nil {
+					f.allErr = f.errs[i]
+					break
+				}
+			}
+		}
+	})
+	if f.allErr != nil {
+		return nil, f.allErr
+	}
+	return f.tasks, nil
 }
 
 // taskLabel names a task in an error: its id when it can be read, else its
@@ -199,9 +321,15 @@ func LoadSplits(path string) (Splits, error) {
 }
 
 // LoadTau2 loads a τ²-bench domain's tasks.json and split_tasks.json from
-// dir. The default split is "base", as upstream's CLI.
+// dir. The default split is "base", as upstream's CLI. Tasks are decoded
+// (and validated) as they are selected; All decodes every one.
 func LoadTau2(dir, domain string) (*Set, error) {
-	ts, err := LoadFile(filepath.Join(dir, "tasks.json"))
+	path := filepath.Join(dir, "tasks.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read tasks: %w", err)
+	}
+	f, err := index(path, data)
 	if err != nil {
 		return nil, err
 	}
@@ -209,5 +337,5 @@ func LoadTau2(dir, domain string) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Set{Domain: domain, Tasks: ts, Splits: splits, DefaultSplit: "base"}, nil
+	return &Set{Domain: domain, Splits: splits, DefaultSplit: "base", file: f}, nil
 }

@@ -15,13 +15,42 @@ type Selection struct {
 
 // Set is a domain's tasks with their splits.
 type Set struct {
-	Domain       string
+	Domain string
+	// Tasks is the main task list of a set built in memory. A set read by
+	// LoadTau2 leaves it nil and decodes tasks as they are selected: read the
+	// main list with All.
 	Tasks        []Task
 	Splits       Splits
 	DefaultSplit string
 	// Sets of tasks that are not splits of the main file (e.g. telecom "full",
 	// "small") are exposed as extra named lists.
 	Extra map[string][]Task
+	file  *file // the lazily decoded main list (LoadTau2)
+}
+
+// All returns the main task list, decoding every task of a loaded set (the
+// first invalid task is the error). The slice must not be modified.
+func (s *Set) All() ([]Task, error) {
+	if s.file != nil {
+		return s.file.all()
+	}
+	return s.Tasks, nil
+}
+
+// mainIDs lists the main list's task ids in order.
+func (s *Set) mainIDs() []string {
+	if s.file != nil {
+		return s.file.ids
+	}
+	return idsOf(s.Tasks)
+}
+
+func idsOf(ts []Task) []string {
+	ids := make([]string, len(ts))
+	for i := range ts {
+		ids[i] = ts[i].ID
+	}
+	return ids
 }
 
 // SplitNames lists the available split names, sorted.
@@ -39,30 +68,39 @@ func (s *Set) SplitNames() []string {
 	return names
 }
 
-// Select applies a selection, keeping file order.
+// Select applies a selection, keeping file order. Only the selected tasks
+// of a loaded set are decoded.
 func (s *Set) Select(sel Selection) ([]Task, error) {
 	split := sel.Split
 	if split == "" {
 		split = s.DefaultSplit
 	}
-	var pool []Task
+	extra := s.Extra[split]
+	var ids []string
 	switch {
-	case s.Extra[split] != nil:
-		pool = s.Extra[split]
-	case split == "" || split == "all":
-		pool = s.Tasks
+	case extra != nil:
+		ids = idsOf(extra)
 	default:
-		ids, ok := s.Splits[split]
+		ids = s.mainIDs()
+	}
+	pos := make([]int, 0, len(ids))
+	switch {
+	case extra != nil, split == "" || split == "all":
+		for i := range ids {
+			pos = append(pos, i)
+		}
+	default:
+		list, ok := s.Splits[split]
 		if !ok {
 			return nil, fmt.Errorf("%s: unknown split %q (have: %s)", s.Domain, split, strings.Join(s.SplitNames(), ", "))
 		}
-		in := make(map[string]bool, len(ids))
-		for _, id := range ids {
+		in := make(map[string]bool, len(list))
+		for _, id := range list {
 			in[id] = true
 		}
-		for _, t := range s.Tasks {
-			if in[t.ID] {
-				pool = append(pool, t)
+		for i, id := range ids {
+			if in[id] {
+				pos = append(pos, i)
 			}
 		}
 	}
@@ -71,11 +109,11 @@ func (s *Set) Select(sel Selection) ([]Task, error) {
 		for _, id := range sel.TaskIDs {
 			want[id] = true
 		}
-		var out []Task
-		for _, t := range pool {
-			if want[t.ID] {
-				out = append(out, t)
-				delete(want, t.ID)
+		var out []int
+		for _, i := range pos {
+			if want[ids[i]] {
+				out = append(out, i)
+				delete(want, ids[i])
 			}
 		}
 		if len(want) > 0 {
@@ -86,10 +124,24 @@ func (s *Set) Select(sel Selection) ([]Task, error) {
 			sort.Strings(missing)
 			return nil, fmt.Errorf("%s: task ids not in split %q: %s", s.Domain, split, strings.Join(missing, ", "))
 		}
-		pool = out
+		pos = out
 	}
-	if sel.Limit > 0 && sel.Limit < len(pool) {
-		pool = pool[:sel.Limit]
+	if sel.Limit > 0 && sel.Limit < len(pos) {
+		pos = pos[:sel.Limit]
 	}
-	return pool, nil
+	if len(pos) == 0 {
+		return nil, nil
+	}
+	if extra == nil && s.file != nil {
+		return s.file.decode(pos)
+	}
+	list := extra
+	if list == nil {
+		list = s.Tasks
+	}
+	out := make([]Task, len(pos))
+	for j, i := range pos {
+		out[j] = list[i]
+	}
+	return out, nil
 }

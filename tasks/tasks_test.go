@@ -1,8 +1,11 @@
 package tasks
 
 import (
+	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -111,4 +114,117 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLazyLoad: a loaded set decodes only the tasks a selection picks, so a
+// broken task elsewhere in the file is reported only when it is selected
+// (naming the file and task) and by All.
+func TestLazyLoad(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("tasks.json", `[
+		{"id": "ok1", "user_scenario": {"instructions": "a"}},
+		{"id": "bad", "user_scenario": {"instructions": "b"}, "evaluation_criteria": {"reward_basis": ["VIBES"]}},
+		{"user_scenario": {"instructions": "c"}, "id": "ok2"}
+	]`)
+	write("split_tasks.json", `{"base": ["ok1", "ok2"], "all3": ["ok1", "bad", "ok2"]}`)
+	set, err := LoadTau2(dir, "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := set.Select(Selection{})
+	if err != nil || len(got) != 2 || got[0].ID != "ok1" || got[1].ID != "ok2" || got[1].UserScenario.Instructions.Text != "c" {
+		t.Fatalf("Select(base) = %+v, %v; want ok1, ok2", got, err)
+	}
+	for _, sel := range []Selection{{Split: "all3"}, {Split: "all"}, {Split: "all", TaskIDs: []string{"bad"}}} {
+		_, err := set.Select(sel)
+		var te *Error
+		if !errors.As(err, &te) || te.TaskID != `"bad"` || !strings.Contains(err.Error(), "VIBES") || !strings.Contains(err.Error(), "tasks.json") {
+			t.Errorf("Select(%+v) error = %v; want the bad task's error", sel, err)
+		}
+	}
+	if got, err := set.Select(Selection{Split: "all", Limit: 1}); err != nil || len(got) != 1 {
+		t.Errorf("Select(all, limit 1) = %d tasks, %v; want the first task only", len(got), err)
+	}
+	if _, err := set.All(); err == nil || !strings.Contains(err.Error(), `"bad"`) {
+		t.Errorf("All() error = %v; want the bad task's", err)
+	}
+	for _, tc := range []struct{ name, body, want string }{
+		{"duplicate", `[{"id": "a", "user_scenario": {"instructions": "x"}}, {"id": "a"}]`, "duplicate"},
+		{"missing id", `[{"user_scenario": {"instructions": "x"}}]`, "#0"},
+		{"not an array", `{"id": "a"}`, "not a JSON array"},
+		{"truncated", `[{"id": "a", "user_scenario": {"instructions": "x"}}`, "not a JSON array"},
+	} {
+		write("tasks.json", tc.body)
+		if _, err := LoadTau2(dir, "d"); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: LoadTau2 error = %v; want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestLazyMatchesParse: every upstream tasks file gives the same tasks read
+// lazily as decoded in full.
+func TestLazyMatchesParse(t *testing.T) {
+	root := datatest.Root(t)
+	for _, d := range []string{"airline", "retail", "telecom"} {
+		dir := data.Tau2Domain(root, d)
+		set, err := LoadTau2(dir, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "tasks.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var raws []json.RawMessage
+		if err := json.Unmarshal(b, &raws); err != nil {
+			t.Fatal(err)
+		}
+		base, err := set.Select(Selection{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := set.All()
+		if err != nil || len(all) != len(raws) {
+			t.Fatalf("%s: All() = %d tasks, %v; want %d", d, len(all), err, len(raws))
+		}
+		byID := map[string]Task{}
+		for i, raw := range raws {
+			var want Task
+			if err := strictDecode(raw, &want); err != nil {
+				t.Fatal(err)
+			}
+			byID[want.ID] = want
+			if !reflect.DeepEqual(all[i], want) {
+				t.Fatalf("%s task %d: lazy and full decoding differ", d, i)
+			}
+		}
+		for _, tk := range base {
+			if !reflect.DeepEqual(tk, byID[tk.ID]) {
+				t.Errorf("%s: selected task %s differs", d, tk.ID)
+			}
+		}
+	}
+}
+
+func BenchmarkLoadTau2(b *testing.B) {
+	root := datatest.Root(b)
+	for _, d := range []string{"airline", "retail", "telecom"} {
+		b.Run(d+"/base", func(b *testing.B) {
+			for b.Loop() {
+				set, err := LoadTau2(data.Tau2Domain(root, d), d)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := set.Select(Selection{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

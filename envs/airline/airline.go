@@ -32,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -73,7 +74,7 @@ func Load(root string) (*Domain, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read airline db: %w", err)
 	}
-	db, err := DecodeDB(raw)
+	db, err := loadDB(raw)
 	if err != nil {
 		return nil, fmt.Errorf("decode %s: %w", dbPath, err)
 	}
@@ -93,6 +94,12 @@ func Load(root string) (*Domain, error) {
 	}
 	d.infos = d.tools.Infos()
 	return d, nil
+}
+
+// loadDB decodes db.json: lazily when it is the pinned file (checked by
+// hash while the records are split), else in full, validating every record.
+func loadDB(raw []byte) (*DB, error) {
+	return data.DecodePinned(data.Tau2, path.Join(data.Tau2DomainPath(Name), "db.json"), raw, decodePinnedDB, DecodeDB)
 }
 
 // New builds a domain over an already decoded database (tests use small
@@ -208,12 +215,18 @@ func sameTable[V any](a, b *table.Table[V]) bool {
 		for _, k := range t.Touched() {
 			va, okA := a.Get(k)
 			vb, okB := b.Get(k)
-			if okA != okB || (va != vb && canonical(va) != canonical(vb)) {
+			if okA != okB || (va != vb && !sameRecord(va, vb)) {
 				return false
 			}
 		}
 	}
 	return true
+}
+
+// sameRecord compares two records as upstream's sorted-key dumps do; equal
+// dumps in dict order (the usual case) settle it without sorting.
+func sameRecord(a, b any) bool {
+	return pyjson.String(a) == pyjson.String(b) || canonical(a) == canonical(b)
 }
 
 // canonicalDB is json.dumps(db.model_dump(), sort_keys=True), the string

@@ -20,8 +20,8 @@ func TestLoad(t *testing.T) {
 	if db.Flights.Len() != 300 || db.Users.Len() != 500 || db.Reservations.Len() != 2000 {
 		t.Errorf("sizes %d flights, %d users, %d reservations; want 300, 500, 2000", db.Flights.Len(), db.Users.Len(), db.Reservations.Len())
 	}
-	if got := len(d.Tasks().Tasks); got != 50 {
-		t.Errorf("%d tasks; want 50", got)
+	if all, err := d.Tasks().All(); err != nil || len(all) != 50 {
+		t.Errorf("%d tasks (%v); want 50", len(all), err)
 	}
 	if !strings.HasPrefix(d.Policy(), "# Airline Agent Policy") {
 		t.Errorf("policy starts %.40q", d.Policy())

@@ -38,6 +38,56 @@ func DecodeDB(data []byte) (*DB, error) {
 	return &DB{Flights: *raw.Flights, Users: *raw.Users, Reservations: *raw.Reservations}, nil
 }
 
+// decodePinnedDB reads the pinned db.json, which the tests decode in full
+// (TestPinnedDBLazy): one pass splits the tables into records, and each
+// record is decoded when first used — a flight's dates one by one — so a
+// job pays only for the records it reads.
+func decodePinnedDB(data []byte) (*DB, error) {
+	t, err := omap.Tables(data, "flights", "users", "reservations")
+	if err != nil {
+		return nil, err
+	}
+	return &DB{
+		Flights:      omap.LazyFrom(t[0], decodePinnedFlight),
+		Users:        omap.LazyFrom(t[1], decodeRecord[User]),
+		Reservations: omap.LazyFrom(t[2], decodeRecord[Reservation]),
+	}, nil
+}
+
+func decodeRecord[T any](b []byte) (*T, error) {
+	v := new(T)
+	return v, json.Unmarshal(b, v)
+}
+
+// decodePinnedFlight reads a flight of the pinned data, leaving its dates
+// to decode on first use.
+func decodePinnedFlight(b []byte) (*Flight, error) {
+	f := &Flight{}
+	err := pyjson.Object(b, func(k string, v []byte) error {
+		var dst *string
+		switch k {
+		case "dates":
+			d, err := omap.Lazy(v, decodeFlightStatus)
+			f.Dates = d
+			return err
+		case "flight_number":
+			dst = &f.FlightNumber
+		case "origin":
+			dst = &f.Origin
+		case "destination":
+			dst = &f.Destination
+		case "scheduled_departure_time_est":
+			dst = &f.ScheduledDepartureTimeEST
+		case "scheduled_arrival_time_est":
+			dst = &f.ScheduledArrivalTimeEST
+		default:
+			return fmt.Errorf("unknown flight field %q", k)
+		}
+		return json.Unmarshal(v, dst)
+	})
+	return f, err
+}
+
 // Cabins holds one number per cabin class (seats left or prices), in
 // upstream's key order. Every flight date in the data has all three classes.
 type Cabins struct {

@@ -3,8 +3,10 @@ package retail
 import (
 	"encoding/json"
 	"fmt"
+	"path"
 	"slices"
 
+	"github.com/ledgerbench/ledgerbench/internal/data"
 	"github.com/ledgerbench/ledgerbench/internal/omap"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 )
@@ -240,6 +242,27 @@ func DecodeDB(data []byte) (*DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// loadDB decodes db.json: lazily when it is the pinned file (checked by
+// hash while the records are split), else in full, validating every record.
+func loadDB(raw []byte) (*DB, error) {
+	return data.DecodePinned(data.Tau2, path.Join(data.Tau2DomainPath(Name), "db.json"), raw, decodePinnedDB, DecodeDB)
+}
+
+// decodePinnedDB reads the pinned db.json, which the tests decode in full
+// (TestPinnedDBLazy): one pass splits the tables into records, each decoded
+// when first used.
+func decodePinnedDB(raw []byte) (*DB, error) {
+	t, err := omap.Tables(raw, "products", "users", "orders")
+	if err != nil {
+		return nil, err
+	}
+	return &DB{
+		Products: omap.LazyFrom(t[0], nullOr(decodeProduct)),
+		Users:    omap.LazyFrom(t[1], nullOr(decodeUser)),
+		Orders:   omap.LazyFrom(t[2], nullOr(decodeOrder)),
+	}, nil
 }
 
 func (db *DB) validate() error {

@@ -61,7 +61,7 @@ func Load(root string) (*Domain, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read retail db: %w", err)
 	}
-	db, err := DecodeDB(raw)
+	db, err := loadDB(raw)
 	if err != nil {
 		return nil, fmt.Errorf("decode %s: %w", dbPath, err)
 	}

@@ -29,8 +29,8 @@ func TestLoad(t *testing.T) {
 	if !strings.HasPrefix(d.Policy(), "# Retail agent policy") {
 		t.Errorf("policy starts %.40q", d.Policy())
 	}
-	if n := len(d.Tasks().Tasks); n != 114 {
-		t.Errorf("%d tasks; want 114", n)
+	if all, err := d.Tasks().All(); err != nil || len(all) != 114 {
+		t.Errorf("%d tasks (%v); want 114", len(all), err)
 	}
 	if n := len(d.AgentTools()); n != 16 {
 		t.Errorf("%d tools; want 16", n)

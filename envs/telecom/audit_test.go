@@ -259,8 +259,12 @@ func TestMutationsOnOddArguments(t *testing.T) {
 func TestRecordedShadow(t *testing.T) {
 	d := domainForTest(t)
 	byID := map[string]*tasks.Task{}
-	for i := range d.Tasks().Tasks {
-		byID[d.Tasks().Tasks[i].ID] = &d.Tasks().Tasks[i]
+	main, err := d.Tasks().All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range main {
+		byID[main[i].ID] = &main[i]
 	}
 	dir := filepath.Join(datatest.Trajectories(t), "sierra-research+tau2-bench")
 	files := []string{"gpt-4.1_telecom_default_gpt-4.1_1trials.json", "2025-08-10_telecom_llm_agent_gpt-4o_user_simulator_gpt-4o.json"}

@@ -68,7 +68,11 @@ func TestTaskSets(t *testing.T) {
 		fromSplit[id] = true
 	}
 	var want []string
-	for _, tk := range set.Tasks {
+	main, err := set.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tk := range main {
 		if fromSplit[tk.ID] {
 			want = append(want, tk.ID)
 		}

@@ -7,17 +7,16 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/domains"
+	"github.com/ledgerbench/ledgerbench/internal/parallel"
 	"github.com/ledgerbench/ledgerbench/ledgeragent"
 	"github.com/ledgerbench/ledgerbench/results"
 	"github.com/ledgerbench/ledgerbench/tasks"
@@ -256,35 +255,30 @@ func auditRecordedFile(ctx context.Context, file, dataDir string, loaded map[str
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", file, err)
 	}
-	runs := make([]ledgeragent.RecordedRun, len(recs))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i := range recs {
+	runs, err := parallel.Map(ctx, len(recs), func(gctx context.Context, i int) (ledgeragent.RecordedRun, error) {
 		r := &recs[i]
-		runs[i] = ledgeragent.RecordedRun{Index: i, TaskID: r.TaskID, Trial: r.Trial, Messages: r.Messages}
+		run := ledgeragent.RecordedRun{Index: i, TaskID: r.TaskID, Trial: r.Trial, Messages: r.Messages}
 		if r.RewardInfo != nil {
-			runs[i].Reward = r.RewardInfo.Reward
+			run.Reward = r.RewardInfo.Reward
 		}
-		g.Go(func() error {
-			task, err := findTask(dom.Tasks(), r.TaskID)
-			if scored, ok := scoredTaskID(r); ok && scored != r.TaskID {
-				if t, err2 := findTask(dom.Tasks(), scored); err2 == nil {
-					task, err = t, nil // the recorded evaluation used this task's criteria
-				}
+		task, err := findTask(dom.Tasks(), r.TaskID)
+		if scored, ok := scoredTaskID(r); ok && scored != r.TaskID {
+			if t, err2 := findTask(dom.Tasks(), scored); err2 == nil {
+				task, err = t, nil // the recorded evaluation used this task's criteria
 			}
-			if err != nil {
-				return nil // not in the pinned tasks: not rescored
-			}
-			ours, err := evaluator.Evaluate(gctx, dom, task, r.Messages, r.TerminationReason, evaluator.Options{Lenient: true})
-			if err != nil {
-				return fmt.Errorf("%s: rescore task %s trial %d: %w", file, r.TaskID, r.Trial, err)
-			}
-			reward, _ := rescoredReward(r.RewardInfo, &ours)
-			runs[i].Rescored = &reward
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
+		}
+		if err != nil {
+			return run, nil // not in the pinned tasks: not rescored
+		}
+		ours, err := evaluator.Evaluate(gctx, dom, task, r.Messages, r.TerminationReason, evaluator.Options{Lenient: true})
+		if err != nil {
+			return run, fmt.Errorf("%s: rescore task %s trial %d: %w", file, r.TaskID, r.Trial, err)
+		}
+		reward, _ := rescoredReward(r.RewardInfo, &ours)
+		run.Rescored = &reward
+		return run, nil
+	})
+	if err != nil {
 		return nil, nil, err
 	}
 	return ledgeragent.AuditRecorded(dom, filepath.Base(file), runs)

@@ -23,13 +23,36 @@ func TestHeavyConcurrentMemory(t *testing.T) {
 	if os.Getenv("LEDGERBENCH_HEAVY") == "" {
 		t.Skip("set LEDGERBENCH_HEAVY=1 to run 1,000 concurrent simulations")
 	}
+	heavyRun(t, 1000, 9) // 114×9 = 1026 simulations
+}
+
+// TestHeavyScale is the scale benchmark: 10,000 retail simulations at once
+// (114×88 = 10,032), each request answered after 200ms; peak RSS must stay
+// under 2 GB. It also reports the harness's CPU time per simulation. Opt-in:
+// LEDGERBENCH_HEAVY=10000 go test -run TestHeavyScale -v -timeout 30m ./internal/cli
+func TestHeavyScale(t *testing.T) {
+	if os.Getenv("LEDGERBENCH_HEAVY") != "10000" {
+		t.Skip("set LEDGERBENCH_HEAVY=10000 to run 10,000 concurrent simulations")
+	}
+	heavyRun(t, 10000, 88)
+}
+
+// heavyRun runs 114×trials retail simulations at concurrency conc in the
+// binary against the slow fake API, after a 10-simulation baseline, and
+// logs peak RSS, memory per running simulation and CPU per simulation.
+func heavyRun(t *testing.T, conc, trials int) {
 	bin := buildBinary(t)
 	srv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {
 		return openaitest.Slow(200*time.Millisecond, fakeRetail(r))
 	})
 	tmp := t.TempDir()
-	bb := writeBackbones(t, tmp, srv.BaseURL(), time.Minute)
-	run := func(name string, args ...string) (peakKB int64, elapsed time.Duration) {
+	bb := writeBackbones(t, tmp, srv.BaseURL(), 10*time.Minute)
+	type usage struct {
+		peakKB  int64 // Maxrss, KB on Linux
+		cpu     time.Duration
+		elapsed time.Duration
+	}
+	run := func(name string, args ...string) usage {
 		t.Helper()
 		cmd := exec.Command(bin, append([]string{"--data", datatest.Root(t), "run", "--domain", "retail", "--backbone", "fake",
 			"--backbones", bb, "--quiet", "--out", filepath.Join(tmp, name)}, args...)...)
@@ -39,17 +62,17 @@ func TestHeavyConcurrentMemory(t *testing.T) {
 			t.Fatalf("%s: %v\n%s", name, err, out)
 		}
 		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-		return ru.Maxrss, time.Since(start) // KB on Linux
+		return usage{ru.Maxrss, time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), time.Since(start)}
 	}
-	baseKB, baseT := run("base", "--limit", "10", "--trials", "1", "--concurrency", "10")
-	const conc = 1000
-	heavyKB, heavyT := run("heavy", "--trials", "9", "--concurrency", strconv.Itoa(conc)) // 114×9 = 1026 simulations
+	base := run("base", "--limit", "10", "--trials", "1", "--concurrency", "10")
+	heavy := run("heavy", "--trials", strconv.Itoa(trials), "--concurrency", strconv.Itoa(conc))
 	st := srv.Stats()
-	perSim := float64(heavyKB-baseKB) / conc
-	t.Logf("baseline (10 simulations, concurrency 10): peak RSS %.1f MB in %s", float64(baseKB)/1024, baseT.Round(time.Millisecond))
-	t.Logf("1026 simulations, concurrency %d, 200ms per reply: peak RSS %.1f MB in %s (%d requests)", conc, float64(heavyKB)/1024, heavyT.Round(time.Millisecond), st.Requests)
-	t.Logf("memory per concurrent simulation: %.0f KB", perSim)
-	if heavyKB > 2<<20 {
-		t.Errorf("peak RSS %.0f MB; target < 2048 MB", float64(heavyKB)/1024)
+	sims := 114 * trials
+	t.Logf("baseline (10 simulations, concurrency 10): peak RSS %.1f MB in %s", float64(base.peakKB)/1024, base.elapsed.Round(time.Millisecond))
+	t.Logf("%d simulations, concurrency %d, 200ms per reply: peak RSS %.1f MB in %s (%d requests)", sims, conc, float64(heavy.peakKB)/1024, heavy.elapsed.Round(time.Millisecond), st.Requests)
+	t.Logf("memory per concurrent simulation: %.0f KB", float64(heavy.peakKB-base.peakKB)/float64(conc))
+	t.Logf("harness CPU per simulation: %s (%s in all, %.1f requests each)", (heavy.cpu / time.Duration(sims)).Round(time.Microsecond), heavy.cpu.Round(time.Millisecond), float64(st.Requests)/float64(sims))
+	if heavy.peakKB > 2<<20 {
+		t.Errorf("peak RSS %.0f MB; target < 2048 MB", float64(heavy.peakKB)/1024)
 	}
 }

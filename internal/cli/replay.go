@@ -88,9 +88,13 @@ compared with it. --calls FILE replays a JSON array of {"name", "arguments",
 
 // findTask looks a task up by id in every task list of a set.
 func findTask(set *tasks.Set, id string) (*tasks.Task, error) {
-	for i := range set.Tasks {
-		if set.Tasks[i].ID == id {
-			return &set.Tasks[i], nil
+	main, err := set.All()
+	if err != nil {
+		return nil, err
+	}
+	for i := range main {
+		if main[i].ID == id {
+			return &main[i], nil
 		}
 	}
 	for _, list := range set.Extra {

@@ -8,17 +8,16 @@ import (
 	"maps"
 	"math"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/domains"
+	"github.com/ledgerbench/ledgerbench/internal/parallel"
 	"github.com/ledgerbench/ledgerbench/results"
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
@@ -217,10 +216,9 @@ func rescore(ctx context.Context, path string, f *results.Tau2File, dom envs.Dom
 		return t
 	}
 	sims := make([]rescoreSim, len(recs))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i := range recs {
-		g.Go(func() error {
+	// Each simulation is scored into sims[i], on every core.
+	_, err = parallel.Map(ctx, len(recs), func(gctx context.Context, i int) (struct{}, error) {
+		return struct{}{}, func() error {
 			r := &recs[i]
 			sim := &sims[i]
 			*sim = rescoreSim{File: res.File, SimulationIndex: i, SimulationID: r.ID, TaskID: r.TaskID, Trial: r.Trial, Notes: []string{}}
@@ -289,9 +287,9 @@ func rescore(ctx context.Context, path string, f *results.Tau2File, dom envs.Dom
 				sim.diff = d
 			}
 			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
+		}()
+	})
+	if err != nil {
 		return res, err
 	}
 	for i := range sims {

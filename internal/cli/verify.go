@@ -4,18 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/domains"
 	"github.com/ledgerbench/ledgerbench/internal/gold"
+	"github.com/ledgerbench/ledgerbench/internal/parallel"
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
 
@@ -142,20 +141,13 @@ func runVerify(ctx context.Context, s *Streams, opts *verifyOptions) error {
 	return nil
 }
 
-// verifyTasks verifies tasks in parallel, keeping their order.
+// verifyTasks verifies tasks on every core, keeping their order.
 func verifyTasks(ctx context.Context, dom envs.Domain, sel []tasks.Task) ([]gold.Result, error) {
-	out := make([]gold.Result, len(sel))
-	g, ctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i := range sel {
-		g.Go(func() error {
-			r, err := gold.Verify(ctx, dom, &sel[i], evaluator.Options{})
-			if err != nil {
-				return fmt.Errorf("verify %s task %s: %w", dom.Name(), sel[i].ID, err)
-			}
-			out[i] = r
-			return nil
-		})
-	}
-	return out, g.Wait()
+	return parallel.Map(ctx, len(sel), func(ctx context.Context, i int) (gold.Result, error) {
+		r, err := gold.Verify(ctx, dom, &sel[i], evaluator.Options{})
+		if err != nil {
+			return r, fmt.Errorf("verify %s task %s: %w", dom.Name(), sel[i].ID, err)
+		}
+		return r, nil
+	})
 }

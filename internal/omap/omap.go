@@ -7,6 +7,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 )
@@ -16,6 +18,102 @@ type Map[V any] struct {
 	keys  []string
 	index map[string]int
 	vals  []V
+	lazy  *lazyVals[V] // non-nil while some values are still raw JSON
+}
+
+// lazyVals holds the raw JSON of a lazily decoded map's values; vals[i] is
+// set by the first use of entry i.
+type lazyVals[V any] struct {
+	raw    [][]byte
+	once   []sync.Once
+	decode func([]byte) (V, error)
+}
+
+// Lazy reads a JSON object keeping key order but decodes each value only
+// when it is first used (Get, All, Clone, encoding), safely from several
+// goroutines, so a large table costs only what a job reads. It is for data
+// validated beforehand (an upstream file whose hash is pinned, which the
+// tests decode in full): a value that then fails to decode panics, naming
+// its key. The raw bytes must not change.
+func Lazy[V any](data []byte, decode func([]byte) (V, error)) (Map[V], error) {
+	var e Entries
+	err := pyjson.Object(data, func(k string, v []byte) error {
+		e.Keys = append(e.Keys, k)
+		e.Raw = append(e.Raw, v)
+		return nil
+	})
+	if err != nil {
+		return Map[V]{}, err
+	}
+	return LazyFrom(e, decode), nil
+}
+
+// Entries are one table's keys and raw values, split but not decoded.
+type Entries struct {
+	Keys []string
+	Raw  [][]byte
+}
+
+// Tables splits an object of tables (a db.json) in one pass (see
+// pyjson.Tables): the result holds the entries of names[i] at i. A table
+// not in names is an error.
+func Tables(data []byte, names ...string) ([]Entries, error) {
+	out := make([]Entries, len(names))
+	err := pyjson.Tables(data, func(table, key string, v []byte) error {
+		i := slices.Index(names, table)
+		if i < 0 {
+			return fmt.Errorf("unknown table %q", table)
+		}
+		out[i].Keys = append(out[i].Keys, key)
+		out[i].Raw = append(out[i].Raw, v)
+		return nil
+	})
+	return out, err
+}
+
+// LazyFrom builds a lazily decoded map over entries already split (see
+// Lazy). Duplicate keys keep the first position and the last value.
+func LazyFrom[V any](e Entries, decode func([]byte) (V, error)) Map[V] {
+	m := Map[V]{index: make(map[string]int, len(e.Keys))}
+	lz := &lazyVals[V]{decode: decode}
+	for i, k := range e.Keys {
+		if j, dup := m.index[k]; dup {
+			lz.raw[j] = e.Raw[i]
+			continue
+		}
+		m.index[k] = len(m.keys)
+		m.keys = append(m.keys, k)
+		lz.raw = append(lz.raw, e.Raw[i])
+	}
+	m.vals = make([]V, len(m.keys))
+	lz.once = make([]sync.Once, len(m.keys))
+	m.lazy = lz
+	return m
+}
+
+// at returns value i, decoding it first if the map is lazy.
+func (m *Map[V]) at(i int) V {
+	if lz := m.lazy; lz != nil {
+		lz.once[i].Do(func() {
+			v, err := lz.decode(lz.raw[i])
+			if err != nil {
+				panic(fmt.Sprintf("omap: lazily decoded value of key %q: %v", m.keys[i], err))
+			}
+			m.vals[i] = v
+		})
+	}
+	return m.vals[i]
+}
+
+// materialize decodes every value and drops the raw JSON, before a change.
+func (m *Map[V]) materialize() {
+	if m.lazy == nil {
+		return
+	}
+	for i := range m.keys {
+		m.at(i)
+	}
+	m.lazy = nil
 }
 
 // Len is the number of entries.
@@ -37,7 +135,7 @@ func (m *Map[V]) Get(k string) (V, bool) {
 		var zero V
 		return zero, false
 	}
-	return m.vals[i], true
+	return m.at(i), true
 }
 
 // Has reports whether k is present.
@@ -48,6 +146,7 @@ func (m *Map[V]) Has(k string) bool {
 
 // Set stores v under k; a new key goes last.
 func (m *Map[V]) Set(k string, v V) {
+	m.materialize()
 	if m.index == nil {
 		m.index = make(map[string]int)
 	}
@@ -66,6 +165,7 @@ func (m *Map[V]) Delete(k string) {
 	if !ok {
 		return
 	}
+	m.materialize()
 	m.keys = append(m.keys[:i:i], m.keys[i+1:]...)
 	m.vals = append(m.vals[:i:i], m.vals[i+1:]...)
 	delete(m.index, k)
@@ -89,7 +189,7 @@ func (m *Map[V]) All() func(yield func(string, V) bool) {
 			return
 		}
 		for i, k := range m.keys {
-			if !yield(k, m.vals[i]) {
+			if !yield(k, m.at(i)) {
 				return
 			}
 		}
@@ -109,42 +209,26 @@ func (m *Map[V]) Clone(cloneV func(V) V) Map[V] {
 	for i, k := range m.keys {
 		out.index[k] = i
 		if cloneV != nil {
-			out.vals[i] = cloneV(m.vals[i])
+			out.vals[i] = cloneV(m.at(i))
 		} else {
-			out.vals[i] = m.vals[i]
+			out.vals[i] = m.at(i)
 		}
 	}
 	return out
 }
 
-// UnmarshalJSON reads a JSON object keeping key order.
+// UnmarshalJSON reads a JSON object keeping key order; null is an empty
+// map.
 func (m *Map[V]) UnmarshalJSON(data []byte) error {
 	*m = Map[V]{}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if tok == nil {
-		return nil
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return fmt.Errorf("omap: expected a JSON object")
-	}
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		k := kt.(string)
+	return pyjson.Object(data, func(k string, raw []byte) error {
 		var v V
-		if err := dec.Decode(&v); err != nil {
+		if err := json.Unmarshal(raw, &v); err != nil {
 			return fmt.Errorf("omap key %q: %w", k, err)
 		}
 		m.Set(k, v)
-	}
-	_, err = dec.Token()
-	return err
+		return nil
+	})
 }
 
 // MarshalJSON writes a JSON object in key order.
@@ -158,7 +242,7 @@ func (m Map[V]) MarshalJSON() ([]byte, error) {
 		kb, _ := json.Marshal(k)
 		buf.Write(kb)
 		buf.WriteByte(':')
-		vb, err := json.Marshal(m.vals[i])
+		vb, err := json.Marshal(m.at(i))
 		if err != nil {
 			return nil, err
 		}
@@ -173,7 +257,7 @@ func (m Map[V]) EncodePy(e *pyjson.Encoder) {
 	e.BeginObject()
 	for i, k := range m.keys {
 		e.Key(k, i == 0)
-		e.Value(m.vals[i])
+		e.Value(m.at(i))
 	}
 	e.EndObject(len(m.keys) == 0)
 }

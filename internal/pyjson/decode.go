@@ -95,6 +95,15 @@ func (d *Dict) MarshalJSON() ([]byte, error) {
 // Decode parses JSON keeping object key order: objects become *Dict, arrays
 // []any, numbers json.Number, strings string, booleans bool, null nil.
 func Decode(data []byte) (any, error) {
+	if json.Valid(data) { // the common case, without a token decoder
+		return decodeValid(data)
+	}
+	return decodeTokens(data)
+}
+
+// decodeTokens decodes with encoding/json's token decoder, which also gives
+// the errors for invalid input.
+func decodeTokens(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	v, err := decodeValue(dec)
@@ -105,6 +114,39 @@ func Decode(data []byte) (any, error) {
 		return nil, fmt.Errorf("pyjson: trailing data after JSON value")
 	}
 	return v, nil
+}
+
+// decodeValid decodes valid JSON with the scanner (the same values as the
+// token decoder gives).
+func decodeValid(data []byte) (any, error) {
+	b := bytes.TrimSpace(data)
+	switch b[0] {
+	case '{':
+		d := &Dict{}
+		err := Object(b, func(k string, raw []byte) error {
+			v, err := decodeValid(raw)
+			d.Set(k, v)
+			return err
+		})
+		return d, err
+	case '[':
+		arr := []any{}
+		err := Array(b, func(_ int, raw []byte) error {
+			v, err := decodeValid(raw)
+			arr = append(arr, v)
+			return err
+		})
+		return arr, err
+	case '"':
+		return decodeKey(b)
+	case 't':
+		return true, nil
+	case 'f':
+		return false, nil
+	case 'n':
+		return nil, nil
+	}
+	return json.Number(b), nil
 }
 
 func decodeValue(dec *json.Decoder) (any, error) {

@@ -397,6 +397,14 @@ func objectKeys(args json.RawMessage) ([]string, error) {
 	if len(trimmed) == 0 {
 		return nil, nil
 	}
+	if trimmed[0] == '{' && json.Valid(trimmed) { // the common case, without a token decoder
+		var keys []string
+		err := pyjson.Object(trimmed, func(k string, _ []byte) error {
+			keys = append(keys, k)
+			return nil
+		})
+		return keys, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	tok, err := dec.Token()
 	if err != nil {

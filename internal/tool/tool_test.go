@@ -118,6 +118,36 @@ func FuzzCheckArgs(f *testing.F) {
 	})
 }
 
+// TestObjectKeysFastPath: for valid objects the scanner path lists the same
+// keys, in order and with duplicates, as the token decoder it skips.
+func TestObjectKeysFastPath(t *testing.T) {
+	for _, in := range []string{`{}`, ` {"b": 1, "a": {"b": [1, {"c": 2}]}, "b": "}"} `, `{"\u00e9": null, "k\"q": [[]]}`} {
+		got, err := objectKeys(json.RawMessage(in))
+		if err != nil {
+			t.Fatalf("objectKeys(%s): %v", in, err)
+		}
+		dec := json.NewDecoder(strings.NewReader(in))
+		var want []string
+		dec.Token()
+		for dec.More() {
+			k, _ := dec.Token()
+			want = append(want, k.(string))
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("objectKeys(%s) = %q; want %q", in, got, want)
+		}
+	}
+	for _, in := range []string{`{"a": tru}`, `{"a": 1`, `"s"`} {
+		if _, err := objectKeys(json.RawMessage(in)); err == nil {
+			t.Errorf("objectKeys(%s): no error", in)
+		}
+	}
+}
+
 // specs is a Source over fixed specs.
 type specs struct {
 	names []string

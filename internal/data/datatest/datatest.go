@@ -53,3 +53,15 @@ func Trajectories(tb testing.TB) string {
 	}
 	return d
 }
+
+// Tau2File reads one file of a τ²-bench domain from the test data, skipping
+// the test when it is absent.
+func Tau2File(tb testing.TB, domain, name string) []byte {
+	tb.Helper()
+	path := filepath.Join(data.Tau2Domain(Root(tb), domain), name)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Skipf("no upstream %s: %v", path, err)
+	}
+	return b
+}

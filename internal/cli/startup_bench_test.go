@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/ledgerbench/ledgerbench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
+	"github.com/ledgerbench/ledgerbench/internal/domains"
+	"github.com/ledgerbench/ledgerbench/message"
+	"github.com/ledgerbench/ledgerbench/tasks"
+)
+
+// firstCalls is a cheap read tool call per domain, made on a fresh
+// environment once the domain is loaded: start-up ends when the first tool
+// answers.
+var firstCalls = []struct{ domain, tool, args string }{
+	{"airline", "get_user_details", `{"user_id": "mia_li_3668"}`},
+	{"retail", "find_user_id_by_name_zip", `{"first_name": "Yusuf", "last_name": "Rossi", "zip": "19122"}`},
+	{"telecom", "get_customer_by_phone", `{"phone_number": "555-123-2002"}`},
+	{"telehealth", "get_patient_details", `{"patient_id": "sarah_johnson_1234"}`},
+}
+
+// BenchmarkStartup measures loading a domain from the data directory up to
+// the answer of its first tool call (the start-up every command pays).
+func BenchmarkStartup(b *testing.B) {
+	root := datatest.Root(b)
+	ctx := context.Background()
+	for _, c := range firstCalls {
+		b.Run(c.domain, func(b *testing.B) {
+			call := message.ToolCall{ID: "b", Name: c.tool, Arguments: json.RawMessage(c.args), Requestor: message.ByAssistant}
+			b.ReportAllocs()
+			for b.Loop() {
+				dom, err := domains.Load(c.domain, root)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := dom.Tasks().Select(tasks.Selection{}); err != nil {
+					b.Fatal(err)
+				}
+				if m := envs.Respond(ctx, dom.NewEnv(), call); m.Error {
+					b.Fatalf("%s: %s", c.tool, m.Content)
+				}
+			}
+			reportMS(b)
+		})
+	}
+}
+
+// BenchmarkVerifyShort runs the short job `verify --domain D --limit 5`
+// in process, start-up included.
+func BenchmarkVerifyShort(b *testing.B) {
+	root := datatest.Root(b)
+	for _, c := range []struct {
+		domain string
+		limit  int
+	}{{"airline", 5}, {"retail", 5}, {"telecom", 5}, {"telehealth", 5}, {"airline", 0}, {"telecom", 0}} {
+		name := c.domain + "/limit5"
+		if c.limit == 0 {
+			name = c.domain + "/base"
+		}
+		b.Run(name, func(b *testing.B) {
+			var out bytes.Buffer
+			s := &Streams{Out: &out, ErrOut: &out}
+			b.ReportAllocs()
+			for b.Loop() {
+				out.Reset()
+				if err := runVerify(context.Background(), s, &verifyOptions{Domains: []string{c.domain}, Limit: c.limit, DataDir: root}); err != nil {
+					b.Fatalf("%v\n%s", err, out.String())
+				}
+			}
+			reportMS(b)
+		})
+	}
+}
+
+// reportMS adds milliseconds per run, the unit start-up is discussed in.
+func reportMS(b *testing.B) {
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/run")
+}
