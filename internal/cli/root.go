@@ -24,7 +24,12 @@ type Streams struct {
 	In     io.Reader
 	Out    io.Writer
 	ErrOut io.Writer
+	// IsTTY is true when Out is a terminal; ErrTTY when ErrOut is (the
+	// progress bar draws on ErrOut). Width is ErrOut's terminal width (0:
+	// $COLUMNS, else 80).
 	IsTTY  bool
+	ErrTTY bool
+	Width  int
 	// Getenv reads the environment (os.Getenv outside tests).
 	Getenv func(string) string
 }
@@ -62,9 +67,8 @@ func Main() int {
 		<-ctx.Done()
 		stop() // a second Ctrl-C kills the process
 	}()
-	fi, _ := os.Stdout.Stat()
 	s := &Streams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
-		IsTTY: fi != nil && fi.Mode()&os.ModeCharDevice != 0, Getenv: os.Getenv}
+		IsTTY: isTerminal(os.Stdout), ErrTTY: isTerminal(os.Stderr), Width: terminalWidth(os.Stderr), Getenv: os.Getenv}
 	return Execute(ctx, s, os.Args[1:])
 }
 

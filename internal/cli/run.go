@@ -181,6 +181,9 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		opts.changed = func(string) bool { return false }
 	}
 	errOut := &lockedWriter{w: s.ErrOut}
+	if opts.LLM.Logf == nil {
+		opts.LLM.Logf = stderrLogf(errOut, s.ErrTTY) // term.go
+	}
 	p, err := planRun(ctx, opts)
 	if err != nil {
 		return err
@@ -680,7 +683,7 @@ func printHeader(w io.Writer, opts *runOptions, p *plan, pending int) {
 func startProgress(ctx context.Context, opts *runOptions, w io.Writer, p *runner.Progress) func() {
 	stopAnnounce := context.AfterFunc(ctx, func() {
 		snap := p.Snapshot()
-		if opts.Streams.IsTTY {
+		if opts.Streams.ErrTTY {
 			fmt.Fprint(w, "\r\033[K")
 		}
 		how := "waiting for them to finish"
@@ -696,7 +699,7 @@ func startProgress(ctx context.Context, opts *runOptions, w io.Writer, p *runner
 	if every == 0 {
 		every = 10 * time.Second
 	}
-	if opts.Streams.IsTTY {
+	if opts.Streams.ErrTTY {
 		every = 250 * time.Millisecond
 	}
 	stop := make(chan struct{})
@@ -709,16 +712,16 @@ func startProgress(ctx context.Context, opts *runOptions, w io.Writer, p *runner
 			select {
 			case <-stop:
 				snap := p.Snapshot()
-				if opts.Streams.IsTTY {
-					fmt.Fprintf(w, "\r\033[K%s\n", progressLine(snap, true))
+				if opts.Streams.ErrTTY {
+					fmt.Fprintf(w, "\r\033[K%s\n", fitLine(progressLine(snap, true), opts.Streams.width()))
 				} else if snap.Done != last {
 					fmt.Fprintln(w, progressLine(snap, false))
 				}
 				return
 			case <-t.C:
 				snap := p.Snapshot()
-				if opts.Streams.IsTTY {
-					fmt.Fprintf(w, "\r\033[K%s", progressLine(snap, true))
+				if opts.Streams.ErrTTY {
+					fmt.Fprintf(w, "\r\033[K%s", fitLine(progressLine(snap, true), opts.Streams.width()))
 				} else if snap.Done != last {
 					fmt.Fprintln(w, progressLine(snap, false))
 					last = snap.Done
