@@ -83,7 +83,7 @@ func Execute(ctx context.Context, s *Streams, args []string) int {
 	if err == nil {
 		return ExitOK
 	}
-	fmt.Fprintln(s.ErrOut, "ledgerbench:", err)
+	fmt.Fprintln(s.ErrOut, "ledgerbench:", humane(err.Error())) // humane.go
 	var ue usageError
 	switch {
 	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
