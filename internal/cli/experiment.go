@@ -161,6 +161,10 @@ func cellRunner(s *Streams, opts *experimentOptions, cfg *experiment.Config) exp
 	return func(ctx context.Context, c experiment.Cell, concurrency int) error {
 		cellStreams := *s
 		cellStreams.Out = s.ErrOut // the cell's summary is progress; stdout carries the report
+		if cfg.ParallelCells > 1 { // term.go: labelled lines, no bar redrawn over another cell's
+			cellStreams.ErrOut = &prefixWriter{w: s.ErrOut, prefix: "[" + c.ID() + "] "}
+			cellStreams.Out, cellStreams.ErrTTY = cellStreams.ErrOut, false
+		}
 		ro := &runOptions{
 			Streams: &cellStreams, DataDir: opts.DataDir,
 			Domain: c.Domain, Agent: c.Agent, Backbone: c.Backbone, UserBackbone: c.UserBackbone,

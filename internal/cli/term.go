@@ -57,3 +57,29 @@ func stderrLogf(w io.Writer, tty bool) func(format string, args ...any) {
 		fmt.Fprintln(w, msg)
 	}
 }
+
+// prefixWriter starts every line written through it with a label (an
+// experiment's cell), so cells running at once can be told apart.
+type prefixWriter struct {
+	w      io.Writer
+	prefix string
+	mid    bool // inside a line
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	var out []byte
+	for _, c := range b {
+		if !p.mid && c != '\r' {
+			out = append(out, p.prefix...)
+			p.mid = true
+		}
+		out = append(out, c)
+		if c == '\n' {
+			p.mid = false
+		}
+	}
+	if _, err := p.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}

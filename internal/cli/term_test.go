@@ -89,3 +89,32 @@ func TestRunReportsRetries(t *testing.T) {
 		t.Errorf("no retry reported on stderr:\n%s", r.errOut)
 	}
 }
+
+// Item 8: cells running in parallel label their progress lines.
+func TestExperimentLabelsParallelCells(t *testing.T) {
+	dir := t.TempDir()
+	path, _ := simConfig(t, dir, false) // parallel_cells: 2
+	r := mustRun(t, "experiment", "--no-report", path)
+	labelled := 0
+	for _, line := range strings.Split(r.errOut, "\n") {
+		if strings.Contains(line, "/100%)") || strings.Contains(line, "(100%)") {
+			if !strings.HasPrefix(line, "[") || !strings.Contains(line, "sim] ") {
+				t.Errorf("unlabelled progress line of a parallel cell: %q", line)
+			}
+			labelled++
+		}
+	}
+	if labelled == 0 {
+		t.Errorf("no progress lines:\n%s", r.errOut)
+	}
+}
+
+func TestPrefixWriter(t *testing.T) {
+	var b bytes.Buffer
+	w := &prefixWriter{w: &b, prefix: "[a] "}
+	fmt.Fprint(w, "one\ntw")
+	fmt.Fprint(w, "o\n\nthree\n")
+	if got, want := b.String(), "[a] one\n[a] two\n[a] \n[a] three\n"; got != want {
+		t.Errorf("got %q; want %q", got, want)
+	}
+}
