@@ -130,6 +130,9 @@ func runExperiment(ctx context.Context, s *Streams, opts *experimentOptions) err
 	if res == nil {
 		return runErr
 	}
+	if opts.DryRun { // experimentcheck.go: what planning cannot see; no report, nothing written
+		return errors.Join(runErr, checkCells(s, cfg))
+	}
 	if res.Stopped != "" {
 		fmt.Fprintf(s.ErrOut, "budget: %s; rerun the same command to continue (with a higher cap)\n", res.Stopped)
 	}

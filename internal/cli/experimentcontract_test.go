@@ -38,3 +38,27 @@ func TestExperimentBudgetAndTables(t *testing.T) {
 		}
 	}
 }
+
+// Item 5: --dry-run validates every cell (agents, backbones, API-key
+// variables) and writes nothing.
+func TestExperimentDryRun(t *testing.T) {
+	dir := t.TempDir()
+	path, _ := simConfig(t, dir, false)
+	r := mustRun(t, "experiment", "--dry-run", path)
+	if !strings.Contains(r.errOut, "nothing was written") {
+		t.Errorf("dry run of the sim grid:\n%s", r.errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "exp")); !os.IsNotExist(err) {
+		t.Errorf("the dry run wrote %s (%v)", filepath.Join(dir, "exp"), err)
+	}
+	// The paper's grid without API keys: each cell names the variable.
+	t.Chdir("../..") // the paper's file names backbones.yaml relative to the checkout
+	out := filepath.Join(t.TempDir(), "paper")
+	r = execCLI(t, t.Context(), "experiment", "--dry-run", "--out", out, "experiments/paper.yaml")
+	if r.code != ExitFailed || !strings.Contains(r.errOut, "cannot run: retail/baseline/gpt-4.1") || !strings.Contains(r.errOut, "OPENAI_API_KEY") {
+		t.Errorf("dry run of the paper grid without keys: exit %d; want %d naming the cells and OPENAI_API_KEY:\n%s", r.code, ExitFailed, r.errOut)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("the dry run wrote %s (%v)", out, err)
+	}
+}
