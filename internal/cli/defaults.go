@@ -2,9 +2,9 @@ package cli
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/llm"
+	"github.com/ledgerbench/ledgerbench/internal/offline"
 	"github.com/ledgerbench/ledgerbench/results"
 )
 
@@ -16,10 +16,11 @@ const (
 	upstreamDefaultTemperature = 0.0
 )
 
-// offlineBackbone reports whether a backbone needs no model (gold, sim,
+// isOfflineBackbone reports whether a backbone needs no model (gold, sim,
 // replay:FILE): its user simulator is the scripted one, not a model.
 func isOfflineBackbone(b string) bool {
-	return b == "gold" || b == "sim" || strings.HasPrefix(b, "sim:") || strings.HasPrefix(b, "replay:")
+	_, ok, _ := offline.Parse(b)
+	return ok
 }
 
 // upstreamBackbone names the backbones-file entry that is τ²-bench's

@@ -62,7 +62,7 @@ func skipReason(args []string, root string) string {
 		return "pulls from GitHub (needs the network)"
 	}
 	for i, a := range args {
-		if (a == "--backbone" || a == "--user-backbone" || a == "--judge-backbone") && i+1 < len(args) && !offlineBackbone(args[i+1]) {
+		if (a == "--backbone" || a == "--user-backbone" || a == "--judge-backbone") && i+1 < len(args) && !isOfflineBackbone(args[i+1]) {
 			return "needs an API key for backbone " + args[i+1]
 		}
 	}
@@ -98,9 +98,6 @@ func missingInput(args []string, root string) string {
 	return ""
 }
 
-func offlineBackbone(b string) bool {
-	return b == "gold" || b == "sim" || strings.HasPrefix(b, "sim:") || strings.HasPrefix(b, "replay:")
-}
 
 // onlineBackbones names a backbone of an experiment file that needs a key.
 func onlineBackbones(path string) string {
@@ -119,7 +116,7 @@ func onlineBackbones(path string) string {
 	}
 	for _, g := range doc.Grid {
 		for _, bb := range append(g.Backbones, g.UserBackbones...) {
-			if !offlineBackbone(bb) {
+			if !isOfflineBackbone(bb) {
 				return bb
 			}
 		}

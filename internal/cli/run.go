@@ -342,6 +342,9 @@ func planRun(ctx context.Context, opts *runOptions) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkReplay(opts.Backbone, opts.Domain, p.tasks, opts.Trials); err != nil { // replaycheck.go
+		return nil, err
+	}
 	if p.defaults, err = applyUpstreamDefaults(opts, cfg, p.existing); err != nil { // defaults.go
 		return nil, err
 	}
