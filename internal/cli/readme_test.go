@@ -98,7 +98,6 @@ func missingInput(args []string, root string) string {
 	return ""
 }
 
-
 // onlineBackbones names a backbone of an experiment file that needs a key.
 func onlineBackbones(path string) string {
 	b, err := os.ReadFile(path)
