@@ -140,7 +140,7 @@ func runRescore(ctx context.Context, s *Streams, opts *rescoreOptions) error {
 	loaded := map[string]envs.Domain{}
 	var out []rescoreFile
 	for _, path := range opts.Files {
-		if res, ok, err := rescoreV1(ctx, path, opts.DataDir, loaded); ok || err != nil {
+		if res, ok, err := rescoreV1(ctx, path, opts, loaded, s.ErrOut); ok || err != nil {
 			if err != nil {
 				return err
 			}
@@ -215,9 +215,16 @@ func rescore(ctx context.Context, path string, f *results.Tau2File, dom envs.Dom
 		}
 		return t
 	}
+	return scoreRecords(ctx, res, recs, dom, lookup, opts)
+}
+
+// scoreRecords scores every record against the task lookup returns for it
+// (nil: not found) on every core, and tallies the outcomes into res in the
+// records' order; res.Results gets one rescoreSim per record.
+func scoreRecords(ctx context.Context, res rescoreFile, recs []results.Record, dom envs.Domain, lookup func(id string) *tasks.Task, opts *rescoreOptions) (rescoreFile, error) {
 	sims := make([]rescoreSim, len(recs))
 	// Each simulation is scored into sims[i], on every core.
-	_, err = parallel.Map(ctx, len(recs), func(gctx context.Context, i int) (struct{}, error) {
+	_, err := parallel.Map(ctx, len(recs), func(gctx context.Context, i int) (struct{}, error) {
 		return struct{}{}, func() error {
 			r := &recs[i]
 			sim := &sims[i]
