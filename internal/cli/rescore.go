@@ -64,8 +64,8 @@ checked the gold actions of another task than its task_id names is scored agains
 task, with a note. It never applies by default.
 
 τ-bench v1 / τ-Trait result lists (a JSON array of {task_id, reward, info, traj,
-trial}) of telehealth are scored with τ-Trait's reward; their task ids index the
-test split.`,
+trial}) of telehealth are scored with τ-Trait's reward, one --json object per entry;
+their task ids index the test split.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !slices.Contains([]string{"file", "domain", "record"}, opts.Criteria) {
