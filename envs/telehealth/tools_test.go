@@ -6,7 +6,6 @@ import (
 	"flag"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
@@ -17,23 +16,14 @@ import (
 
 var update = flag.Bool("update", false, "update golden files")
 
+// loaded caches the domain across the package's tests.
+var loaded datatest.Cache[*Domain]
+
 // loadDomain loads the domain once per test binary.
-var loadDomain = func() func(t testing.TB) *Domain {
-	var (
-		once sync.Once
-		d    *Domain
-		err  error
-	)
-	return func(t testing.TB) *Domain {
-		t.Helper()
-		root := datatest.Root(t)
-		once.Do(func() { d, err = Load(root) })
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-}()
+func loadDomain(tb testing.TB) *Domain {
+	tb.Helper()
+	return loaded.Get(tb, func(root string) (*Domain, error) { return Load(root) })
+}
 
 type toolCase struct {
 	Name  string      `json:"name"`
