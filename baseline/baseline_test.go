@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,25 +20,6 @@ import (
 	"github.com/ledgerbench/ledgerbench/orchestrator"
 	"github.com/ledgerbench/ledgerbench/usersim"
 )
-
-var update = flag.Bool("update", false, "update golden files")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
 
 // TestLoadPrompt reads the agent's text from the pulled sources: the
 // system prompt is SYSTEM_PROMPT with AGENT_INSTRUCTION and the policy

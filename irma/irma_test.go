@@ -6,13 +6,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/baseline"
+	"github.com/ledgerbench/ledgerbench/internal/goldentest"
 	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/internal/offline"
 	"github.com/ledgerbench/ledgerbench/internal/offline/offlinetest"
@@ -23,26 +22,6 @@ import (
 )
 
 var update = flag.Bool("update", false, "update golden files")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
 
 func ptr[T any](v T) *T { return &v }
 
@@ -212,7 +191,7 @@ func ownPrompt() *baseline.Prompt {
 }
 
 func TestSystemPromptGolden(t *testing.T) {
-	golden(t, "system_prompt.golden", irma.SystemPrompt(ownPrompt(), offlinetest.Policy))
+	goldentest.Check(t, *update, "system_prompt.golden", irma.SystemPrompt(ownPrompt(), offlinetest.Policy))
 	p := ownPrompt()
 	if got, want := irma.SystemPrompt(p, "p"), p.SystemWith(p.Instruction+"\n\n"+irma.FACTInstruction, "p"); got != want {
 		t.Errorf("the IRMA prompt is not the baseline's with the FACT paragraph after the instruction:\n%s", got)
@@ -257,8 +236,8 @@ func TestSchedulingAndContext(t *testing.T) {
 		return llm.Request{}
 	}
 	c2, t2 := byKind(irma.KindConstraints, 1), byKind(irma.KindTools, 1)
-	golden(t, "helper_constraints.golden", renderRequest(c2))
-	golden(t, "helper_tools.golden", renderRequest(t2))
+	goldentest.Check(t, *update, "helper_constraints.golden", renderRequest(c2))
+	goldentest.Check(t, *update, "helper_tools.golden", renderRequest(t2))
 	for _, r := range []llm.Request{c2, t2} {
 		if len(r.Tools) != 0 || r.ToolChoice != "" || deref(r.Seed) != 7 || deref(r.Temperature) != 0.0 {
 			t.Errorf("helper request: %d tools, choice %q, seed %v, temperature %v", len(r.Tools), r.ToolChoice, deref(r.Seed), deref(r.Temperature))
@@ -292,8 +271,8 @@ func TestSchedulingAndContext(t *testing.T) {
 			t.Errorf("request %d lacks the round-2 helper outputs:\n%s", i, s)
 		}
 	}
-	golden(t, "agent_request.golden", renderRequest(reqs[6]))
-	golden(t, "block.golden", a.Block())
+	goldentest.Check(t, *update, "agent_request.golden", renderRequest(reqs[6]))
+	goldentest.Check(t, *update, "block.golden", a.Block())
 	if !strings.HasSuffix(sys(reqs[6]), a.Block()) || !strings.HasPrefix(sys(reqs[6]), irma.SystemPrompt(ownPrompt(), offlinetest.Policy)) {
 		t.Errorf("the block is not appended to the system prompt")
 	}
@@ -356,7 +335,7 @@ func TestAccounting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "report.golden", string(b)+"\n")
+	goldentest.Check(t, *update, "report.golden", string(b)+"\n")
 }
 
 func near(a, b float64) bool { return a-b < 1e-12 && b-a < 1e-12 }

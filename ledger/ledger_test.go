@@ -3,11 +3,11 @@ package ledger
 import (
 	"encoding/json"
 	"flag"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ledgerbench/ledgerbench/internal/goldentest"
 )
 
 var update = flag.Bool("update", false, "update golden files")
@@ -41,18 +41,7 @@ func TestAbsorbAndRenderGolden(t *testing.T) {
 	l.Absorb(mapRouter{}, "get_rec", nil, `{"id":"a","status":"é","amount":2.5}`)
 	l.Absorb(mapRouter{}, "other", nil, `{"id":"c"}`)
 	l.Put("user", map[string]any{"id": "u1"})
-	got := l.Render()
-	golden := filepath.Join("testdata", "render.golden")
-	if *update {
-		os.WriteFile(golden, []byte(got), 0o644)
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("render =\n%s\nwant\n%s", got, want)
-	}
+	goldentest.Check(t, *update, "render.golden", l.Render())
 	// replacing a value keeps one entry per path
 	l.Absorb(mapRouter{}, "get_rec", nil, `{"id":"a","status":"closed","amount":2.5}`)
 	if l.Len() != 3 || !strings.Contains(l.Render(), `recs.a: {"id": "a", "status": "closed"`) {

@@ -261,11 +261,8 @@ func loop(ctx context.Context, dom envs.Domain, env envs.Env, agent Agent, user 
 	steps, numErrors := 0, 0
 	term, _ := dom.(envs.Terminator)
 	for {
-		if err := ctx.Err(); err != nil {
-			if errors.Is(err, context.DeadlineExceeded) && cfg.Timeout > 0 {
-				return evaluator.Timeout, traj, steps, numErrors, nil
-			}
-			return evaluator.InfrastructureError, traj, steps, numErrors, fmt.Errorf("%w: %w", ErrInfrastructure, err)
+		if t, err := Interrupted(ctx, cfg); t != "" {
+			return t, traj, steps, numErrors, err
 		}
 		switch to {
 		case toUser:
@@ -330,16 +327,11 @@ func loop(ctx context.Context, dom envs.Domain, env envs.Env, agent Agent, user 
 			}
 		case toEnv:
 			calls := pending[0].ToolCalls
-			results := make([]message.Message, 0, len(calls))
+			results, failed := respond(ctx, env, calls, cfg)
+			numErrors += failed
 			stop := false
-			for _, tc := range calls {
-				res := envs.Respond(ctx, env, tc)
-				stamp(&res, cfg)
-				if res.Error {
-					numErrors++
-				}
-				results = append(results, res)
-				if term != nil && !res.Error && term.Terminates(tc.Name) {
+			for i, tc := range calls {
+				if term != nil && !results[i].Error && term.Terminates(tc.Name) {
 					stop = true
 				}
 			}
@@ -374,6 +366,37 @@ func limited(term evaluator.Termination, steps, numErrors int, cfg Config) evalu
 		return evaluator.MaxSteps
 	}
 	return term
+}
+
+// respond runs the calls in env in order and returns their results
+// (stamped) and how many of them failed.
+func respond(ctx context.Context, env envs.Env, calls []message.ToolCall, cfg Config) ([]message.Message, int) {
+	results := make([]message.Message, 0, len(calls))
+	failed := 0
+	for _, tc := range calls {
+		res := envs.Respond(ctx, env, tc)
+		stamp(&res, cfg)
+		if res.Error {
+			failed++
+		}
+		results = append(results, res)
+	}
+	return results, failed
+}
+
+// Interrupted is how a loop ends when ctx is done before a turn: timeout
+// when the simulation's wall-clock limit (cfg.Timeout) passed, else an
+// infrastructure error (wrapping ErrInfrastructure) it returns too. It is
+// "" while ctx is live.
+func Interrupted(ctx context.Context, cfg Config) (evaluator.Termination, error) {
+	err := ctx.Err()
+	switch {
+	case err == nil:
+		return "", nil
+	case errors.Is(err, context.DeadlineExceeded) && cfg.Timeout > 0:
+		return evaluator.Timeout, nil
+	}
+	return evaluator.InfrastructureError, fmt.Errorf("%w: %w", ErrInfrastructure, err)
 }
 
 func failure(ctx context.Context, cfg Config, role evaluator.Termination, err error, traj []message.Message, steps, numErrors int) (evaluator.Termination, []message.Message, int, int, error) {

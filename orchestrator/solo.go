@@ -3,7 +3,6 @@ package orchestrator
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/evaluator"
@@ -57,11 +56,8 @@ func soloLoop(ctx context.Context, env envs.Env, agent Agent, cfg Config) (evalu
 	}
 	var incoming []message.Message
 	for first := true; ; first = false {
-		if err := ctx.Err(); err != nil {
-			if errors.Is(err, context.DeadlineExceeded) && cfg.Timeout > 0 {
-				return evaluator.Timeout, traj, steps, numErrors, nil
-			}
-			return evaluator.InfrastructureError, traj, steps, numErrors, fmt.Errorf("%w: %w", ErrInfrastructure, err)
+		if t, err := Interrupted(ctx, cfg); t != "" {
+			return t, traj, steps, numErrors, err
 		}
 		msg, err := agent.Next(ctx, incoming)
 		if err != nil {
@@ -94,15 +90,8 @@ func soloLoop(ctx context.Context, env envs.Env, agent Agent, cfg Config) (evalu
 			return checked(evaluator.AgentError), traj, steps, numErrors, err
 		}
 		// The environment answers every call, then the agent has the turn.
-		results := make([]message.Message, 0, len(msg.ToolCalls))
-		for _, tc := range msg.ToolCalls {
-			res := envs.Respond(ctx, env, tc)
-			stamp(&res, cfg)
-			if res.Error {
-				numErrors++
-			}
-			results = append(results, res)
-		}
+		results, failed := respond(ctx, env, msg.ToolCalls, cfg)
+		numErrors += failed
 		traj = append(traj, results...)
 		incoming = results
 		steps++

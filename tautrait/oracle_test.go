@@ -1,16 +1,13 @@
 package tautrait_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"os"
-	"os/exec"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/envs/telehealth"
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
+	"github.com/ledgerbench/ledgerbench/internal/oracletest"
 )
 
 // TestOracleFirstRequests compares the first user-simulator request and the
@@ -41,26 +38,12 @@ func TestOracleFirstRequests(t *testing.T) {
 	for i := range idx {
 		idx[i] = i
 	}
-	in, err := json.Marshal(map[string]any{"tasks": idx, "user_opening": userOpening, "agent_answer": agentAnswer})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fields := strings.Fields(cmdline)
-	cmd := exec.Command(fields[0], fields[1:]...)
-	cmd.Stdin = bytes.NewReader(in)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("oracle: %v", err)
-	}
 	var want []struct {
 		Task  int            `json:"task"`
 		User  map[string]any `json:"user"`
 		Agent map[string]any `json:"agent"`
 	}
-	if err := json.Unmarshal(out, &want); err != nil {
-		t.Fatalf("oracle output: %v", err)
-	}
+	oracletest.JSON(t, cmdline, map[string]any{"tasks": idx, "user_opening": userOpening, "agent_answer": agentAnswer}, &want)
 	if len(want) != len(test) {
 		t.Fatalf("oracle answered %d tasks; want %d", len(want), len(test))
 	}

@@ -27,8 +27,6 @@ package tautrait
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -82,11 +80,8 @@ func Loop(ctx context.Context, dom envs.Domain, env envs.Env, agent orchestrator
 	// Upstream does not look for the stop token in the first message.
 	pending := []message.Message{first}
 	for o.Steps < MaxSteps {
-		if err := ctx.Err(); err != nil {
-			if errors.Is(err, context.DeadlineExceeded) && cfg.Timeout > 0 {
-				return end(evaluator.Timeout, nil)
-			}
-			return end(evaluator.InfrastructureError, fmt.Errorf("%w: %w", orchestrator.ErrInfrastructure, err))
+		if t, err := orchestrator.Interrupted(ctx, cfg); t != "" {
+			return end(t, err)
 		}
 		msg, err := agent.Next(ctx, pending)
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
+	"github.com/ledgerbench/ledgerbench/internal/goldentest"
 	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/internal/offline/offlinetest"
 	"github.com/ledgerbench/ledgerbench/internal/openaitest"
@@ -27,23 +28,6 @@ import (
 )
 
 var update = flag.Bool("update", false, "update golden files")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
 
 func ptr[T any](v T) *T { return &v }
 
@@ -65,8 +49,8 @@ func TestSystemPromptGolden(t *testing.T) {
 	}
 	scenario := offlinetest.Task("pay").UserScenario.String()
 	p := ownPrompt(t, string(g))
-	golden(t, "tau2_prompt.golden", p.System(false, "", scenario))
-	golden(t, "tau2_prompt_persona.golden", p.System(false, "Speak tersely.", scenario))
+	goldentest.Check(t, *update, "tau2_prompt.golden", p.System(false, "", scenario))
+	goldentest.Check(t, *update, "tau2_prompt_persona.golden", p.System(false, "Speak tersely.", scenario))
 }
 
 // With the pulled sources: SYSTEM_PROMPT of user_simulator.py with its two
@@ -244,7 +228,7 @@ func TestTraitPrompt(t *testing.T) {
 	if !ok {
 		t.Fatalf("approximation does not start with upstream's prompt: %q", approx)
 	}
-	golden(t, "trait_section.golden", section)
+	goldentest.Check(t, *update, "trait_section.golden", section)
 }
 
 func TestParseTraits(t *testing.T) {

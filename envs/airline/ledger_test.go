@@ -4,11 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/goldentest"
 	"github.com/ledgerbench/ledgerbench/ledger"
 	"github.com/ledgerbench/ledgerbench/ledgeragent"
 	"github.com/ledgerbench/ledgerbench/message"
@@ -97,18 +96,5 @@ func TestRenderGolden(t *testing.T) {
 	l := ledger.New()
 	readInto(t, d, d.NewEnv(), l, append(si5ukwReads(),
 		toolCall("search_direct_flight", "origin", "JFK", "destination", "SEA", "date", "2024-05-20"))...)
-	got := l.Render()
-	path := filepath.Join("testdata", "ledger_si5ukw.golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (run with -update if intended):\n%s", path, got)
-	}
+	goldentest.Check(t, *update, "ledger_si5ukw.golden", l.Render())
 }

@@ -21,26 +21,7 @@ import (
 // type names, str(), hashing and iteration.
 
 // pyType is type(v).__name__.
-func pyType(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case string:
-		return "str"
-	case json.Number:
-		if isFloatLiteral(x) {
-			return "float"
-		}
-		return "int"
-	case []any:
-		return "list"
-	case *pyjson.Dict:
-		return "dict"
-	}
-	return fmt.Sprintf("%T", v)
-}
+func pyType(v any) string { return pyjson.TypeName(v) }
 
 func isFloatLiteral(n json.Number) bool { return strings.ContainsAny(string(n), ".eE") }
 

@@ -4,13 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/goldentest"
 	"github.com/ledgerbench/ledgerbench/internal/omap"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/ledger"
@@ -161,23 +160,6 @@ func TestRenderGolden(t *testing.T) {
 	golden(t, "ledger_olivia_ito.golden", l.Render())
 }
 
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (run with -update if intended):\n%s", path, got)
-	}
-}
-
 // longConversation returns a ledger at the end of a long conversation (the
 // user, every one of their orders, the products of those orders) and the
 // next read to absorb.
@@ -295,4 +277,10 @@ func TestRouteFastDecode(t *testing.T) {
 			t.Errorf("fastProduct(%s) succeeded", raw)
 		}
 	}
+}
+
+// golden checks got against testdata/<name> (-update rewrites it).
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	goldentest.Check(t, *update, name, got)
 }

@@ -1,13 +1,11 @@
 package retail
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -17,6 +15,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/data"
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
+	"github.com/ledgerbench/ledgerbench/internal/oracletest"
 	"github.com/ledgerbench/ledgerbench/internal/pycalc"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/message"
@@ -43,14 +42,8 @@ func TestDifferentialOracle(t *testing.T) {
 	if cmdline == "" {
 		t.Skip("LEDGERBENCH_RETAIL_ORACLE not set")
 	}
-	n := 150
-	if s := os.Getenv("LEDGERBENCH_RETAIL_ORACLE_N"); s != "" {
-		n, _ = strconv.Atoi(s)
-	}
-	seed := uint64(1)
-	if s := os.Getenv("LEDGERBENCH_RETAIL_ORACLE_SEED"); s != "" {
-		seed, _ = strconv.ParseUint(s, 10, 64)
-	}
+	n := oracletest.EnvInt(t, "LEDGERBENCH_RETAIL_ORACLE_N", 150)
+	seed := uint64(oracletest.EnvInt(t, "LEDGERBENCH_RETAIL_ORACLE_SEED", 1))
 	d := domainForTest(t)
 	g := &callGen{d: d, r: rand.New(rand.NewPCG(seed, 7))}
 	type call struct {
@@ -64,25 +57,11 @@ func TestDifferentialOracle(t *testing.T) {
 			seqs[i] = append(seqs[i], call{name, args})
 		}
 	}
-	in, err := json.Marshal(map[string]any{"sequences": seqs, "dump": true, "db_path": realDBPath(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fields := strings.Fields(cmdline)
-	cmd := exec.Command(fields[0], fields[1:]...)
-	cmd.Stdin = bytes.NewReader(in)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("oracle: %v", err)
-	}
 	var want []struct {
 		Results [][2]any `json:"results"`
 		DB      string   `json:"db"`
 	}
-	if err := json.Unmarshal(out, &want); err != nil {
-		t.Fatalf("oracle output: %v", err)
-	}
+	oracletest.JSON(t, cmdline, map[string]any{"sequences": seqs, "dump": true, "db_path": realDBPath(t)}, &want)
 	ctx := context.Background()
 	calls, diffs := 0, 0
 	for i, seq := range seqs {
@@ -334,13 +313,7 @@ func TestCalculateOracle(t *testing.T) {
 		seq[i] = ocall{"calculate", map[string]any{"expression": x}}
 	}
 	in, _ := json.Marshal(map[string]any{"sequences": [][]ocall{seq}})
-	fields := strings.Fields(cmdline)
-	cmd := exec.Command(fields[0], fields[1:]...)
-	cmd.Stdin = bytes.NewReader(in)
-	out, err := cmd.Output() // Python's SyntaxWarnings on stderr are dropped
-	if err != nil {
-		t.Fatalf("oracle: %v", err)
-	}
+	out := oracletest.Output(t, cmdline, in, nil) // Python's SyntaxWarnings on stderr are dropped
 	var want []struct {
 		Results [][2]any `json:"results"`
 	}
@@ -440,21 +413,10 @@ func TestFixtureCasesOracle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, _ := json.Marshal(map[string]any{"sequences": seqs, "db_path": dbPath})
-	fields := strings.Fields(cmdline)
-	cmd := exec.Command(fields[0], fields[1:]...)
-	cmd.Stdin = bytes.NewReader(in)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("oracle: %v", err)
-	}
 	var want []struct {
 		Results [][2]any `json:"results"`
 	}
-	if err := json.Unmarshal(out, &want); err != nil {
-		t.Fatal(err)
-	}
+	oracletest.JSON(t, cmdline, map[string]any{"sequences": seqs, "db_path": dbPath}, &want)
 	d := fixtureDomain(t)
 	for i, tc := range toolCases {
 		for j, m := range runCase(context.Background(), d, tc) {
@@ -494,22 +456,11 @@ func TestGoldOracle(t *testing.T) {
 		}
 		seqs = append(seqs, seq)
 	}
-	in, _ := json.Marshal(map[string]any{"sequences": seqs, "dump": true, "db_path": realDBPath(t)})
-	fields := strings.Fields(cmdline)
-	cmd := exec.Command(fields[0], fields[1:]...)
-	cmd.Stdin = bytes.NewReader(in)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("oracle: %v", err)
-	}
 	var want []struct {
 		Results [][2]any `json:"results"`
 		DB      string   `json:"db"`
 	}
-	if err := json.Unmarshal(out, &want); err != nil {
-		t.Fatal(err)
-	}
+	oracletest.JSON(t, cmdline, map[string]any{"sequences": seqs, "dump": true, "db_path": realDBPath(t)}, &want)
 	ctx := context.Background()
 	calls := 0
 	for i, task := range all {

@@ -349,35 +349,5 @@ func TestToolsGolden(t *testing.T) {
 			fmt.Fprintf(&b, "> %s %s\n< %s: %s\n", tc.calls[i].name, tc.calls[i].args, status, m.Content)
 		}
 	}
-	checkGolden(t, "tools.golden", b.String())
-}
-
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < len(gl) || i < len(wl); i++ {
-			var g, w string
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Fatalf("%s differs at line %d:\n got: %s\nwant: %s\n(run with -update if the change is intended)", path, i+1, g, w)
-			}
-		}
-	}
+	golden(t, "tools.golden", b.String())
 }

@@ -3,46 +3,14 @@ package telecom
 import (
 	"context"
 	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ledgerbench/ledgerbench/internal/goldentest"
 	"github.com/ledgerbench/ledgerbench/internal/tool"
 )
 
 var update = flag.Bool("update", false, "update golden files")
-
-// golden compares got with testdata/<name>, or rewrites it with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < len(gl) || i < len(wl); i++ {
-			var g, w string
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Fatalf("%s differs at line %d:\n got %q\nwant %q\n(run with -update if the change is intended)", path, i+1, g, w)
-			}
-		}
-	}
-}
 
 // TestScenarios runs every scenario of testdata/cases.json (each user and
 // agent tool with its branches and error paths, every device state
@@ -71,7 +39,7 @@ func TestScenarios(t *testing.T) {
 		a, u := dumps(e)
 		b.WriteString("--- agent db " + shortHash(a) + ", user db " + shortHash(u) + "\n\n")
 	}
-	golden(t, "cases.golden", b.String())
+	goldentest.Check(t, *update, "cases.golden", b.String())
 }
 
 // TestScenariosCoverEverything checks that testdata/cases.json calls every

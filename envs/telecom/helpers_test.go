@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/envs"
@@ -18,20 +17,11 @@ import (
 )
 
 // loaded caches the domain across tests: loading parses the 14 MB tasks file.
-var loaded struct {
-	once sync.Once
-	d    *Domain
-	err  error
-}
+var loaded datatest.Cache[*Domain]
 
 func domainForTest(tb testing.TB) *Domain {
 	tb.Helper()
-	root := datatest.Root(tb)
-	loaded.once.Do(func() { loaded.d, loaded.err = Load(root) })
-	if loaded.err != nil {
-		tb.Fatal(loaded.err)
-	}
-	return loaded.d
+	return loaded.Get(tb, Load)
 }
 
 // step is one call of a scenario: a tool call answered as upstream's

@@ -3,8 +3,6 @@ package telecom
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/goldentest"
 	"github.com/ledgerbench/ledgerbench/ledger"
 	"github.com/ledgerbench/ledgerbench/ledgeragent"
 	"github.com/ledgerbench/ledgerbench/message"
@@ -314,20 +313,7 @@ func TestLedgerGolden(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			task := findTask(t, d, "base", c.task)
 			got := "task " + task.ID + "\n" + goldenLedger(t, d, task, c.steps)
-			path := filepath.Join("testdata", "ledger_"+c.name+".golden")
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update)", err)
-			}
-			if got != string(want) {
-				t.Errorf("ledger differs from %s (run with -update to accept):\n%s", path, got)
-			}
+			goldentest.Check(t, *update, "ledger_"+c.name+".golden", got)
 		})
 	}
 }

@@ -1,15 +1,13 @@
 package telecom
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"os"
-	"os/exec"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ledgerbench/ledgerbench/internal/oracletest"
 )
 
 // TestDifferentialOracle runs the scenarios of testdata/cases.json plus
@@ -26,14 +24,8 @@ func TestDifferentialOracle(t *testing.T) {
 	if cmdline == "" {
 		t.Skip("LEDGERBENCH_TELECOM_ORACLE not set")
 	}
-	n := 300
-	if s := os.Getenv("LEDGERBENCH_TELECOM_ORACLE_N"); s != "" {
-		n, _ = strconv.Atoi(s)
-	}
-	seed := uint64(1)
-	if s := os.Getenv("LEDGERBENCH_TELECOM_ORACLE_SEED"); s != "" {
-		seed, _ = strconv.ParseUint(s, 10, 64)
-	}
+	n := oracletest.EnvInt(t, "LEDGERBENCH_TELECOM_ORACLE_N", 300)
+	seed := uint64(oracletest.EnvInt(t, "LEDGERBENCH_TELECOM_ORACLE_SEED", 1))
 	d := domainForTest(t)
 	cases := loadScenarios(t)
 	cases = append(cases, randomScenarios(d, n, seed)...)
@@ -41,26 +33,12 @@ func TestDifferentialOracle(t *testing.T) {
 	for i, c := range cases {
 		seqs[i] = c.Steps
 	}
-	in, err := json.Marshal(map[string]any{"cases": seqs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fields := strings.Fields(cmdline)
-	cmd := exec.Command(fields[0], fields[1:]...)
-	cmd.Stdin = bytes.NewReader(in)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("oracle: %v", err)
-	}
 	var want []struct {
 		Results []outcome `json:"results"`
 		AgentDB string    `json:"agent_db"`
 		UserDB  string    `json:"user_db"`
 	}
-	if err := json.Unmarshal(out, &want); err != nil {
-		t.Fatalf("oracle output: %v", err)
-	}
+	oracletest.JSON(t, cmdline, map[string]any{"cases": seqs}, &want)
 	if len(want) != len(cases) {
 		t.Fatalf("oracle answered %d cases; want %d", len(want), len(cases))
 	}

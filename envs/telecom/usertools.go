@@ -787,26 +787,8 @@ func parseAPN(raw json.RawMessage) (APNSettings, *junkValue, error) {
 	return s, nil, fmt.Errorf("%d validation errors for APNSettings\n%s", len(errs), strings.Join(errs, "\n"))
 }
 
-func pyTypeName(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case string:
-		return "str"
-	case json.Number:
-		if strings.ContainsAny(string(x), ".eE") {
-			return "float"
-		}
-		return "int"
-	case []any:
-		return "list"
-	case *pyjson.Dict:
-		return "dict"
-	}
-	return fmt.Sprintf("%T", v)
-}
+// pyTypeName is type(v).__name__.
+func pyTypeName(v any) string { return pyjson.TypeName(v) }
 
 // laxBool is pydantic's lax boolean parsing.
 func laxBool(v any) (bool, bool) {

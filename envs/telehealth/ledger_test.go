@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/goldentest"
 	"github.com/ledgerbench/ledgerbench/ledger"
 	"github.com/ledgerbench/ledgerbench/ledgeragent"
 	"github.com/ledgerbench/ledgerbench/message"
@@ -490,9 +491,9 @@ func TestRenderGolden(t *testing.T) {
 	for _, tc := range []struct {
 		index int
 		file  string
-	}{{10, "testdata/ledger_test10.golden"}, {13, "testdata/ledger_test13.golden"}} {
+	}{{10, "ledger_test10.golden"}, {13, "ledger_test13.golden"}} {
 		l, _ := goldLedger(t, d, "test", tc.index)
-		checkGolden(t, tc.file, l.Render()+"\n")
+		goldentest.Check(t, *update, tc.file, l.Render()+"\n")
 	}
 }
 

@@ -21,30 +21,7 @@ import (
 // Python's rules and error texts to them.
 
 // pyType is type(v).__name__.
-func pyType(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case string:
-		return "str"
-	case json.Number:
-		if isIntLiteral(x) {
-			return "int"
-		}
-		return "float"
-	case float64:
-		return "float"
-	case int, int64:
-		return "int"
-	case []any, []string:
-		return "list"
-	case *pyjson.Dict:
-		return "dict"
-	}
-	return fmt.Sprintf("%T", v)
-}
+func pyType(v any) string { return pyjson.TypeName(v) }
 
 func isIntLiteral(n json.Number) bool { return !strings.ContainsAny(string(n), ".eE") }
 

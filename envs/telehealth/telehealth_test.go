@@ -15,6 +15,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/data"
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
+	"github.com/ledgerbench/ledgerbench/internal/goldentest"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/message"
@@ -300,7 +301,7 @@ func TestGoldGolden(t *testing.T) {
 			}
 		}
 	}
-	checkGolden(t, "testdata/gold.golden", b.String())
+	goldentest.Check(t, *update, "gold.golden", b.String())
 }
 
 // TestGoldReplay checks the facts the porting notes list about the gold

@@ -6,33 +6,24 @@ import (
 	"flag"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
+	"github.com/ledgerbench/ledgerbench/internal/goldentest"
 	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/message"
 )
 
 var update = flag.Bool("update", false, "update golden files")
 
+// loaded caches the domain across the package's tests.
+var loaded datatest.Cache[*Domain]
+
 // loadDomain loads the domain once per test binary.
-var loadDomain = func() func(t testing.TB) *Domain {
-	var (
-		once sync.Once
-		d    *Domain
-		err  error
-	)
-	return func(t testing.TB) *Domain {
-		t.Helper()
-		root := datatest.Root(t)
-		once.Do(func() { d, err = Load(root) })
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-}()
+func loadDomain(tb testing.TB) *Domain {
+	tb.Helper()
+	return loaded.Get(tb, func(root string) (*Domain, error) { return Load(root) })
+}
 
 type toolCase struct {
 	Name  string      `json:"name"`
@@ -78,28 +69,5 @@ func TestToolsGolden(t *testing.T) {
 			b.WriteString("# " + env.DataHash() + "\n")
 		}
 	}
-	checkGolden(t, "testdata/tools.golden", b.String())
-}
-
-func checkGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if got != string(want) {
-		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < len(gl) && i < len(wl); i++ {
-			if gl[i] != wl[i] {
-				t.Fatalf("%s differs at line %d:\n got: %q\nwant: %q", path, i+1, gl[i], wl[i])
-			}
-		}
-		t.Fatalf("%s differs in length: got %d lines, want %d", path, len(gl), len(wl))
-	}
+	goldentest.Check(t, *update, "tools.golden", b.String())
 }

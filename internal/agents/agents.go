@@ -118,14 +118,17 @@ type agentFactory func(spec runner.Spec, gen baseline.Generator, opts baseline.O
 var agentKinds = []struct {
 	name string
 	make agentFactory // nil: reserved, not built yet
+	// ledger marks LedgerAgent and its ablations (they read the evidence
+	// reads of the offline scripts).
+	ledger bool
 }{
-	{"baseline", func(_ runner.Spec, gen baseline.Generator, opts baseline.Options) (orchestrator.Agent, error) {
+	{name: "baseline", make: func(_ runner.Spec, gen baseline.Generator, opts baseline.Options) (orchestrator.Agent, error) {
 		return baseline.New(gen, opts), nil
 	}},
-	{"ledger", ledgerKind(ledgeragent.Full)},
-	{"ledger-only", ledgerKind(ledgeragent.LedgerOnly)},
-	{"gate-only", ledgerKind(ledgeragent.GateOnly)},
-	{"irma", func(_ runner.Spec, gen baseline.Generator, opts baseline.Options) (orchestrator.Agent, error) {
+	{name: "ledger", make: ledgerKind(ledgeragent.Full), ledger: true},
+	{name: "ledger-only", make: ledgerKind(ledgeragent.LedgerOnly), ledger: true},
+	{name: "gate-only", make: ledgerKind(ledgeragent.GateOnly), ledger: true},
+	{name: "irma", make: func(_ runner.Spec, gen baseline.Generator, opts baseline.Options) (orchestrator.Agent, error) {
 		return irma.New(gen, irma.Options{Options: opts}), nil
 	}},
 }
@@ -137,6 +140,17 @@ func ledgerKind(mode ledgeragent.Mode) agentFactory {
 		opts.Name = mode.Name()
 		return ledgeragent.New(baseline.New(gen, opts), spec.Domain, mode)
 	}
+}
+
+// ledgerAgent reports whether an agent name is LedgerAgent or one of its
+// ablations.
+func ledgerAgent(name string) bool {
+	for _, k := range agentKinds {
+		if k.name == name {
+			return k.ledger
+		}
+	}
+	return false
 }
 
 // AgentNames lists the agent implementations that can be built.
@@ -390,14 +404,24 @@ func (b *builder) generator(name string, user bool) (generatorMaker, error) {
 		if user {
 			return func(spec runner.Spec) (baseline.Generator, error) { return offline.NewUser(spec.Task), nil }, nil
 		}
+		// τ-Trait's loop caps an episode at 30 steps: there the script
+		// makes only the gold trajectory's calls, unless a LedgerAgent
+		// (whose ledger and gate read the evidence reads) drives it.
+		lean := b.opts.Loop == LoopTauTrait && !ledgerAgent(b.opts.Agent)
+		script := func(a *offline.Agent) baseline.Generator {
+			if lean {
+				return a.WithoutEvidenceReads()
+			}
+			return a
+		}
 		if ob.Kind == offline.Gold {
 			return func(spec runner.Spec) (baseline.Generator, error) {
-				return offline.NewGoldAgent(spec.Domain, spec.Task), nil
+				return script(offline.NewGoldAgent(spec.Domain, spec.Task)), nil
 			}, nil
 		}
 		rates := ob.Rates
 		return func(spec runner.Spec) (baseline.Generator, error) {
-			return offline.NewSimAgent(spec.Domain, spec.Task, spec.Seed, rates), nil
+			return script(offline.NewSimAgent(spec.Domain, spec.Task, spec.Seed, rates)), nil
 		}, nil
 	case offline.Replay:
 		rec, err := b.load(ob.File)

@@ -47,7 +47,8 @@ func loadDomains(t *testing.T) []envs.Domain {
 func fixedNow() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
 
 // runSplit plays every task of a split through orchestrator.Run with the
-// makers and returns the records in task order.
+// makers (on their loop: τ-Trait's for telehealth) and returns the records
+// in task order.
 func runSplit(t *testing.T, dom envs.Domain, makers runner.Makers, ts []tasks.Task, seed int64) []results.Record {
 	t.Helper()
 	recs := make([]results.Record, len(ts))
@@ -64,7 +65,7 @@ func runSplit(t *testing.T, dom envs.Domain, makers runner.Makers, ts []tasks.Ta
 			if err != nil {
 				return fmt.Errorf("task %s: user: %w", ts[i].ID, err)
 			}
-			rec, err := orchestrator.Run(ctx, dom, &ts[i], a, u, orchestrator.Config{Now: fixedNow, Greeting: makers.Greeting})
+			rec, err := orchestrator.Run(ctx, dom, &ts[i], a, u, orchestrator.Config{Now: fixedNow, Greeting: makers.Greeting, Loop: makers.Loop})
 			if err != nil {
 				return fmt.Errorf("task %s: %w", ts[i].ID, err)
 			}
@@ -118,7 +119,8 @@ func allTasks(t *testing.T, dom envs.Domain) []tasks.Task {
 
 // TestGoldEveryDomain: the baseline agent and the τ² (or τ-Trait) user
 // simulator on the gold backbone reach reward 1 on every task of every
-// domain, through the real orchestrator.
+// domain, through the real orchestrator on the domain's default loop
+// (τ-Trait's, at most 30 steps, for telehealth).
 func TestGoldEveryDomain(t *testing.T) {
 	for _, dom := range loadDomains(t) {
 		t.Run(dom.Name(), func(t *testing.T) {
@@ -278,7 +280,7 @@ func TestReplayRecorded(t *testing.T) {
 					if err != nil {
 						return err
 					}
-					r, err := orchestrator.Run(ctx, dom, task, a, u, orchestrator.Config{Now: fixedNow, Greeting: makers.Greeting})
+					r, err := orchestrator.Run(ctx, dom, task, a, u, orchestrator.Config{Now: fixedNow, Greeting: makers.Greeting, Loop: makers.Loop})
 					if err != nil {
 						return fmt.Errorf("task %s: %w", task.ID, err)
 					}
@@ -342,4 +344,74 @@ func sameTurns(got, want []message.Message) bool {
 		}
 	}
 	return true
+}
+
+// TestGoldTauTraitLoopCalls: on τ-Trait's loop (30 steps) the baseline
+// agent's gold script makes exactly the gold trajectory's agent calls, in
+// order (up to a terminate tool), so every telehealth test task fits; a LedgerAgent's keeps the
+// evidence reads its ledger and gate read before writes.
+func TestGoldTauTraitLoopCalls(t *testing.T) {
+	dom, err := domains.Load("telehealth", datatest.Root(t))
+	if err != nil {
+		t.Skipf("telehealth data not available: %v", err)
+	}
+	ts := splitOf(t, dom)
+	term, _ := dom.(envs.Terminator)
+	// The gold agent calls up to the first terminate tool, which ends the
+	// episode (task 13's gold actions go on with reads).
+	goldCalls := func(task *tasks.Task) []string {
+		var out []string
+		for _, a := range task.GoldActions() {
+			if a.By() == string(message.ByUser) {
+				continue
+			}
+			out = append(out, a.Name+" "+string(a.Arguments))
+			if term != nil && term.Terminates(a.Name) {
+				break
+			}
+		}
+		return out
+	}
+	agentCalls := func(r *results.Record) []string {
+		var out []string
+		for _, m := range r.Messages {
+			for _, c := range m.ToolCalls {
+				if c.Requestor == message.ByAssistant {
+					out = append(out, c.Name+" "+string(c.Arguments))
+				}
+			}
+		}
+		return out
+	}
+	extra := map[string]int{}
+	for _, agent := range []string{"baseline", "ledger"} {
+		makers, _, err := Build(t.Context(), Options{Domain: dom, DataRoot: datatest.Root(t), Agent: agent, Backbone: "gold"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if makers.LoopName != LoopTauTrait {
+			t.Fatalf("telehealth loop %q; want %q", makers.LoopName, LoopTauTrait)
+		}
+		recs := runSplit(t, dom, makers, ts, 1)
+		pass := 0
+		for i := range recs {
+			r := &recs[i]
+			if r.Success() {
+				pass++
+			}
+			got, want := agentCalls(r), goldCalls(&ts[i])
+			switch agent {
+			case "baseline":
+				if !r.Success() || fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("baseline task %s: %s in %d steps, agent calls\n%v\nwant the gold ones\n%v", ts[i].ID, r.TerminationReason, r.Steps, got, want)
+				}
+			default:
+				extra[agent] += len(got) - len(want)
+			}
+		}
+		t.Logf("%s: %d/%d telehealth tasks pass with gold on τ-Trait's loop", agent, pass, len(ts))
+	}
+	if extra["ledger"] <= 0 {
+		t.Errorf("ledger's gold script made %d calls beyond the gold ones; want its evidence reads", extra["ledger"])
+	}
 }

@@ -14,10 +14,10 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
 )
 
-// corruptedData copies the pinned files the retail domain loads and changes
-// one digit of its database (still valid JSON); it returns the directory and
-// the corrupted file's SHA-256.
-func corruptedData(t *testing.T) (string, string) {
+// corruptedData copies the pinned files a domain loads and changes one digit
+// of its file at path (the first number after marker, so still valid JSON);
+// it returns the directory and the corrupted file's SHA-256.
+func corruptedData(t *testing.T, domain, path, marker string) (string, string) {
 	t.Helper()
 	m, err := data.LoadManifest()
 	if err != nil {
@@ -25,17 +25,17 @@ func corruptedData(t *testing.T) (string, string) {
 	}
 	src, dst := datatest.Root(t), t.TempDir()
 	sum := ""
-	for _, f := range m.DomainFiles("retail") {
+	for _, f := range m.DomainFiles(domain) {
 		b, err := os.ReadFile(filepath.Join(src, f.Folder, f.Path))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f.Path == "data/tau2/domains/retail/db.json" {
-			i := bytes.Index(b, []byte(`"price": `))
+		if f.Path == path {
+			i := bytes.Index(b, []byte(marker))
 			if i < 0 {
-				t.Fatal("no price in retail db.json")
+				t.Fatalf("no %s in %s", marker, path)
 			}
-			j := i + len(`"price": `)
+			j := i + len(marker)
 			b = append([]byte(nil), b...)
 			if b[j] == '9' {
 				b[j] = '8'
@@ -53,6 +53,9 @@ func corruptedData(t *testing.T) (string, string) {
 			t.Fatal(err)
 		}
 	}
+	if sum == "" {
+		t.Fatalf("%s is not among %s's pinned files", path, domain)
+	}
 	return dst, sum
 }
 
@@ -68,7 +71,7 @@ func execWithData(t *testing.T, dir string, args ...string) execResult {
 // hash is not its pin, naming it; with --allow-modified-data a run goes on
 // and its manifest records the hash actually loaded.
 func TestCorruptedDataRefused(t *testing.T) {
-	dir, sum := corruptedData(t)
+	dir, sum := corruptedData(t, "retail", "data/tau2/domains/retail/db.json", `"price": `)
 	out := filepath.Join(t.TempDir(), "run")
 	recorded := filepath.Join(datatest.Trajectories(t), "sierra-research+tau2-bench", "toolorchestra_retail_gpt-5_1trial.json")
 	cmds := [][]string{

@@ -64,8 +64,8 @@ checked the gold actions of another task than its task_id names is scored agains
 task, with a note. It never applies by default.
 
 τ-bench v1 / τ-Trait result lists (a JSON array of {task_id, reward, info, traj,
-trial}) of telehealth are scored with τ-Trait's reward; their task ids index the
-test split.`,
+trial}) of telehealth are scored with τ-Trait's reward, one --json object per entry;
+their task ids index the test split.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !slices.Contains([]string{"file", "domain", "record"}, opts.Criteria) {
@@ -140,7 +140,7 @@ func runRescore(ctx context.Context, s *Streams, opts *rescoreOptions) error {
 	loaded := map[string]envs.Domain{}
 	var out []rescoreFile
 	for _, path := range opts.Files {
-		if res, ok, err := rescoreV1(ctx, path, opts.DataDir, loaded); ok || err != nil {
+		if res, ok, err := rescoreV1(ctx, path, opts, loaded, s.ErrOut); ok || err != nil {
 			if err != nil {
 				return err
 			}
@@ -215,9 +215,16 @@ func rescore(ctx context.Context, path string, f *results.Tau2File, dom envs.Dom
 		}
 		return t
 	}
+	return scoreRecords(ctx, res, recs, dom, lookup, opts)
+}
+
+// scoreRecords scores every record against the task lookup returns for it
+// (nil: not found) on every core, and tallies the outcomes into res in the
+// records' order; res.Results gets one rescoreSim per record.
+func scoreRecords(ctx context.Context, res rescoreFile, recs []results.Record, dom envs.Domain, lookup func(id string) *tasks.Task, opts *rescoreOptions) (rescoreFile, error) {
 	sims := make([]rescoreSim, len(recs))
 	// Each simulation is scored into sims[i], on every core.
-	_, err = parallel.Map(ctx, len(recs), func(gctx context.Context, i int) (struct{}, error) {
+	_, err := parallel.Map(ctx, len(recs), func(gctx context.Context, i int) (struct{}, error) {
 		return struct{}{}, func() error {
 			r := &recs[i]
 			sim := &sims[i]

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/oracletest"
 	"github.com/ledgerbench/ledgerbench/results"
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
@@ -78,13 +78,7 @@ type oracleSim struct {
 
 func oracleRewards(t *testing.T, cmdline, path string) []oracleSim {
 	t.Helper()
-	fields := strings.Fields(cmdline)
-	cmd := exec.Command(fields[0], append(fields[1:], path)...)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("oracle: %v", err)
-	}
+	out := oracletest.Output(t, cmdline, nil, os.Stderr, path)
 	var sims []oracleSim
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(nil, 1<<24)

@@ -4,14 +4,15 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/envs/telehealth"
-	"github.com/ledgerbench/ledgerbench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/domains"
 	"github.com/ledgerbench/ledgerbench/results"
+	"github.com/ledgerbench/ledgerbench/tasks"
 )
 
 // rescoreV1 re-scores a τ-bench v1 / τ-Trait results list (a JSON array of
@@ -20,8 +21,10 @@ import (
 // --task-split test), and the reward is τ-bench v1's as the domain's
 // evaluator computes it: the final database against the gold replay (and
 // the task's outputs in the agent's replies); a run that did not end by
-// ###STOP### or a terminate tool scores 0.
-func rescoreV1(ctx context.Context, path, dataDir string, loaded map[string]envs.Domain) (rescoreFile, bool, error) {
+// ###STOP### or a terminate tool scores 0. The domain is loaded with the
+// pinned-data check (opts.AllowModifiedData) and the records are scored as
+// τ²-bench files' simulations are (scoreRecords), with opts' criteria.
+func rescoreV1(ctx context.Context, path string, opts *rescoreOptions, loaded map[string]envs.Domain, errOut io.Writer) (rescoreFile, bool, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return rescoreFile{}, false, fmt.Errorf("read results: %w", err)
@@ -49,29 +52,19 @@ func rescoreV1(ctx context.Context, path, dataDir string, loaded map[string]envs
 	}
 	dom, ok := loaded[name]
 	if !ok {
-		if dom, err = domains.Load(name, dataDir); err != nil {
+		if dom, _, err = loadDomain(domains.Load, name, opts.DataDir, opts.AllowModifiedData, errOut); err != nil {
 			return res, true, fmt.Errorf("%s: %w", path, err)
 		}
 		loaded[name] = dom
 	}
 	res.Domain = dom.Name()
-	for i := range recs {
-		r := &recs[i]
-		task, err := findTask(dom.Tasks(), r.TaskID) // the default split first
+	lookup := func(id string) *tasks.Task {
+		t, err := findTask(dom.Tasks(), id) // the default split first
 		if err != nil {
-			res.Missing = append(res.Missing, r.TaskID)
-			continue
+			return nil
 		}
-		ours, err := evaluator.Evaluate(ctx, dom, task, r.Messages, r.TerminationReason, evaluator.Options{Lenient: true})
-		if err != nil {
-			return res, true, fmt.Errorf("%s: task %s trial %d: %w", path, r.TaskID, r.Trial, err)
-		}
-		if d, _ := compareReward(r.RewardInfo, &ours); d != nil {
-			d.TaskID, d.Trial = r.TaskID, r.Trial
-			res.Disagree = append(res.Disagree, *d)
-			continue
-		}
-		res.Agree++
+		return t
 	}
-	return res, true, nil
+	res, err = scoreRecords(ctx, res, recs, dom, lookup, opts)
+	return res, true, err
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
+	"github.com/ledgerbench/ledgerbench/internal/goldentest"
 	"github.com/ledgerbench/ledgerbench/internal/judge"
 	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/internal/openaitest"
@@ -22,26 +22,6 @@ import (
 )
 
 var update = flag.Bool("update", false, "update golden files")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
 
 var traj = []message.Message{
 	{Role: message.Assistant, Content: "Hello, what do you need?"},
@@ -66,7 +46,7 @@ func ownPrompt(t *testing.T) *judge.Prompt {
 }
 
 func TestUserPromptGolden(t *testing.T) {
-	golden(t, "user_prompt.golden", ownPrompt(t).UserPrompt(traj, assertions))
+	goldentest.Check(t, *update, "user_prompt.golden", ownPrompt(t).UserPrompt(traj, assertions))
 }
 
 // TestLoadPrompt reads upstream's prompts from the pulled source: the

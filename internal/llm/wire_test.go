@@ -5,11 +5,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ledgerbench/ledgerbench/internal/goldentest"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/message"
@@ -53,19 +52,7 @@ func TestEncodeGolden(t *testing.T) {
 	if !bytes.Equal(got, again) {
 		t.Errorf("encoding is not deterministic")
 	}
-	path := filepath.Join("testdata", "request.golden")
-	if *update {
-		if err := os.WriteFile(path, append(got, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if string(got)+"\n" != string(want) {
-		t.Errorf("request body differs from %s:\n got %s\nwant %s", path, got, want)
-	}
+	goldentest.Check(t, *update, "request.golden", string(got)+"\n")
 }
 
 func TestEncodeUnknownRole(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"hash/fnv"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -148,6 +149,18 @@ func (a *Agent) Solo(stopTool string) *Agent {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.solo = stopTool
+	return a
+}
+
+// WithoutEvidenceReads drops the reads the script makes before writes that
+// are not gold actions (see newAgent), so that only the gold trajectory's
+// calls are made: for an agent without LedgerAgent's gate (which is what
+// needs them) on a loop that caps its steps (τ-Trait's 30), where they only
+// spend steps. Call it before the first Generate. It returns a.
+func (a *Agent) WithoutEvidenceReads() *Agent {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.steps = slices.DeleteFunc(a.steps, func(st step) bool { return st.index < 0 })
 	return a
 }
 

@@ -2,11 +2,41 @@ package pyjson
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
+
+// TypeName is type(v).__name__ of a decoded value (or a Go string, bool,
+// float64, int, []any, []string, *Dict): a JSON number is an int unless its
+// literal has a fraction or an exponent, as json.loads decides. Other Go
+// types are named as %T formats them.
+func TypeName(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NoneType"
+	case bool:
+		return "bool"
+	case string:
+		return "str"
+	case json.Number:
+		if strings.ContainsAny(string(x), ".eE") {
+			return "float"
+		}
+		return "int"
+	case float64:
+		return "float"
+	case int, int64:
+		return "int"
+	case []any, []string:
+		return "list"
+	case *Dict:
+		return "dict"
+	}
+	return fmt.Sprintf("%T", v)
+}
 
 // Repr formats a decoded value (or a Go string, bool, number, []any, []string,
 // *Dict) as Python's repr would: single-quoted strings, True/False/None.

@@ -61,19 +61,6 @@ func FuncReturn(src []byte, name string) (*Return, error) {
 	return found, nil
 }
 
-// newParser returns a parser at the first token of src.
-func newParser(src []byte) (*parser, error) {
-	lx, err := newLexer(src)
-	if err != nil {
-		return nil, err
-	}
-	p := &parser{lx: lx}
-	if err := p.advance(); err != nil {
-		return nil, err
-	}
-	return p, nil
-}
-
 // firstReturn skips the function's signature and body up to its first
 // return statement and parses the returned literal.
 func (p *parser) firstReturn(name string, def token) (*Return, error) {

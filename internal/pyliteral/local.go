@@ -118,12 +118,8 @@ func isIdentifier(s string) bool {
 // function or assignment wraps ErrNoLocal; two assignments to name in the
 // body are an error.
 func LocalString(src []byte, fn, name string) (FString, error) {
-	lx, err := newLexer(src)
+	p, err := newParser(src)
 	if err != nil {
-		return FString{}, err
-	}
-	p := &parser{lx: lx}
-	if err := p.advance(); err != nil {
 		return FString{}, err
 	}
 	defCol := 0 // column of the matching def; 0 while outside it

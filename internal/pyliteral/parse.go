@@ -46,15 +46,24 @@ type Call struct {
 // maxDepth bounds nesting so hostile input cannot exhaust the stack.
 const maxDepth = 200
 
-// ParseExpr parses src as one literal expression (surrounding blank lines
-// and comments allowed).
-func ParseExpr(src []byte) (any, error) {
+// newParser returns a parser at the first token of src.
+func newParser(src []byte) (*parser, error) {
 	lx, err := newLexer(src)
 	if err != nil {
 		return nil, err
 	}
 	p := &parser{lx: lx}
 	if err := p.advance(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// ParseExpr parses src as one literal expression (surrounding blank lines
+// and comments allowed).
+func ParseExpr(src []byte) (any, error) {
+	p, err := newParser(src)
+	if err != nil {
 		return nil, err
 	}
 	for p.tok.kind == tNewline {
@@ -96,12 +105,8 @@ var ErrNoAssignment = errors.New("pyliteral: no matching module-level assignment
 // but not interpreted. Two or more matching assignments are an error, as is
 // none (wrapping ErrNoAssignment).
 func Assignment(src []byte, match func(name string) bool) (*Assign, error) {
-	lx, err := newLexer(src)
+	p, err := newParser(src)
 	if err != nil {
-		return nil, err
-	}
-	p := &parser{lx: lx}
-	if err := p.advance(); err != nil {
 		return nil, err
 	}
 	var found *Assign

@@ -12,28 +12,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ledgerbench/ledgerbench/internal/goldentest"
 	"github.com/ledgerbench/ledgerbench/metrics"
 )
 
 var update = flag.Bool("update", false, "update golden files")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (run go test -update to accept):\n%s", name, got)
-	}
-}
 
 func fixtureReport() *Report {
 	return Build(metrics.Summarize(fixture(), metrics.Options{Catalog: fixtureCatalog{}}), Options{})
@@ -48,7 +31,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			ext := map[Format]string{Text: "txt", Markdown: "md", CSV: "csv", JSON: "json"}[f]
-			golden(t, "report."+ext+".golden", b.Bytes())
+			goldentest.Check(t, *update, "report."+ext+".golden", b.String())
 		})
 	}
 }
@@ -58,7 +41,7 @@ func TestSingleTableCSV(t *testing.T) {
 	if err := fixtureReport().Write(&b, CSV, TableMain); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "table2.csv.golden", b.Bytes())
+	goldentest.Check(t, *update, "table2.csv.golden", b.String())
 	if err := fixtureReport().Write(io.Discard, CSV, "nope"); err == nil {
 		t.Error("an unknown table id was accepted")
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/internal/data"
@@ -64,4 +65,25 @@ func Tau2File(tb testing.TB, domain, name string) []byte {
 		tb.Skipf("no upstream %s: %v", path, err)
 	}
 	return b
+}
+
+// Cache holds a value built from the test data directory (a loaded domain)
+// once per test binary; the tests share it and must not modify it.
+type Cache[T any] struct {
+	once sync.Once
+	v    T
+	err  error
+}
+
+// Get returns the cached value, built by load(Root(tb)) on the first call.
+// It skips as Root does when the data is absent, and fails the test when
+// loading failed.
+func (c *Cache[T]) Get(tb testing.TB, load func(root string) (T, error)) T {
+	tb.Helper()
+	root := Root(tb)
+	c.once.Do(func() { c.v, c.err = load(root) })
+	if c.err != nil {
+		tb.Fatalf("load the test data: %v", c.err)
+	}
+	return c.v
 }
