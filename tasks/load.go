@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/ledgerbench/ledgerbench/internal/data"
 	"github.com/ledgerbench/ledgerbench/internal/parallel"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 )
@@ -350,14 +352,18 @@ func parseSplits(data []byte) (Splits, error) {
 // (and validated) as they are selected; All decodes every one.
 func LoadTau2(dir, domain string) (*Set, error) {
 	path := filepath.Join(dir, "tasks.json")
-	data, err := os.ReadFile(path)
+	m, err := data.ReadMapped(path)
 	if err != nil {
 		return nil, fmt.Errorf("read tasks: %w", err)
 	}
-	f, err := index(path, data)
+	f, err := index(path, m.Bytes)
 	if err != nil {
+		m.Close()
 		return nil, err
 	}
+	// The tasks are decoded from the mapped file, which is released with
+	// the index (decoded tasks hold copies).
+	runtime.AddCleanup(f, func(m *data.Mapped) { m.Close() }, m)
 	splits, err := LoadSplits(filepath.Join(dir, "split_tasks.json"))
 	if err != nil {
 		return nil, err
