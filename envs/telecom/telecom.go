@@ -68,7 +68,9 @@ type Domain struct {
 	agentFn *tool.Set[*Env]
 	user    *tool.Set[*Env]
 	userFn  *tool.Set[*Env]
-	tasks   *tasks.Set
+	// The toolkits' infos, listed once (evaluation looks tools up per call).
+	agentInfos, userInfos []tool.Info
+	tasks                 *tasks.Set
 }
 
 var _ envs.Domain = (*Domain)(nil)
@@ -126,8 +128,12 @@ func (d *Domain) describe(root string) error {
 	if err != nil {
 		return fmt.Errorf("telecom user tools: %w", err)
 	}
+	d.listInfos()
 	return nil
 }
+
+// listInfos lists the toolkits' infos for AgentTools and UserTools.
+func (d *Domain) listInfos() { d.agentInfos, d.userInfos = d.agent.Infos(), d.user.Infos() }
 
 // composePolicy is upstream's policy text: the main policy and the
 // tech-support policy, each in its tag.
@@ -137,7 +143,9 @@ func composePolicy(main, tech string) string {
 
 // newDomain builds a domain over databases, with its toolkits.
 func newDomain(db *DB, user *UserDB) *Domain {
-	return &Domain{name: Name, db: db, userDB: user, agent: agentTools(), agentFn: agentFuncs(), user: userTools(), userFn: userFuncs()}
+	d := &Domain{name: Name, db: db, userDB: user, agent: agentTools(), agentFn: agentFuncs(), user: userTools(), userFn: userFuncs()}
+	d.listInfos()
+	return d
 }
 
 // loadTasks reads tasks.json with its splits (base, train, test, small,
@@ -174,10 +182,10 @@ func (d *Domain) Name() string { return d.name }
 func (d *Domain) Policy() string { return d.policy }
 
 // AgentTools lists the agent's 13 tools in upstream order.
-func (d *Domain) AgentTools() []tool.Info { return d.agent.Infos() }
+func (d *Domain) AgentTools() []tool.Info { return d.agentInfos }
 
 // UserTools lists the user's 30 phone tools in upstream order.
-func (d *Domain) UserTools() []tool.Info { return d.user.Infos() }
+func (d *Domain) UserTools() []tool.Info { return d.userInfos }
 
 // Tasks returns the task set.
 func (d *Domain) Tasks() *tasks.Set { return d.tasks }
