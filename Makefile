@@ -4,7 +4,11 @@ BIN       ?= bin/ledgerbench
 # Where `data pull` reads upstream files. The default is the shared copy beside
 # this checkout when there is one (offline), else GitHub at the pinned commits.
 DATA_FROM ?= $(shell [ -d ../shared/upstream/tau2-bench ] && echo ../shared/upstream)
-DATA      ?= $(or $(LEDGERBENCH_DATA),$(CURDIR)/.data)
+# The data directory: empty leaves it to the binary (--data, else
+# $LEDGERBENCH_DATA, else the user cache dir), so `make run` and the README's
+# commands use the same directory without extra flags.
+DATA      ?=
+DATAFLAG   = $(if $(DATA),--data $(DATA))
 DOMAIN    ?= retail
 PKGS      ?= ./...
 
@@ -14,7 +18,7 @@ build:
 	$(GO) build -o $(BIN) ./cmd/ledgerbench
 
 data: build
-	$(BIN) data pull --data $(DATA) $(if $(DATA_FROM),--from $(DATA_FROM))
+	$(BIN) data pull $(DATAFLAG) $(if $(DATA_FROM),--from $(DATA_FROM))
 
 RUNS      ?= runs
 TRIALS    ?= 4
@@ -24,13 +28,13 @@ TRIALS    ?= 4
 # backbone (scripted agent and user with injected faults; no model, no key),
 # and print the paper's Table 2 and the gate table for them. Rerunning resumes.
 run: data
-	$(BIN) verify --data $(DATA) --domain $(DOMAIN)
-	$(BIN) run --data $(DATA) --domain $(DOMAIN) --agent baseline --backbone sim --user-backbone sim --no-judge --trials $(TRIALS) --out $(RUNS)/sim-$(DOMAIN)-baseline --quiet
-	$(BIN) run --data $(DATA) --domain $(DOMAIN) --agent ledger --backbone sim --user-backbone sim --no-judge --trials $(TRIALS) --out $(RUNS)/sim-$(DOMAIN)-ledger --quiet
-	$(BIN) report --data $(DATA) --table table2 --table gate $(RUNS)/sim-$(DOMAIN)-baseline $(RUNS)/sim-$(DOMAIN)-ledger
+	$(BIN) verify $(DATAFLAG) --domain $(DOMAIN)
+	$(BIN) run $(DATAFLAG) --domain $(DOMAIN) --agent baseline --backbone sim --user-backbone sim --no-judge --trials $(TRIALS) --out $(RUNS)/sim-$(DOMAIN)-baseline --quiet
+	$(BIN) run $(DATAFLAG) --domain $(DOMAIN) --agent ledger --backbone sim --user-backbone sim --no-judge --trials $(TRIALS) --out $(RUNS)/sim-$(DOMAIN)-ledger --quiet
+	$(BIN) report $(DATAFLAG) --table table2 --table gate $(RUNS)/sim-$(DOMAIN)-baseline $(RUNS)/sim-$(DOMAIN)-ledger
 
 verify: data
-	$(BIN) verify --data $(DATA)
+	$(BIN) verify $(DATAFLAG)
 
 vet:
 	$(GO) vet $(PKGS)
@@ -58,4 +62,4 @@ fmt:
 	gofmt -w .
 
 clean:
-	rm -rf bin .data
+	rm -rf bin

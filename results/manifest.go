@@ -73,6 +73,9 @@ type Manifest struct {
 	// "tau-trait" (τ-Trait's ToolCallingAgent loop). Max steps and max
 	// errors bound the tau2 loop only; tau-trait's is 30 agent steps.
 	Loop string `json:"loop,omitempty"`
+	// Defaults lists the upstream defaults the run applied because no flag
+	// named them (e.g. τ²-bench's default user simulator).
+	Defaults []string `json:"defaults,omitempty"`
 }
 
 // Values of Manifest.Prompts.

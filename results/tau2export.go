@@ -38,6 +38,13 @@ type tau2Info struct {
 	AgentInfo       tau2AgentInfo `json:"agent_info"`
 	EnvironmentInfo tau2EnvInfo   `json:"environment_info"`
 	Seed            int64         `json:"seed"`
+	// Ledgerbench is ledgerbench's own key (absent from upstream's files):
+	// it keeps a sim run's "simulated" label through export and import.
+	Ledgerbench *tau2Ledgerbench `json:"ledgerbench,omitempty"`
+}
+
+type tau2Ledgerbench struct {
+	Simulated bool `json:"simulated"`
 }
 
 type tau2UserInfo struct {
@@ -145,6 +152,12 @@ func Tau2Export(m *Manifest, recs []Record, env Tau2Env) ([]byte, error) {
 		// detects the solo mode.
 		out.Info.AgentInfo.Implementation = SoloAgentImplementation
 		out.Info.UserInfo = tau2UserInfo{Implementation: DummyUserImplementation, LLMArgs: map[string]any{}}
+	}
+	for i := range recs {
+		if recs[i].Simulated {
+			out.Info.Ledgerbench = &tau2Ledgerbench{Simulated: true}
+			break
+		}
 	}
 	if out.Tasks == nil {
 		out.Tasks = []tasks.Task{}
@@ -269,7 +282,8 @@ type tau2InfoIn struct {
 		DomainName string `json:"domain_name"`
 		Policy     string `json:"policy"`
 	} `json:"environment_info"`
-	Seed *int64 `json:"seed"`
+	Seed        *int64           `json:"seed"`
+	Ledgerbench *tau2Ledgerbench `json:"ledgerbench"`
 }
 
 // Tau2Meta is what a τ²-bench results file says about its run.
@@ -283,6 +297,8 @@ type Tau2Meta struct {
 	MaxErrors    int
 	Seed         int64
 	Policy       string
+	// Simulated marks a ledgerbench export of a sim-backbone run.
+	Simulated bool
 }
 
 // Meta reads the run description from the file's info.
@@ -299,6 +315,7 @@ func (f *Tau2File) Meta() (Tau2Meta, error) {
 	if in.Seed != nil {
 		m.Seed = *in.Seed
 	}
+	m.Simulated = in.Ledgerbench != nil && in.Ledgerbench.Simulated
 	return m, nil
 }
 
@@ -317,6 +334,7 @@ func FromTau2(f *Tau2File) ([]Record, error) {
 			Backbone: meta.Backbone, UserBackbone: meta.UserBackbone,
 			TerminationReason: evaluator.Termination(s.TerminationReason),
 			Messages:          s.Trajectory(), StartTime: s.StartTime, EndTime: s.EndTime, Duration: s.Duration,
+			Simulated: meta.Simulated,
 		}
 		if s.Seed != nil {
 			r.Seed = *s.Seed

@@ -130,11 +130,14 @@ func runExperiment(ctx context.Context, s *Streams, opts *experimentOptions) err
 	if res == nil {
 		return runErr
 	}
+	if opts.DryRun { // experimentcheck.go: what planning cannot see; no report, nothing written
+		return errors.Join(runErr, checkCells(s, cfg))
+	}
 	if res.Stopped != "" {
 		fmt.Fprintf(s.ErrOut, "budget: %s; rerun the same command to continue (with a higher cap)\n", res.Stopped)
 	}
 	if !opts.NoReport {
-		rep, files, err := experiment.WriteReport(cfg, res, doms.catalog())
+		rep, files, err := experiment.WriteReport(cfg, res, doms.catalog(), func(src []*report.Source) { addShadowVerdicts(src, doms.list()) })
 		if err != nil {
 			return errors.Join(runErr, err)
 		}
@@ -143,6 +146,9 @@ func runExperiment(ctx context.Context, s *Streams, opts *experimentOptions) err
 			return errors.Join(runErr, err)
 		}
 		fmt.Fprintf(s.ErrOut, "report: %d files in %s\n", len(files), cfg.Out+"/"+experiment.ReportDir)
+	}
+	if runErr == nil && res.Stopped != "" {
+		return budgetError{res.Stopped}
 	}
 	return runErr
 }
@@ -158,6 +164,10 @@ func cellRunner(s *Streams, opts *experimentOptions, cfg *experiment.Config) exp
 	return func(ctx context.Context, c experiment.Cell, concurrency int) error {
 		cellStreams := *s
 		cellStreams.Out = s.ErrOut // the cell's summary is progress; stdout carries the report
+		if cfg.ParallelCells > 1 { // term.go: labelled lines, no bar redrawn over another cell's
+			cellStreams.ErrOut = &prefixWriter{w: s.ErrOut, prefix: "[" + c.ID() + "] "}
+			cellStreams.Out, cellStreams.ErrTTY = cellStreams.ErrOut, false
+		}
 		ro := &runOptions{
 			Streams: &cellStreams, DataDir: opts.DataDir,
 			Domain: c.Domain, Agent: c.Agent, Backbone: c.Backbone, UserBackbone: c.UserBackbone,
@@ -187,6 +197,15 @@ type domainCache struct {
 	dir    string
 	mu     sync.Mutex
 	loaded map[string]envs.Domain
+}
+
+// list is the domains loaded so far.
+func (d *domainCache) list() []envs.Domain {
+	var out []envs.Domain
+	for _, dom := range d.loaded {
+		out = append(out, dom)
+	}
+	return out
 }
 
 func (d *domainCache) get(name string) (envs.Domain, error) {

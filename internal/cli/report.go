@@ -17,16 +17,17 @@ import (
 )
 
 type reportOptions struct {
-	Inputs    []string
-	Format    string
-	Tables    []string
-	Figures   string
-	Baseline  string
-	Treatment string
-	K         int
-	Labels    report.Labels
-	NoDomains bool
-	DataDir   string
+	Inputs        []string
+	Format        string
+	Tables        []string
+	Figures       string
+	FigureFormats []string
+	Baseline      string
+	Treatment     string
+	K             int
+	Labels        report.Labels
+	NoDomains     bool
+	DataDir       string
 }
 
 func newCmdReport(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *reportOptions) error) *cobra.Command {
@@ -64,12 +65,20 @@ name unless --domain/--agent/--backbone/--user-backbone say.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
+			if cmd.Flags().Changed("k") && opts.K < 1 {
+				return usageError{fmt.Errorf("--k must be at least 1 (got %d)", opts.K)}
+			}
 			if _, err := report.ParseFormat(opts.Format); err != nil {
 				return usageError{err}
 			}
 			for _, id := range opts.Tables {
 				if !slices.Contains(report.TableIDs, id) {
 					return usageError{fmt.Errorf("unknown table %q (have: %s)", id, strings.Join(report.TableIDs, ", "))}
+				}
+			}
+			for _, ff := range opts.FigureFormats {
+				if _, err := report.ParseFigureFormat(ff); err != nil {
+					return usageError{err}
 				}
 			}
 			if !opts.NoDomains {
@@ -88,7 +97,8 @@ name unless --domain/--agent/--backbone/--user-backbone say.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.Format, "format", "text", "output format: text, markdown, csv or json")
 	f.StringSliceVar(&opts.Tables, "table", nil, "only these tables (default all): "+strings.Join(report.TableIDs, ", "))
-	f.StringVar(&opts.Figures, "figures", "", "write SVG figures into this directory")
+	f.StringVar(&opts.Figures, "figures", "", "write figures into this directory")
+	f.StringSliceVar(&opts.FigureFormats, "figure-format", []string{"svg"}, "figure file formats: svg, png, pdf (repeatable)")
 	f.StringVar(&opts.Baseline, "baseline", "baseline", "agent label of the baseline")
 	f.StringVar(&opts.Treatment, "treatment", "ledger", "agent label compared with the baseline in table2")
 	f.IntVar(&opts.K, "k", 0, "the larger k of the comparison tables (default: fewest trials of the groups compared)")
@@ -117,18 +127,49 @@ func runReport(_ context.Context, s *Streams, opts *reportOptions) error {
 		var doms []envs.Domain
 		cat, doms = loadCatalog(s, opts.DataDir, sources)
 		addShadowVerdicts(sources, doms)
+		for _, src := range sources {
+			if src.Kind == report.V1 {
+				fmt.Fprintf(s.ErrOut, "note: %s is a τ-bench v1 list: no gate adherence (its tool outputs follow τ-bench v1's schema, not the ported domain's)\n", src.Path)
+			}
+		}
 	}
-	rep := report.Build(report.Summarize(sources, cat), report.Options{Baseline: opts.Baseline, Treatment: opts.Treatment, K: opts.K})
+	groups := report.Summarize(sources, cat)
+	if err := checkK(opts.K, groups); err != nil {
+		return err
+	}
+	rep := report.Build(groups, report.Options{Baseline: opts.Baseline, Treatment: opts.Treatment, K: opts.K})
 	format, _ := report.ParseFormat(opts.Format)
 	if err := rep.Write(s.Out, format, opts.Tables...); err != nil {
 		return err
 	}
 	if opts.Figures != "" {
-		paths, err := rep.WriteFigures(opts.Figures)
+		var formats []report.FigureFormat
+		for _, ff := range opts.FigureFormats {
+			f, _ := report.ParseFigureFormat(ff)
+			formats = append(formats, f)
+		}
+		paths, err := rep.WriteFigures(opts.Figures, formats...)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(s.ErrOut, "wrote %d figure(s) to %s\n", len(paths), opts.Figures)
+	}
+	return nil
+}
+
+// checkK refuses a --k above the trials per task of every group: each of
+// its columns would be empty. Groups with fewer trials than --k (while
+// others have enough) get empty cells marked "—" and a note.
+func checkK(k int, groups []metrics.Summary) error {
+	if k == 0 || len(groups) == 0 {
+		return nil
+	}
+	most := 0
+	for _, g := range groups {
+		most = max(most, g.K)
+	}
+	if k > most {
+		return usageError{fmt.Errorf("--k %d is above the trials per task of every run (at most %d)", k, most)}
 	}
 	return nil
 }
@@ -173,6 +214,11 @@ func addShadowVerdicts(sources []*report.Source, doms []envs.Domain) {
 		byName[d.Name()] = d
 	}
 	for _, src := range sources {
+		if src.Kind == report.V1 {
+			// τ-bench v1 tool outputs have another schema: the ported
+			// domain's gate cannot judge them.
+			continue
+		}
 		for i := range src.Records {
 			r := &src.Records[i]
 			dom := byName[r.Domain]

@@ -20,17 +20,20 @@ func v1Airline(t *testing.T) string {
 // equals the published numbers.
 func TestReportV1PassK(t *testing.T) {
 	r := mustRun(t, "report", "--format", "json", v1Airline(t))
-	var groups []struct {
-		Domain   string             `json:"domain"`
-		Agent    string             `json:"agent"`
-		Backbone string             `json:"backbone"`
-		Tasks    int                `json:"tasks"`
-		Scored   int                `json:"scored"`
-		PassHatK map[string]float64 `json:"pass_hat_k"`
+	var rep struct {
+		Groups []struct {
+			Domain   string             `json:"domain"`
+			Agent    string             `json:"agent"`
+			Backbone string             `json:"backbone"`
+			Tasks    int                `json:"tasks"`
+			Scored   int                `json:"scored"`
+			PassHatK map[string]float64 `json:"pass_hat_k"`
+		}
 	}
-	if err := json.Unmarshal([]byte(r.out), &groups); err != nil {
+	if err := json.Unmarshal([]byte(r.out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, r.out)
 	}
+	groups := rep.Groups
 	if len(groups) != 1 {
 		t.Fatalf("groups = %d; want 1", len(groups))
 	}
@@ -50,7 +53,11 @@ func TestReportFormatsAndFigures(t *testing.T) {
 	figs := filepath.Join(t.TempDir(), "figs")
 	for _, f := range []string{"text", "markdown", "csv"} {
 		r := mustRun(t, "report", "--format", f, "--agent", "baseline", "--figures", figs, v1Airline(t))
-		if !strings.Contains(r.out, "42.0") || !strings.Contains(r.out, "20.0") {
+		p1, p4 := "42.0", "20.0"
+		if f == "csv" {
+			p1, p4 = ",42,", ",20,"
+		}
+		if !strings.Contains(r.out, p1) || !strings.Contains(r.out, p4) {
 			t.Errorf("%s report lacks pass^1 42.0 and pass^4 20.0:\n%s", f, r.out)
 		}
 	}
@@ -84,19 +91,22 @@ func TestReportRunDirectory(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	mustRun(t, "run", "--domain", "retail", "--backbone", "sim", "--no-judge", "--limit", "3", "--trials", "2", "--quiet", "--out", dir)
 	r := mustRun(t, "report", "--format", "json", dir)
-	var groups []struct {
-		Domain   string             `json:"domain"`
-		Agent    string             `json:"agent"`
-		Tasks    int                `json:"tasks"`
-		K        int                `json:"k"`
-		PassHatK map[string]float64 `json:"pass_hat_k"`
-		Write    struct {
-			Known int `json:"known"`
-		} `json:"write_subset"`
+	var rep struct {
+		Groups []struct {
+			Domain   string             `json:"domain"`
+			Agent    string             `json:"agent"`
+			Tasks    int                `json:"tasks"`
+			K        int                `json:"k"`
+			PassHatK map[string]float64 `json:"pass_hat_k"`
+			Write    struct {
+				Known int `json:"known"`
+			} `json:"write_subset"`
+		}
 	}
-	if err := json.Unmarshal([]byte(r.out), &groups); err != nil {
+	if err := json.Unmarshal([]byte(r.out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, r.out)
 	}
+	groups := rep.Groups
 	if len(groups) != 1 || groups[0].Tasks != 3 || groups[0].K != 2 || len(groups[0].PassHatK) != 2 || groups[0].Write.Known != 3 {
 		t.Errorf("groups = %+v", groups)
 	}

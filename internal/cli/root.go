@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -23,7 +24,12 @@ type Streams struct {
 	In     io.Reader
 	Out    io.Writer
 	ErrOut io.Writer
+	// IsTTY is true when Out is a terminal; ErrTTY when ErrOut is (the
+	// progress bar draws on ErrOut). Width is ErrOut's terminal width (0:
+	// $COLUMNS, else 80).
 	IsTTY  bool
+	ErrTTY bool
+	Width  int
 	// Getenv reads the environment (os.Getenv outside tests).
 	Getenv func(string) string
 }
@@ -34,11 +40,19 @@ const (
 	ExitError       = 1
 	ExitUsage       = 2
 	ExitFailed      = 3 // verification failed or a --min-pass threshold was not met
+	ExitBudget      = 4 // an experiment stopped on a budget cap (max_cost, max_simulations)
 	ExitInterrupted = 130
 )
 
 // ErrFailed marks a run that completed but did not meet its bar.
 var ErrFailed = errors.New("failed")
+
+// budgetError is an experiment stopped by a budget cap (which one: why).
+type budgetError struct{ why string }
+
+func (b budgetError) Error() string {
+	return "experiment stopped on its budget (" + b.why + "); rerun with a higher cap to continue"
+}
 
 type usageError struct{ err error }
 
@@ -53,9 +67,8 @@ func Main() int {
 		<-ctx.Done()
 		stop() // a second Ctrl-C kills the process
 	}()
-	fi, _ := os.Stdout.Stat()
 	s := &Streams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
-		IsTTY: fi != nil && fi.Mode()&os.ModeCharDevice != 0, Getenv: os.Getenv}
+		IsTTY: isTerminal(os.Stdout), ErrTTY: isTerminal(os.Stderr), Width: terminalWidth(os.Stderr), Getenv: os.Getenv}
 	return Execute(ctx, s, os.Args[1:])
 }
 
@@ -70,15 +83,17 @@ func Execute(ctx context.Context, s *Streams, args []string) int {
 	if err == nil {
 		return ExitOK
 	}
-	fmt.Fprintln(s.ErrOut, "ledgerbench:", err)
+	fmt.Fprintln(s.ErrOut, "ledgerbench:", humane(err.Error())) // humane.go
 	var ue usageError
 	switch {
 	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
 		return ExitInterrupted
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), strings.HasPrefix(err.Error(), "required flag(s)"):
 		return ExitUsage
 	case errors.Is(err, ErrFailed):
 		return ExitFailed
+	case errors.As(err, new(budgetError)):
+		return ExitBudget
 	}
 	return ExitError
 }
@@ -99,10 +114,9 @@ retail and telecom domains and τ-Trait's telehealth domain, scores them with
 τ²-bench's evaluator, and reports pass^k.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       Version,
 	}
 	root.PersistentFlags().StringVar(&g.DataDir, "data", "", "data directory (default $LEDGERBENCH_DATA or the user cache dir)")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
 		newCmdData(s, g),
 		newCmdVerify(s, g, nil),
@@ -118,7 +132,9 @@ retail and telecom domains and τ-Trait's telehealth domain, scores them with
 		newCmdExperiment(s, g, nil),
 		newCmdView(s, g),
 		newCmdSubmit(s, g),
+		newCmdVersion(),
 	)
+	contract(s, root)
 	return root
 }
 

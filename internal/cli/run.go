@@ -128,7 +128,7 @@ with status 3 when pass^1 is below P.`,
 	f.StringVar(&opts.Domain, "domain", "", "domain: "+strings.Join(domains.Names(), ", "))
 	f.StringVar(&opts.Agent, "agent", "baseline", "agent implementation: "+strings.Join(agents.AgentNames(), ", "))
 	f.StringVar(&opts.Backbone, "backbone", "", "agent backbone (a name in the backbones file, or gold, sim, replay:FILE)")
-	f.StringVar(&opts.UserBackbone, "user-backbone", "", "user simulator backbone (default: the agent's)")
+	f.StringVar(&opts.UserBackbone, "user-backbone", "", "user simulator backbone (default: τ²-bench's, gpt-4.1-2025-04-14 at temperature 0, from the backbones file; the scripted user for gold, sim and replay)")
 	f.StringVar(&opts.JudgeBackbone, "judge-backbone", "", "NL-assertion judge backbone (default: judge: of the backbones file)")
 	f.BoolVar(&opts.NoJudge, "no-judge", false, "run tasks scored on NL assertions without a judge (reports say so)")
 	f.StringVar(&opts.BackbonesFile, "backbones", defaultBackbonesFile, "backbones file")
@@ -169,6 +169,7 @@ type plan struct {
 	// modifiedData is what --allow-modified-data let through.
 	modifiedData map[string]string
 	requests     *requestLog // nil unless --record-requests
+	defaults     []string    // upstream defaults applied (defaults.go)
 }
 
 func runRun(ctx context.Context, opts *runOptions) error {
@@ -180,6 +181,9 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		opts.changed = func(string) bool { return false }
 	}
 	errOut := &lockedWriter{w: s.ErrOut}
+	if opts.LLM.Logf == nil {
+		opts.LLM.Logf = stderrLogf(errOut, s.ErrTTY) // term.go
+	}
 	p, err := planRun(ctx, opts)
 	if err != nil {
 		return err
@@ -336,6 +340,12 @@ func planRun(ctx context.Context, opts *runOptions) (*plan, error) {
 
 	cfg, err := loadBackbones(opts)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkReplay(opts.Backbone, opts.Domain, p.tasks, opts.Trials); err != nil { // replaycheck.go
+		return nil, err
+	}
+	if p.defaults, err = applyUpstreamDefaults(opts, cfg, p.existing); err != nil { // defaults.go
 		return nil, err
 	}
 	llmOpts := opts.LLM
@@ -542,6 +552,7 @@ func buildManifest(opts *runOptions, p *plan, cfg *llm.Config, judge string, see
 		TraitMode:      opts.TraitMode,
 		Solo:           opts.Solo,
 		Loop:           p.makers.LoopName,
+		Defaults:       p.defaults,
 	}
 	if cfg != nil {
 		if abs, err := filepath.Abs(opts.BackbonesFile); err == nil {
@@ -657,6 +668,9 @@ func printHeader(w io.Writer, opts *runOptions, p *plan, pending int) {
 	fmt.Fprintf(w, "  %d tasks × %d trials = %d simulations%s · seed %d · max steps %d · max errors %d · concurrency %d\n",
 		len(p.tasks), m.Trials, len(p.units), shard, m.Seed, m.MaxSteps, m.MaxErrors, opts.Concurrency)
 	fmt.Fprintf(w, "  out %s\n", opts.Out)
+	for _, d := range p.defaults {
+		fmt.Fprintf(w, "  default %s\n", d)
+	}
 	if p.existing != nil {
 		note := ""
 		if p.existing.Truncated {
@@ -672,7 +686,7 @@ func printHeader(w io.Writer, opts *runOptions, p *plan, pending int) {
 func startProgress(ctx context.Context, opts *runOptions, w io.Writer, p *runner.Progress) func() {
 	stopAnnounce := context.AfterFunc(ctx, func() {
 		snap := p.Snapshot()
-		if opts.Streams.IsTTY {
+		if opts.Streams.ErrTTY {
 			fmt.Fprint(w, "\r\033[K")
 		}
 		how := "waiting for them to finish"
@@ -688,7 +702,7 @@ func startProgress(ctx context.Context, opts *runOptions, w io.Writer, p *runner
 	if every == 0 {
 		every = 10 * time.Second
 	}
-	if opts.Streams.IsTTY {
+	if opts.Streams.ErrTTY {
 		every = 250 * time.Millisecond
 	}
 	stop := make(chan struct{})
@@ -701,16 +715,16 @@ func startProgress(ctx context.Context, opts *runOptions, w io.Writer, p *runner
 			select {
 			case <-stop:
 				snap := p.Snapshot()
-				if opts.Streams.IsTTY {
-					fmt.Fprintf(w, "\r\033[K%s\n", progressLine(snap, true))
+				if opts.Streams.ErrTTY {
+					fmt.Fprintf(w, "\r\033[K%s\n", fitLine(progressLine(snap, true), opts.Streams.width()))
 				} else if snap.Done != last {
 					fmt.Fprintln(w, progressLine(snap, false))
 				}
 				return
 			case <-t.C:
 				snap := p.Snapshot()
-				if opts.Streams.IsTTY {
-					fmt.Fprintf(w, "\r\033[K%s", progressLine(snap, true))
+				if opts.Streams.ErrTTY {
+					fmt.Fprintf(w, "\r\033[K%s", fitLine(progressLine(snap, true), opts.Streams.width()))
 				} else if snap.Done != last {
 					fmt.Fprintln(w, progressLine(snap, false))
 					last = snap.Done

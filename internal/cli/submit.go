@@ -3,6 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -35,24 +39,31 @@ func newCmdSubmitPrepare(s *Streams, g *globalOptions) *cobra.Command {
 	o := &submitPrepareOptions{}
 	cmd := &cobra.Command{
 		Use:   "prepare RUN… --out DIR",
-		Short: "Write a leaderboard submission directory from run directories",
-		Long: `Each RUN is a run directory of one τ²-bench domain (retail, airline, telecom); each
-domain once, all with the same agent and user backbones. Writes
-DIR/{model}_{organization}_{date}/ with trajectories/ (each run as a τ²-bench results
-JSON, tasks and policy from the data directory) and submission.json (pass^1…pass^4
-in percent and the mean agent cost per simulation, computed from those files as
-τ²-bench computes them).
+		Short: "Write a leaderboard submission directory from runs or τ²-bench results files",
+		Long: `Each RUN is a run directory, a τ²-bench results JSON (exported with "export --format
+tau2" or recorded by τ²-bench), or a directory of such files (every *.json below it,
+or its results.json alone, as tau2 submit prepare expands directories). One input per
+τ²-bench domain (retail, airline, telecom), all with the same agent and user
+backbones. Writes DIR/{model}_{organization}_{date}/ with trajectories/ (a run as a
+τ²-bench results JSON, tasks and policy from the data directory; a results file
+copied as it is, results.json renamed {domain}_results.json as upstream does) and
+submission.json (pass^1…pass^4 in percent and the mean agent cost per simulation,
+computed from those files as τ²-bench computes them).
 
-The submission type is not an option: it is "standard" only when every run's
-manifest says the agent and user simulator were shown upstream's prompts exactly
-(prompts: upstream, the baseline agent); otherwise "custom", with
+The submission type is not an option: it is "standard" only when every input's
+ledgerbench manifest says the agent and user simulator were shown upstream's prompts
+exactly (prompts: upstream, the baseline agent); otherwise "custom", with
 methodology.verification.modified_prompts set and the agents named in its details.
-omitted_questions is set when a run does not cover the domain's base split.`,
+A results file's manifest is the manifest.json in its directory when that describes
+it (same domain, agent, backbones, trials: a file exported into its run directory);
+a file without one — every file τ²-bench itself recorded — is custom with
+modified_prompts, since nothing records which prompts it was run with.
+omitted_questions is set when an input does not cover the domain's base split.`,
 		Example: `  ledgerbench submit prepare runs/retail runs/airline runs/telecom --out submission \
     --model-name gpt-4.1 --model-organization OpenAI --email me@example.com`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageError{fmt.Errorf("submit prepare needs at least one RUN directory")}
+				return usageError{fmt.Errorf("submit prepare needs at least one RUN (a run directory or a τ²-bench results file)")}
 			}
 			return nil
 		},
@@ -90,25 +101,44 @@ omitted_questions is set when a run does not cover the domain's base split.`,
 
 func runSubmitPrepare(_ context.Context, s *Streams, o *submitPrepareOptions) error {
 	var inputs []submit.Input
-	for _, dir := range o.Runs {
-		run, err := results.LoadRun(dir)
+	for _, arg := range o.Runs {
+		ins, err := submitInputs(s, arg)
 		if err != nil {
 			return err
 		}
-		dom, err := domains.Load(run.Manifest.Domain, o.DataDir)
-		if err != nil {
-			return fmt.Errorf("submit prepare %s: %w", dir, err)
+		for _, in := range ins {
+			domain := ""
+			if in.Run != nil {
+				domain = in.Run.Manifest.Domain
+			} else {
+				meta, err := in.File.Meta()
+				if err != nil {
+					return fmt.Errorf("submit prepare %s: %w", in.Path, err)
+				}
+				domain = meta.Domain
+			}
+			where := in.Path
+			if in.Run != nil {
+				where = in.Run.Dir
+			}
+			dom, err := domains.Load(domain, o.DataDir)
+			if err != nil {
+				return fmt.Errorf("submit prepare %s: %w", where, err)
+			}
+			base, err := dom.Tasks().Select(tasks.Selection{Split: "base"})
+			if err != nil {
+				return fmt.Errorf("submit prepare %s: %w", where, err)
+			}
+			in.BaseTaskIDs = make([]string, len(base))
+			for i, t := range base {
+				in.BaseTaskIDs[i] = t.ID
+			}
+			if run := in.Run; run != nil {
+				in.Records = sortedRecords(run.Records, run.Manifest.TaskIDs)
+				in.Tasks, in.Policy = runTasks(dom.Tasks(), run.Manifest.TaskIDs), dom.Policy()
+			}
+			inputs = append(inputs, in)
 		}
-		base, err := dom.Tasks().Select(tasks.Selection{Split: "base"})
-		if err != nil {
-			return fmt.Errorf("submit prepare %s: %w", dir, err)
-		}
-		ids := make([]string, len(base))
-		for i, t := range base {
-			ids[i] = t.ID
-		}
-		inputs = append(inputs, submit.Input{Run: run, Records: sortedRecords(run.Records, run.Manifest.TaskIDs),
-			Tasks: runTasks(dom.Tasks(), run.Manifest.TaskIDs), Policy: dom.Policy(), BaseTaskIDs: ids})
 	}
 	p, err := submit.Prepare(o.Out, inputs, o.Opts)
 	if err != nil {
@@ -134,6 +164,69 @@ func runSubmitPrepare(_ context.Context, s *Streams, o *submitPrepareOptions) er
 	}
 	fmt.Fprintf(s.Out, "next: ledgerbench submit validate %s\n", p.Dir)
 	return nil
+}
+
+// submitInputs resolves one RUN argument as upstream's expand_paths does for
+// .json files: a run directory (manifest.json + simulations.jsonl), a
+// τ²-bench results file, or a directory of results files (every *.json
+// below it; its results.json alone when it has one).
+func submitInputs(s *Streams, arg string) ([]submit.Input, error) {
+	fi, err := os.Stat(arg)
+	if err != nil {
+		return nil, fmt.Errorf("submit prepare: %w", err)
+	}
+	if !fi.IsDir() && filepath.Base(arg) == results.SimulationsFile {
+		arg, fi = filepath.Dir(arg), nil
+	}
+	if fi == nil || fi.IsDir() {
+		if ok, err := results.Exists(arg); err != nil {
+			return nil, err
+		} else if ok {
+			run, err := results.LoadRun(arg)
+			if err != nil {
+				return nil, err
+			}
+			return []submit.Input{{Run: run}}, nil
+		}
+	}
+	var paths []string
+	switch {
+	case !fi.IsDir():
+		paths = []string{arg}
+	default:
+		if _, err := os.Stat(filepath.Join(arg, "results.json")); err == nil {
+			paths = []string{filepath.Join(arg, "results.json")}
+			break
+		}
+		err := filepath.WalkDir(arg, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".json") && d.Name() != results.ManifestFile {
+				paths = append(paths, p)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("submit prepare: %w", err)
+		}
+		if len(paths) == 0 {
+			return nil, fmt.Errorf("submit prepare: %s is neither a run directory nor holds τ²-bench results files", arg)
+		}
+	}
+	var out []submit.Input
+	for _, p := range paths {
+		f, err := results.ReadTau2(p)
+		if err != nil {
+			return nil, fmt.Errorf("submit prepare: %w", err)
+		}
+		m, why, err := submit.FileManifest(p, f)
+		if err != nil {
+			return nil, err
+		}
+		if m == nil {
+			fmt.Fprintf(s.ErrOut, "note: %s: %s; nothing records its prompts, so it is submitted as custom with modified_prompts\n", p, why)
+		}
+		out = append(out, submit.Input{File: f, Path: p, Manifest: m})
+	}
+	return out, nil
 }
 
 func newCmdSubmitValidate(s *Streams, g *globalOptions) *cobra.Command {

@@ -231,3 +231,93 @@ func orDefault(s, def string) string {
 	}
 	return s
 }
+
+// TestSubmitPrepareResultsFiles prepares submissions from τ²-bench results
+// files: exported into their run directory (the manifest beside them
+// decides), exported elsewhere or recorded by τ²-bench (no manifest: custom
+// with modified_prompts), and a directory of results files.
+func TestSubmitPrepareResultsFiles(t *testing.T) {
+	dir := t.TempDir()
+	run := simSubmissionRun(t, dir, "airline", "baseline")
+	setPrompts(t, run, results.PromptsUpstream)
+	inRun := filepath.Join(run, "airline-export.json")
+	mustRun(t, "export", "--format", "tau2", run, inRun)
+	alone := filepath.Join(dir, "alone", "results.json")
+	os.MkdirAll(filepath.Dir(alone), 0o755)
+	b, err := os.ReadFile(inRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(alone, b, 0o644)
+	// A manifest beside the file that describes another run (3 trials).
+	other := filepath.Join(dir, "other")
+	os.MkdirAll(other, 0o755)
+	os.WriteFile(filepath.Join(other, "airline.json"), b, 0o644)
+	m, _ := results.ReadManifest(run)
+	m.Trials = 3
+	results.WriteManifest(other, m)
+
+	// The run directory's own submission: the metrics every case must equal.
+	out := filepath.Join(t.TempDir(), "sub")
+	mustRun(t, "submit", "prepare", run, "--out", out, "--date", "2026-12-01")
+	_, want := prepared(t, out)
+
+	cases := []struct {
+		name, arg, wantFile, wantType, wantNote string
+	}{
+		{"exported into its run directory", inRun, "airline-export.json", "standard", ""},
+		{"exported elsewhere", alone, "airline_results.json", "custom", "no ledgerbench manifest beside it"},
+		{"directory of results files", filepath.Dir(alone), "airline_results.json", "custom", "no ledgerbench manifest beside it"},
+		{"manifest of another run beside it", filepath.Join(other, "airline.json"), "airline.json", "custom", "describes another run"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "sub")
+			r := mustRun(t, "submit", "prepare", tc.arg, "--out", out, "--date", "2026-12-01")
+			if tc.wantNote != "" && !strings.Contains(r.errOut, tc.wantNote) || tc.wantNote == "" && strings.Contains(r.errOut, "note:") {
+				t.Errorf("stderr %q; want note %q", r.errOut, tc.wantNote)
+			}
+			sdir, s := prepared(t, out)
+			v := s.Methodology.Verification
+			if s.SubmissionType != tc.wantType || *v.ModifiedPrompts != (tc.wantType == "custom") || *v.OmittedQuestions || s.TrajectoryFiles["airline"] != tc.wantFile {
+				b, _ := s.Encode()
+				t.Errorf("submission %s; want type %s, file %s", b, tc.wantType, tc.wantFile)
+			}
+			if tc.wantType == "custom" && (v.Details == nil || !strings.Contains(*v.Details, "not recorded")) {
+				t.Errorf("details %v; want the prompts named not recorded", v.Details)
+			}
+			got, _ := json.Marshal(s.Results)
+			exp, _ := json.Marshal(want.Results)
+			if string(got) != string(exp) {
+				t.Errorf("results %s; the run directory's submission has %s", got, exp)
+			}
+			copied, err := os.ReadFile(filepath.Join(sdir, "trajectories", tc.wantFile))
+			if err != nil || !bytes.Equal(copied, b) {
+				t.Errorf("trajectory file not copied as it is (%v)", err)
+			}
+			if r := mustRun(t, "submit", "validate", sdir); !strings.Contains(r.out, "is valid") {
+				t.Errorf("validate:\n%s", r.out)
+			}
+		})
+	}
+
+	// A file τ²-bench recorded: custom with modified_prompts, prepared and
+	// checked (one trial, so validation reports it).
+	rec := filepath.Join(datatest.Root(t), "trajectories", "sierra-research+tau2-bench", "gpt-4.1_telecom_default_gpt-4.1_1trials.json")
+	if _, err := os.Stat(rec); err != nil {
+		t.Skipf("no recorded τ²-bench file: %v", err)
+	}
+	out = filepath.Join(t.TempDir(), "sub")
+	r := mustRun(t, "submit", "prepare", rec, "--out", out, "--date", "2026-12-01")
+	if !strings.Contains(r.errOut, "custom with modified_prompts") {
+		t.Errorf("stderr %q", r.errOut)
+	}
+	sdir, s := prepared(t, out)
+	if s.SubmissionType != "custom" || !*s.Methodology.Verification.ModifiedPrompts || s.Results.Telecom == nil || s.Results.Telecom.Pass1 == nil || s.ModelName != "gpt-4.1" {
+		b, _ := s.Encode()
+		t.Errorf("submission of a recorded file: %s", b)
+	}
+	if r := execCLI(t, t.Context(), "submit", "validate", sdir); !strings.Contains(r.out, "FAIL at least 4 trials") {
+		t.Errorf("validate of a 1-trial recording:\n%s", r.out)
+	}
+}

@@ -63,7 +63,7 @@ func TestProgressLine(t *testing.T) {
 func TestRunProgressOutput(t *testing.T) {
 	for _, tty := range []bool{false, true} {
 		var out, errOut bytes.Buffer
-		s := &Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, IsTTY: tty, Getenv: func(string) string { return "" }}
+		s := &Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, ErrTTY: tty, Getenv: func(string) string { return "" }}
 		dir := filepath.Join(t.TempDir(), "run")
 		args := append([]string{"--data", datatest.Root(t)}, append(simArgs, "--out", dir)...)
 		if code := Execute(context.Background(), s, args); code != ExitOK {

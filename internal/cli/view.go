@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -25,7 +26,13 @@ type viewOptions struct {
 	NoDomains bool
 	DataDir   string
 	DBDiffs   int
+	Plain     bool
+	Split     string
 }
+
+// splitAt is how many simulations make --split auto write the chunks beside
+// the page rather than inside it.
+const splitAt = 5000
 
 func newCmdView(s *Streams, g *globalOptions) *cobra.Command {
 	opts := &viewOptions{}
@@ -46,8 +53,13 @@ works from file://:
               gold actions; LedgerAgent's gate verdicts inline with predicate and
               reason and the ledger as it stood at that turn
 
-Simulations are embedded as JSON and parsed only when opened; the index pages 100
-rows at a time. Domains found in the data directory give tasks and gold actions.`,
+Simulations are embedded 64 at a time as gzip-compressed chunks, decoded with the
+browser's DecompressionStream only when one of them is opened (--plain embeds plain
+JSON instead, for browsers without it; the page is ~20 times larger); the index
+pages 100 rows at a time. With --split (auto: runs over 5,000 simulations) the
+chunks go into a folder beside the page (FILE.chunks/, loaded with script tags,
+which work from file://); keep the two together. Domains found in the data
+directory give tasks and gold actions.`,
 		Example: `  ledgerbench view runs/airline-baseline runs/airline-ledger --out airline.html --open
   ledgerbench view gpt-4o-airline.json`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -76,6 +88,8 @@ rows at a time. Domains found in the data directory give tasks and gold actions.
 	f.StringVar(&opts.Labels.Backbone, "backbone", "", "label every record with this backbone")
 	f.StringVar(&opts.Labels.UserBackbone, "user-backbone", "", "label every record with this user backbone")
 	f.IntVar(&opts.DBDiffs, "db-diffs", 25, "list the differing database fields of up to N simulations whose DB check failed (replays them; -1 for all)")
+	f.BoolVar(&opts.Plain, "plain", false, "embed simulations as plain JSON, not compressed (for browsers without DecompressionStream)")
+	f.StringVar(&opts.Split, "split", "auto", "write the compressed chunks into FILE.chunks/ beside the page: auto (over 5,000 simulations), always, never")
 	f.BoolVar(&opts.NoDomains, "no-domains", false, "do not load domains from the data directory (use only what records carry)")
 	return cmd
 }
@@ -95,12 +109,32 @@ func runView(ctx context.Context, s *Streams, opts *viewOptions) error {
 		cat, doms = loadCatalog(s, opts.DataDir, sources)
 		addShadowVerdicts(sources, doms)
 	}
+	n := 0
+	for _, src := range sources {
+		n += len(src.Records)
+	}
+	vo := view.Options{Title: view.Title(opts.Inputs), Catalog: cat, Domains: doms, MaxDBDiffs: opts.DBDiffs, Plain: opts.Plain}
+	switch opts.Split {
+	case "auto", "always", "never":
+	default:
+		return usageError{fmt.Errorf("view: --split %q: want auto, always or never", opts.Split)}
+	}
+	if opts.Plain && opts.Split == "always" {
+		return usageError{fmt.Errorf("view: --plain embeds every simulation in the page; it cannot be combined with --split always")}
+	}
+	if !opts.Plain && (opts.Split == "always" || opts.Split == "auto" && n > splitAt) {
+		vo.ChunkDir = strings.TrimSuffix(opts.Out, filepath.Ext(opts.Out)) + ".chunks"
+		// Chunks of an earlier page must not mix with this one's.
+		if err := os.RemoveAll(vo.ChunkDir); err != nil {
+			return fmt.Errorf("view: %w", err)
+		}
+	}
 	start := time.Now()
 	f, err := os.Create(opts.Out)
 	if err != nil {
 		return fmt.Errorf("view: %w", err)
 	}
-	st, err := view.Write(ctx, f, sources, view.Options{Title: view.Title(opts.Inputs), Catalog: cat, Domains: doms, MaxDBDiffs: opts.DBDiffs})
+	st, err := view.Write(ctx, f, sources, vo)
 	if cerr := f.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("view: %w", cerr)
 	}
@@ -109,6 +143,9 @@ func runView(ctx context.Context, s *Streams, opts *viewOptions) error {
 	}
 	fmt.Fprintf(s.Out, "wrote %s: %d groups, %d simulations, %d tasks, %.1f MB in %s\n",
 		opts.Out, st.Groups, st.Simulations, st.Tasks, float64(st.Bytes)/1e6, time.Since(start).Round(time.Millisecond))
+	if vo.ChunkDir != "" {
+		fmt.Fprintf(s.Out, "wrote %s: %d chunks, %.1f MB (keep it beside the page)\n", vo.ChunkDir, st.Chunks, float64(st.ChunkBytes)/1e6)
+	}
 	if opts.Open {
 		abs, _ := filepath.Abs(opts.Out)
 		if err := openBrowser(abs); err != nil {

@@ -255,3 +255,76 @@ func indexRows(t *testing.T, page string) []indexRow {
 func htmlText(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }
+
+// TestViewChunksBrowser opens a page whose simulations span more than one
+// compressed chunk, inline, in chunk files beside the page, and as plain
+// JSON, and checks the page says what is wrong when the chunk files are
+// missing.
+func TestViewChunksBrowser(t *testing.T) {
+	b := viewtest.Chromium(t)
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run")
+	mustRun(t, "run", "--domain", "retail", "--backbone", "sim", "--user-backbone", "sim", "--no-judge", "--limit", "10", "--trials", "7", "--agent", "ledger", "--out", run)
+	const n = 70 // more than one chunk of 64
+	for _, tc := range []struct {
+		name, split string
+		plain       bool
+		wantOut     string
+	}{
+		{"inline", "never", false, "70 simulations"},
+		{"split", "always", false, "2 chunks"},
+		{"plain", "auto", true, "70 simulations"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			page := filepath.Join(dir, tc.name+".html")
+			args := []string{"view", run, "--out", page, "--split", tc.split}
+			if tc.plain {
+				args = append(args, "--plain")
+			}
+			if out := mustRun(t, args...).out; !strings.Contains(out, tc.wantOut) {
+				t.Errorf("view output %q; want %q", out, tc.wantOut)
+			}
+			chunks := strings.TrimSuffix(page, ".html") + ".chunks"
+			if _, err := os.Stat(chunks); (err == nil) != (tc.split == "always") {
+				t.Errorf("%s exists: %v; want %v", chunks, err == nil, tc.split == "always")
+			}
+			selftest(t, b, page, n)
+			// The last simulation, in the second chunk.
+			dom := openPage(t, b, page, fmt.Sprintf("sim/%d", n-1))
+			if !strings.Contains(dom, `data-view="sim"`) || viewtest.Count(dom, `class="msg `) == 0 {
+				t.Errorf("sim/%d: no conversation rendered", n-1)
+			}
+			if tc.split != "always" {
+				return
+			}
+			b.Screenshot(t, "file://"+page+"#sim/0", filepath.Join(shotDir(t), "simulation-split.png"), 1400, 1000)
+			if err := os.RemoveAll(chunks); err != nil {
+				t.Fatal(err)
+			}
+			dom = b.DOM(t, "file://"+page+"#sim/0")
+			if errs := viewtest.PageErrors(t, dom); !strings.Contains(errs, "keep the split.chunks folder beside this page") {
+				t.Errorf("chunk files missing: page errors %q; want the folder named", errs)
+			}
+			if !strings.Contains(dom, `id="load-error"`) {
+				t.Error("chunk files missing: the page does not say so where the simulation would be")
+			}
+		})
+	}
+}
+
+func TestViewSplitFlags(t *testing.T) {
+	run := filepath.Join(t.TempDir(), "run")
+	mustRun(t, "run", "--domain", "airline", "--backbone", "sim", "--user-backbone", "sim", "--no-judge", "--limit", "2", "--trials", "1", "--out", run)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--split", "sometimes"}, "want auto, always or never"},
+		{[]string{"--plain", "--split", "always"}, "cannot be combined"},
+	} {
+		r := execCLI(t, t.Context(), append([]string{"view", run, "--out", filepath.Join(t.TempDir(), "v.html")}, tc.args...)...)
+		if r.code != ExitUsage || !strings.Contains(r.errOut, tc.want) {
+			t.Errorf("view %v: exit %d, %q; want usage error %q", tc.args, r.code, r.errOut, tc.want)
+		}
+	}
+}

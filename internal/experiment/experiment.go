@@ -120,11 +120,13 @@ func Execute(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 			logMu.Unlock()
 		}
 	}
-	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
-		return nil, fmt.Errorf("experiment directory: %w", err)
-	}
-	if err := saveConfig(cfg); err != nil {
-		return nil, err
+	if !opts.DryRun { // a dry run writes nothing
+		if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+			return nil, fmt.Errorf("experiment directory: %w", err)
+		}
+		if err := saveConfig(cfg); err != nil {
+			return nil, err
+		}
 	}
 	cells := cfg.Cells()
 	res := &Result{Name: cfg.Name, Cells: make([]Status, len(cells))}
@@ -166,7 +168,8 @@ func Execute(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 				logf("%-50s %s: %d/%d scored", st.ID, st.State, st.Scored, st.Expected)
 			}
 		}
-		return finish(cfg, res, total, failures(res))
+		res.Records, res.Cost = total()
+		return res, failures(res) // a dry run writes nothing
 	}
 
 	bctx, cancel := context.WithCancelCause(ctx)

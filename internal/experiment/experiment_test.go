@@ -279,7 +279,7 @@ func TestExecuteResumes(t *testing.T) {
 	}
 
 	// The report covers every cell.
-	rep, files, err := WriteReport(cfg, res, nil)
+	rep, files, err := WriteReport(cfg, res, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,9 +16,11 @@ const ReportDir = "report"
 // WriteReport builds the report over every cell's run directory and writes
 // it under Out/report: report.txt, report.md, report.json, one CSV per table
 // (tables/<id>.csv) and the SVG figures (figures/). cat gives gold actions and
-// tool kinds (nil: what records carry). It returns the report and the files
+// tool kinds (nil: what records carry); prepare, when not nil, completes the
+// loaded sources as `ledgerbench report` does (shadow gate verdicts), so the
+// experiment's tables equal report's. It returns the report and the files
 // written.
-func WriteReport(cfg *Config, res *Result, cat metrics.Catalog) (*report.Report, []string, error) {
+func WriteReport(cfg *Config, res *Result, cat metrics.Catalog, prepare func([]*report.Source)) (*report.Report, []string, error) {
 	var sources []*report.Source
 	for _, d := range res.Dirs() {
 		src, err := report.Load(d, report.Labels{})
@@ -26,6 +28,9 @@ func WriteReport(cfg *Config, res *Result, cat metrics.Catalog) (*report.Report,
 			return nil, nil, err
 		}
 		sources = append(sources, src)
+	}
+	if prepare != nil {
+		prepare(sources)
 	}
 	rep := report.Build(report.Summarize(sources, cat), report.Options{Baseline: cfg.Baseline, Treatment: cfg.Treatment})
 	dir := filepath.Join(cfg.Out, ReportDir)

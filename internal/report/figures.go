@@ -4,16 +4,21 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/ledgerbench/ledgerbench/metrics"
@@ -26,12 +31,27 @@ type figurePlot struct {
 	w, h        vg.Length
 }
 
-// Figure is one SVG figure.
+// Figure is one figure, rendered as SVG; Encode renders it in another
+// format.
 type Figure struct {
-	// Name is the file name (e.g. "passk_airline.svg").
+	// Name is the SVG file name (e.g. "passk_airline.svg").
 	Name  string
 	Title string
 	SVG   []byte
+	fp    figurePlot
+}
+
+// Encode renders the figure in format.
+func (f Figure) Encode(format FigureFormat) ([]byte, error) {
+	if format == SVG && f.SVG != nil {
+		return f.SVG, nil
+	}
+	return f.fp.render(format)
+}
+
+// FileName is the figure's file name in format.
+func (f Figure) FileName(format FigureFormat) string {
+	return strings.TrimSuffix(f.Name, ".svg") + "." + string(format)
 }
 
 // Figures draws every figure: pass^k against k per domain; the
@@ -49,7 +69,7 @@ func (r *Report) Figures() ([]Figure, error) {
 		if err != nil {
 			return nil, fmt.Errorf("figure %s: %w", fp.name, err)
 		}
-		out = append(out, Figure{Name: fp.name, Title: fp.title, SVG: svg})
+		out = append(out, Figure{Name: fp.name, Title: fp.title, SVG: svg, fp: fp})
 	}
 	return out, nil
 }
@@ -92,9 +112,12 @@ func (r *Report) plots() ([]figurePlot, error) {
 	return out, nil
 }
 
-// WriteFigures writes every figure into dir (created if needed) and returns
-// the paths written.
-func (r *Report) WriteFigures(dir string) ([]string, error) {
+// WriteFigures writes every figure into dir (created if needed), once per
+// format (SVG when none is given), and returns the paths written.
+func (r *Report) WriteFigures(dir string, formats ...FigureFormat) ([]string, error) {
+	if len(formats) == 0 {
+		formats = []FigureFormat{SVG}
+	}
 	figs, err := r.Figures()
 	if err != nil {
 		return nil, err
@@ -104,13 +127,29 @@ func (r *Report) WriteFigures(dir string) ([]string, error) {
 	}
 	var paths []string
 	for _, f := range figs {
-		p := filepath.Join(dir, f.Name)
-		if err := os.WriteFile(p, f.SVG, 0o644); err != nil {
-			return paths, fmt.Errorf("write figure: %w", err)
+		for _, format := range formats {
+			b, err := f.Encode(format)
+			if err != nil {
+				return paths, fmt.Errorf("figure %s: %w", f.Name, err)
+			}
+			p := filepath.Join(dir, f.FileName(format))
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				return paths, fmt.Errorf("write figure: %w", err)
+			}
+			paths = append(paths, p)
 		}
-		paths = append(paths, p)
 	}
 	return paths, nil
+}
+
+// ParseFigureFormat checks a figure format name.
+func ParseFigureFormat(s string) (FigureFormat, error) {
+	for _, f := range FigureFormats {
+		if string(f) == s {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("unknown figure format %q (want svg, png or pdf)", s)
 }
 
 func (r *Report) domains() []string {
@@ -154,49 +193,110 @@ func (r *Report) bbTitle(bb bbKey) string {
 // legendGap separates the plot from its legend.
 const legendGap = 8 * vg.Millimeter
 
-// size is the canvas size: the plot and, right of it, its legend.
-func (f figurePlot) size() (w, h vg.Length) {
-	w = f.w
-	if lw := legendWidth(f.plot.Legend); lw > 0 {
-		w += legendGap + lw
-	}
-	return w, f.h
+// margin is the space kept free around the legend.
+const margin = 2 * vg.Millimeter
+
+// legendBelow reports whether the legend goes under the plot: when beside
+// it the legend would be wider than half the plot (long backbone names).
+func (f figurePlot) legendBelow() bool {
+	return legendRect(f.plot.Legend).Size().X > f.w/2
 }
 
-// draw draws the plot, with its legend beside it rather than over the data.
+// size is the canvas size: the plot and its legend, beside it or below it,
+// with room for every legend entry.
+func (f figurePlot) size() (w, h vg.Length) {
+	w, h = f.w, f.h
+	r := legendRect(f.plot.Legend).Size()
+	switch {
+	case r.X == 0:
+	case f.legendBelow():
+		w = max(w, r.X+4*margin)
+		h += r.Y + 2*margin
+	default:
+		w += legendGap + r.X + 2*margin
+		h = max(h, r.Y+2*margin)
+	}
+	return w, h
+}
+
+// areas split the canvas c into the plot's and the legend's.
+func (f figurePlot) areas(c draw.Canvas) (plotArea, legendArea draw.Canvas) {
+	plotArea, legendArea = c, c
+	if f.legendBelow() {
+		plotArea.Min.Y = plotArea.Max.Y - f.h
+		legendArea.Max.Y = plotArea.Min.Y
+		legendArea.Min.X += 2 * margin
+	} else {
+		plotArea.Max.X = plotArea.Min.X + f.w
+		legendArea.Min.X = plotArea.Max.X + legendGap
+		legendArea.Max.Y -= margin
+	}
+	return plotArea, legendArea
+}
+
+// draw paints the whole canvas opaque white, then the plot, with its legend
+// beside or below it rather than over the data.
 func (f figurePlot) draw(c vg.CanvasSizer) {
 	dc := draw.New(c)
+	dc.FillPolygon(color.White, []vg.Point{dc.Min, {X: dc.Max.X, Y: dc.Min.Y}, dc.Max, {X: dc.Min.X, Y: dc.Max.Y}})
+	plotArea, legendArea := f.areas(dc)
 	legend := f.plot.Legend
 	f.plot.Legend = plot.NewLegend()
 	defer func() { f.plot.Legend = legend }()
-	area := dc
-	area.Max.X = area.Min.X + f.w
-	f.plot.Draw(area)
-	if legendWidth(legend) == 0 {
+	f.plot.Draw(plotArea)
+	if legendRect(legend).Size().X == 0 {
 		return
 	}
-	side := dc
-	side.Min.X = area.Max.X + legendGap
-	side.Max.Y -= 2 * vg.Millimeter
 	legend.Top, legend.Left = true, true
-	legend.Draw(side)
+	legend.Draw(legendArea)
 }
 
-// legendWidth is the width of a legend's entries (0 without entries).
-func legendWidth(l plot.Legend) vg.Length {
-	return l.Rectangle(draw.New(vgsvg.New(vg.Inch, vg.Inch))).Size().X
+// legendRect is the size of a legend's entries (zero without entries).
+func legendRect(l plot.Legend) vg.Rectangle {
+	return l.Rectangle(draw.New(vgsvg.New(vg.Inch, vg.Inch)))
 }
 
-func (f figurePlot) svg() ([]byte, error) {
+// FigureFormat is a file format of figures.
+type FigureFormat string
+
+// Figure formats: SVG and PDF embed their font; PNG is rendered at pngDPI.
+const (
+	SVG FigureFormat = "svg"
+	PNG FigureFormat = "png"
+	PDF FigureFormat = "pdf"
+)
+
+// FigureFormats lists the figure formats.
+var FigureFormats = []FigureFormat{SVG, PNG, PDF}
+
+// pngDPI is the resolution of PNG figures (print quality).
+const pngDPI = 200
+
+// render encodes the figure.
+func (f figurePlot) render(format FigureFormat) ([]byte, error) {
 	w, h := f.size()
-	c := vgsvg.New(w, h)
-	f.draw(c)
+	var c vg.CanvasWriterTo
+	switch format {
+	case SVG:
+		c = vgsvg.NewWith(vgsvg.UseWH(w, h), vgsvg.EmbedFonts(true))
+	case PNG:
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(pngDPI))}
+	case PDF:
+		pc := vgpdf.New(w, h)
+		pc.EmbedFonts(true)
+		c = pc
+	default:
+		return nil, fmt.Errorf("unknown figure format %q (want svg, png or pdf)", format)
+	}
+	f.draw(c.(vg.CanvasSizer))
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
 }
+
+func (f figurePlot) svg() ([]byte, error) { return f.render(SVG) }
 
 // palette is a qualitative palette (Tableau 10) with enough distinct colors
 // for every error category.
@@ -215,37 +315,88 @@ func nominal(p *plot.Plot, cats []string) {
 	p.X.Min, p.X.Max = -0.6, float64(len(cats))-0.4
 }
 
-func newPlot(title, x, y string) *plot.Plot {
+// percentTicks label 0…100 in steps of 20, leaving the room above 100 for
+// bar labels.
+var percentTicks = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 20, Label: "20"}, {Value: 40, Label: "40"},
+	{Value: 60, Label: "60"}, {Value: 80, Label: "80"}, {Value: 100, Label: "100"}})
+
+// simulatedNote is the subtitle of figures drawing sim-backbone results.
+const simulatedNote = "SIMULATED: offline sim backbone (scripted faults), not model results"
+
+// newPlot makes a plot whose title, axis labels and tick labels set "^k" as
+// a superscript. The title gets a second line when any group drawn is
+// simulated.
+func newPlot(title, x, y string, groups []metrics.Summary) *plot.Plot {
 	p := plot.New()
+	sup := supText{text.Plain{Fonts: font.DefaultCache}}
+	for _, st := range []*text.Style{&p.Title.TextStyle, &p.X.Label.TextStyle, &p.Y.Label.TextStyle, &p.X.Tick.Label, &p.Y.Tick.Label} {
+		st.Handler = sup
+	}
 	p.Title.Text = title
+	if simulated(groups) {
+		p.Title.Text += "\n" + simulatedNote
+	}
 	p.X.Label.Text = x
 	p.Y.Label.Text = y
-	p.Y.Min, p.Y.Max = 0, 100
+	p.Y.Min, p.Y.Max = 0, 115
+	p.Y.Tick.Marker = percentTicks
 	p.Add(plotter.NewGrid())
 	return p
 }
 
+func simulated(groups []metrics.Summary) bool {
+	for _, g := range groups {
+		if g.Simulated > 0 || g.Backbone == "sim" {
+			return true
+		}
+	}
+	return false
+}
+
+// fit widens the plot area to its title.
+func (f *figurePlot) fit() {
+	f.w = max(f.w, f.plot.Title.TextStyle.Width(f.plot.Title.Text)+2*margin)
+}
+
+// seriesShift spreads n overlapping line series apart on the x axis (in
+// units of k) so that equal values stay distinguishable.
+func seriesShift(i, n int) float64 {
+	if n < 2 {
+		return 0
+	}
+	return 0.12 * (float64(i)/float64(n-1) - 0.5)
+}
+
 func (r *Report) passKFigure(domain string) (figurePlot, error) {
+	var gs []metrics.Summary
+	for _, g := range r.Groups {
+		if g.Domain == domain && g.K > 0 {
+			gs = append(gs, g)
+		}
+	}
 	f := figurePlot{name: "passk_" + fileSafe(domain) + ".svg", title: "pass^k vs k: " + domain, w: 6 * vg.Inch, h: 4 * vg.Inch}
-	p := newPlot(f.title, "k", "pass^k (%)")
+	p := newPlot(f.title, "k", "pass^k (%)", gs)
+	p.Y.Max = 102
 	f.plot = p
 	maxK := 1
-	var vs []any
-	for _, g := range r.Groups {
-		if g.Domain != domain || g.K == 0 {
-			continue
-		}
+	for i, g := range gs {
 		maxK = max(maxK, g.K)
 		xys := make(plotter.XYs, g.K)
 		for k := 1; k <= g.K; k++ {
-			xys[k-1] = plotter.XY{X: float64(k), Y: 100 * g.At(k)}
+			xys[k-1] = plotter.XY{X: float64(k) + seriesShift(i, len(gs)), Y: 100 * g.At(k)}
 		}
-		vs = append(vs, g.Agent+" / "+r.backboneLabel(g), xys)
-	}
-	if len(vs) > 0 {
-		if err := plotutil.AddLinePoints(p, vs...); err != nil {
+		l, pts, err := plotter.NewLinePoints(xys)
+		if err != nil {
 			return f, err
 		}
+		// Color, dash and marker all differ between series.
+		l.Color = plotutil.Color(i)
+		l.Dashes = plotutil.Dashes(i)
+		pts.Color = plotutil.Color(i)
+		pts.Shape = plotutil.Shape(i)
+		pts.Radius = vg.Points(3)
+		p.Add(l, pts)
+		p.Legend.Add(fmt.Sprintf("%s / %s (n=%d tasks)", g.Agent, r.backboneLabel(g), g.PassK.NumTasks), l, pts)
 	}
 	var ticks []plot.Tick
 	for k := 1; k <= maxK; k++ {
@@ -253,18 +404,62 @@ func (r *Report) passKFigure(domain string) (figurePlot, error) {
 	}
 	p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	p.X.Min, p.X.Max = 0.8, float64(maxK)+0.2
+	f.fit()
 	return f, nil
 }
 
-// groupedBars adds one bar series per name, offset around each category.
-func groupedBars(p *plot.Plot, names []string, values []plotter.Values) error {
+// bar is one bar's value (%) and the count n it is computed over; a missing
+// bar has no data behind it.
+type bar struct {
+	v       float64
+	n       int
+	missing bool
+}
+
+// barLabelStyle sets a bar's label upright, reading upwards from the bar's
+// top.
+func barLabelStyle() text.Style {
+	return text.Style{Color: color.Black, Font: font.From(plot.DefaultFont, 7), Rotation: math.Pi / 2,
+		XAlign: text.XLeft, YAlign: text.YCenter, Handler: plot.DefaultTextHandler}
+}
+
+// barLabels labels each bar of a series with its n, or "missing", at the
+// bar's top offset by the series' bar offset.
+func barLabels(values []bar, top func(int) float64, offset vg.Length, unit string) (*plotter.Labels, error) {
+	xys := make(plotter.XYs, len(values))
+	labels := make([]string, len(values))
+	for j, b := range values {
+		xys[j] = plotter.XY{X: float64(j), Y: top(j)}
+		labels[j] = "n=" + strconv.Itoa(b.n) + unit
+		if b.missing {
+			labels[j] = "missing"
+		}
+	}
+	l, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
+	if err != nil {
+		return nil, err
+	}
+	for i := range l.TextStyle {
+		l.TextStyle[i] = barLabelStyle()
+	}
+	l.Offset = vg.Point{X: offset, Y: vg.Points(2)}
+	return l, nil
+}
+
+// groupedBars adds one bar series per name, offset around each category,
+// each bar labelled with its n (or as missing).
+func groupedBars(p *plot.Plot, names []string, series [][]bar, unit string) error {
 	n := len(names)
 	if n == 0 {
 		return nil
 	}
 	w := vg.Points(min(60/float64(n), 18))
 	for i, name := range names {
-		b, err := plotter.NewBarChart(values[i], w)
+		vals := make(plotter.Values, len(series[i]))
+		for j, b := range series[i] {
+			vals[j] = b.v
+		}
+		b, err := plotter.NewBarChart(vals, w)
 		if err != nil {
 			return err
 		}
@@ -273,64 +468,86 @@ func groupedBars(p *plot.Plot, names []string, values []plotter.Values) error {
 		b.Offset = w * vg.Length(float64(i)-float64(n-1)/2)
 		p.Add(b)
 		p.Legend.Add(name, b)
+		l, err := barLabels(series[i], func(j int) float64 { return vals[j] }, b.Offset, unit)
+		if err != nil {
+			return err
+		}
+		p.Add(l)
 	}
 	return nil
+}
+
+func (r *Report) groupsOf(bb bbKey) []metrics.Summary {
+	var gs []metrics.Summary
+	for _, g := range r.Groups {
+		if g.Backbone == bb.backbone && g.UserBackbone == bb.user {
+			gs = append(gs, g)
+		}
+	}
+	return gs
 }
 
 func (r *Report) writeFigure(bb bbKey) (figurePlot, error) {
 	k := r.kOf(r.Groups...)
 	f := figurePlot{name: "write_subset_" + fileSafe(r.bbName(bb)) + ".svg",
 		title: fmt.Sprintf("Environment-changing subset: pass^1 and pass^%d (%s)", k, r.bbTitle(bb))}
-	p := newPlot(f.title, "", "pass^k (%)")
+	p := newPlot(f.title, "", "pass^k (%)", r.groupsOf(bb))
 	f.plot = p
 	var cats []string
 	for _, d := range r.domains() {
 		cats = append(cats, d+" pass^1", d+" pass^"+strconv.Itoa(k))
 	}
 	var names []string
-	var values []plotter.Values
+	var series [][]bar
 	for _, a := range r.agents() {
-		vals := make(plotter.Values, len(cats))
+		bars := make([]bar, len(cats))
+		for i := range bars {
+			bars[i].missing = true
+		}
 		found := false
 		for i, d := range r.domains() {
 			for _, g := range r.Groups {
-				if g.Domain == d && g.Agent == a && g.Backbone == bb.backbone && g.UserBackbone == bb.user {
-					vals[2*i] = 100 * g.Write.At(1)
-					vals[2*i+1] = 100 * g.Write.At(k)
-					found = true
+				if g.Domain != d || g.Agent != a || g.Backbone != bb.backbone || g.UserBackbone != bb.user {
+					continue
+				}
+				found = true
+				for j, kk := range []int{1, k} {
+					if kk <= g.Write.K && g.Write.PassK.Tasks[kk-1] > 0 {
+						bars[2*i+j] = bar{v: 100 * g.Write.At(kk), n: g.Write.PassK.Tasks[kk-1]}
+					}
 				}
 			}
 		}
 		if found {
 			names = append(names, a)
-			values = append(values, vals)
+			series = append(series, bars)
 		}
 	}
-	if err := groupedBars(p, names, values); err != nil {
+	if err := groupedBars(p, names, series, ""); err != nil {
 		return f, err
 	}
 	nominal(p, cats)
 	f.w, f.h = vg.Length(max(6, 1.4*float64(len(cats))))*vg.Inch, 4*vg.Inch
+	f.fit()
 	return f, nil
 }
 
 func (r *Report) errorFigure(bb bbKey) (figurePlot, error) {
+	gs := r.groupsOf(bb)
 	f := figurePlot{name: "errors_" + fileSafe(r.bbName(bb)) + ".svg", title: "Error breakdown of failed simulations (" + r.bbTitle(bb) + ")"}
-	p := newPlot(f.title, "", "share of failures (%)")
+	p := newPlot(f.title, "", "share of failures (%)", gs)
 	f.plot = p
-	var gs []metrics.Summary
 	var cats []string
-	for _, g := range r.Groups {
-		if g.Backbone == bb.backbone && g.UserBackbone == bb.user {
-			gs = append(gs, g)
-			cats = append(cats, g.Domain+"/"+g.Agent)
-		}
+	for _, g := range gs {
+		cats = append(cats, g.Domain+"/"+g.Agent)
 	}
 	var below *plotter.BarChart
+	tops := make([]float64, len(gs))
 	for i, c := range errorCategories {
 		vals := make(plotter.Values, len(gs))
 		for j, g := range gs {
 			vals[j] = 100 * g.ErrorShare(c)
+			tops[j] += vals[j]
 		}
 		b, err := plotter.NewBarChart(vals, vg.Points(24))
 		if err != nil {
@@ -345,16 +562,37 @@ func (r *Report) errorFigure(bb bbKey) (figurePlot, error) {
 		p.Add(b)
 		p.Legend.Add(c.Label(), b)
 	}
+	bars := make([]bar, len(gs))
+	for j, g := range gs {
+		bars[j] = bar{n: g.Failed, missing: g.Failed == 0}
+	}
+	l, err := barLabels(bars, func(j int) float64 { return tops[j] }, 0, " failed")
+	if err != nil {
+		return f, err
+	}
+	for j := range bars {
+		if bars[j].missing {
+			l.Labels[j] = "no failures"
+		}
+	}
+	p.Add(l)
 	nominal(p, cats)
 	p.X.Tick.Label.Rotation = 0.6
 	p.X.Tick.Label.XAlign = -1
 	f.w, f.h = vg.Length(max(7, 0.9*float64(len(cats))))*vg.Inch, 5*vg.Inch
+	f.fit()
 	return f, nil
 }
 
 func (r *Report) actionFigure(domain string) (figurePlot, error) {
+	var gs []metrics.Summary
+	for _, g := range r.Groups {
+		if g.Domain == domain {
+			gs = append(gs, g)
+		}
+	}
 	f := figurePlot{name: "action_reliability_" + fileSafe(domain) + ".svg", title: "Action-level reliability: gold actions matched (" + domain + ")"}
-	p := newPlot(f.title, "", "gold actions matched (%)")
+	p := newPlot(f.title, "", "gold actions matched (%)", gs)
 	f.plot = p
 	bbs := r.backbones()
 	var cats []string
@@ -362,27 +600,29 @@ func (r *Report) actionFigure(domain string) (figurePlot, error) {
 		cats = append(cats, r.bbTitle(bb))
 	}
 	var names []string
-	var values []plotter.Values
+	var series [][]bar
 	for _, a := range r.agents() {
-		vals := make(plotter.Values, len(bbs))
+		bars := make([]bar, len(bbs))
 		found := false
 		for i, bb := range bbs {
-			for _, g := range r.Groups {
-				if g.Domain == domain && g.Agent == a && g.Backbone == bb.backbone && g.UserBackbone == bb.user && g.Actions.Gold > 0 {
-					vals[i] = 100 * g.Actions.Share()
+			bars[i].missing = true
+			for _, g := range gs {
+				if g.Agent == a && g.Backbone == bb.backbone && g.UserBackbone == bb.user && g.Actions.Gold > 0 {
+					bars[i] = bar{v: 100 * g.Actions.Share(), n: g.Actions.Gold}
 					found = true
 				}
 			}
 		}
 		if found {
 			names = append(names, a)
-			values = append(values, vals)
+			series = append(series, bars)
 		}
 	}
-	if err := groupedBars(p, names, values); err != nil {
+	if err := groupedBars(p, names, series, " actions"); err != nil {
 		return f, err
 	}
 	nominal(p, cats)
 	f.w, f.h = vg.Length(max(6, 1.5*float64(len(cats))))*vg.Inch, 4*vg.Inch
+	f.fit()
 	return f, nil
 }

@@ -35,20 +35,35 @@ func ParseFormat(s string) (Format, error) {
 	return "", fmt.Errorf("unknown format %q (want text, markdown, csv or json)", s)
 }
 
+// JSONReport is the JSON report: the tables the text report prints (numbers
+// as numbers, missing cells null) and, when no table is selected, one object
+// per run group.
+type JSONReport struct {
+	Tables []TableJSON `json:"tables"`
+	Groups []GroupJSON `json:"groups,omitempty"`
+}
+
 // Write renders the report. ids selects tables (all when empty); JSON
-// ignores it and writes one object per run group.
+// writes the selected tables, and every run group when none is selected.
 func (r *Report) Write(w io.Writer, f Format, ids ...string) error {
+	tables, err := r.selectTables(ids)
+	if err != nil {
+		return err
+	}
 	if f == JSON {
-		b, err := json.MarshalIndent(r.JSON(), "", "  ")
+		out := JSONReport{Tables: []TableJSON{}}
+		for _, t := range tables {
+			out.Tables = append(out.Tables, machine(t))
+		}
+		if len(ids) == 0 {
+			out.Groups = r.JSON()
+		}
+		b, err := json.MarshalIndent(out, "", "  ")
 		if err != nil {
 			return fmt.Errorf("encode report: %w", err)
 		}
 		b = append(b, '\n')
 		_, err = w.Write(b)
-		return err
-	}
-	tables, err := r.selectTables(ids)
-	if err != nil {
 		return err
 	}
 	for i, t := range tables {
@@ -160,7 +175,8 @@ func writeMarkdown(w io.Writer, t Table) error {
 	return nil
 }
 
-// writeCSV writes a table as CSV. With several tables each is preceded by a
+// writeCSV writes a table as CSV: numbers without decorations, missing
+// cells empty (null). With several tables each is preceded by a
 // "# id: title" line so they can be told apart; one table (--table) is plain
 // CSV.
 func writeCSV(w io.Writer, t Table, labelled bool) error {
@@ -169,12 +185,19 @@ func writeCSV(w io.Writer, t Table, labelled bool) error {
 			return err
 		}
 	}
+	m := machine(t)
 	cw := csv.NewWriter(w)
-	if err := cw.Write(t.Header); err != nil {
+	if err := cw.Write(m.Header); err != nil {
 		return err
 	}
-	if err := cw.WriteAll(t.Rows); err != nil {
-		return err
+	for _, row := range m.Rows {
+		cells := make([]string, len(row))
+		for i, v := range row {
+			cells[i] = csvCell(v)
+		}
+		if err := cw.Write(cells); err != nil {
+			return err
+		}
 	}
 	cw.Flush()
 	return cw.Error()

@@ -162,14 +162,53 @@ func delta(x float64) string {
 	return s
 }
 
+// deltaCell is other's pass^k minus base's, Missing unless both have it.
+func deltaCell(base, other metrics.PassK, k int) string {
+	if !hasK(base, k) || !hasK(other, k) {
+		return Missing
+	}
+	return delta(other.At(k) - base.At(k))
+}
+
+// meanCell is the mean of pass^k over groups as a percentage (or, with
+// base, the mean difference), Missing when any group lacks pass^k.
+func meanCell(k int, groups []metrics.PassK, base []metrics.PassK) string {
+	if len(groups) == 0 {
+		return Missing
+	}
+	var sum float64
+	for i, g := range groups {
+		if !hasK(g, k) || base != nil && !hasK(base[i], k) {
+			return Missing
+		}
+		sum += g.At(k)
+		if base != nil {
+			sum -= base[i].At(k)
+		}
+	}
+	if base != nil {
+		return delta(sum / float64(len(groups)))
+	}
+	return pct(sum / float64(len(groups)))
+}
+
 // rel formats a relative overhead (0.531 → +53.1%).
 func rel(x float64) string { return delta(x) + "%" }
 
+// Missing is the text of a cell without data behind it (CSV and JSON carry
+// null): a missing value never prints as 0.
+const Missing = "—"
+
+// hasK reports whether pass^k of p averages at least one task.
+func hasK(p metrics.PassK, k int) bool {
+	return k >= 1 && k <= p.K && k <= len(p.Tasks) && p.Tasks[k-1] > 0
+}
+
 // passCell is pass^k as a percentage, starred when it averages fewer tasks
-// than the group has.
+// than the group has; Missing when no task has k trials.
 func passCell(p metrics.PassK, k int) string {
-	if k > p.K || k < 1 {
-		return ""
+	if !hasK(p, k) {
+		return Missing
 	}
 	s := pct(p.At(k))
 	if !p.Complete(k) {
@@ -220,8 +259,11 @@ func (r *Report) overview() Table {
 		for k := 1; k <= maxK; k++ {
 			row = append(row, passCell(g.PassK, k))
 		}
-		row = append(row, strconv.FormatFloat(g.AvgReward, 'f', 3, 64))
-		t.Rows = append(t.Rows, row)
+		avg := Missing
+		if g.Scored > 0 {
+			avg = strconv.FormatFloat(g.AvgReward, 'f', 3, 64)
+		}
+		t.Rows = append(t.Rows, append(row, avg))
 	}
 	t.Notes = completenessNotes(r.Groups)
 	return t
@@ -302,18 +344,16 @@ func (r *Report) mainTable() Table {
 		if r.multiUser() {
 			label += " (user " + bb.user + ")"
 		}
-		var b1, t1, bk, tk float64
+		var base, other []metrics.PassK
 		for _, p := range ps {
-			t.Rows = append(t.Rows, []string{label, p.Base.Domain, passCell(p.Base.PassK, 1), passCell(p.Other.PassK, 1), delta(p.Other.At(1) - p.Base.At(1)),
-				passCell(p.Base.PassK, k), passCell(p.Other.PassK, k), delta(p.Other.At(k) - p.Base.At(k))})
-			b1 += p.Base.At(1)
-			t1 += p.Other.At(1)
-			bk += p.Base.At(k)
-			tk += p.Other.At(k)
+			t.Rows = append(t.Rows, []string{label, p.Base.Domain, passCell(p.Base.PassK, 1), passCell(p.Other.PassK, 1), deltaCell(p.Base.PassK, p.Other.PassK, 1),
+				passCell(p.Base.PassK, k), passCell(p.Other.PassK, k), deltaCell(p.Base.PassK, p.Other.PassK, k)})
+			base = append(base, p.Base.PassK)
+			other = append(other, p.Other.PassK)
 		}
-		n := float64(len(ps))
 		if len(ps) > 1 {
-			t.Rows = append(t.Rows, []string{label, "Average", pct(b1 / n), pct(t1 / n), delta((t1 - b1) / n), pct(bk / n), pct(tk / n), delta((tk - bk) / n)})
+			t.Rows = append(t.Rows, []string{label, "Average", meanCell(1, base, nil), meanCell(1, other, nil), meanCell(1, other, base),
+				meanCell(k, base, nil), meanCell(k, other, nil), meanCell(k, other, base)})
 		}
 	}
 	if k == 1 {
@@ -321,7 +361,7 @@ func (r *Report) mainTable() Table {
 	}
 	for _, g := range gs {
 		if g.K < k {
-			t.Notes = append(t.Notes, fmt.Sprintf("%s has %d trial(s) per task: its %s is 0", groupName(g), g.K, ks))
+			t.Notes = append(t.Notes, fmt.Sprintf("%s has %d trial(s) per task: no %s (%s)", groupName(g), g.K, ks, Missing))
 		}
 	}
 	t.Notes = append(t.Notes, completenessNotes(gs)...)
@@ -357,13 +397,11 @@ func (r *Report) comparison() Table {
 			}
 		}
 		if len(base) > 0 {
-			var p1, pk float64
+			var ps []metrics.PassK
 			for _, g := range base {
-				p1 += g.At(1)
-				pk += g.At(k)
+				ps = append(ps, g.PassK)
 			}
-			n := float64(len(base))
-			t.Rows = append(t.Rows, []string{label, o.Baseline, strconv.Itoa(len(base)), pct(p1 / n), pct(pk / n), "", "", "", "", ""})
+			t.Rows = append(t.Rows, []string{label, o.Baseline, strconv.Itoa(len(base)), meanCell(1, ps, nil), meanCell(k, ps, nil), "", "", "", "", ""})
 		}
 		for _, a := range r.agents() {
 			if a == o.Baseline {
@@ -373,16 +411,13 @@ func (r *Report) comparison() Table {
 			if len(ps) == 0 {
 				continue
 			}
-			var p1, pk, d1, dk float64
+			var base, other []metrics.PassK
 			for _, p := range ps {
-				p1 += p.Other.At(1)
-				pk += p.Other.At(k)
-				d1 += p.Other.At(1) - p.Base.At(1)
-				dk += p.Other.At(k) - p.Base.At(k)
+				base = append(base, p.Base.PassK)
+				other = append(other, p.Other.PassK)
 			}
-			n := float64(len(ps))
 			ov := metrics.UsageOverhead(ps)
-			t.Rows = append(t.Rows, []string{label, a, strconv.Itoa(len(ps)), pct(p1 / n), pct(pk / n), delta(d1 / n), delta(dk / n),
+			t.Rows = append(t.Rows, []string{label, a, strconv.Itoa(len(ps)), meanCell(1, other, nil), meanCell(k, other, nil), meanCell(1, other, base), meanCell(k, other, base),
 				rel(ov.Tokens), rel(ov.PromptTokens), rel(ov.Calls)})
 		}
 	}
@@ -403,7 +438,7 @@ func (r *Report) writeSubset() Table {
 	t.Header = []string{"Domain", "Backbone", "Agent", "Write tasks", "Share", "pass^1", ks, "pass^1 all", ks + " all"}
 	for _, g := range r.Groups {
 		w := g.Write
-		share := ""
+		share := Missing
 		if w.Known > 0 {
 			share = pct(w.Share())
 		}
@@ -428,7 +463,7 @@ func (r *Report) actions() Table {
 		if a.Gold == 0 {
 			continue
 		}
-		wm := ""
+		wm := Missing
 		if a.WriteGold > 0 {
 			wm = pct(a.WriteShare())
 		}
@@ -476,7 +511,7 @@ func (r *Report) errors() Table {
 		row := []string{g.Domain, r.backboneLabel(g), g.Agent, strconv.Itoa(g.Failed)}
 		for _, c := range errorCategories {
 			if g.Failed == 0 {
-				row = append(row, "")
+				row = append(row, Missing)
 				continue
 			}
 			row = append(row, fmt.Sprintf("%s (%d)", pct(g.ErrorShare(c)), g.Errors[c]))
@@ -529,12 +564,28 @@ func (r *Report) costs() Table {
 }
 
 func costRow(domain, backbone, agent string, c metrics.Cost) []string {
-	f1 := func(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
-	usd := func(x float64) string { return strconv.FormatFloat(x, 'f', 4, 64) }
+	// Counts no record carries (τ-bench v1 lists have no usage; a run
+	// without a judge has no judge tokens) are missing, not zero.
+	f1 := func(known bool, x float64) string {
+		if !known || c.Simulations == 0 {
+			return Missing
+		}
+		return strconv.FormatFloat(c.PerSim(x), 'f', 1, 64)
+	}
+	usd := func(known bool, x float64) string {
+		if !known {
+			return Missing
+		}
+		return strconv.FormatFloat(x, 'f', 4, 64)
+	}
+	agent1, user1, judge1 := c.AgentCalls > 0, c.UserCalls > 0 || c.User.Total() > 0, c.Judge.Total() > 0
+	agentUSD, userUSD, judgeUSD := agent1 || c.AgentCost > 0, user1 || c.UserCost > 0, judge1 || c.JudgeCost > 0
+	total := agentUSD || userUSD || judgeUSD
 	return []string{domain, backbone, agent, strconv.Itoa(c.Simulations),
-		f1(c.PerSim(float64(c.AgentCalls))), f1(c.PerSim(float64(c.Agent.PromptTokens))), f1(c.PerSim(float64(c.Agent.CompletionTokens))),
-		f1(c.PerSim(float64(c.User.Total()))), f1(c.PerSim(float64(c.Judge.Total()))),
-		usd(c.AgentCost), usd(c.UserCost), usd(c.JudgeCost), usd(c.Total()), usd(c.PerSim(c.Total()))}
+		f1(agent1, float64(c.AgentCalls)), f1(agent1, float64(c.Agent.PromptTokens)), f1(agent1, float64(c.Agent.CompletionTokens)),
+		f1(user1, float64(c.User.Total())), f1(judge1, float64(c.Judge.Total())),
+		usd(agentUSD, c.AgentCost), usd(userUSD, c.UserCost), usd(judgeUSD, c.JudgeCost), usd(total, c.Total()),
+		usd(total && c.Simulations > 0, c.PerSim(c.Total()))}
 }
 
 // dropColumns removes columns (by index) from a table; tables drop their
@@ -574,15 +625,15 @@ type GroupJSON struct {
 	Successes      int                  `json:"successes"`
 	Failed         int                  `json:"failed"`
 	K              int                  `json:"k"`
-	AvgReward      float64              `json:"avg_reward"`
-	PassHatK       omap.Map[float64]    `json:"pass_hat_k"`
+	AvgReward      *float64             `json:"avg_reward"`
+	PassHatK       omap.Map[*float64]   `json:"pass_hat_k"`
 	TasksPerK      omap.Map[int]        `json:"tasks_per_k"`
 	Incomplete     []metrics.TaskTrials `json:"incomplete_tasks"`
 	Write          SubsetJSON           `json:"write_subset"`
 	Actions        ActionsJSON          `json:"action_reliability"`
 	Adherence      AdherenceJSON        `json:"policy_adherence"`
 	Errors         omap.Map[int]        `json:"errors"`
-	ErrorShares    omap.Map[float64]    `json:"error_shares"`
+	ErrorShares    omap.Map[*float64]   `json:"error_shares"`
 	Cost           CostJSON             `json:"cost"`
 	Overhead       *metrics.Overhead    `json:"overhead_vs_baseline,omitempty"`
 }
@@ -591,8 +642,8 @@ type GroupJSON struct {
 type SubsetJSON struct {
 	Tasks      int                  `json:"tasks"`
 	Known      int                  `json:"known"`
-	Share      float64              `json:"share"`
-	PassHatK   omap.Map[float64]    `json:"pass_hat_k"`
+	Share      *float64             `json:"share"`
+	PassHatK   omap.Map[*float64]   `json:"pass_hat_k"`
 	TasksPerK  omap.Map[int]        `json:"tasks_per_k"`
 	Unknown    []string             `json:"unknown_tasks"`
 	Incomplete []metrics.TaskTrials `json:"incomplete_tasks"`
@@ -601,14 +652,14 @@ type SubsetJSON struct {
 // ActionsJSON is action-level reliability in JSON.
 type ActionsJSON struct {
 	metrics.ActionReliability
-	Share      float64 `json:"share"`
-	WriteShare float64 `json:"write_share"`
+	Share      *float64 `json:"share"`
+	WriteShare *float64 `json:"write_share"`
 }
 
 // AdherenceJSON is policy adherence in JSON.
 type AdherenceJSON struct {
 	metrics.Adherence
-	Share float64 `json:"share"`
+	Share *float64 `json:"share"`
 }
 
 // CostJSON is token and cost accounting in JSON.
@@ -617,14 +668,24 @@ type CostJSON struct {
 	Total float64 `json:"total_cost"`
 }
 
-func passMaps(p metrics.PassK) (omap.Map[float64], omap.Map[int]) {
-	var v omap.Map[float64]
+// passMaps are pass^k and its task counts by k; pass^k is null for a k no
+// task has trials for.
+func passMaps(p metrics.PassK) (omap.Map[*float64], omap.Map[int]) {
+	var v omap.Map[*float64]
 	var n omap.Map[int]
 	for k := 1; k <= p.K; k++ {
-		v.Set(strconv.Itoa(k), p.At(k))
+		v.Set(strconv.Itoa(k), valueIf(hasK(p, k), p.At(k)))
 		n.Set(strconv.Itoa(k), p.Tasks[k-1])
 	}
 	return v, n
+}
+
+// valueIf is &x when ok, else nil (JSON null: no data).
+func valueIf(ok bool, x float64) *float64 {
+	if !ok {
+		return nil
+	}
+	return &x
 }
 
 // JSON returns one object per run group.
@@ -632,18 +693,19 @@ func (r *Report) JSON() []GroupJSON {
 	out := make([]GroupJSON, 0, len(r.Groups))
 	for _, g := range r.Groups {
 		j := GroupJSON{Key: g.Key, Records: g.Records, Scored: g.Scored, Infrastructure: g.Infrastructure, Duplicates: g.Duplicates, Simulated: g.Simulated,
-			Tasks: g.Tasks, Successes: g.Successes, Failed: g.Failed, K: g.K, AvgReward: g.AvgReward,
+			Tasks: g.Tasks, Successes: g.Successes, Failed: g.Failed, K: g.K, AvgReward: valueIf(g.Scored > 0, g.AvgReward),
 			Incomplete: nonNil(g.Incomplete)}
 		j.PassHatK, j.TasksPerK = passMaps(g.PassK)
 		w := g.Write
-		j.Write = SubsetJSON{Tasks: w.Tasks, Known: w.Known, Share: w.Share(), Unknown: nonNil(w.Unknown), Incomplete: nonNil(w.Incomplete)}
+		j.Write = SubsetJSON{Tasks: w.Tasks, Known: w.Known, Share: valueIf(w.Known > 0, w.Share()), Unknown: nonNil(w.Unknown), Incomplete: nonNil(w.Incomplete)}
 		j.Write.PassHatK, j.Write.TasksPerK = passMaps(w.PassK)
-		j.Actions = ActionsJSON{ActionReliability: g.Actions, Share: g.Actions.Share(), WriteShare: g.Actions.WriteShare()}
-		j.Adherence = AdherenceJSON{Adherence: g.Adherence, Share: g.Adherence.Share()}
+		j.Actions = ActionsJSON{ActionReliability: g.Actions, Share: valueIf(g.Actions.Gold > 0, g.Actions.Share()),
+			WriteShare: valueIf(g.Actions.WriteGold > 0, g.Actions.WriteShare())}
+		j.Adherence = AdherenceJSON{Adherence: g.Adherence, Share: valueIf(g.Adherence.Runs > 0, g.Adherence.Share())}
 		for _, c := range metrics.Categories {
 			j.Errors.Set(string(c), g.Errors[c])
 			if c != metrics.Infrastructure {
-				j.ErrorShares.Set(string(c), g.ErrorShare(c))
+				j.ErrorShares.Set(string(c), valueIf(g.Failed > 0, g.ErrorShare(c)))
 			}
 		}
 		j.Cost = CostJSON{Cost: g.Cost, Total: g.Cost.Total()}

@@ -69,20 +69,27 @@ func TestJSONShape(t *testing.T) {
 	if err := fixtureReport().Write(&b, JSON); err != nil {
 		t.Fatal(err)
 	}
-	var groups []struct {
-		Domain     string             `json:"domain"`
-		Agent      string             `json:"agent"`
-		Backbone   string             `json:"backbone"`
-		PassHatK   map[string]float64 `json:"pass_hat_k"`
-		Incomplete []struct {
-			TaskID string `json:"task_id"`
-			Trials int    `json:"trials"`
-		} `json:"incomplete_tasks"`
-		Infrastructure int `json:"infrastructure_errors"`
+	var rep struct {
+		Tables []TableJSON
+		Groups []struct {
+			Domain     string             `json:"domain"`
+			Agent      string             `json:"agent"`
+			Backbone   string             `json:"backbone"`
+			PassHatK   map[string]float64 `json:"pass_hat_k"`
+			Incomplete []struct {
+				TaskID string `json:"task_id"`
+				Trials int    `json:"trials"`
+			} `json:"incomplete_tasks"`
+			Infrastructure int `json:"infrastructure_errors"`
+		}
 	}
-	if err := json.Unmarshal(b.Bytes(), &groups); err != nil {
+	if err := json.Unmarshal(b.Bytes(), &rep); err != nil {
 		t.Fatal(err)
 	}
+	if len(rep.Tables) != len(TableIDs) {
+		t.Errorf("JSON carries %d tables; want %d", len(rep.Tables), len(TableIDs))
+	}
+	groups := rep.Groups
 	if len(groups) != 12 {
 		t.Fatalf("groups = %d; want 12", len(groups))
 	}
@@ -140,9 +147,9 @@ func TestFigures(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string][]string{
-		"passk_airline.svg":              {"pass^k vs k: airline", "baseline / glm-5", "ledger / kimi-k2.5", "irma / glm-5", "pass^k (%)"},
-		"passk_retail.svg":               {"pass^k vs k: retail", "ledger / glm-5"},
-		"write_subset_glm-5.svg":         {"Environment-changing subset", "airline pass^1", "retail pass^4", "baseline", "irma", "ledger"},
+		"passk_airline.svg":              {"pass", "vs k: airline", "baseline / glm-5", "ledger / kimi-k2.5", "irma / glm-5", " (%)"},
+		"passk_retail.svg":               {"vs k: retail", "ledger / glm-5"},
+		"write_subset_glm-5.svg":         {"Environment-changing subset", "airline pass", "retail pass", "4", "baseline", "irma", "ledger"},
 		"write_subset_kimi-k2.5.svg":     {"kimi-k2.5"},
 		"errors_glm-5.svg":               {"Error breakdown", "missed required action", "wrong action arguments", "airline/baseline", "retail/ledger"},
 		"errors_kimi-k2.5.svg":           {"premature transfer"},

@@ -3,6 +3,7 @@ package submit
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,10 +13,20 @@ import (
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
 
-// Input is one run of a submission with what its τ²-bench file needs.
+// Input is one run of a submission with what its τ²-bench file needs: a
+// run directory (Run) or a τ²-bench results file (File, exported or
+// recorded), which is copied as it is, as upstream copies its inputs.
 type Input struct {
 	Run *results.Run
-	// Records are the run's records in file order (task order, then trial).
+	// File is a results file read from Path; Manifest is the ledgerbench
+	// manifest found for it (see FileManifest), nil when there is none, and
+	// then the submission is custom with modified_prompts: nothing records
+	// which prompts the file's agent and user simulator were shown.
+	File     *results.Tau2File
+	Path     string
+	Manifest *results.Manifest
+	// Records are the run's records in file order (task order, then trial);
+	// run directories only.
 	Records []results.Record
 	// Tasks are the run's tasks and Policy the domain's policy, written into
 	// the results file.
@@ -67,31 +78,44 @@ func Prepare(out string, inputs []Input, opts Options) (*Prepared, error) {
 	standard := true
 	omitted := false
 	var details, notes []string
-	for _, in := range inputs {
-		m := in.Run.Manifest
-		if !slices.Contains(Domains, m.Domain) {
-			return nil, fmt.Errorf("submit: %s: domain %q is not on the τ-bench leaderboard (%s)", in.Run.Dir, m.Domain, strings.Join(Domains, ", "))
+	descs := make([]inputDesc, len(inputs))
+	for i, in := range inputs {
+		d, err := describe(in)
+		if err != nil {
+			return nil, err
 		}
-		if seen[m.Domain] {
-			return nil, fmt.Errorf("submit: domain %s appears in more than one run", m.Domain)
+		descs[i] = d
+		if !slices.Contains(Domains, d.Domain) {
+			return nil, fmt.Errorf("submit: %s: domain %q is not on the τ-bench leaderboard (%s)", d.Where, d.Domain, strings.Join(Domains, ", "))
 		}
-		seen[m.Domain] = true
-		if m.Prompts != results.PromptsUpstream {
+		if seen[d.Domain] {
+			return nil, fmt.Errorf("submit: domain %s appears in more than one run", d.Domain)
+		}
+		seen[d.Domain] = true
+		if d.Prompts != results.PromptsUpstream {
 			standard = false
-			prompts := m.Prompts
+			prompts := d.Prompts
 			if prompts == "" {
 				prompts = "not recorded"
 			}
-			details = append(details, fmt.Sprintf("%s: agent %s, prompts %s", m.Domain, m.Agent, prompts))
+			if d.NoManifest {
+				prompts = "not recorded (a τ²-bench results file without a ledgerbench manifest)"
+			}
+			details = append(details, fmt.Sprintf("%s: agent %s, prompts %s", d.Domain, d.Agent, prompts))
 		}
-		if missing := missingTasks(in.BaseTaskIDs, m.TaskIDs); len(missing) > 0 {
+		if missing := missingTasks(in.BaseTaskIDs, d.TaskIDs); len(missing) > 0 {
 			omitted = true
-			details = append(details, fmt.Sprintf("%s: %d of the %d base tasks not run", m.Domain, len(missing), len(in.BaseTaskIDs)))
+			details = append(details, fmt.Sprintf("%s: %d of the %d base tasks not run", d.Domain, len(missing), len(in.BaseTaskIDs)))
 		}
-		notes = append(notes, fmt.Sprintf("%s: agent %s on %s, user simulator %s, %d trials, seed %d, %d tasks (split %s)",
-			m.Domain, m.Agent, m.Backbone, m.UserBackbone, m.Trials, m.Seed, len(m.TaskIDs), m.Split))
+		if d.NoManifest {
+			notes = append(notes, fmt.Sprintf("%s: results file %s, agent %s on %s, user simulator %s, %d trials, seed %d, %d tasks",
+				d.Domain, filepath.Base(in.Path), d.Agent, d.Backbone, d.UserBackbone, d.Trials, d.Seed, len(d.TaskIDs)))
+		} else {
+			notes = append(notes, fmt.Sprintf("%s: agent %s on %s, user simulator %s, %d trials, seed %d, %d tasks (split %s)",
+				d.Domain, d.Agent, d.Backbone, d.UserBackbone, d.Trials, d.Seed, len(d.TaskIDs), d.Split))
+		}
 	}
-	first := inputs[0].Run.Manifest
+	first := descs[0]
 	if opts.ModelName == "" {
 		opts.ModelName = first.Backbone
 	}
@@ -109,18 +133,35 @@ func Prepare(out string, inputs []Input, opts Options) (*Prepared, error) {
 
 	files := map[string]string{}
 	var set []*results.Tau2File
-	for _, in := range inputs {
-		m := in.Run.Manifest
-		name := fmt.Sprintf("%s_%s_%s_%s_%dtrials.json", slugify(opts.ModelName), m.Domain, slugify(m.Agent), slugify(m.UserBackbone), m.Trials)
-		path := filepath.Join(trajDir, name)
-		if err := results.WriteTau2(path, m, in.Records, results.Tau2Env{Policy: in.Policy, Tasks: in.Tasks}); err != nil {
-			return nil, fmt.Errorf("submit: %w", err)
+	for i, in := range inputs {
+		d := descs[i]
+		var name string
+		if in.Run != nil {
+			m := in.Run.Manifest
+			name = fmt.Sprintf("%s_%s_%s_%s_%dtrials.json", slugify(opts.ModelName), m.Domain, slugify(m.Agent), slugify(m.UserBackbone), m.Trials)
+			if err := results.WriteTau2(filepath.Join(trajDir, name), m, in.Records, results.Tau2Env{Policy: in.Policy, Tasks: in.Tasks}); err != nil {
+				return nil, fmt.Errorf("submit: %w", err)
+			}
+		} else {
+			// Upstream's copy step: the file's own name, results.json
+			// becoming {domain}_results.json.
+			name = filepath.Base(in.Path)
+			if name == "results.json" {
+				name = d.Domain + "_results.json"
+			}
+			if slices.Contains(slices.Collect(maps.Values(files)), name) {
+				return nil, fmt.Errorf("submit: two inputs are named %s", name)
+			}
+			if err := copyFile(in.Path, filepath.Join(trajDir, name)); err != nil {
+				return nil, fmt.Errorf("submit: %w", err)
+			}
 		}
+		path := filepath.Join(trajDir, name)
 		f, err := results.ReadTau2(path)
 		if err != nil {
 			return nil, fmt.Errorf("submit: read back %s: %w", path, err)
 		}
-		files[m.Domain] = name
+		files[d.Domain] = name
 		set = append(set, f)
 	}
 	if err := checkSet(set); err != nil {
@@ -159,7 +200,7 @@ func Prepare(out string, inputs []Input, opts Options) (*Prepared, error) {
 		note += " " + opts.Notes
 	}
 	evalDate := opts.Date
-	if len(first.CreatedAt) >= 10 {
+	if len(first.CreatedAt) >= 10 && first.CreatedAt[4] == '-' {
 		evalDate = first.CreatedAt[:10]
 	}
 	sub := &Submission{
@@ -179,6 +220,87 @@ func Prepare(out string, inputs []Input, opts Options) (*Prepared, error) {
 	}
 	p.Submission = sub
 	return p, nil
+}
+
+// inputDesc is what the submission says of one input.
+type inputDesc struct {
+	Where                                 string
+	Domain, Agent, Backbone, UserBackbone string
+	Trials                                int
+	Seed                                  int64
+	TaskIDs                               []string
+	Split, Prompts, CreatedAt             string
+	NoManifest                            bool
+}
+
+func describe(in Input) (inputDesc, error) {
+	if in.Run != nil {
+		m := in.Run.Manifest
+		return inputDesc{Where: in.Run.Dir, Domain: m.Domain, Agent: m.Agent, Backbone: m.Backbone, UserBackbone: m.UserBackbone,
+			Trials: m.Trials, Seed: m.Seed, TaskIDs: m.TaskIDs, Split: m.Split, Prompts: m.Prompts, CreatedAt: m.CreatedAt}, nil
+	}
+	if in.File == nil {
+		return inputDesc{}, errors.New("submit: an input with neither a run nor a results file")
+	}
+	meta, err := in.File.Meta()
+	if err != nil {
+		return inputDesc{}, fmt.Errorf("submit: %s: %w", in.Path, err)
+	}
+	d := inputDesc{Where: in.Path, Domain: meta.Domain, Agent: meta.Agent, Backbone: meta.Backbone, UserBackbone: meta.UserBackbone,
+		Trials: meta.Trials, Seed: meta.Seed, TaskIDs: simTaskIDs(in.File), CreatedAt: in.File.Timestamp, NoManifest: in.Manifest == nil}
+	if m := in.Manifest; m != nil {
+		d.Split, d.Prompts, d.CreatedAt = m.Split, m.Prompts, m.CreatedAt
+	}
+	return d, nil
+}
+
+// simTaskIDs are the task ids a results file has simulations of, in file order.
+func simTaskIDs(f *results.Tau2File) []string {
+	var ids []string
+	for _, s := range f.Simulations {
+		if !slices.Contains(ids, s.TaskID) {
+			ids = append(ids, s.TaskID)
+		}
+	}
+	return ids
+}
+
+// FileManifest finds the ledgerbench manifest of a τ²-bench results file:
+// the manifest.json in the file's directory (a run directory the file was
+// exported into), used only when it describes the file (the same domain,
+// agent, backbones and trials). It returns nil and the reason when there is
+// none; a recorded upstream file has none, and is then custom with
+// modified_prompts.
+func FileManifest(path string, f *results.Tau2File) (*results.Manifest, string, error) {
+	dir := filepath.Dir(path)
+	if _, err := os.Stat(filepath.Join(dir, results.ManifestFile)); err != nil {
+		return nil, "no ledgerbench manifest beside it", nil
+	}
+	m, err := results.ReadManifest(dir)
+	if err != nil {
+		return nil, "", fmt.Errorf("submit: %s: %w", path, err)
+	}
+	meta, err := f.Meta()
+	if err != nil {
+		return nil, "", fmt.Errorf("submit: %s: %w", path, err)
+	}
+	agent, user := m.Agent, m.UserBackbone
+	if m.Solo { // as Tau2Export writes a solo run
+		agent, user = results.SoloAgentImplementation, ""
+	}
+	if got, want := fmt.Sprint(meta.Domain, meta.Agent, meta.Backbone, meta.UserBackbone, meta.Trials),
+		fmt.Sprint(m.Domain, agent, m.Backbone, user, m.Trials); got != want {
+		return nil, fmt.Sprintf("the manifest beside it describes another run (%s %s on %s, user %s, %d trials)", m.Domain, m.Agent, m.Backbone, m.UserBackbone, m.Trials), nil
+	}
+	return m, "", nil
+}
+
+func copyFile(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, b, 0o644)
 }
 
 // checkSet is upstream's validate_submission_traj_set: each domain once, the

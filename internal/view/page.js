@@ -60,6 +60,45 @@
 
   var data = block("index");
   var groups = data.groups, sims = data.sims;
+
+  // Simulations come one plain JSON block each (data.chunk 0) or
+  // data.chunk at a time in gzip-compressed base64 chunks, inline or in
+  // script files beside the page (data.chunk_href; <script src> works from
+  // file://, fetch does not). simData returns a promise of one simulation.
+  var chunks = {}, pending = {};
+  window.ledgerbenchChunk = function (c, b64) { if (pending[c]) pending[c].resolve(b64); };
+  function chunkText(c) {
+    var el = document.getElementById("c" + c);
+    if (el) return Promise.resolve(el.textContent);
+    if (!data.chunk_href) return Promise.reject(new Error("chunk " + c + " is not in the page"));
+    return new Promise(function (resolve, reject) {
+      var src = data.chunk_href + "/c" + c + ".js";
+      pending[c] = { resolve: resolve };
+      var tag = document.createElement("script");
+      tag.src = src;
+      tag.onerror = function () { reject(new Error("could not load " + src + ": keep the " + data.chunk_href + " folder beside this page")); };
+      document.head.appendChild(tag);
+    });
+  }
+  function gunzipJSON(b64) {
+    if (typeof DecompressionStream === "undefined") {
+      return Promise.reject(new Error("this browser has no DecompressionStream (Chrome 80+, Firefox 113+, Safari 16.4+ have it); write the page with ledgerbench view --plain"));
+    }
+    var bin = atob(b64), bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text().then(JSON.parse);
+  }
+  function simData(i) {
+    if (!(i >= 0 && i < sims.length)) return Promise.resolve(null);
+    if (!data.chunk) return Promise.resolve(block("s" + i));
+    var c = Math.floor(i / data.chunk);
+    if (!chunks[c]) {
+      chunks[c] = chunkText(c).then(gunzipJSON);
+      chunks[c].catch(function () { delete chunks[c]; }); // try again on the next open
+    }
+    return chunks[c].then(function (arr) { return arr[i % data.chunk]; });
+  }
   // Row fields (see view.go).
   var G = 0, TASK = 1, TRIAL = 2, REWARD = 3, TERM = 4, COST = 5, CAT = 6, STOP = 7, NV = 8, SHADOW = 9;
   function passed(row) { return Math.abs(row[REWARD] - 1) <= 1e-6; }
@@ -103,16 +142,38 @@
     document.getElementById("nav-compare").className = name === "compare" ? "on" : "";
     app.textContent = "";
     window.scrollTo(0, 0);
+    var done;
     try {
-      if (name === "selftest") selftest();
-      else if (name === "sim") renderSim(Number(rest.split("/")[0]), rest.split("/")[1]);
+      if (name === "selftest") done = selftest();
+      else if (name === "sim") done = openSim(Number(rest.split("/")[0]), rest.split("/")[1]);
       else if (name === "compare") renderCompare(parseQuery(rest));
       else renderIndex(parseQuery(rest));
     } catch (e) {
       noteError("render: " + (e && e.stack ? e.stack : e));
     }
     // Milliseconds from navigation start to the first rendered view.
-    if (!document.body.dataset.readyMs) document.body.dataset.readyMs = String(Math.round(performance.now()));
+    Promise.resolve(done).catch(function (e) { noteError("render: " + (e && e.message ? e.message : e)); }).then(function () {
+      if (!document.body.dataset.readyMs) document.body.dataset.readyMs = String(Math.round(performance.now()));
+    });
+  }
+  // openSim renders simulation i once its chunk is decoded; route ignores
+  // the result when the reader navigated elsewhere meanwhile.
+  function openSim(i, focus) {
+    document.body.dataset.view = "loading";
+    add(app, h("p", null, "Loading simulation " + i + "…"));
+    var hash = location.hash, t0 = performance.now();
+    return simData(i).then(function (s) {
+      if (location.hash !== hash) return;
+      app.textContent = "";
+      renderSim(i, focus, s);
+      document.body.dataset.simMs = String(Math.round(performance.now() - t0));
+    }, function (e) {
+      if (location.hash === hash) {
+        app.textContent = "";
+        add(app, h("p", { id: "load-error" }, "Could not open simulation " + i + ": " + (e && e.message ? e.message : e)));
+      }
+      throw e;
+    });
   }
 
   // ---- index ----
@@ -255,9 +316,8 @@
   }
 
   // ---- one simulation ----
-  function renderSim(i, focus) {
+  function renderSim(i, focus, s) {
     document.body.dataset.view = "sim";
-    var s = block("s" + i);
     if (!s) { add(app, h("p", null, "No simulation " + i + ".")); return; }
     var task = s.task >= 0 ? block("t" + s.task) : null;
     var ri = s.reward_info;
@@ -502,15 +562,21 @@
   // #selftest.
   function selftest() {
     var n = Math.min(sims.length, 5000), done = 0;
-    for (var i = 0; i < n; i++) {
-      app.textContent = "";
-      try { renderSim(i, i % 2 ? "gate" : ""); done++; } catch (e) { noteError("sim " + i + ": " + (e && e.stack ? e.stack : e)); }
+    function one(i) {
+      return simData(i).then(function (s) {
+        app.textContent = "";
+        try { renderSim(i, i % 2 ? "gate" : "", s); done++; } catch (e) { noteError("sim " + i + ": " + (e && e.stack ? e.stack : e)); }
+      }, function (e) { noteError("sim " + i + ": " + (e && e.message ? e.message : e)); });
     }
-    app.textContent = "";
-    try { renderCompare({}); } catch (e) { noteError("compare: " + e); }
-    app.textContent = "";
-    renderIndex({});
-    document.body.appendChild(h("p", { id: "selftest", "data-sims": done, "data-of": sims.length }, "selftest: rendered " + done + " simulation pages"));
+    var p = Promise.resolve();
+    for (var i = 0; i < n; i++) p = p.then(one.bind(null, i));
+    return p.then(function () {
+      app.textContent = "";
+      try { renderCompare({}); } catch (e) { noteError("compare: " + e); }
+      app.textContent = "";
+      renderIndex({});
+      document.body.appendChild(h("p", { id: "selftest", "data-sims": done, "data-of": sims.length }, "selftest: rendered " + done + " simulation pages"));
+    });
   }
 
   window.addEventListener("hashchange", route);

@@ -1,0 +1,305 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/ledgerbench/ledgerbench/internal/agents"
+	"github.com/ledgerbench/ledgerbench/internal/domains"
+	"github.com/ledgerbench/ledgerbench/internal/llm"
+	"github.com/ledgerbench/ledgerbench/internal/report"
+)
+
+// The command line's contract, applied to the whole tree in one place so
+// every command behaves alike: argument errors are usage errors (exit 2),
+// commands without arguments name the stray one, group commands refuse
+// unknown subcommands, counts must be positive, --domain and --agent must
+// name a known domain and agent, --format is accepted wherever --json is,
+// --shard auto reads the cluster's array index, and flag values complete in
+// the shell.
+
+// positiveFlags are the count flags that must be at least 1 when given.
+var positiveFlags = []string{"trials", "concurrency", "k"}
+
+// labelCommands take --domain and --agent as free labels, not as names of
+// ported domains and agents.
+var labelCommands = []string{"report"}
+
+// contract applies the contract to root and every command below it.
+func contract(s *Streams, root *cobra.Command) {
+	root.Flags().Bool("version", false, "print the version") // no -v: -v is --verbose everywhere
+	root.Args = cobra.ArbitraryArgs
+	root.RunE = groupRunE
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return checkFlags(s, cmd) }
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		switch {
+		case c != root && c.HasSubCommands() && !c.Runnable():
+			c.Args = cobra.ArbitraryArgs
+			c.RunE = groupRunE
+		case c.Args == nil && !takesArgs(c):
+			c.Args = noArgs
+		case c.Args == nil:
+			c.Args = cobra.ArbitraryArgs
+		}
+		c.Args = usageArgs(c.Args)
+		addFormatAlias(c)
+		addShardCount(c)
+		complete(c)
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}
+
+// groupRunE runs a command that only groups others: an argument is an
+// unknown command, none prints the help.
+func groupRunE(cmd *cobra.Command, args []string) error {
+	if v, _ := cmd.Flags().GetBool("version"); v && cmd.Parent() == nil {
+		fmt.Fprintln(cmd.OutOrStdout(), versionLine())
+		return nil
+	}
+	if len(args) > 0 {
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if sug := cmd.SuggestionsFor(args[0]); len(sug) > 0 {
+			msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(sug, ", "))
+		}
+		return usageError{fmt.Errorf("%s; see '%s --help'", msg, cmd.CommandPath())}
+	}
+	return cmd.Help()
+}
+
+// takesArgs reports whether a command's usage line names positional
+// arguments (a word that is not a flag, such as RUN… or [FILE|GLOB…]).
+func takesArgs(c *cobra.Command) bool {
+	words := strings.Fields(c.Use)[1:]
+	for i := 0; i < len(words); i++ {
+		w := strings.TrimLeft(words[i], "[")
+		if strings.HasPrefix(w, "-") {
+			if !strings.HasSuffix(w, "]") && i+1 < len(words) && !strings.HasPrefix(strings.TrimLeft(words[i+1], "["), "-") {
+				i++ // the flag's value (--domain D)
+			}
+			continue
+		}
+		if w != "flags]" && strings.ToUpper(w) == w {
+			return true
+		}
+	}
+	return false
+}
+
+// noArgs refuses arguments, naming the first.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("unexpected argument %q: %s takes no arguments (flags start with --)", args[0], cmd.CommandPath())
+	}
+	return nil
+}
+
+// usageArgs makes an argument check's error a usage error that shows the
+// command's usage line.
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		err := check(cmd, args)
+		if err == nil {
+			return nil
+		}
+		var ue usageError
+		if errors.As(err, &ue) {
+			return err
+		}
+		if strings.HasPrefix(err.Error(), "unknown command") && !cmd.HasSubCommands() {
+			err = noArgs(cmd, args) // cobra.NoArgs calls a stray argument a command
+		}
+		return usageError{fmt.Errorf("%w (usage: %s)", err, cmd.UseLine())}
+	}
+}
+
+// checkFlags validates what every command shares before it runs.
+func checkFlags(s *Streams, cmd *cobra.Command) error {
+	f := cmd.Flags()
+	var errs []error
+	for _, name := range positiveFlags {
+		if fl := f.Lookup(name); fl != nil && fl.Changed {
+			if n, err := strconv.Atoi(fl.Value.String()); err == nil && n < 1 {
+				errs = append(errs, fmt.Errorf("--%s must be at least 1 (got %d)", name, n))
+			}
+		}
+	}
+	if fl := f.Lookup("task-ids"); fl != nil && fl.Changed {
+		ids, _ := f.GetStringSlice("task-ids")
+		if len(ids) == 0 || slices.Contains(ids, "") {
+			errs = append(errs, fmt.Errorf("--task-ids is empty or has an empty entry: name at least one task id"))
+		}
+	}
+	if !slices.Contains(labelCommands, cmd.Name()) {
+		errs = append(errs, checkNames(f, "domain", domains.Names())...)
+		errs = append(errs, checkNames(f, "agent", agents.AgentNames())...)
+	}
+	if err := formatAlias(cmd); err != nil {
+		errs = append(errs, err)
+	}
+	if err := autoShard(s, cmd); err != nil {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return usageError{err}
+	}
+	return nil
+}
+
+// checkNames checks the values of a --domain/--agent flag against names.
+func checkNames(f *pflag.FlagSet, flag string, names []string) []error {
+	fl := f.Lookup(flag)
+	if fl == nil || !fl.Changed {
+		return nil
+	}
+	var vals []string
+	if sv, ok := fl.Value.(pflag.SliceValue); ok {
+		vals = sv.GetSlice()
+	} else {
+		vals = []string{fl.Value.String()}
+	}
+	var errs []error
+	for _, v := range vals {
+		if !slices.Contains(names, v) {
+			errs = append(errs, fmt.Errorf("--%s: unknown %s %q (have: %s)", flag, flag, v, strings.Join(names, ", ")))
+		}
+	}
+	return errs
+}
+
+// formatAliases are the formats a command with a --json switch prints.
+var formatAliases = []string{"text", "json"}
+
+// addFormatAlias gives a command that has --json and no --format a
+// --format text|json, --json staying as its alias.
+func addFormatAlias(c *cobra.Command) {
+	if c.Flags().Lookup("json") == nil || c.Flags().Lookup("format") != nil {
+		return
+	}
+	c.Flags().String("format", "text", "output format: "+strings.Join(formatAliases, " or ")+" (--json is --format json)")
+}
+
+// formatAlias checks --format and maps --format json onto --json, on the
+// commands addFormatAlias gave one.
+func formatAlias(cmd *cobra.Command) error {
+	f := cmd.Flags()
+	fl, js := f.Lookup("format"), f.Lookup("json")
+	if fl == nil || js == nil || !fl.Changed {
+		return nil
+	}
+	v := fl.Value.String()
+	if !slices.Contains(formatAliases, v) {
+		return fmt.Errorf("--format %q: %s prints %s", v, cmd.CommandPath(), strings.Join(formatAliases, " or "))
+	}
+	if js.Changed && (v == "json") != (js.Value.String() == "true") {
+		return fmt.Errorf("--format %s and --json disagree", v)
+	}
+	return f.Set("json", strconv.FormatBool(v == "json"))
+}
+
+// versionLine is what `version` prints.
+func versionLine() string {
+	return fmt.Sprintf("ledgerbench %s (%s, %s/%s)", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+func newCmdVersion() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), versionLine())
+			return err
+		},
+	}
+}
+
+// Flag errors in words a person reads (no Go type or function names).
+var (
+	flagInvalid = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?(--[\w-]+)" flag: (.*)$`)
+	goDetail    = []struct {
+		re   *regexp.Regexp
+		kind string
+	}{
+		{regexp.MustCompile(`strconv\.Parse(Int|Uint)`), "a whole number"},
+		{regexp.MustCompile(`strconv\.ParseFloat`), "a number"},
+		{regexp.MustCompile(`strconv\.ParseBool`), "true or false"},
+		{regexp.MustCompile(`time: (invalid|missing unit|unknown unit)`), "a duration such as 90s, 5m or 1h30m"},
+	}
+)
+
+// flagError rewrites pflag's parse errors.
+func flagError(_ *cobra.Command, err error) error {
+	m := flagInvalid.FindStringSubmatch(err.Error())
+	if m == nil {
+		return usageError{err}
+	}
+	for _, d := range goDetail {
+		if d.re.MatchString(m[3]) {
+			return usageError{fmt.Errorf("%s %q: want %s", m[2], m[1], d.kind)}
+		}
+	}
+	return usageError{fmt.Errorf("%s %q: %s", m[2], m[1], m[3])}
+}
+
+// complete registers shell completion of flag values.
+func complete(c *cobra.Command) {
+	fixed := func(vals ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return vals, cobra.ShellCompDirectiveNoFileComp
+		}
+	}
+	reg := func(name string, fn func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective)) {
+		if c.Flags().Lookup(name) != nil {
+			_ = c.RegisterFlagCompletionFunc(name, fn) // only fails for an unknown or twice-registered flag
+		}
+	}
+	label := slices.Contains(labelCommands, c.Name())
+	if !label {
+		reg("domain", fixed(domains.Names()...))
+		reg("agent", fixed(agents.AgentNames()...))
+	}
+	reg("table", fixed(report.TableIDs...))
+	if fl := c.Flags().Lookup("format"); fl != nil {
+		switch {
+		case c.Flags().Lookup("json") != nil:
+			reg("format", fixed(formatAliases...))
+		case c.Name() == "export":
+			reg("format", fixed("tau2"))
+		default:
+			var fs []string
+			for _, f := range report.Formats {
+				fs = append(fs, string(f))
+			}
+			reg("format", fixed(fs...))
+		}
+	}
+	reg("figure-format", fixed("svg", "png", "pdf"))
+	backbones := func(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
+		path := defaultBackbonesFile
+		if fl := cmd.Flags().Lookup("backbones"); fl != nil {
+			path = fl.Value.String()
+		}
+		names := []string{"sim", "gold", "replay:"}
+		if cfg, err := llm.Load(path); err == nil {
+			names = append(cfg.Names(), names...)
+		}
+		return names, cobra.ShellCompDirectiveNoFileComp
+	}
+	if !label {
+		for _, name := range []string{"backbone", "user-backbone", "judge-backbone"} {
+			reg(name, backbones)
+		}
+	}
+}

@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// Items 1, 2 and 4: usage errors exit 2 and say what is wrong in words a
+// person reads.
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bogus"}, `unknown command "bogus" for "ledgerbench"`},
+		{[]string{"data", "bogus"}, `unknown command "bogus" for "ledgerbench data"`},
+		{[]string{"run", "extra", "--domain", "retail"}, `unexpected argument "extra"`},
+		{[]string{"tasks", "--domain", "retail", "x"}, `unexpected argument "x"`},
+		{[]string{"export", "a"}, "accepts 2 arg(s), received 1 (usage: ledgerbench export"},
+		{[]string{"run", "--domain", "nope", "--backbone", "sim"}, `--domain: unknown domain "nope" (have: airline, retail`},
+		{[]string{"verify", "--domain", "retail", "--domain", "nope"}, `--domain: unknown domain "nope"`},
+		{[]string{"run", "--domain", "retail", "--agent", "nope", "--backbone", "sim"}, `--agent: unknown agent "nope" (have: baseline, ledger`},
+		{[]string{"run", "--domain", "retail", "--backbone", "sim", "--trials", "0"}, "--trials must be at least 1 (got 0)"},
+		{[]string{"run", "--domain", "retail", "--backbone", "sim", "--concurrency", "-2"}, "--concurrency must be at least 1 (got -2)"},
+		{[]string{"report", "--k", "0", "x"}, "--k must be at least 1"},
+		{[]string{"run", "--domain", "retail", "--backbone", "sim", "--task-ids", ""}, "--task-ids is empty"},
+		{[]string{"tasks", "--domain", "retail", "--task-ids="}, "--task-ids is empty"},
+		{[]string{"run", "--domain", "retail", "--trials", "x"}, `--trials "x": want a whole number`},
+		{[]string{"run", "--domain", "retail", "--timeout", "5"}, `--timeout "5": want a duration such as 90s`},
+		{[]string{"run", "--domain", "retail", "--min-pass", "high"}, `--min-pass "high": want a number`},
+		{[]string{"run", "--nope"}, "unknown flag: --nope"},
+		{[]string{"verify", "--format", "csv"}, `--format "csv": ledgerbench verify prints text or json`},
+		{[]string{"gate-audit", "--format", "text", "--json"}, "--format text and --json disagree"},
+		{[]string{"run", "--domain", "retail", "--backbone", "sim", "--shard", "auto"}, "neither SLURM_ARRAY_TASK_ID"},
+		{[]string{"run", "--domain", "retail", "--backbone", "sim", "--shard-count", "2"}, "--shard-count goes with --shard auto"},
+	}
+	for _, tc := range tests {
+		r := execCLI(t, t.Context(), tc.args...)
+		if r.code != ExitUsage || !strings.Contains(r.errOut, tc.want) {
+			t.Errorf("ledgerbench %s: exit %d, stderr %q; want exit %d and %q", strings.Join(tc.args, " "), r.code, r.errOut, ExitUsage, tc.want)
+		}
+		for _, goName := range []string{"strconv.", "time.Duration", "llm.", "results.", "cobra"} {
+			if strings.Contains(r.errOut, goName) {
+				t.Errorf("ledgerbench %s: stderr names Go's %q: %s", strings.Join(tc.args, " "), goName, r.errOut)
+			}
+		}
+	}
+}
+
+// Item 1: `version`, and -v is --verbose everywhere (never --version).
+func TestVersionAndVerbose(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		r := mustRun(t, args...)
+		if !strings.HasPrefix(r.out, "ledgerbench "+Version) {
+			t.Errorf("ledgerbench %s = %q", strings.Join(args, " "), r.out)
+		}
+	}
+	if r := execCLI(t, t.Context(), "-v"); r.code != ExitUsage {
+		t.Errorf("ledgerbench -v: exit %d; want %d (-v is not --version)", r.code, ExitUsage)
+	}
+	root := NewRoot(&Streams{Getenv: func(string) string { return "" }})
+	for _, c := range root.Commands() {
+		if fl := c.Flags().ShorthandLookup("v"); fl != nil && fl.Name != "verbose" {
+			t.Errorf("%s: -v is --%s; want --verbose", c.Name(), fl.Name)
+		}
+	}
+}
+
+// Item 1: --format works wherever --json does.
+func TestFormatAlias(t *testing.T) {
+	r := mustRun(t, "verify", "--domain", "retail", "--task-ids", "0", "--format", "json")
+	if !strings.HasPrefix(strings.TrimSpace(r.out), "{") {
+		t.Errorf("verify --format json printed:\n%s", r.out)
+	}
+	j := mustRun(t, "verify", "--domain", "retail", "--task-ids", "0", "--json")
+	if j.out != r.out {
+		t.Errorf("--json and --format json differ:\n%s\n%s", j.out, r.out)
+	}
+}
+
+// Item 1: shell completion of flag values, backbone names from the file.
+func TestCompletion(t *testing.T) {
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"run", "--domain", ""}, []string{"airline", "retail", "telecom", "telehealth"}},
+		{[]string{"run", "--agent", ""}, []string{"baseline", "ledger", "irma"}},
+		{[]string{"run", "--backbones", "../../backbones.yaml", "--backbone", ""}, []string{"sim", "gold", "gpt-4.1"}},
+		{[]string{"report", "--table", ""}, []string{"table2", "gate", "costs"}},
+		{[]string{"report", "--format", ""}, []string{"text", "markdown", "csv", "json"}},
+		{[]string{"verify", "--format", ""}, []string{"text", "json"}},
+	}
+	for _, tc := range tests {
+		r := mustRun(t, append([]string{"__complete"}, tc.args...)...)
+		for _, w := range tc.want {
+			if !strings.Contains("\n"+r.out, "\n"+w+"\n") {
+				t.Errorf("complete %v lacks %q:\n%s", tc.args, w, r.out)
+			}
+		}
+	}
+}
+
+// Item 10: --shard auto from a Slurm array or a Kubernetes Indexed Job.
+func TestShardFromEnv(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		count   int
+		i, n    int
+		wantErr string
+	}{
+		{"slurm from 0", map[string]string{"SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_COUNT": "4"}, 0, 1, 4, ""},
+		{"slurm from 1", map[string]string{"SLURM_ARRAY_TASK_ID": "4", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_COUNT": "4"}, 0, 4, 4, ""},
+		{"slurm count flag", map[string]string{"SLURM_ARRAY_TASK_ID": "2"}, 3, 3, 3, ""},
+		{"slurm disagrees", map[string]string{"SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_COUNT": "4"}, 3, 0, 0, "--shard-count 3 but SLURM_ARRAY_TASK_COUNT=4"},
+		{"slurm step", map[string]string{"SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_STEP": "2"}, 0, 0, 0, "step 2"},
+		{"slurm outside", map[string]string{"SLURM_ARRAY_TASK_ID": "9", "SLURM_ARRAY_TASK_COUNT": "4"}, 0, 0, 0, "outside the array"},
+		{"k8s", map[string]string{"JOB_COMPLETION_INDEX": "2"}, 3, 3, 3, ""},
+		{"k8s no count", map[string]string{"JOB_COMPLETION_INDEX": "0"}, 0, 0, 0, "needs --shard-count"},
+		{"k8s too big", map[string]string{"JOB_COMPLETION_INDEX": "3"}, 3, 0, 0, "JOB_COMPLETION_INDEX=3 but --shard-count 3"},
+		{"not a number", map[string]string{"JOB_COMPLETION_INDEX": "x"}, 3, 0, 0, "not a whole number"},
+		{"nothing", nil, 2, 0, 0, "neither"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			i, n, _, err := shardFromEnv(func(k string) string { return tc.env[k] }, tc.count)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Errorf("err = %v; want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || i != tc.i || n != tc.n {
+				t.Errorf("shardFromEnv = %d/%d, %v; want %d/%d", i, n, err, tc.i, tc.n)
+			}
+		})
+	}
+}
+
+func TestTakesArgs(t *testing.T) {
+	for use, want := range map[string]bool{
+		"run --domain D --backbone B [flags]":                              false,
+		"tasks --domain D [--split S]":                                     false,
+		"gate-audit [--domain D…] [--recorded] [FILE|GLOB…] [--json] [-v]": true,
+		"report RUN…":    true,
+		"merge OUT DIR…": true,
+		"version":        false,
+	} {
+		if got := takesArgs(&cobra.Command{Use: use}); got != want {
+			t.Errorf("takesArgs(%q) = %v; want %v", use, got, want)
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// simRun makes a small sim run once per test.
+func simRun(t *testing.T, trials string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "run")
+	mustRun(t, "run", "--domain", "retail", "--backbone", "sim", "--user-backbone", "sim", "--no-judge", "--limit", "3", "--trials", trials, "--quiet", "--out", dir)
+	return dir
+}
+
+// Item 6: τ-bench v1 lists carry tool outputs of another schema; the gate
+// does not judge them.
+func TestReportV1RefusedForGate(t *testing.T) {
+	r := mustRun(t, "report", "--table", "gate", v1Airline(t))
+	if !strings.Contains(r.errOut, "τ-bench v1 list: no gate adherence") {
+		t.Errorf("stderr does not say the v1 list is refused:\n%s", r.errOut)
+	}
+	if strings.Contains(r.out, "airline") || !strings.Contains(r.out, "no run reports gate verdicts") {
+		t.Errorf("gate table of a v1 list:\n%s", r.out)
+	}
+}
+
+// Item 6: --k above every run's trials is a usage error; zero and negative
+// --k name the flag.
+func TestReportK(t *testing.T) {
+	dir := simRun(t, "2")
+	for _, tc := range []struct {
+		k, want string
+	}{{"5", "--k 5 is above the trials per task of every run (at most 2)"}, {"0", "--k must be at least 1"}, {"-1", "--k must be at least 1"}} {
+		r := execCLI(t, t.Context(), "report", "--k", tc.k, dir)
+		if r.code != ExitUsage || !strings.Contains(r.errOut, tc.want) {
+			t.Errorf("report --k %s: exit %d, %q; want %d and %q", tc.k, r.code, r.errOut, ExitUsage, tc.want)
+		}
+	}
+	mustRun(t, "report", "--k", "2", dir)
+}
+
+// Item 6: JSON honours --table and carries the text tables.
+func TestReportJSONTables(t *testing.T) {
+	dir := simRun(t, "2")
+	r := mustRun(t, "report", "--format", "json", "--table", "table2", "--table", "costs", dir)
+	var got struct {
+		Tables []struct {
+			ID     string   `json:"id"`
+			Header []string `json:"header"`
+			Rows   [][]any  `json:"rows"`
+		} `json:"tables"`
+		Groups json.RawMessage `json:"groups"`
+	}
+	if err := json.Unmarshal([]byte(r.out), &got); err != nil {
+		t.Fatalf("%v\n%s", err, r.out)
+	}
+	if len(got.Tables) != 2 || got.Tables[0].ID != "table2" || got.Tables[1].ID != "costs" || got.Groups != nil {
+		t.Errorf("report --format json --table table2 --table costs:\n%s", r.out)
+	}
+	if len(got.Tables[1].Rows) != 1 {
+		t.Fatalf("costs rows: %v", got.Tables[1].Rows)
+	}
+	// Numbers, and null (never 0) for the judge a --no-judge run lacks.
+	for i, v := range got.Tables[1].Rows[0][3:] {
+		h := got.Tables[1].Header[i+3]
+		_, num := v.(float64)
+		if strings.HasPrefix(h, "Judge") != (v == nil) || v != nil && !num {
+			t.Errorf("costs cell %s = %v", h, v)
+		}
+	}
+}
+
+// Item 6: an exported sim run is still labelled simulated, and so is a
+// report on the exported file.
+func TestExportKeepsSimulated(t *testing.T) {
+	dir := simRun(t, "1")
+	out := filepath.Join(t.TempDir(), "results.json")
+	mustRun(t, "export", "--format", "tau2", dir, out)
+	for _, in := range []string{dir, out} {
+		r := mustRun(t, "report", "--table", "overview", in)
+		if !strings.Contains(r.out, "simulation(s) on the offline sim backbone") {
+			t.Errorf("report of %s does not say it is simulated:\n%s", in, r.out)
+		}
+	}
+}
