@@ -57,6 +57,42 @@ type Terminator interface {
 	Terminates(toolName string) bool
 }
 
+// Describer is implemented by domains that read their tools' model-facing
+// descriptions from upstream's source on first use instead of at load (a
+// job that only replays tools, such as verify, never needs them). Describe
+// reads them once and returns the error naming the source file and symbol
+// when it is bad; AgentTools and UserTools need them and panic with that
+// error, so whoever shows tools to a model calls Describe (envs.Describe)
+// first.
+type Describer interface {
+	Describe() error
+}
+
+// Describe loads a domain's tool descriptions when it reads them lazily
+// (Describer); other domains have them from load.
+func Describe(d Domain) error {
+	if x, ok := d.(Describer); ok {
+		return x.Describe()
+	}
+	return nil
+}
+
+// ToolKinder is implemented by domains that find a tool's kind without
+// their tool descriptions (see Describer).
+type ToolKinder interface {
+	ToolKind(requestor message.Requestor, name string) (tool.Kind, bool)
+}
+
+// ToolKind finds a tool's kind on the side that would run it, without
+// needing the tools' descriptions where the domain can.
+func ToolKind(d Domain, requestor message.Requestor, name string) (tool.Kind, bool) {
+	if k, ok := d.(ToolKinder); ok {
+		return k.ToolKind(requestor, name)
+	}
+	ti, ok := ToolInfo(d, requestor, name)
+	return ti.Kind, ok
+}
+
 // ToolInfo finds a tool's info on the side that would run it.
 func ToolInfo(d Domain, requestor message.Requestor, name string) (tool.Info, bool) {
 	list := d.AgentTools()

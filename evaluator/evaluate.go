@@ -177,11 +177,9 @@ func ReplayExchanges(traj []message.Message) ([]message.Exchange, error) {
 // a tool of either toolkit (agent's first) that mutates state; a name neither
 // holds is a hallucinated tool and a no-op.
 func mutates(dom envs.Domain, name string) bool {
-	for _, list := range [][]tool.Info{dom.AgentTools(), dom.UserTools()} {
-		for _, t := range list {
-			if t.Name == name {
-				return t.Mutates()
-			}
+	for _, side := range []message.Requestor{message.ByAssistant, message.ByUser} {
+		if k, ok := envs.ToolKind(dom, side, name); ok {
+			return k == tool.Write
 		}
 	}
 	return false
@@ -294,8 +292,8 @@ func evalActions(dom envs.Domain, crit *tasks.EvaluationCriteria, traj []message
 			}
 		}
 		check := ActionCheck{Action: a, ActionMatch: matched}
-		if ti, ok := envs.ToolInfo(dom, message.Requestor(a.By()), a.Name); ok {
-			check.ToolType = string(ti.Kind)
+		if k, ok := envs.ToolKind(dom, message.Requestor(a.By()), a.Name); ok {
+			check.ToolType = string(k)
 		}
 		if matched {
 			check.ActionReward = 1

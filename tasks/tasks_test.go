@@ -228,3 +228,52 @@ func BenchmarkLoadTau2(b *testing.B) {
 		})
 	}
 }
+
+// TestParseSplitsMatchesEncodingJSON compares the scanner-based split
+// decoder with encoding/json on each domain's split file and on edge cases.
+func TestParseSplitsMatchesEncodingJSON(t *testing.T) {
+	cases := map[string]string{
+		"empty":      `{}`,
+		"null":       `null`,
+		"null list":  `{"a": null}`,
+		"empty list": `{"a": []}`,
+		"escapes":    `{"b\u00e9": ["x\"y", "\u00e9"]}`,
+		"duplicate":  `{"a": ["1"], "a": ["2"]}`,
+		"not string": `{"a": [1]}`,
+		"not list":   `{"a": "x"}`,
+		"not object": `[]`,
+		"bad string": `{"a": ["\x01"]}`,
+		"unbalanced": `{"a": ["x"]`,
+		"trailing":   `{"a": ["x"]} x`,
+		"whitespace": " \n{ \"a\" :\t[ \"x\" , \"y\" ] }\n",
+	}
+	for name, in := range cases {
+		t.Run(name, func(t *testing.T) {
+			var want Splits
+			wantErr := json.Unmarshal([]byte(in), &want)
+			got, err := parseSplits([]byte(in))
+			if (err != nil) != (wantErr != nil) {
+				t.Fatalf("error %v, encoding/json's %v", err, wantErr)
+			}
+			if err == nil && !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
+				t.Errorf("got %v, encoding/json %v", got, want)
+			}
+		})
+	}
+	for _, d := range []string{"airline", "retail", "telecom"} {
+		t.Run(d, func(t *testing.T) {
+			in := datatest.Tau2File(t, d, "split_tasks.json")
+			var want Splits
+			if err := json.Unmarshal(in, &want); err != nil {
+				t.Fatal(err)
+			}
+			got, err := parseSplits(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Error("split lists differ from encoding/json's")
+			}
+		})
+	}
+}

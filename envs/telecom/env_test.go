@@ -5,11 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/data"
+	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/message"
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
@@ -388,4 +393,60 @@ func TestSyncMirrorsLineState(t *testing.T) {
 		t.Errorf("set_user_info(unknown phone) = %v", err)
 	}
 	e.Sync()
+}
+
+// TestToolDescriptionsLazy loads the domain from a data directory whose
+// tools.py lacks the toolkit class: tools still run (verify needs no
+// descriptions), while Describe, and so whoever shows the tools to a model,
+// fails naming the file and the class.
+func TestToolDescriptionsLazy(t *testing.T) {
+	root := datatest.Root(t)
+	tmp := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(tmp, data.Tau2), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, data.Tau2, "data"), filepath.Join(tmp, data.Tau2, "data")); err != nil {
+		t.Fatal(err)
+	}
+	srcDir := filepath.Dir(data.Tau2Source(tmp, "domains/telecom/tools.py"))
+	if err := os.MkdirAll(srcDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"data_model.py", "user_tools.py", "user_data_model.py"} {
+		if err := os.Symlink(data.Tau2Source(root, "domains/telecom/"+f), filepath.Join(srcDir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(srcDir, "tools.py"), []byte("x = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Load(tmp)
+	if err != nil {
+		t.Fatalf("load without descriptions: %v", err)
+	}
+	if k, ok := d.ToolKind(message.ByAssistant, "get_customer_by_phone"); !ok || k != tool.Read {
+		t.Errorf("ToolKind(get_customer_by_phone) = %q, %v; want read", k, ok)
+	}
+	if k, ok := d.ToolKind(message.ByUser, "toggle_airplane_mode"); !ok || k != tool.Write {
+		t.Errorf("ToolKind(toggle_airplane_mode) = %q, %v; want write", k, ok)
+	}
+	err = envs.Describe(d)
+	if err == nil {
+		t.Fatal("Describe accepted a tools.py without the toolkit class")
+	}
+	for _, w := range []string{"tools.py", agentClass} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not name %q", err, w)
+		}
+	}
+	good, err := Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := envs.Describe(good); err != nil {
+		t.Fatal(err)
+	}
+	if ts := good.AgentTools(); len(ts) != 13 || ts[0].Description == "" {
+		t.Errorf("described agent tools: %d, first description %q", len(ts), ts[0].Description)
+	}
 }

@@ -47,6 +47,9 @@ func LoadSolo(root string, p Policy) (*Solo, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := d.Describe(); err != nil {
+		return nil, err
+	}
 	return &Solo{Domain: d, policy: composePolicy(main, techText),
 		tools: slices.Concat(d.AgentTools(), d.UserTools())}, nil
 }

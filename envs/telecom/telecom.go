@@ -33,11 +33,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/data"
 	"github.com/ledgerbench/ledgerbench/internal/pyschema"
 	"github.com/ledgerbench/ledgerbench/internal/tool"
+	"github.com/ledgerbench/ledgerbench/message"
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
 
@@ -68,8 +70,16 @@ type Domain struct {
 	agentFn *tool.Set[*Env]
 	user    *tool.Set[*Env]
 	userFn  *tool.Set[*Env]
-	tasks   *tasks.Set
+	// described lists both toolkits' infos with upstream's descriptions
+	// and schemas, read from the source on first use (see Describe); the
+	// sets above dispatch calls, which need only names, kinds and
+	// parameters.
+	described func() (toolInfos, error)
+	tasks     *tasks.Set
 }
+
+// toolInfos are the agent's and the user's tool infos.
+type toolInfos struct{ agent, user []tool.Info }
 
 var _ envs.Domain = (*Domain)(nil)
 
@@ -106,27 +116,52 @@ func LoadPolicy(root string, p Policy) (*Domain, error) {
 	if d.tasks, err = loadTasks(dir, d.name); err != nil {
 		return nil, err
 	}
-	if err := d.describe(root); err != nil {
-		return nil, err
-	}
+	d.described = sync.OnceValues(func() (toolInfos, error) { return d.describe(root) })
 	return d, nil
 }
 
-// describe gives both toolkits the descriptions and parameter schemas of
-// upstream's source (tools.py and user_tools.py with their model files).
-func (d *Domain) describe(root string) error {
-	var err error
-	d.agent, err = pyschema.Described(d.agent, data.Tau2Source(root, "domains/telecom/tools.py"), agentClass,
+// describe lists both toolkits with the descriptions and parameter schemas
+// of upstream's source (tools.py and user_tools.py with their model files).
+func (d *Domain) describe(root string) (toolInfos, error) {
+	agent, err := pyschema.Described(d.agent, data.Tau2Source(root, "domains/telecom/tools.py"), agentClass,
 		data.Tau2Source(root, "domains/telecom/data_model.py"))
 	if err != nil {
-		return fmt.Errorf("telecom agent tools: %w", err)
+		return toolInfos{}, fmt.Errorf("telecom agent tools: %w", err)
 	}
-	d.user, err = pyschema.Described(d.user, data.Tau2Source(root, "domains/telecom/user_tools.py"), userClass,
+	user, err := pyschema.Described(d.user, data.Tau2Source(root, "domains/telecom/user_tools.py"), userClass,
 		data.Tau2Source(root, "domains/telecom/user_data_model.py"))
 	if err != nil {
-		return fmt.Errorf("telecom user tools: %w", err)
+		return toolInfos{}, fmt.Errorf("telecom user tools: %w", err)
 	}
-	return nil
+	return toolInfos{agent: agent.Infos(), user: user.Infos()}, nil
+}
+
+// Describe reads the tools' descriptions from upstream's source, once, and
+// reports a bad source (envs.Describer). Load leaves them to first use:
+// verify and rescore only replay tools.
+func (d *Domain) Describe() error {
+	_, err := d.described()
+	return err
+}
+
+// tools returns the described tool infos; a bad source panics with its
+// error (Describe reports it first wherever tools are shown to a model).
+func (d *Domain) tools() toolInfos {
+	t, err := d.described()
+	if err != nil {
+		panic(fmt.Sprintf("telecom tools used without a successful Describe: %v", err))
+	}
+	return t
+}
+
+// ToolKind finds a tool's kind without the descriptions (envs.ToolKinder).
+func (d *Domain) ToolKind(requestor message.Requestor, name string) (tool.Kind, bool) {
+	set := d.agent
+	if requestor == message.ByUser {
+		set = d.user
+	}
+	ti, ok := set.Lookup(name)
+	return ti.Kind, ok
 }
 
 // composePolicy is upstream's policy text: the main policy and the
@@ -137,7 +172,10 @@ func composePolicy(main, tech string) string {
 
 // newDomain builds a domain over databases, with its toolkits.
 func newDomain(db *DB, user *UserDB) *Domain {
-	return &Domain{name: Name, db: db, userDB: user, agent: agentTools(), agentFn: agentFuncs(), user: userTools(), userFn: userFuncs()}
+	d := &Domain{name: Name, db: db, userDB: user, agent: agentTools(), agentFn: agentFuncs(), user: userTools(), userFn: userFuncs()}
+	plain := toolInfos{agent: d.agent.Infos(), user: d.user.Infos()}
+	d.described = func() (toolInfos, error) { return plain, nil }
+	return d
 }
 
 // loadTasks reads tasks.json with its splits (base, train, test, small,
@@ -174,10 +212,10 @@ func (d *Domain) Name() string { return d.name }
 func (d *Domain) Policy() string { return d.policy }
 
 // AgentTools lists the agent's 13 tools in upstream order.
-func (d *Domain) AgentTools() []tool.Info { return d.agent.Infos() }
+func (d *Domain) AgentTools() []tool.Info { return d.tools().agent }
 
 // UserTools lists the user's 30 phone tools in upstream order.
-func (d *Domain) UserTools() []tool.Info { return d.user.Infos() }
+func (d *Domain) UserTools() []tool.Info { return d.tools().user }
 
 // Tasks returns the task set.
 func (d *Domain) Tasks() *tasks.Set { return d.tasks }

@@ -207,6 +207,10 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 	if err := ctx.Err(); err != nil {
 		return runner.Makers{}, nil, err
 	}
+	// The agents and users show the model the tools' descriptions.
+	if err := envs.Describe(opts.Domain); err != nil {
+		return runner.Makers{}, nil, err
+	}
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -99,16 +98,13 @@ func CheckFiles(root string, files []File) ([]Modified, error) {
 }
 
 func hashFile(path string) (string, error) {
-	f, err := os.Open(path)
+	m, err := ReadMapped(path)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	defer m.Close()
+	sum := sha256.Sum256(m.Bytes)
+	return hex.EncodeToString(sum[:]), nil
 }
 
 // CheckDomain checks the pinned files a domain loads (DomainFiles) that are

@@ -271,32 +271,29 @@ func decodeKey(q []byte) (string, error) {
 }
 
 // skipString returns the offset just past the string starting at data[i]
-// (a quote).
+// (a quote). It looks for a quote or a backslash eight bytes at a time; a
+// backslash skips the byte after it.
 func skipString(data []byte, i int) (int, error) {
 	j := i + 1
-	for end := min(j+16, len(data)); j < end; j++ { // most strings are short
-		switch data[j] {
-		case '"':
-			return j + 1, nil
-		case '\\':
-			j = end // an escape: the general loop below
-		}
-	}
-	j = i + 1
 	for {
-		k := bytes.IndexByte(data[j:], '"')
-		if k < 0 {
+		for j+8 <= len(data) {
+			w := binary.LittleEndian.Uint64(data[j:])
+			if m := zeroBytes(w^(0x22*lows)) | zeroBytes(w^(0x5C*lows)); m != 0 {
+				j += bits.TrailingZeros64(m) / 8
+				break
+			}
+			j += 8
+		}
+		for j < len(data) && data[j] != '"' && data[j] != '\\' {
+			j++
+		}
+		if j >= len(data) {
 			return 0, fmt.Errorf("offset %d: unterminated string", i)
 		}
-		j += k
-		backslashes := 0
-		for p := j - 1; p > i && data[p] == '\\'; p-- {
-			backslashes++
-		}
-		if backslashes%2 == 0 {
+		if data[j] == '"' {
 			return j + 1, nil
 		}
-		j++
+		j += 2 // an escape
 	}
 }
 

@@ -277,3 +277,47 @@ func TestDecodeString(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkElements splits telecom's 14 MB tasks.json into tasks.
+func BenchmarkElements(b *testing.B) {
+	raw := datatest.Tau2File(b, "telecom", "tasks.json")
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		if _, err := Elements(raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestSkipString checks string ends around the eight-byte steps, with
+// escapes, and unterminated strings.
+func TestSkipString(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int // -1: an error
+	}{
+		{`""`, 2},
+		{`"a"x`, 3},
+		{`"1234567"`, 9},
+		{`"12345678"`, 10},
+		{`"123456\"89"`, 12},
+		{`"1234567\\"x`, 11},
+		{`"12345678901234567890\\\"x"`, 27},
+		{`"` + strings.Repeat("é", 40) + `"`, 82},
+		{`"abc`, -1},
+		{`"abc\`, -1},
+		{`"1234567\"`, -1},
+		{`"123456789012\`, -1},
+	} {
+		got, err := skipString([]byte(tc.in), 0)
+		if tc.want < 0 {
+			if err == nil {
+				t.Errorf("skipString(%q) = %d; want an error", tc.in, got)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("skipString(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
+		}
+	}
+}

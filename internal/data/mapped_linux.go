@@ -1,0 +1,5 @@
+package data
+
+import "syscall"
+
+const mapPopulate = syscall.MAP_POPULATE

@@ -1,0 +1,5 @@
+//go:build unix && !linux
+
+package data
+
+const mapPopulate = 0
