@@ -78,11 +78,8 @@ func (p *parser) firstReturn(name string, def token) (*Return, error) {
 			if err := p.advance(); err != nil {
 				return nil, err
 			}
-			v, err := p.expr(0)
+			v, err := p.statementValue()
 			if err != nil {
-				return nil, err
-			}
-			if err := p.endOfStatement(); err != nil {
 				return nil, err
 			}
 			return &Return{Func: name, Value: v, Line: t.line, Col: t.col}, nil

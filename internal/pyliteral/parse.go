@@ -71,11 +71,8 @@ func ParseExpr(src []byte) (any, error) {
 			return nil, err
 		}
 	}
-	v, err := p.expr(0)
+	v, err := p.statementValue()
 	if err != nil {
-		return nil, err
-	}
-	if err := p.endOfStatement(); err != nil {
 		return nil, err
 	}
 	for p.tok.kind == tNewline {
@@ -137,11 +134,8 @@ func Assignment(src []byte, match func(name string) bool) (*Assign, error) {
 		if err := p.advance(); err != nil {
 			return nil, err
 		}
-		v, err := p.expr(0)
+		v, err := p.statementValue()
 		if err != nil {
-			return nil, err
-		}
-		if err := p.endOfStatement(); err != nil {
 			return nil, err
 		}
 		if found != nil {
@@ -197,6 +191,18 @@ func (p *parser) endOfStatement() error {
 		return nil
 	}
 	return p.errAt(p.tok, "unexpected %q after the literal (only literals are supported)", p.tok.text)
+}
+
+// statementValue parses one expression that must end its statement.
+func (p *parser) statementValue() (any, error) {
+	v, err := p.expr(0)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.endOfStatement(); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 func (p *parser) expect(op string) error {
