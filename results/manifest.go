@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 )
 
 // Manifest records everything a run decided, so a result can be traced and
@@ -111,30 +113,14 @@ func ReadManifest(dir string) (*Manifest, error) {
 	return &m, nil
 }
 
-// WriteManifest writes dir's manifest.json atomically (temporary file, then
-// rename).
+// WriteManifest writes dir's manifest.json atomically (package atomicfile).
 func WriteManifest(dir string, m *Manifest) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode manifest: %w", err)
 	}
 	b = append(b, '\n')
-	tmp, err := os.CreateTemp(dir, ".manifest-*.json")
-	if err != nil {
-		return fmt.Errorf("write manifest: %w", err)
-	}
-	_, werr := tmp.Write(b)
-	if werr == nil {
-		werr = tmp.Chmod(0o644)
-	}
-	serr := tmp.Sync()
-	cerr := tmp.Close()
-	if werr != nil || serr != nil || cerr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write manifest %s: %v %v %v", tmp.Name(), werr, serr, cerr)
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, ManifestFile)); err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.Write(filepath.Join(dir, ManifestFile), b); err != nil {
 		return fmt.Errorf("write manifest: %w", err)
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/envs/telehealth"
+	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 	"github.com/ledgerbench/ledgerbench/internal/data"
 )
 
@@ -100,28 +101,9 @@ func convertDerived(dir string) error {
 		if err != nil {
 			return fmt.Errorf("convert τ-Trait tasks: %w", err)
 		}
-		if err := writeAtomic(filepath.Join(th, "tasks_"+split+".json"), out); err != nil {
+		if err := atomicfile.Write(filepath.Join(th, "tasks_"+split+".json"), out); err != nil {
 			return fmt.Errorf("convert τ-Trait tasks: %w", err)
 		}
 	}
 	return nil
-}
-
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".part-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

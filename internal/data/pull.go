@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 )
 
 // Source says where pull reads files from.
@@ -122,30 +124,20 @@ func fetch(ctx context.Context, src Source, f File, dst string) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".part-*")
-	if err != nil {
-		return err
-	}
-	tmpName := tmp.Name()
-	defer os.Remove(tmpName) // no-op after a successful rename
-	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(r, f.Size+1))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("copy: %w", err)
-	}
-	if n != f.Size {
-		return fmt.Errorf("size %d, want %d", n, f.Size)
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != f.SHA256 {
-		return fmt.Errorf("sha256 %s, want %s", got, f.SHA256)
-	}
-	if err := os.Chmod(tmpName, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmpName, dst)
+	return atomicfile.WriteFunc(dst, func(w io.Writer) error {
+		h := sha256.New()
+		n, err := io.Copy(io.MultiWriter(w, h), io.LimitReader(r, f.Size+1))
+		if err != nil {
+			return fmt.Errorf("copy: %w", err)
+		}
+		if n != f.Size {
+			return fmt.Errorf("size %d, want %d", n, f.Size)
+		}
+		if got := hex.EncodeToString(h.Sum(nil)); got != f.SHA256 {
+			return fmt.Errorf("sha256 %s, want %s", got, f.SHA256)
+		}
+		return nil
+	})
 }
 
 func hasHash(path, want string) (bool, error) {

@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 	"github.com/ledgerbench/ledgerbench/results"
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
@@ -305,7 +306,7 @@ func finish(cfg *Config, res *Result, total func() (int, float64), err error) (*
 	if merr != nil {
 		return res, errors.Join(err, merr)
 	}
-	if werr := writeAtomic(filepath.Join(cfg.Out, StatusFile), append(b, '\n')); werr != nil {
+	if werr := atomicfile.Write(filepath.Join(cfg.Out, StatusFile), append(b, '\n')); werr != nil {
 		return res, errors.Join(err, werr)
 	}
 	return res, err
@@ -424,23 +425,5 @@ func saveConfig(cfg *Config) error {
 	if err != nil {
 		return fmt.Errorf("encode experiment config: %w", err)
 	}
-	return writeAtomic(filepath.Join(cfg.Out, ConfigFile), b)
-}
-
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	_, werr := tmp.Write(b)
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, errors.Join(werr, cerr))
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(filepath.Join(cfg.Out, ConfigFile), b)
 }

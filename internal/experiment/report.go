@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 	"github.com/ledgerbench/ledgerbench/internal/report"
 	"github.com/ledgerbench/ledgerbench/metrics"
 )
@@ -44,7 +45,7 @@ func WriteReport(cfg *Config, res *Result, cat metrics.Catalog, prepare func([]*
 			return err
 		}
 		p := filepath.Join(dir, name)
-		if err := writeAtomic(p, b.Bytes()); err != nil {
+		if err := atomicfile.Write(p, b.Bytes()); err != nil {
 			return err
 		}
 		written = append(written, p)
