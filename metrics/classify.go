@@ -3,8 +3,10 @@ package metrics
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ledgerbench/ledgerbench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/clip"
 	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/message"
 	"github.com/ledgerbench/ledgerbench/results"
@@ -238,9 +240,9 @@ func orDefault(s, def string) string {
 }
 
 func compact(raw []byte) string {
-	r := []rune(string(raw))
-	if len(r) > 120 {
-		return string(r[:117]) + "..."
+	s := string(raw)
+	if utf8.RuneCountInString(s) > 120 {
+		return clip.Runes(s, 117, "...")
 	}
-	return string(r)
+	return s
 }

@@ -10,8 +10,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
+	"github.com/ledgerbench/ledgerbench/internal/clip"
 )
 
 // Manifest records everything a run decided, so a result can be traced and
@@ -185,8 +187,8 @@ func short(v []byte) string {
 		return "(none)"
 	}
 	s := string(v)
-	if len(s) > 120 {
-		s = s[:117] + "..."
+	if utf8.RuneCountInString(s) > 120 {
+		s = clip.Runes(s, 117, "...")
 	}
 	return s
 }

@@ -48,6 +48,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ledgerbench/ledgerbench/internal/clip"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/ledger"
 )
@@ -252,11 +253,7 @@ func decodeParam(a *writeArgs, p param, v json.RawMessage) string {
 }
 
 func short(v json.RawMessage) string {
-	s := strings.TrimSpace(string(v))
-	if len(s) > 40 {
-		s = s[:40] + "…"
-	}
-	return s
+	return clip.Runes(strings.TrimSpace(string(v)), 40, "…")
 }
 
 func q(s string) string { return pyjson.ReprString(s) }

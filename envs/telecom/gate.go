@@ -65,6 +65,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ledgerbench/ledgerbench/internal/clip"
 	"github.com/ledgerbench/ledgerbench/ledger"
 )
 
@@ -184,11 +185,7 @@ func (a *refuelArgs) line() string      { return a.LineID }
 func (a *refuelArgs) bill() string      { return "" }
 
 func compact(raw json.RawMessage) string {
-	s := strings.TrimSpace(string(raw))
-	if len(s) > 40 {
-		s = s[:40] + "…"
-	}
-	return s
+	return clip.Runes(strings.TrimSpace(string(raw)), 40, "…")
 }
 
 // --- ledger access ---

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/clip"
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
 	"github.com/ledgerbench/ledgerbench/message"
 )
@@ -104,7 +105,7 @@ func TestConformanceTrajectories(t *testing.T) {
 				calls++
 				if got.Content != want {
 					callDiffs++
-					t.Errorf("%s task %d: %s(%s):\n got: %q\nwant: %q", name, r.TaskID, tc.Function.Name, tc.Function.Arguments, clip(got.Content), clip(want))
+					t.Errorf("%s task %d: %s(%s):\n got: %q\nwant: %q", name, r.TaskID, tc.Function.Name, tc.Function.Arguments, shown(got.Content), shown(want))
 				}
 			}
 			ri := r.Info.RewardInfo
@@ -191,9 +192,4 @@ func oldScheduleHash(e *Env) string {
 	return c.DataHash()
 }
 
-func clip(s string) string {
-	if len(s) > 600 {
-		return s[:600] + "…"
-	}
-	return strings.TrimSpace(s)
-}
+func shown(s string) string { return clip.Runes(strings.TrimSpace(s), 600, "…") }

@@ -86,6 +86,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ledgerbench/ledgerbench/internal/clip"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/ledger"
 )
@@ -266,11 +267,7 @@ func view(decoded any) (writeArgs, string) {
 }
 
 func short(v any) string {
-	s := pyjson.String(v)
-	if len(s) > 40 {
-		s = s[:40] + "…"
-	}
-	return s
+	return clip.Runes(pyjson.String(v), 40, "…")
 }
 
 // proposal is one proposed write with its ledger.

@@ -19,6 +19,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/agents"
+	"github.com/ledgerbench/ledgerbench/internal/clip"
 	"github.com/ledgerbench/ledgerbench/internal/data"
 	"github.com/ledgerbench/ledgerbench/internal/domains"
 	"github.com/ledgerbench/ledgerbench/internal/llm"
@@ -865,12 +866,7 @@ func sortedTerms(m map[evaluator.Termination]int) []evaluator.Termination {
 	return out
 }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
+func truncate(s string, n int) string { return clip.Runes(s, n, "…") }
 
 // lockedWriter serialises writes from the progress ticker, the interrupt
 // notice and the command.

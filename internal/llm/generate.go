@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ledgerbench/ledgerbench/internal/clip"
 )
 
 // maxRetryAfter caps how long a Retry-After header can make us wait.
@@ -267,11 +269,7 @@ func providerMessage(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &str) == nil && str != "" {
 		return str
 	}
-	s := strings.TrimSpace(string(raw))
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
+	return clip.Runes(strings.TrimSpace(string(raw)), 300, "…")
 }
 
 // record hands the request body to Options.OnRequest, if set.

@@ -14,6 +14,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/ledgerbench/ledgerbench/internal/clip"
 	"github.com/ledgerbench/ledgerbench/message"
 )
 
@@ -252,10 +253,7 @@ func describe(err error) error {
 	}
 	var reqErr *openai.RequestError
 	if errors.As(err, &reqErr) && reqErr.HTTPStatusCode != 0 {
-		body := strings.TrimSpace(string(reqErr.Body))
-		if len(body) > 300 {
-			body = body[:300] + "…"
-		}
+		body := clip.Runes(strings.TrimSpace(string(reqErr.Body)), 300, "…")
 		return fmt.Errorf("unreadable error response: %s", body)
 	}
 	return err

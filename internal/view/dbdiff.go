@@ -10,6 +10,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/clip"
 	"github.com/ledgerbench/ledgerbench/results"
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
@@ -124,9 +125,5 @@ func add(out *[]string, s string) {
 }
 
 func short(raw json.RawMessage) string {
-	s := strings.ReplaceAll(string(raw), "\n", " ")
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return s
+	return clip.Runes(strings.ReplaceAll(string(raw), "\n", " "), 200, "…")
 }
