@@ -19,8 +19,6 @@ package baseline
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"sync"
 
 	"github.com/ledgerbench/ledgerbench/internal/llm"
@@ -173,13 +171,13 @@ func AppendToSystem(req llm.Request, text string) llm.Request {
 
 // Generate makes one model call and accounts it. The reply is returned as an
 // assistant message but not added to the state (see Commit). A failed call
-// returns an error wrapping orchestrator.ErrInfrastructure when the backbone
+// returns an error wrapping llm.ErrInfrastructure (llm.Failed) when the backbone
 // failed (and keeping the backbone's error chain, e.g.
 // llm.ErrContextLength); context errors are returned as they are.
 func (a *Agent) Generate(ctx context.Context, req llm.Request) (message.Message, error) {
 	resp, err := a.gen.Generate(ctx, req)
 	if err != nil {
-		return message.Message{}, wrapError("agent", err)
+		return message.Message{}, llm.Failed("agent", err)
 	}
 	m := resp.Message
 	m.Role = message.Assistant
@@ -219,19 +217,6 @@ func (a *Agent) Report() any {
 		r.Backbone = g.Report()
 	}
 	return r
-}
-
-// wrapError marks backbone failures as infrastructure errors for the
-// orchestrator. Errors that already carry orchestrator.ErrInfrastructure or
-// are context errors are returned with context only.
-func wrapError(who string, err error) error {
-	switch {
-	case errors.Is(err, orchestrator.ErrInfrastructure):
-		return fmt.Errorf("%s: %w", who, err)
-	case errors.Is(err, llm.ErrInfrastructure):
-		return fmt.Errorf("%s: %w: %w", who, orchestrator.ErrInfrastructure, err)
-	}
-	return fmt.Errorf("%s: %w", who, err)
 }
 
 var (

@@ -54,8 +54,6 @@ package irma
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strings"
 	"sync"
 
@@ -263,7 +261,7 @@ func (a *Agent) refresh(ctx context.Context, turn int) (message.Usage, float64, 
 		g.Go(func() error {
 			r, err := a.helper.Generate(gctx, reqs[i])
 			if err != nil {
-				return wrapError(kinds[i], err)
+				return llm.Failed("irma "+kinds[i]+" helper", err)
 			}
 			resps[i], ok[i] = r, true
 			return nil
@@ -298,15 +296,6 @@ func (a *Agent) refresh(ctx context.Context, turn int) (message.Usage, float64, 
 	a.block = Block(a.memory, outs[0], outs[1])
 	a.system = a.base.SystemMessage() + a.block
 	return usage, cost, nil
-}
-
-// wrapError marks backbone failures of a helper call as infrastructure
-// errors for the orchestrator (as the baseline does for its own calls).
-func wrapError(kind string, err error) error {
-	if errors.Is(err, llm.ErrInfrastructure) && !errors.Is(err, orchestrator.ErrInfrastructure) {
-		return fmt.Errorf("irma %s helper: %w: %w", kind, orchestrator.ErrInfrastructure, err)
-	}
-	return fmt.Errorf("irma %s helper: %w", kind, err)
 }
 
 // ModelCalls counts every model call so far: the agent's own and its

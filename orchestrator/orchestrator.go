@@ -14,6 +14,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/message"
 	"github.com/ledgerbench/ledgerbench/results"
 	"github.com/ledgerbench/ledgerbench/tasks"
@@ -54,8 +55,10 @@ type callCounter interface {
 
 // ErrInfrastructure marks failures outside the agent's control (API errors
 // after retries, timeouts of the backend). Simulations that end with it are
-// recorded as infrastructure_error and re-run on resume.
-var ErrInfrastructure = errors.New("infrastructure error")
+// recorded as infrastructure_error and re-run on resume. It is
+// llm.ErrInfrastructure, the one sentinel: mark an error with
+// llm.Infrastructure, or pass a failed model call on with llm.Failed.
+var ErrInfrastructure = llm.ErrInfrastructure
 
 // Stop tokens of the user simulator.
 var StopTokens = []string{"###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###"}
@@ -396,7 +399,7 @@ func Interrupted(ctx context.Context, cfg Config) (evaluator.Termination, error)
 	case errors.Is(err, context.DeadlineExceeded) && cfg.Timeout > 0:
 		return evaluator.Timeout, nil
 	}
-	return evaluator.InfrastructureError, fmt.Errorf("%w: %w", ErrInfrastructure, err)
+	return evaluator.InfrastructureError, llm.Infrastructure(err)
 }
 
 func failure(ctx context.Context, cfg Config, role evaluator.Termination, err error, traj []message.Message, steps, numErrors int) (evaluator.Termination, []message.Message, int, int, error) {

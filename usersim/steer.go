@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/message"
-	"github.com/ledgerbench/ledgerbench/orchestrator"
 )
 
 // Environment variables of the steering user backbone. STEER_API_KEY is
@@ -91,11 +91,11 @@ type steerRequest struct {
 	MaxTokens   int            `json:"max_tokens"`
 }
 
-// ErrSteer is wrapped by steering failures (with orchestrator.ErrInfrastructure).
+// ErrSteer is wrapped by steering failures (marked llm.Infrastructure).
 var ErrSteer = errors.New("steer endpoint")
 
 // Steer generates the next user turn. Failures wrap ErrSteer and
-// orchestrator.ErrInfrastructure; a reply without a string "response" is a
+// llm.ErrInfrastructure; a reply without a string "response" is a
 // failure too (upstream raises "Invalid response").
 func (c *SteerClient) Steer(ctx context.Context, traits Traits, msgs []message.Message) (SteerResponse, error) {
 	req := steerRequest{TraitDict: traits, Temperature: steerTemperature, MaxTokens: steerMaxTokens,
@@ -127,7 +127,7 @@ func (c *SteerClient) Steer(ctx context.Context, traits Traits, msgs []message.M
 		last = err
 		retry := status == 0 || status == http.StatusTooManyRequests || status >= 500
 		if !retry || n > retries {
-			return SteerResponse{}, fmt.Errorf("%w: %w: after %d attempts: %w", orchestrator.ErrInfrastructure, ErrSteer, n, last)
+			return SteerResponse{}, llm.Infrastructure(fmt.Errorf("%w: after %d attempts: %w", ErrSteer, n, last))
 		}
 		if err := c.sleep(ctx, time.Duration(1<<(n-1))*time.Second); err != nil {
 			return SteerResponse{}, fmt.Errorf("%w: %w", ErrSteer, err)

@@ -310,7 +310,7 @@ func (t *Trait) Next(ctx context.Context, incoming []message.Message) (message.M
 	if t.steer != nil {
 		r, err := t.steer.Steer(ctx, t.traits, t.msgs)
 		if err != nil {
-			return message.Message{}, wrapError(err)
+			return message.Message{}, llm.Failed("user simulator", err)
 		}
 		t.mu.Lock()
 		t.rep.ModelCalls++
@@ -319,7 +319,7 @@ func (t *Trait) Next(ctx context.Context, incoming []message.Message) (message.M
 	} else {
 		resp, err := t.gen.Generate(ctx, llm.Request{Messages: t.msgs, Seed: t.seed, Temperature: t.temp, Dialect: llm.DialectTauBenchV1})
 		if err != nil {
-			return message.Message{}, wrapError(err)
+			return message.Message{}, llm.Failed("user simulator", err)
 		}
 		t.mu.Lock()
 		t.rep.ModelCalls++

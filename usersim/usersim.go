@@ -18,7 +18,6 @@ package usersim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -228,7 +227,7 @@ func (s *Simulator) Next(ctx context.Context, incoming []message.Message) (messa
 	req := llm.Request{Messages: s.flipped, Tools: s.tools, Seed: s.seed, Temperature: s.temp}
 	resp, err := s.gen.Generate(ctx, req)
 	if err != nil {
-		return message.Message{}, wrapError(err)
+		return message.Message{}, llm.Failed("user simulator", err)
 	}
 	s.account(&s.rep, resp)
 	out := userMessage(resp)
@@ -320,17 +319,6 @@ func (s *Simulator) Report() any {
 		r.Backbone = g.Report()
 	}
 	return r
-}
-
-// wrapError marks backbone failures as infrastructure errors.
-func wrapError(err error) error {
-	switch {
-	case errors.Is(err, orchestrator.ErrInfrastructure):
-		return fmt.Errorf("user simulator: %w", err)
-	case errors.Is(err, llm.ErrInfrastructure):
-		return fmt.Errorf("user simulator: %w: %w", orchestrator.ErrInfrastructure, err)
-	}
-	return fmt.Errorf("user simulator: %w", err)
 }
 
 var (

@@ -21,7 +21,6 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/pyliteral"
 	"github.com/ledgerbench/ledgerbench/message"
-	"github.com/ledgerbench/ledgerbench/orchestrator"
 )
 
 // Generator makes one model call (*llm.Client).
@@ -138,16 +137,13 @@ func New(gen Generator, prompt *Prompt, opts Options) *Judge {
 var ErrMalformed = errors.New("judge: malformed reply")
 
 // JudgeNL makes the one judge call. Backbone failures wrap
-// orchestrator.ErrInfrastructure; a reply that does not parse wraps
+// llm.ErrInfrastructure (llm.Failed); a reply that does not parse wraps
 // ErrMalformed. Usage and cost are returned with the verdicts.
 func (j *Judge) JudgeNL(ctx context.Context, traj []message.Message, assertions []string) (evaluator.JudgeResult, error) {
 	req := j.prompt.Request(traj, assertions, j.opts.Temperature)
 	resp, err := j.gen.Generate(ctx, req)
 	if err != nil {
-		if errors.Is(err, llm.ErrInfrastructure) && !errors.Is(err, orchestrator.ErrInfrastructure) {
-			return evaluator.JudgeResult{}, fmt.Errorf("judge: %w: %w", orchestrator.ErrInfrastructure, err)
-		}
-		return evaluator.JudgeResult{}, fmt.Errorf("judge: %w", err)
+		return evaluator.JudgeResult{}, llm.Failed("judge", err)
 	}
 	checks, err := Parse(resp.Message.Content)
 	res := evaluator.JudgeResult{Checks: checks, Usage: resp.Usage, Cost: resp.Cost}

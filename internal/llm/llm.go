@@ -94,11 +94,44 @@ func (r Response) Empty() bool {
 	return !r.Message.HasText() && !r.Message.IsToolCall()
 }
 
-// ErrInfrastructure is wrapped by every error Generate returns for a failed
-// call (as opposed to a context that ended): the provider could not be
-// reached, kept failing after the retries, or refused the request
-// (authentication, bad request).
-var ErrInfrastructure = errors.New("llm: infrastructure error")
+// ErrInfrastructure marks failures outside the agent's control, the one
+// sentinel for them (orchestrator.ErrInfrastructure is this same value). It
+// is wrapped by every error Generate returns for a failed call (as opposed
+// to a context that ended): the provider could not be reached, kept failing
+// after the retries, or refused the request (authentication, bad request).
+// Participants pass such a failure on with Failed; a simulation that ends
+// with it is recorded as an infrastructure error, never scored as a model
+// failure, and re-run on resume.
+var ErrInfrastructure = errors.New("infrastructure error")
+
+// Infrastructure marks err as an infrastructure failure: the result wraps
+// ErrInfrastructure and err, and its text is "infrastructure error: " and
+// err's. An error already marked is returned as it is.
+func Infrastructure(err error) error {
+	var m *infraError
+	if errors.As(err, &m) {
+		return err
+	}
+	return &infraError{err: err}
+}
+
+type infraError struct{ err error }
+
+func (e *infraError) Error() string   { return ErrInfrastructure.Error() + ": " + e.err.Error() }
+func (e *infraError) Unwrap() []error { return []error{ErrInfrastructure, e.err} }
+
+// Failed is the error a participant (who: "agent", "user simulator", a
+// judge or a helper) returns when a call it made failed: err with who in
+// front, a failed backbone call (an *Error) marked as Infrastructure so the
+// record names it. Context errors, errors already marked and the
+// participant's own errors keep their kind.
+func Failed(who string, err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		err = Infrastructure(err)
+	}
+	return fmt.Errorf("%s: %w", who, err)
+}
 
 // ErrAuth is also wrapped when the provider refused the API key (401, 403):
 // a failure no retry or later unit can heal.
