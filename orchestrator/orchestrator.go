@@ -156,23 +156,19 @@ func Run(ctx context.Context, dom envs.Domain, task *tasks.Task, agent Agent, us
 	if err != nil {
 		return rec, fmt.Errorf("initial state: %w", err)
 	}
-	var term evaluator.Termination
-	var traj []message.Message
-	var steps, numErrors int
-	var runErr error
-	if cfg.Loop != nil {
-		o := cfg.Loop(ctx, dom, env, agent, user, cfg)
-		term, traj, steps, numErrors, runErr = o.Termination, o.Messages, o.Steps, o.NumErrors, o.Err
-	} else {
-		term, traj, steps, numErrors, runErr = loop(ctx, dom, env, agent, user, cfg)
+	play := cfg.Loop
+	if play == nil {
+		play = loop
 	}
+	o := play(ctx, dom, env, agent, user, cfg)
+	term, traj := o.Termination, o.Messages
 	rec.Messages = traj
-	rec.Steps, rec.NumErrors = steps, numErrors
+	rec.Steps, rec.NumErrors = o.Steps, o.NumErrors
 	rec.TerminationReason = term
-	if runErr != nil {
-		rec.Error = runErr.Error()
+	if o.Err != nil {
+		rec.Error = o.Err.Error()
 		if term == evaluator.InfrastructureError {
-			rec.Cause = runErr
+			rec.Cause = o.Err
 		}
 	}
 	for i := range rec.Messages {
@@ -247,49 +243,85 @@ func marshalReport(v any) json.RawMessage {
 	return b
 }
 
-// loop is the half-duplex conversation. It returns the termination reason,
-// the trajectory, the step and error counts, and the error that ended it
-// abnormally (agent, user or infrastructure).
-func loop(ctx context.Context, dom envs.Domain, env envs.Env, agent Agent, user User, cfg Config) (evaluator.Termination, []message.Message, int, int, error) {
+// sim is the state of one conversation while a loop plays it: the outcome
+// so far (trajectory, step and tool-error counts) and the bounds it is
+// played under.
+type sim struct {
+	Outcome
+	cfg Config
+}
+
+// end is the outcome of a conversation that ended with t (and err, when it
+// ended abnormally).
+func (s *sim) end(t evaluator.Termination, err error) Outcome {
+	s.Termination, s.Err = t, err
+	return s.Outcome
+}
+
+// fail ends the conversation on the error a participant (role: agent_error
+// or user_error) returned; see FailureTermination.
+func (s *sim) fail(ctx context.Context, role evaluator.Termination, err error) Outcome {
+	return s.end(FailureTermination(ctx, s.cfg, role, err), err)
+}
+
+// limited is upstream's _check_termination on the counts so far (see
+// limited).
+func (s *sim) limited(term evaluator.Termination) evaluator.Termination {
+	return limited(term, s.Steps, s.NumErrors, s.cfg)
+}
+
+// add appends msgs to the trajectory.
+func (s *sim) add(msgs ...message.Message) { s.Messages = append(s.Messages, msgs...) }
+
+// respond runs the calls in env (respond) and counts the failed ones.
+func (s *sim) respond(ctx context.Context, env envs.Env, calls []message.ToolCall) []message.Message {
+	results, failed := respond(ctx, env, calls, s.cfg)
+	s.NumErrors += failed
+	s.add(results...)
+	return results
+}
+
+// loop is the half-duplex conversation (a Loop).
+func loop(ctx context.Context, dom envs.Domain, env envs.Env, agent Agent, user User, cfg Config) Outcome {
 	if envs.IsSolo(dom) {
 		return soloLoop(ctx, env, agent, cfg) // solo.go
 	}
-	traj := []message.Message{{Role: message.Assistant, Content: cfg.Greeting, Timestamp: cfg.Now().UTC().Format(time.RFC3339Nano)}}
-	pending := []message.Message{traj[0]} // messages addressed to the next role
+	s := &sim{cfg: cfg}
+	s.add(message.Message{Role: message.Assistant, Content: cfg.Greeting, Timestamp: cfg.Now().UTC().Format(time.RFC3339Nano)})
+	pending := []message.Message{s.Messages[0]} // messages addressed to the next role
 	// The agent's history starts with its greeting (upstream's
 	// get_init_state(message_history=[first_message])): it is handed to
 	// the agent with what it receives first.
-	greet := []message.Message{traj[0]}
+	greet := []message.Message{s.Messages[0]}
 	to, caller := toUser, toAgent
-	steps, numErrors := 0, 0
 	term, _ := dom.(envs.Terminator)
 	for {
 		if t, err := Interrupted(ctx, cfg); t != "" {
-			return t, traj, steps, numErrors, err
+			return s.end(t, err)
 		}
 		switch to {
 		case toUser:
 			msg, err := user.Next(ctx, pending)
 			if err != nil {
-				return failure(ctx, cfg, evaluator.UserError, err, traj, steps, numErrors)
+				return s.fail(ctx, evaluator.UserError, err)
 			}
 			msg.Role = message.User
 			stamp(&msg, cfg)
 			if !msg.HasText() && !msg.IsToolCall() {
 				// Kept in the trajectory, as upstream's communication check
 				// sees the message it ends the simulation for.
-				traj = append(traj, msg)
-				return evaluator.UserError, traj, steps, numErrors, errors.New("user message has neither text nor tool calls")
+				s.add(msg)
+				return s.end(evaluator.UserError, errors.New("user message has neither text nor tool calls"))
 			}
 			if IsUserStop(msg) {
-				traj = append(traj, msg)
-				steps++
-				return limited(evaluator.UserStop, steps, numErrors, cfg), traj, steps, numErrors, nil
+				s.add(msg)
+				s.Steps++
+				return s.end(s.limited(evaluator.UserStop), nil)
 			}
 			for i := range msg.ToolCalls {
 				msg.ToolCalls[i].Requestor = message.ByUser
 			}
-			traj = append(traj, msg)
+			s.add(msg)
 			pending = []message.Message{msg}
 			if msg.IsToolCall() {
 				to, caller = toEnv, toUser
@@ -303,25 +335,25 @@ func loop(ctx context.Context, dom envs.Domain, env envs.Env, agent Agent, user 
 			}
 			msg, err := agent.Next(ctx, pending)
 			if err != nil {
-				return failure(ctx, cfg, evaluator.AgentError, err, traj, steps, numErrors)
+				return s.fail(ctx, evaluator.AgentError, err)
 			}
 			msg.Role = message.Assistant
 			stamp(&msg, cfg)
 			if !msg.HasText() && !msg.IsToolCall() {
 				// Kept in the trajectory, as upstream's communication check
 				// sees the message it ends the simulation for.
-				traj = append(traj, msg)
-				return evaluator.AgentError, traj, steps, numErrors, errors.New("agent message has neither text nor tool calls")
+				s.add(msg)
+				return s.end(evaluator.AgentError, errors.New("agent message has neither text nor tool calls"))
 			}
-			if s, ok := agent.(Stopper); ok && s.IsStop(msg) {
-				traj = append(traj, msg)
-				steps++
-				return limited(evaluator.AgentStop, steps, numErrors, cfg), traj, steps, numErrors, nil
+			if st, ok := agent.(Stopper); ok && st.IsStop(msg) {
+				s.add(msg)
+				s.Steps++
+				return s.end(s.limited(evaluator.AgentStop), nil)
 			}
 			for i := range msg.ToolCalls {
 				msg.ToolCalls[i].Requestor = message.ByAssistant
 			}
-			traj = append(traj, msg)
+			s.add(msg)
 			pending = []message.Message{msg}
 			if msg.IsToolCall() {
 				to, caller = toEnv, toAgent
@@ -330,27 +362,25 @@ func loop(ctx context.Context, dom envs.Domain, env envs.Env, agent Agent, user 
 			}
 		case toEnv:
 			calls := pending[0].ToolCalls
-			results, failed := respond(ctx, env, calls, cfg)
-			numErrors += failed
+			results := s.respond(ctx, env, calls)
 			stop := false
 			for i, tc := range calls {
 				if term != nil && !results[i].Error && term.Terminates(tc.Name) {
 					stop = true
 				}
 			}
-			traj = append(traj, results...)
 			pending = results
 			to = caller
 			if stop {
-				steps++
-				return evaluator.AgentStop, traj, steps, numErrors, nil
+				s.Steps++
+				return s.end(evaluator.AgentStop, nil)
 			}
 		}
-		steps++
+		s.Steps++
 		env.Sync()
 		if to != toEnv {
-			if t := limited("", steps, numErrors, cfg); t != "" {
-				return t, traj, steps, numErrors, nil
+			if t := s.limited(""); t != "" {
+				return s.end(t, nil)
 			}
 		}
 	}
@@ -400,10 +430,6 @@ func Interrupted(ctx context.Context, cfg Config) (evaluator.Termination, error)
 		return evaluator.Timeout, nil
 	}
 	return evaluator.InfrastructureError, llm.Infrastructure(err)
-}
-
-func failure(ctx context.Context, cfg Config, role evaluator.Termination, err error, traj []message.Message, steps, numErrors int) (evaluator.Termination, []message.Message, int, int, error) {
-	return FailureTermination(ctx, cfg, role, err), traj, steps, numErrors, err
 }
 
 // FailureTermination classifies the error a participant (role: agent_error

@@ -44,60 +44,53 @@ func (DummyUser) Report() any {
 //     too_many_errors are checked, and override the stop reason as
 //     upstream's _check_termination does after the final step. The first
 //     agent turn is not a step (upstream generates it in initialize).
-func soloLoop(ctx context.Context, env envs.Env, agent Agent, cfg Config) (evaluator.Termination, []message.Message, int, int, error) {
+func soloLoop(ctx context.Context, env envs.Env, agent Agent, cfg Config) Outcome {
+	s := &sim{cfg: cfg}
 	stopper, ok := agent.(Stopper)
 	if !ok {
-		return evaluator.AgentError, nil, 0, 0, errors.New("solo mode needs an agent that can stop (a solo agent)")
-	}
-	var traj []message.Message
-	steps, numErrors := 0, 0
-	checked := func(term evaluator.Termination) evaluator.Termination {
-		return limited(term, steps, numErrors, cfg)
+		return s.end(evaluator.AgentError, errors.New("solo mode needs an agent that can stop (a solo agent)"))
 	}
 	var incoming []message.Message
 	for first := true; ; first = false {
 		if t, err := Interrupted(ctx, cfg); t != "" {
-			return t, traj, steps, numErrors, err
+			return s.end(t, err)
 		}
 		msg, err := agent.Next(ctx, incoming)
 		if err != nil {
-			return failure(ctx, cfg, evaluator.AgentError, err, traj, steps, numErrors)
+			return s.fail(ctx, evaluator.AgentError, err)
 		}
 		msg.Role = message.Assistant
 		stamp(&msg, cfg)
 		if !msg.HasText() && !msg.IsToolCall() {
-			return evaluator.AgentError, traj, steps, numErrors, errors.New("agent message has neither text nor tool calls")
+			return s.end(evaluator.AgentError, errors.New("agent message has neither text nor tool calls"))
 		}
 		for i := range msg.ToolCalls {
 			msg.ToolCalls[i].Requestor = message.ByAssistant
 		}
-		traj = append(traj, msg)
+		s.add(msg)
 		if !first {
-			steps++
+			s.Steps++
 			env.Sync()
 		}
 		stop := stopper.IsStop(msg)
 		switch {
 		case stop && first:
-			return evaluator.AgentStop, traj, steps, numErrors, nil
+			return s.end(evaluator.AgentStop, nil)
 		case stop:
-			return checked(evaluator.AgentStop), traj, steps, numErrors, nil
+			return s.end(s.limited(evaluator.AgentStop), nil)
 		case !msg.IsToolCall():
 			err := errors.New("solo agent sent a message without tool calls (there is no user to read it)")
 			if first {
-				return evaluator.AgentError, traj, steps, numErrors, err
+				return s.end(evaluator.AgentError, err)
 			}
-			return checked(evaluator.AgentError), traj, steps, numErrors, err
+			return s.end(s.limited(evaluator.AgentError), err)
 		}
 		// The environment answers every call, then the agent has the turn.
-		results, failed := respond(ctx, env, msg.ToolCalls, cfg)
-		numErrors += failed
-		traj = append(traj, results...)
-		incoming = results
-		steps++
+		incoming = s.respond(ctx, env, msg.ToolCalls)
+		s.Steps++
 		env.Sync()
-		if term := checked(""); term != "" {
-			return term, traj, steps, numErrors, nil
+		if term := s.limited(""); term != "" {
+			return s.end(term, nil)
 		}
 	}
 }
