@@ -11,15 +11,7 @@ import (
 // full by the validating decoder and lazily, it gives the same tables in the
 // same order, record for record, and the same canonical hash string.
 func TestPinnedDBLazy(t *testing.T) {
-	raw := datatest.Tau2File(t, Name, "db.json")
-	eager, err := DecodeDB(raw)
-	if err != nil {
-		t.Fatalf("DecodeDB: %v", err)
-	}
-	lazy, err := loadDB(raw)
-	if err != nil {
-		t.Fatalf("loadDB: %v", err)
-	}
+	eager, lazy := datatest.PinnedDB(t, Name, DecodeDB, loadDB)
 	if lazy.Flights.Len() != eager.Flights.Len() || lazy.Users.Len() != eager.Users.Len() || lazy.Reservations.Len() != eager.Reservations.Len() {
 		t.Fatalf("table sizes differ")
 	}
@@ -64,20 +56,4 @@ func TestLoadDBValidatesOtherContent(t *testing.T) {
 	}
 }
 
-func BenchmarkLoadDB(b *testing.B) {
-	raw := datatest.Tau2File(b, Name, "db.json")
-	b.Run("pinned", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := loadDB(raw); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("full", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := DecodeDB(raw); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-}
+func BenchmarkLoadDB(b *testing.B) { datatest.BenchmarkDB(b, Name, DecodeDB, loadDB) }

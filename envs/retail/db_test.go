@@ -11,15 +11,7 @@ import (
 // full validation, and decoded lazily it dumps byte for byte as decoded in
 // full, table by table in order.
 func TestPinnedDBLazy(t *testing.T) {
-	raw := datatest.Tau2File(t, Name, "db.json")
-	eager, err := DecodeDB(raw)
-	if err != nil {
-		t.Fatalf("DecodeDB: %v", err)
-	}
-	lazy, err := loadDB(raw)
-	if err != nil {
-		t.Fatalf("loadDB: %v", err)
-	}
+	eager, lazy := datatest.PinnedDB(t, Name, DecodeDB, loadDB)
 	if err := lazy.validate(); err != nil {
 		t.Errorf("lazily decoded db: %v", err)
 	}
@@ -51,20 +43,4 @@ func TestLoadDBValidatesOtherContent(t *testing.T) {
 	}
 }
 
-func BenchmarkLoadDB(b *testing.B) {
-	raw := datatest.Tau2File(b, Name, "db.json")
-	b.Run("pinned", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := loadDB(raw); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("full", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := DecodeDB(raw); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-}
+func BenchmarkLoadDB(b *testing.B) { datatest.BenchmarkDB(b, Name, DecodeDB, loadDB) }
