@@ -21,18 +21,6 @@ import (
 	"github.com/ledgerbench/ledgerbench/usersim"
 )
 
-// recordings lists τ-Trait's recorded GPT-5 telehealth runs (τ-bench v1
-// result lists); the test skips when they are absent.
-func recordings(t *testing.T) []string {
-	t.Helper()
-	dir := filepath.Join(datatest.Trajectories(t), "collinear-ai+tau-trait")
-	files, _ := filepath.Glob(filepath.Join(dir, "*telehealth*.json"))
-	if len(files) == 0 {
-		t.Skipf("no τ-Trait telehealth recordings in %s", dir)
-	}
-	return files
-}
-
 // TestReplayRecordings replays every recorded GPT-5 telehealth run through
 // the τ-Trait loop, with the replay backbone on both sides (agents.Build, as
 // `run --backbone replay:F --user-backbone replay:F` does), and checks that
@@ -45,7 +33,7 @@ func TestReplayRecordings(t *testing.T) {
 		t.Fatal(err)
 	}
 	rewards, sims, outputs, outputsEqual := 0, 0, 0, 0
-	for _, path := range recordings(t) {
+	for _, path := range datatest.TauTraitRecordings(t) {
 		recs, err := results.ReadV1(path, results.V1Labels{Domain: telehealth.Name})
 		if err != nil {
 			t.Fatal(err)
@@ -150,7 +138,7 @@ func TestRequestsAlongRecordings(t *testing.T) {
 		t.Fatal(err)
 	}
 	agentReqs, agentEq, userReqs, userEq := 0, 0, 0, 0
-	for _, path := range recordings(t) {
+	for _, path := range datatest.TauTraitRecordings(t) {
 		raw, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)

@@ -15,23 +15,6 @@ import (
 	"github.com/ledgerbench/ledgerbench/message"
 )
 
-// Recorded runs: upstream's GPT-5 trajectories (collinear-ai/tau-trait,
-// trajectories/gpt5_trajectories/*telehealth*.json, τ-Bench v1 results
-// format). They are looked up in $LEDGERBENCH_TAUTRAIT_TRAJECTORIES, else in
-// <trajectories>/collinear-ai+tau-trait; the test skips when neither exists.
-func trajectoryFiles(t *testing.T) []string {
-	t.Helper()
-	dir := os.Getenv("LEDGERBENCH_TAUTRAIT_TRAJECTORIES")
-	if dir == "" {
-		dir = filepath.Join(datatest.Trajectories(t), "collinear-ai+tau-trait")
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*telehealth*.json"))
-	if len(files) == 0 {
-		t.Skipf("no τ-Trait telehealth trajectories in %s", dir)
-	}
-	return files
-}
-
 type v1Result struct {
 	TaskID int     `json:"task_id"`
 	Reward float64 `json:"reward"`
@@ -61,7 +44,7 @@ type v1Result struct {
 // TestConformanceTrajectories replays every recorded tool call and compares
 // the output, the gold-replay data hash and the reward.
 func TestConformanceTrajectories(t *testing.T) {
-	files := trajectoryFiles(t)
+	files := datatest.TauTraitRecordings(t)
 	d, err := Load(datatest.Root(t))
 	if err != nil {
 		t.Fatal(err)

@@ -15,23 +15,11 @@ import (
 	"github.com/ledgerbench/ledgerbench/results"
 )
 
-// tauTraitRecordings returns τ-Trait's recorded telehealth result lists,
-// skipping when there are none.
-func tauTraitRecordings(t *testing.T) []string {
-	t.Helper()
-	dir := filepath.Join(datatest.Trajectories(t), "collinear-ai+tau-trait")
-	files, _ := filepath.Glob(filepath.Join(dir, "*telehealth*.json"))
-	if len(files) == 0 {
-		t.Skipf("no τ-Trait telehealth recordings in %s", dir)
-	}
-	return files
-}
-
 // TestRescoreV1Telehealth: τ-Trait's recorded GPT-5 telehealth runs (τ-bench
 // v1 result lists) rescore to their recorded rewards, one result per entry in
 // the list's order.
 func TestRescoreV1Telehealth(t *testing.T) {
-	files := tauTraitRecordings(t)
+	files := datatest.TauTraitRecordings(t)
 	loaded := map[string]envs.Domain{}
 	opts := &rescoreOptions{Criteria: "file", DataDir: datatest.Root(t)}
 	sims, agree := 0, 0
@@ -70,7 +58,7 @@ func TestRescoreV1Telehealth(t *testing.T) {
 // of a τ-Trait list, with the τ²-bench files' keys, the recorded reward
 // reproduced.
 func TestRescoreV1JSON(t *testing.T) {
-	files := tauTraitRecordings(t)
+	files := datatest.TauTraitRecordings(t)
 	r := mustRun(t, append([]string{"rescore", "--json"}, files...)...)
 	want := []string{"file", "simulation_index", "simulation_id", "task_id", "trial", "recorded_reward", "reward", "reward_breakdown", "db_match", "notes"}
 	lines := strings.Split(strings.TrimSpace(r.out), "\n")
@@ -121,7 +109,7 @@ func TestRescoreV1JSON(t *testing.T) {
 // too: a telehealth data file that is not its pin is refused, naming it, and
 // --allow-modified-data lets it through with a warning.
 func TestRescoreV1ModifiedData(t *testing.T) {
-	files := tauTraitRecordings(t)
+	files := datatest.TauTraitRecordings(t)
 	const file = "tau_trait/envs/telehealth/data/appointments.json"
 	dir, sum := corruptedData(t, "telehealth", file, `"duration_minutes": `)
 	r := execWithData(t, dir, "rescore", files[0])

@@ -87,3 +87,21 @@ func (c *Cache[T]) Get(tb testing.TB, load func(root string) (T, error)) T {
 	}
 	return c.v
 }
+
+// TauTraitRecordings lists τ-Trait's recorded GPT-5 telehealth runs
+// (collinear-ai/tau-trait trajectories/gpt5_trajectories/*telehealth*.json,
+// τ-bench v1 result lists), looked up in $LEDGERBENCH_TAUTRAIT_TRAJECTORIES,
+// else in Trajectories()/collinear-ai+tau-trait. It skips the test when
+// there are none.
+func TauTraitRecordings(tb testing.TB) []string {
+	tb.Helper()
+	dir := os.Getenv("LEDGERBENCH_TAUTRAIT_TRAJECTORIES")
+	if dir == "" {
+		dir = filepath.Join(Trajectories(tb), "collinear-ai+tau-trait")
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*telehealth*.json"))
+	if len(files) == 0 {
+		tb.Skipf("no τ-Trait telehealth recordings in %s", dir)
+	}
+	return files
+}
