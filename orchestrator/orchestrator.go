@@ -281,6 +281,49 @@ func (s *sim) respond(ctx context.Context, env envs.Env, calls []message.ToolCal
 	return results
 }
 
+// speaker is one side of the half-duplex conversation as the loop drives
+// it: the user or the agent.
+type speaker struct {
+	name      string // in error texts
+	next      func(context.Context, []message.Message) (message.Message, error)
+	role      message.Role
+	requestor message.Requestor     // of its tool calls
+	failed    evaluator.Termination // when it errs or says nothing
+	stopped   evaluator.Termination // when it ends the conversation
+	isStop    func(message.Message) bool
+}
+
+// turn has sp answer pending and adds its message to the trajectory. It
+// reports whether the message ended the conversation (s.Outcome then says
+// how).
+func (s *sim) turn(ctx context.Context, sp speaker, pending []message.Message) (message.Message, bool) {
+	msg, err := sp.next(ctx, pending)
+	if err != nil {
+		s.fail(ctx, sp.failed, err)
+		return msg, true
+	}
+	msg.Role = sp.role
+	stamp(&msg, s.cfg)
+	if !msg.HasText() && !msg.IsToolCall() {
+		// Kept in the trajectory, as upstream's communication check sees
+		// the message it ends the simulation for.
+		s.add(msg)
+		s.end(sp.failed, errors.New(sp.name+" message has neither text nor tool calls"))
+		return msg, true
+	}
+	if sp.isStop(msg) {
+		s.add(msg)
+		s.Steps++
+		s.end(s.limited(sp.stopped), nil)
+		return msg, true
+	}
+	for i := range msg.ToolCalls {
+		msg.ToolCalls[i].Requestor = sp.requestor
+	}
+	s.add(msg)
+	return msg, false
+}
+
 // loop is the half-duplex conversation (a Loop).
 func loop(ctx context.Context, dom envs.Domain, env envs.Env, agent Agent, user User, cfg Config) Outcome {
 	if envs.IsSolo(dom) {
@@ -293,6 +336,16 @@ func loop(ctx context.Context, dom envs.Domain, env envs.Env, agent Agent, user 
 	// get_init_state(message_history=[first_message])): it is handed to
 	// the agent with what it receives first.
 	greet := []message.Message{s.Messages[0]}
+	agentStop := func(message.Message) bool { return false }
+	if st, ok := agent.(Stopper); ok {
+		agentStop = st.IsStop
+	}
+	speakers := [...]speaker{
+		toUser: {name: "user", next: user.Next, role: message.User, requestor: message.ByUser,
+			failed: evaluator.UserError, stopped: evaluator.UserStop, isStop: IsUserStop},
+		toAgent: {name: "agent", next: agent.Next, role: message.Assistant, requestor: message.ByAssistant,
+			failed: evaluator.AgentError, stopped: evaluator.AgentStop, isStop: agentStop},
+	}
 	to, caller := toUser, toAgent
 	term, _ := dom.(envs.Terminator)
 	for {
@@ -300,64 +353,22 @@ func loop(ctx context.Context, dom envs.Domain, env envs.Env, agent Agent, user 
 			return s.end(t, err)
 		}
 		switch to {
-		case toUser:
-			msg, err := user.Next(ctx, pending)
-			if err != nil {
-				return s.fail(ctx, evaluator.UserError, err)
-			}
-			msg.Role = message.User
-			stamp(&msg, cfg)
-			if !msg.HasText() && !msg.IsToolCall() {
-				// Kept in the trajectory, as upstream's communication check
-				// sees the message it ends the simulation for.
-				s.add(msg)
-				return s.end(evaluator.UserError, errors.New("user message has neither text nor tool calls"))
-			}
-			if IsUserStop(msg) {
-				s.add(msg)
-				s.Steps++
-				return s.end(s.limited(evaluator.UserStop), nil)
-			}
-			for i := range msg.ToolCalls {
-				msg.ToolCalls[i].Requestor = message.ByUser
-			}
-			s.add(msg)
-			pending = []message.Message{msg}
-			if msg.IsToolCall() {
-				to, caller = toEnv, toUser
-			} else {
-				to = toAgent
-			}
-		case toAgent:
-			if greet != nil {
+		case toUser, toAgent:
+			if to == toAgent && greet != nil {
 				pending = append(greet, pending...)
 				greet = nil
 			}
-			msg, err := agent.Next(ctx, pending)
-			if err != nil {
-				return s.fail(ctx, evaluator.AgentError, err)
+			msg, ended := s.turn(ctx, speakers[to], pending)
+			if ended {
+				return s.Outcome
 			}
-			msg.Role = message.Assistant
-			stamp(&msg, cfg)
-			if !msg.HasText() && !msg.IsToolCall() {
-				// Kept in the trajectory, as upstream's communication check
-				// sees the message it ends the simulation for.
-				s.add(msg)
-				return s.end(evaluator.AgentError, errors.New("agent message has neither text nor tool calls"))
-			}
-			if st, ok := agent.(Stopper); ok && st.IsStop(msg) {
-				s.add(msg)
-				s.Steps++
-				return s.end(s.limited(evaluator.AgentStop), nil)
-			}
-			for i := range msg.ToolCalls {
-				msg.ToolCalls[i].Requestor = message.ByAssistant
-			}
-			s.add(msg)
 			pending = []message.Message{msg}
-			if msg.IsToolCall() {
-				to, caller = toEnv, toAgent
-			} else {
+			switch {
+			case msg.IsToolCall():
+				to, caller = toEnv, to
+			case to == toUser:
+				to = toAgent
+			default:
 				to = toUser
 			}
 		case toEnv:
