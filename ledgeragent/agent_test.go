@@ -136,7 +136,9 @@ func TestReviseRemovesCallAndKeepsTurn(t *testing.T) {
 	}
 	// the model's own history answers the revised call with the gate's feedback
 	g.replies = []message.Message{{Content: "ok"}}
-	a.Next(context.Background(), []message.Message{{Role: message.Tool, ToolCallID: "r1", Content: `{"user_id": "u1", "payment_methods": {"card_1": {}}}`}})
+	if _, err := a.Next(context.Background(), []message.Message{{Role: message.Tool, ToolCallID: "r1", Content: `{"user_id": "u1", "payment_methods": {"card_1": {}}}`}}); err != nil {
+		t.Fatal(err)
+	}
 	last := g.reqs[len(g.reqs)-1].Messages
 	var fb string
 	for _, m := range last {
@@ -175,11 +177,15 @@ func TestBlockAndFailedReadsAndWrites(t *testing.T) {
 		{Content: "It is already paid."},
 	}}
 	a := newAgent(t, g, ledgeragent.Full)
-	a.Next(context.Background(), []message.Message{{Role: message.User, Content: "pay"}})
-	a.Next(context.Background(), []message.Message{
+	if _, err := a.Next(context.Background(), []message.Message{{Role: message.User, Content: "pay"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Next(context.Background(), []message.Message{
 		{Role: message.Tool, ToolCallID: "r1", Content: `{"order_id": "#O1", "user_id": "u1", "status": "pending", "paid_with": "card_1"}`},
 		{Role: message.Tool, ToolCallID: "r2", Content: "Error: order not found", Error: true},
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	if a.Ledger().Len() != 1 || !a.Ledger().Has("orders.#O1") {
 		t.Fatalf("ledger paths = %v; a failed read must not enter", a.Ledger().Paths())
 	}
@@ -227,6 +233,8 @@ func BenchmarkAgentTurn(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		g.reqs = g.reqs[:0]
-		a.Next(context.Background(), in)
+		if _, err := a.Next(context.Background(), in); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -15,7 +15,7 @@ func (shop) EvidenceReads(tool string, args json.RawMessage) []message.ToolCall 
 	var a struct {
 		OrderID string `json:"order_id"`
 	}
-	json.Unmarshal(args, &a)
+	_ = json.Unmarshal(args, &a) // bad arguments: no order to read
 	return []message.ToolCall{
 		{Name: "get_user_details", Arguments: json.RawMessage(`{"user_id": "u1"}`)},
 		{Name: "get_order_details", Arguments: json.RawMessage(`{"order_id": "` + a.OrderID + `"}`)},

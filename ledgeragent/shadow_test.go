@@ -115,11 +115,15 @@ func TestLiveReusedIDs(t *testing.T) {
 		{Content: "ok"},
 	}}
 	a := newAgent(t, g, ledgeragent.Full)
-	a.Next(context.Background(), []message.Message{{Role: message.User, Content: "pay"}})
-	a.Next(context.Background(), []message.Message{
+	if _, err := a.Next(context.Background(), []message.Message{{Role: message.User, Content: "pay"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Next(context.Background(), []message.Message{
 		{Role: message.Tool, ToolCallID: "x", Content: orderO1},
 		{Role: message.Tool, ToolCallID: "x", Content: userU1},
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	if !a.Ledger().Has("orders.#O1") || !a.Ledger().Has("user") {
 		t.Errorf("ledger paths = %v; want orders.#O1 and user", a.Ledger().Paths())
 	}

@@ -425,10 +425,3 @@ func FuzzPredicates(f *testing.F) {
 		}
 	})
 }
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}

@@ -1,7 +1,6 @@
 package telecom
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -93,7 +92,5 @@ func loadScenarios(t *testing.T) []scenario {
 	}
 	return out
 }
-
-func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
 
 func testRoot(tb testing.TB) string { return datatest.Root(tb) }

@@ -336,6 +336,7 @@ func agentTools() *tool.Set[*Env] {
 			func(_ context.Context, e *Env, a nameArgs) (any, error) {
 				out := []*Customer{}
 				for _, c := range e.customers.All() {
+					//lint:ignore SA6005 upstream compares customer.full_name.lower() == full_name.lower(); strings.EqualFold also matches "ſ" with "s", which Python's lower() does not
 					if strings.ToLower(c.FullName) == strings.ToLower(a.FullName) && c.DateOfBirth == a.DOB {
 						out = append(out, c)
 					}

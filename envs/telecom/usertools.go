@@ -1022,6 +1022,7 @@ func userFuncs() *tool.Set[*Env] {
 				if a.ExpectedDesc == nil {
 					return speed >= a.ExpectedSpeed, nil
 				}
+				//lint:ignore SA6005 upstream compares desc.lower() == expected_desc.lower(); strings.EqualFold also matches "ſ" with "s", which Python's lower() does not
 				return speed >= a.ExpectedSpeed && strings.ToLower(desc) == strings.ToLower(*a.ExpectedDesc), nil
 			}),
 		fn("assert_internet_not_excellent", func(e *Env) (any, error) {

@@ -198,7 +198,7 @@ func TestBuildTraitUser(t *testing.T) {
 		_ = json.NewDecoder(r.Body).Decode(&body)
 		bodies = append(bodies, body)
 		if r.Header.Get("API-Key") != "steer-key" {
-			http.Error(w, "no key", 401)
+			http.Error(w, "no key", http.StatusUnauthorized)
 			return
 		}
 		json.NewEncoder(w).Encode(map[string]string{"response": "Pay #O1 with card_1 please. ###STOP###"})

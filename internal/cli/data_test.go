@@ -49,8 +49,12 @@ func TestDataPullConvertsAndChecks(t *testing.T) {
 	}
 	// a corrupted file is named by check
 	p := filepath.Join(data.Tau2Domain(dir, "airline"), "policy.md")
-	os.Chmod(p, 0o644)
-	os.WriteFile(p, []byte("tampered"), 0o644)
+	if err := os.Chmod(p, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("tampered"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, errOut, code = runCLI(t, "data", "check", "--data", dir)
 	if code == 0 || !strings.Contains(errOut, "airline/policy.md") {
 		t.Errorf("check of a tampered file: exit %d, %q", code, errOut)

@@ -133,7 +133,9 @@ func TestExperimentSim(t *testing.T) {
 
 func TestExperimentUsage(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
-	os.WriteFile(bad, []byte("out: x\ntrails: 2\ngrid: []\n"), 0o644)
+	if err := os.WriteFile(bad, []byte("out: x\ntrails: 2\ngrid: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, args := range [][]string{{"experiment"}, {"experiment", bad}, {"experiment", "--format", "html", bad}} {
 		if r := execCLI(t, t.Context(), args...); r.code != ExitUsage {
 			t.Errorf("ledgerbench %s: exit %d; want %d (%s)", strings.Join(args, " "), r.code, ExitUsage, r.errOut)

@@ -30,7 +30,9 @@ func TestHumane(t *testing.T) {
 // in words.
 func TestBackbonesFileErrors(t *testing.T) {
 	bb := filepath.Join(t.TempDir(), "backbones.yaml")
-	os.WriteFile(bb, []byte("judge: gpt\nbackbones:\n  gpt:\n    base_url: http://x\n    model: m\n    timeout: abc\n    max_retries: many\n"), 0o644)
+	if err := os.WriteFile(bb, []byte("judge: gpt\nbackbones:\n  gpt:\n    base_url: http://x\n    model: m\n    timeout: abc\n    max_retries: many\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	r := execCLI(t, t.Context(), "run", "--domain", "retail", "--backbone", "gpt", "--backbones", bb)
 	for _, want := range []string{"line 6: `abc` is not a duration", "line 7: `many` is not a whole number"} {
 		if !strings.Contains(r.errOut, want) {

@@ -117,7 +117,9 @@ func TestSubmitPrepareValidate(t *testing.T) {
 		v := *s.Results.Airline.Pass1 + 1
 		s.Results.Airline.Pass1 = &v
 		b, _ := s.Encode()
-		os.WriteFile(filepath.Join(sdir, submit.SubmissionFile), b, 0o644)
+		if err := os.WriteFile(filepath.Join(sdir, submit.SubmissionFile), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
 		r = execCLI(t, t.Context(), "submit", "validate", sdir)
 		if !strings.Contains(r.out, "FAIL metrics match") || r.code != ExitError {
 			t.Errorf("validate of edited metrics: exit %d\n%s", r.code, r.out)
@@ -243,19 +245,29 @@ func TestSubmitPrepareResultsFiles(t *testing.T) {
 	inRun := filepath.Join(run, "airline-export.json")
 	mustRun(t, "export", "--format", "tau2", run, inRun)
 	alone := filepath.Join(dir, "alone", "results.json")
-	os.MkdirAll(filepath.Dir(alone), 0o755)
+	if err := os.MkdirAll(filepath.Dir(alone), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	b, err := os.ReadFile(inRun)
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(alone, b, 0o644)
+	if err := os.WriteFile(alone, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// A manifest beside the file that describes another run (3 trials).
 	other := filepath.Join(dir, "other")
-	os.MkdirAll(other, 0o755)
-	os.WriteFile(filepath.Join(other, "airline.json"), b, 0o644)
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "airline.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	m, _ := results.ReadManifest(run)
 	m.Trials = 3
-	results.WriteManifest(other, m)
+	if err := results.WriteManifest(other, m); err != nil {
+		t.Fatal(err)
+	}
 
 	// The run directory's own submission: the metrics every case must equal.
 	out := filepath.Join(t.TempDir(), "sub")

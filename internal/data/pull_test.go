@@ -67,8 +67,12 @@ func TestPullMismatchLeavesNothing(t *testing.T) {
 		{Folder: "x", Path: "missing.txt", SHA256: strings.Repeat("0", 64), Size: 1},
 	}}
 	src := t.TempDir()
-	os.MkdirAll(filepath.Join(src, "x"), 0o755)
-	os.WriteFile(filepath.Join(src, "x", "a.txt"), []byte("hello"), 0o644)
+	if err := os.MkdirAll(filepath.Join(src, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "x", "a.txt"), []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	dst := t.TempDir()
 	_, err := data.Pull(context.Background(), m, data.Source{Dir: src}, dst, nil)
 	if err == nil {

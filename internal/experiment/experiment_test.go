@@ -346,7 +346,7 @@ func TestExecuteCostBudget(t *testing.T) {
 	}
 	// With the cap already spent, nothing starts.
 	f.calls = nil
-	res, err = Execute(context.Background(), cfg, Options{Run: f.run, Plan: plan(ids), Poll: 5 * time.Millisecond})
+	_, err = Execute(context.Background(), cfg, Options{Run: f.run, Plan: plan(ids), Poll: 5 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

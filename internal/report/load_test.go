@@ -58,12 +58,16 @@ func TestLoadKinds(t *testing.T) {
 	}
 
 	bad := filepath.Join(t.TempDir(), "x.txt")
-	os.WriteFile(bad, []byte("hello"), 0o644)
+	if err := os.WriteFile(bad, []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := Load(bad, Labels{}); err == nil || !strings.Contains(err.Error(), "not a run directory") {
 		t.Errorf("Load(text file) = %v", err)
 	}
 	empty := filepath.Join(t.TempDir(), "empty")
-	os.Mkdir(empty, 0o755)
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := Load(empty, Labels{}); err == nil {
 		t.Error("Load(empty directory) succeeded")
 	}

@@ -128,7 +128,9 @@ func TestObjectKeysFastPath(t *testing.T) {
 		}
 		dec := json.NewDecoder(strings.NewReader(in))
 		var want []string
-		dec.Token()
+		if _, err := dec.Token(); err != nil {
+			t.Fatal(err)
+		}
 		for dec.More() {
 			k, _ := dec.Token()
 			want = append(want, k.(string))
