@@ -322,12 +322,7 @@ func (t *Trait) Next(ctx context.Context, incoming []message.Message) (message.M
 			return message.Message{}, llm.Failed("user simulator", err)
 		}
 		t.mu.Lock()
-		t.rep.ModelCalls++
-		t.rep.Usage = t.rep.Usage.Add(resp.Usage)
-		t.rep.Cost += resp.Cost
-		if resp.Cached {
-			t.rep.CachedCalls++
-		}
+		t.rep.count(resp)
 		t.mu.Unlock()
 		out = userMessage(resp)
 		out.ToolCalls = nil // the τ-Trait user has no tools

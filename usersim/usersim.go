@@ -229,7 +229,9 @@ func (s *Simulator) Next(ctx context.Context, incoming []message.Message) (messa
 	if err != nil {
 		return message.Message{}, llm.Failed("user simulator", err)
 	}
-	s.account(&s.rep, resp)
+	s.mu.Lock()
+	s.rep.count(resp)
+	s.mu.Unlock()
 	out := userMessage(resp)
 	s.msgs = append(s.msgs, out)
 	s.flipped = append(s.flipped, flip(out))
@@ -292,9 +294,9 @@ func userMessage(resp llm.Response) message.Message {
 	return m
 }
 
-func (s *Simulator) account(r *Report, resp llm.Response) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// count accounts one model call that returned resp (the caller holds the
+// simulator's lock).
+func (r *Report) count(resp llm.Response) {
 	r.ModelCalls++
 	r.Usage = r.Usage.Add(resp.Usage)
 	r.Cost += resp.Cost
