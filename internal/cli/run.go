@@ -242,6 +242,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		return errors.Join(runErr, err)
 	}
 	sum := runner.Summarize(inUnits(run.Records, p.units), runner.Expected(p.units))
+	sum.AddSuperseded(inUnits(run.SupersededRecords, p.units))
 	writeSummary(s.Out, m, sum, run.Records, opts.Out)
 	if runErr != nil {
 		if errors.Is(runErr, runner.ErrStopped) {

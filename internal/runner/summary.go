@@ -81,14 +81,7 @@ func Summarize(recs []results.Record, expected []results.UnitKey) Summary {
 		r := &recs[i]
 		tc := task(r.TaskID)
 		s.Terminations[r.TerminationReason]++
-		s.Agent.Usage = s.Agent.Usage.Add(r.AgentUsage)
-		s.Agent.USD += r.AgentCost
-		s.Agent.Calls += r.AgentCalls
-		s.User.Usage = s.User.Usage.Add(r.UserUsage)
-		s.User.USD += r.UserCost
-		s.User.Calls += r.UserCalls
-		s.Judge.Usage = s.Judge.Usage.Add(r.JudgeUsage)
-		s.Judge.USD += r.JudgeCost
+		s.addCost(r)
 		if r.Infrastructure() {
 			s.Infra = append(s.Infra, r.Key())
 			tc.infra++
@@ -128,6 +121,26 @@ func Summarize(recs []results.Record, expected []results.UnitKey) Summary {
 		}
 	}
 	return s
+}
+
+func (s *Summary) addCost(r *results.Record) {
+	s.Agent.Usage = s.Agent.Usage.Add(r.AgentUsage)
+	s.Agent.USD += r.AgentCost
+	s.Agent.Calls += r.AgentCalls
+	s.User.Usage = s.User.Usage.Add(r.UserUsage)
+	s.User.USD += r.UserCost
+	s.User.Calls += r.UserCalls
+	s.Judge.Usage = s.Judge.Usage.Add(r.JudgeUsage)
+	s.Judge.USD += r.JudgeCost
+}
+
+// AddSuperseded counts attempts a re-run replaced (results.Run's
+// SupersededRecords) in the costs: they were paid for. Nothing else of
+// the summary changes.
+func (s *Summary) AddSuperseded(recs []results.Record) {
+	for i := range recs {
+		s.addCost(&recs[i])
+	}
 }
 
 // Expected lists the keys of units.
