@@ -57,26 +57,11 @@ backbones:
 		t.Errorf("user simulator requests went to %v; want gpt-4.1-2025-04-14 at temperature 0 only", userModels)
 	}
 	m := loadRun(t, dir).Manifest
-	if m.UserBackbone != "gpt-4.1" || len(m.Defaults) != 1 || !strings.Contains(m.Defaults[0], "gpt-4.1-2025-04-14") {
+	if m.UserBackbone != "gpt-4.1" || len(m.Defaults) != 2 || !strings.Contains(m.Defaults[0], "gpt-4.1-2025-04-14") || !strings.Contains(m.Defaults[1], "judge-backbone gpt-4.1 (judge: of") {
 		t.Errorf("manifest user %q, defaults %v", m.UserBackbone, m.Defaults)
 	}
 	// Resuming keeps the run's defaults.
 	if r, err := runInProcess(t, t.Context(), "--out", dir, "--backbones", bb); err != nil {
 		t.Fatalf("resume: %v\n%s", err, r.errOut)
-	}
-}
-
-func TestUpstreamDefaultsForOfflineBackbones(t *testing.T) {
-	for _, b := range []string{"sim", "gold", "sim:stale=0.1", "replay:x.json"} {
-		opts := &runOptions{Backbone: b, changed: func(string) bool { return false }}
-		d, err := applyUpstreamDefaults(opts, nil, nil)
-		if err != nil || d != nil || opts.UserBackbone != "" {
-			t.Errorf("%s: defaults %v, %v, user %q; want the scripted user untouched", b, d, err, opts.UserBackbone)
-		}
-	}
-	opts := &runOptions{Backbone: "fake", BackbonesFile: "b.yaml", changed: func(string) bool { return false }}
-	d, err := applyUpstreamDefaults(opts, nil, nil)
-	if err != nil || opts.UserBackbone != "fake" || len(d) != 1 || !strings.Contains(d[0], "NOT τ²-bench's default") {
-		t.Errorf("no upstream backbone: user %q, defaults %v, %v; want the agent's, said as such", opts.UserBackbone, d, err)
 	}
 }

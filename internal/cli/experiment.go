@@ -12,6 +12,8 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/domains"
 	"github.com/ledgerbench/ledgerbench/internal/experiment"
 	"github.com/ledgerbench/ledgerbench/internal/report"
+	"github.com/ledgerbench/ledgerbench/internal/runner"
+	"github.com/ledgerbench/ledgerbench/internal/runplan"
 	"github.com/ledgerbench/ledgerbench/metrics"
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
@@ -153,42 +155,47 @@ func runExperiment(ctx context.Context, s *Streams, opts *experimentOptions) err
 	return runErr
 }
 
-// cellRunner runs one cell as `ledgerbench run --out DIR …` would, continuing
-// the run directory when it exists.
-//
-// RUNNER CALL SITE: this is the single place the experiment starts runs. It
-// goes through runRun (run.go), the configured-run path of `ledgerbench run`
-// (planning, manifest, resume checks, runner.Run, summary). Should the runner
-// package export a function that runs a configured run, call it here.
+// cellRunner runs one cell as `ledgerbench run --out DIR …` would, through
+// the same planner, continuing the run directory when it exists. The
+// cell's settings are authoritative: a run directory whose manifest differs
+// is refused (more trials extend it). Without backbones_file the default
+// file may be absent (offline backbones), and a continued cell keeps the
+// file its manifest names.
 func cellRunner(s *Streams, opts *experimentOptions, cfg *experiment.Config) experiment.RunFunc {
-	return func(ctx context.Context, c experiment.Cell, concurrency int) error {
+	return func(ctx context.Context, c experiment.Cell, concurrency int, track func(experiment.Meter)) error {
 		cellStreams := *s
 		cellStreams.Out = s.ErrOut // the cell's summary is progress; stdout carries the report
 		if cfg.ParallelCells > 1 { // term.go: labelled lines, no bar redrawn over another cell's
 			cellStreams.ErrOut = &prefixWriter{w: s.ErrOut, prefix: "[" + c.ID() + "] "}
 			cellStreams.Out, cellStreams.ErrTTY = cellStreams.ErrOut, false
 		}
-		ro := &runOptions{
-			Streams: &cellStreams, DataDir: opts.DataDir,
-			Domain: c.Domain, Agent: c.Agent, Backbone: c.Backbone, UserBackbone: c.UserBackbone,
-			BackbonesFile: defaultBackbonesFile, Split: c.Split, TaskIDs: c.TaskIDs, Limit: c.Limit,
-			Trials: c.Trials, Concurrency: concurrency, Seed: c.Seed, MaxSteps: c.MaxSteps, MaxErrors: c.MaxErrors,
-			Out: c.Dir, Quiet: opts.Quiet,
-			// The cell's settings are authoritative: a run directory whose
-			// manifest differs is refused (more trials extend it). The
-			// default backbones file may be absent (offline backbones).
-			changed: func(name string) bool { return name != "backbones" || cfg.BackbonesFile != "" },
+		ro := &runOptions{Streams: &cellStreams, DataDir: opts.DataDir}
+		po := ro.planOptions()
+		po.Domain, po.Agent, po.Backbone, po.UserBackbone = c.Domain, c.Agent, c.Backbone, c.UserBackbone
+		po.Split, po.TaskIDs, po.Limit, po.Trials, po.Seed = c.Split, c.TaskIDs, c.Limit, c.Trials, c.Seed
+		po.Concurrency, po.MaxSteps, po.MaxErrors, po.Out = concurrency, c.MaxSteps, c.MaxErrors, c.Dir
+		po.BackbonesFile, po.BackbonesOptional = cfg.BackbonesFile, cfg.BackbonesFile == ""
+		if po.BackbonesFile == "" {
+			po.BackbonesFile = defaultBackbonesFile
 		}
-		if cfg.BackbonesFile != "" {
-			ro.BackbonesFile = cfg.BackbonesFile
-		}
+		po.Inherit = func(setting string) bool { return setting == "backbones" && cfg.BackbonesFile == "" }
 		switch c.Judge {
 		case "none":
-			ro.NoJudge = true
+			po.NoJudge = true
 		default:
-			ro.JudgeBackbone = c.Judge
+			po.JudgeBackbone = c.Judge
 		}
-		return runRun(ctx, ro)
+		errOut := &lockedWriter{w: cellStreams.ErrOut}
+		po.LLM.Logf = stderrLogf(errOut, cellStreams.ErrTTY) // term.go
+		p, err := runplan.New(ctx, po)
+		if err != nil {
+			return planError(err)
+		}
+		ui := progressOptions{Streams: &cellStreams, Quiet: opts.Quiet}
+		_, err = executePlan(ctx, ui, errOut, p, nil, func(prog *runner.Progress) {
+			track(func() float64 { return prog.Snapshot().Cost })
+		})
+		return err
 	}
 }
 

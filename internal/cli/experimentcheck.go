@@ -9,6 +9,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/agents"
 	"github.com/ledgerbench/ledgerbench/internal/experiment"
 	"github.com/ledgerbench/ledgerbench/internal/llm"
+	"github.com/ledgerbench/ledgerbench/internal/runplan"
 )
 
 // checkCells is the dry run's validation of every cell beyond planning its
@@ -35,7 +36,7 @@ func checkCells(s *Streams, cfg *experiment.Config) error {
 			judge = bbs.Judge
 		}
 		for _, role := range []struct{ what, name string }{{"backbone", c.Backbone}, {"user backbone", c.User()}, {"judge", judge}} {
-			if role.name == "" || role.name == "none" || isOfflineBackbone(role.name) {
+			if role.name == "" || role.name == "none" || runplan.IsOffline(role.name) {
 				continue
 			}
 			if bbs == nil {
