@@ -153,7 +153,6 @@ with status 3 when pass^1 is below P.`,
 	return cmd
 }
 
-
 // planOptions are the run's settings for the planner: what the flags
 // say, what was not given left to a run being continued.
 func (opts *runOptions) planOptions() runplan.Options {
