@@ -461,6 +461,9 @@ func writeSummary(w io.Writer, m *results.Manifest, s runner.Summary, recs []res
 		}
 		fmt.Fprintf(w, "NL assertions not judged%s in %d simulations: their rewards omit NL_ASSERTION\n", why, s.NLNotEvaluated)
 	}
+	if s.NLMissing > 0 {
+		fmt.Fprintf(w, "NL judge gave fewer verdicts than assertions (an empty results list) in %d simulations: scored on the verdicts given, as τ²-bench does; see nl_assertions_missing in %s\n", s.NLMissing, results.SimulationsFile)
+	}
 	var terms []string
 	for _, t := range sortedTerms(s.Terminations) {
 		terms = append(terms, fmt.Sprintf("%s %d", t, s.Terminations[t]))

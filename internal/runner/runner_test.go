@@ -360,3 +360,13 @@ func TestSummaryAddSuperseded(t *testing.T) {
 		t.Errorf("records %d scored %d infra %v pass^1 %v; want 1, 1, none, 1", s.Records, s.Scored, s.Infra, s.Pass1())
 	}
 }
+
+func TestSummarizeCountsShortJudgeReplies(t *testing.T) {
+	recs := []results.Record{
+		{TaskID: "a", TerminationReason: evaluator.UserStop, RewardInfo: &evaluator.RewardInfo{Reward: 1, NLMissing: 2}},
+		{TaskID: "b", TerminationReason: evaluator.UserStop, RewardInfo: &evaluator.RewardInfo{Reward: 1}},
+	}
+	if s := Summarize(recs, nil); s.NLMissing != 1 {
+		t.Errorf("NLMissing = %d; want 1", s.NLMissing)
+	}
+}

@@ -52,7 +52,11 @@ type Summary struct {
 	Terminations map[evaluator.Termination]int
 	// NLNotEvaluated counts scored records whose NL assertions were not
 	// judged (a run with --no-judge).
-	NLNotEvaluated     int
+	NLNotEvaluated int
+	// NLMissing counts scored records whose judge gave fewer verdicts than
+	// the task has NL assertions (an empty results list): scored on the
+	// verdicts given, as upstream does, and said.
+	NLMissing          int
 	Agent, User, Judge Cost
 }
 
@@ -95,6 +99,9 @@ func Summarize(recs []results.Record, expected []results.UnitKey) Summary {
 		}
 		if r.RewardInfo != nil && slices.Contains(r.RewardInfo.NotEvaluated, tasks.RewardNLAssertion) {
 			s.NLNotEvaluated++
+		}
+		if r.RewardInfo != nil && r.RewardInfo.NLMissing > 0 {
+			s.NLMissing++
 		}
 	}
 	if s.Scored > 0 {
