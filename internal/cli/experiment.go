@@ -133,7 +133,7 @@ func runExperiment(ctx context.Context, s *Streams, opts *experimentOptions) err
 		return runErr
 	}
 	if opts.DryRun { // experimentcheck.go: what planning cannot see; no report, nothing written
-		return errors.Join(runErr, checkCells(s, cfg))
+		return errors.Join(runErr, checkCells(s, cfg, res))
 	}
 	if res.Stopped != "" {
 		fmt.Fprintf(s.ErrOut, "budget: %s; rerun the same command to continue (with a higher cap)\n", res.Stopped)

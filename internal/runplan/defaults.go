@@ -104,3 +104,13 @@ func defaultJudge(opts *Options, cfg *llm.Config, needsJudge bool) string {
 	}
 	return fmt.Sprintf("judge-backbone %s (%s; NOT τ²-bench's default judge, %s at temperature 0)", name, from, UpstreamDefaultModel)
 }
+
+// DefaultBackbones returns the user simulator and judge backbones New
+// would resolve for opts (τ²-bench's defaults, judge: of cfg), for checks
+// that do not plan a run (an experiment's dry run). needsJudge assumes a
+// task with NL assertions. An offline agent's scripted user is "".
+func DefaultBackbones(opts Options, cfg *llm.Config) (user, judge string) {
+	opts.Inherit = func(string) bool { return false }
+	_, _ = applyUpstreamDefaults(&opts, cfg, nil, true)
+	return opts.UserBackbone, opts.JudgeBackbone
+}
