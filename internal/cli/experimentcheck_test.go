@@ -1,14 +1,17 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ledgerbench/ledgerbench/internal/experiment"
 	"github.com/ledgerbench/ledgerbench/internal/llm"
+	"github.com/ledgerbench/ledgerbench/internal/runner"
 )
 
 // Issue 17 item 5: the dry run prints each cell's estimated cost — the
@@ -64,5 +67,36 @@ grid:
 	}
 	if _, err := os.Stat(filepath.Join(dir, "exp")); !os.IsNotExist(err) {
 		t.Errorf("the dry run wrote %s (%v)", filepath.Join(dir, "exp"), err)
+	}
+}
+
+// Item 5: a run stopped by an experiment's budget says so, not that it was
+// interrupted by Ctrl-C.
+func TestStopNotice(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		cause     error
+		want, not string
+	}{
+		{"Ctrl-C", nil, "interrupted: starting no new simulations; 0 running, waiting for them to finish (Ctrl-C again to quit now)", "budget"},
+		{"budget", fmt.Errorf("%w: $1.0000 spent of max_cost $1.0000", experiment.ErrBudget), "budget reached (experiment budget reached: $1.0000 spent of max_cost $1.0000): starting no new simulations", "Ctrl-C"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			w := &lockedWriter{w: &b}
+			ctx, cancel := context.WithCancelCause(t.Context())
+			stop := startProgress(ctx, progressOptions{Streams: &Streams{}, Quiet: true}, w, runner.NewProgress(1))
+			cancel(tc.cause)
+			var got string
+			for deadline := time.Now().Add(5 * time.Second); got == "" && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+				w.mu.Lock()
+				got = b.String() // the notice is written from context.AfterFunc's goroutine
+				w.mu.Unlock()
+			}
+			stop()
+			if !strings.Contains(got, tc.want) || strings.Contains(got, tc.not) {
+				t.Errorf("notice %q; want %q, without %q", got, tc.want, tc.not)
+			}
+		})
 	}
 }
