@@ -438,4 +438,3 @@ func fmtComp(v float64, ok bool) string {
 	}
 	return fmt.Sprintf("%g", v)
 }
-

@@ -23,7 +23,6 @@ func tauTraitRecordings(t *testing.T) []string {
 	return files
 }
 
-
 // TestRescoreV1JSON: rescore --json writes one well-formed object per entry
 // of a τ-Trait list, with the τ²-bench files' keys, the recorded reward
 // reproduced.
@@ -91,5 +90,3 @@ func TestRescoreV1ModifiedData(t *testing.T) {
 		t.Errorf("rescore --allow-modified-data: exit %d, stdout %q, stderr %q; want a score and a warning naming sha256 %s", r.code, r.out, r.errOut, sum)
 	}
 }
-
-
