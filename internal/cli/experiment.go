@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/domains"
@@ -19,6 +20,7 @@ import (
 )
 
 type experimentOptions struct {
+	Streams        *Streams
 	File           string
 	DataDir        string
 	Out            string
@@ -30,13 +32,15 @@ type experimentOptions struct {
 	NoReport       bool
 	Quiet          bool
 	Format         string
-	changed        func(string) bool
+	// Set names the flags given on the command line: they override the
+	// experiment file.
+	Set map[string]bool
 	// run replaces the run function (tests).
 	run experiment.RunFunc
 }
 
-func newCmdExperiment(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *experimentOptions) error) *cobra.Command {
-	opts := &experimentOptions{}
+func newCmdExperiment(s *Streams, g *globalOptions, runF func(context.Context, *experimentOptions) error) *cobra.Command {
+	opts := &experimentOptions{Streams: s}
 	cmd := &cobra.Command{
 		Use:   "experiment FILE.yaml",
 		Short: "Run a grid of runs (domains × agents × backbones) and report on it",
@@ -68,14 +72,15 @@ config.`,
 				return err
 			}
 			opts.DataDir = dir
-			opts.changed = cmd.Flags().Changed
+			opts.Set = map[string]bool{}
+			cmd.Flags().Visit(func(f *pflag.Flag) { opts.Set[f.Name] = true })
 			if _, err := report.ParseFormat(opts.Format); err != nil {
 				return usageError{err}
 			}
 			if runF != nil {
-				return runF(cmd.Context(), s, opts)
+				return runF(cmd.Context(), opts)
 			}
-			return runExperiment(cmd.Context(), s, opts)
+			return runExperiment(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
@@ -91,15 +96,13 @@ config.`,
 	return cmd
 }
 
-func runExperiment(ctx context.Context, s *Streams, opts *experimentOptions) error {
+func runExperiment(ctx context.Context, opts *experimentOptions) error {
+	s := opts.Streams
 	cfg, err := experiment.Load(opts.File)
 	if err != nil {
 		return usageError{err}
 	}
-	changed := opts.changed
-	if changed == nil {
-		changed = func(string) bool { return false }
-	}
+	changed := func(name string) bool { return opts.Set[name] }
 	if opts.Out != "" {
 		cfg.Out = opts.Out
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/evaluator"
@@ -65,8 +66,9 @@ type runOptions struct {
 	Solo           bool
 	Loop           string
 
-	// changed reports whether a flag was given on the command line.
-	changed func(name string) bool
+	// Set names the flags given on the command line; a run being
+	// continued lends its manifest's value to the others.
+	Set map[string]bool
 	// LLM are the model clients' options (tests shorten backoffs).
 	LLM llm.Options
 	// now is the clock (tests).
@@ -112,8 +114,9 @@ with status 3 when pass^1 is below P.`,
 				return err
 			}
 			opts.DataDir = dir
-			opts.changed = cmd.Flags().Changed
-			opts.MinPassSet = cmd.Flags().Changed("min-pass")
+			opts.Set = map[string]bool{}
+			cmd.Flags().Visit(func(f *pflag.Flag) { opts.Set[f.Name] = true })
+			opts.MinPassSet = opts.Set["min-pass"]
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -157,10 +160,7 @@ with status 3 when pass^1 is below P.`,
 // say, what was not given left to a run being continued.
 func (opts *runOptions) planOptions() runplan.Options {
 	s := opts.Streams
-	changed := opts.changed
-	if changed == nil {
-		changed = func(string) bool { return false }
-	}
+	changed := func(name string) bool { return opts.Set[name] }
 	load := func(name string, solo bool) (envs.Domain, map[string]string, error) {
 		l := domains.Load
 		if solo {
