@@ -100,7 +100,9 @@ func TestExperimentFlags(t *testing.T) {
 			o.Set = map[string]bool{"dry-run": true, "no-report": true, "quiet": true, "format": true}
 		}},
 	}
-	mk := func(f func(context.Context, *experimentOptions) error) *cobra.Command { return newCmdExperiment(s, g, f) }
+	mk := func(f func(context.Context, *experimentOptions) error) *cobra.Command {
+		return newCmdExperiment(s, g, f)
+	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := execOptions(t, mk, tc.args...)
