@@ -4,19 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/ledgerbench/ledgerbench/envs"
-	"github.com/ledgerbench/ledgerbench/internal/domains"
 	"github.com/ledgerbench/ledgerbench/internal/experiment"
 	"github.com/ledgerbench/ledgerbench/internal/report"
 	"github.com/ledgerbench/ledgerbench/internal/runner"
 	"github.com/ledgerbench/ledgerbench/internal/runplan"
-	"github.com/ledgerbench/ledgerbench/metrics"
-	"github.com/ledgerbench/ledgerbench/tasks"
 )
 
 type experimentOptions struct {
@@ -126,12 +121,12 @@ func runExperiment(ctx context.Context, opts *experimentOptions) error {
 	locked := *s
 	locked.ErrOut = &lockedWriter{w: s.ErrOut}
 	s = &locked
-	doms := &domainCache{dir: opts.DataDir, loaded: map[string]envs.Domain{}}
+	doms := experiment.NewDomains(opts.DataDir)
 	run := opts.run
 	if run == nil {
 		run = cellRunner(s, opts, cfg)
 	}
-	res, runErr := experiment.Execute(ctx, cfg, experiment.Options{Run: run, Plan: doms.plan, Log: s.ErrOut, DryRun: opts.DryRun})
+	res, runErr := experiment.Execute(ctx, cfg, experiment.Options{Run: run, Plan: doms.Plan, Log: s.ErrOut, DryRun: opts.DryRun})
 	if res == nil {
 		return runErr
 	}
@@ -142,7 +137,7 @@ func runExperiment(ctx context.Context, opts *experimentOptions) error {
 		fmt.Fprintf(s.ErrOut, "budget: %s; rerun the same command to continue (with a higher cap)\n", res.Stopped)
 	}
 	if !opts.NoReport {
-		rep, files, err := experiment.WriteReport(cfg, res, doms.catalog(), func(src []*report.Source) { addShadowVerdicts(src, doms.list()) })
+		rep, files, err := experiment.WriteReport(cfg, res, doms.Catalog(), func(src []*report.Source) { addShadowVerdicts(src, doms.List()) })
 		if err != nil {
 			return errors.Join(runErr, err)
 		}
@@ -200,63 +195,4 @@ func cellRunner(s *Streams, opts *experimentOptions, cfg *experiment.Config) exp
 		})
 		return err
 	}
-}
-
-// domainCache loads each domain once.
-type domainCache struct {
-	dir    string
-	mu     sync.Mutex
-	loaded map[string]envs.Domain
-}
-
-// list is the domains loaded so far.
-func (d *domainCache) list() []envs.Domain {
-	var out []envs.Domain
-	for _, dom := range d.loaded {
-		out = append(out, dom)
-	}
-	return out
-}
-
-func (d *domainCache) get(name string) (envs.Domain, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if dom, ok := d.loaded[name]; ok {
-		return dom, nil
-	}
-	dom, err := domains.Load(name, d.dir)
-	if err != nil {
-		return nil, err
-	}
-	d.loaded[name] = dom
-	return dom, nil
-}
-
-func (d *domainCache) plan(_ context.Context, domain string, sel tasks.Selection) ([]string, error) {
-	dom, err := d.get(domain)
-	if err != nil {
-		return nil, err
-	}
-	ts, err := dom.Tasks().Select(sel)
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]string, len(ts))
-	for i := range ts {
-		ids[i] = ts[i].ID
-	}
-	return ids, nil
-}
-
-func (d *domainCache) catalog() metrics.Catalog {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if len(d.loaded) == 0 {
-		return nil
-	}
-	var doms []envs.Domain
-	for _, dom := range d.loaded {
-		doms = append(doms, dom)
-	}
-	return metrics.NewDomainCatalog(doms...)
 }
