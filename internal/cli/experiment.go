@@ -167,7 +167,7 @@ func cellRunner(s *Streams, opts *experimentOptions, cfg *experiment.Config) exp
 			cellStreams.ErrOut = &prefixWriter{w: s.ErrOut, prefix: "[" + c.ID() + "] "}
 			cellStreams.Out, cellStreams.ErrTTY = cellStreams.ErrOut, false
 		}
-		ro := &runOptions{Streams: &cellStreams, DataDir: opts.DataDir}
+		ro := &runOptions{Streams: &cellStreams, Options: runplan.Options{DataDir: opts.DataDir}}
 		po := ro.planOptions()
 		po.Domain, po.Agent, po.Backbone, po.UserBackbone = c.Domain, c.Agent, c.Backbone, c.UserBackbone
 		po.Split, po.TaskIDs, po.Limit, po.Trials, po.Seed = c.Split, c.TaskIDs, c.Limit, c.Trials, c.Seed

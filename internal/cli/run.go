@@ -21,7 +21,6 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/agents"
 	"github.com/ledgerbench/ledgerbench/internal/domains"
 	"github.com/ledgerbench/ledgerbench/internal/experiment"
-	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/internal/runner"
 	"github.com/ledgerbench/ledgerbench/internal/runplan"
 	"github.com/ledgerbench/ledgerbench/results"
@@ -29,50 +28,20 @@ import (
 
 type runOptions struct {
 	Streams *Streams
-	DataDir string
-	// AllowModifiedData lets data files that differ from their pins through
-	// (their hashes go into the manifest).
-	AllowModifiedData bool
+	// Options are the run's settings for the planner (the flags bind to
+	// its fields; DataDir, LLM and Now are set by the command and tests).
+	runplan.Options
 
-	Domain        string
-	Agent         string
-	Backbone      string
-	UserBackbone  string
-	JudgeBackbone string
-	NoJudge       bool
-	BackbonesFile string
-	Split         string
-	TaskIDs       []string
-	Limit         int
-	Trials        int
-	Concurrency   int
-	Seed          int64
-	MaxSteps      int
-	MaxErrors     int
-	Timeout       time.Duration
-	Grace         time.Duration
-	Out           string
-	Resume        bool
-	Shard         string
-	Quiet         bool
-	MinPass       float64
-	MinPassSet    bool
-	UserStyle     string
-	Traits        string
-	TraitMode     string
+	Quiet      bool
+	MinPass    float64
+	MinPassSet bool
 	// RecordRequests appends every model request body to
 	// DIR/requests.jsonl.
 	RecordRequests bool
-	Solo           bool
-	Loop           string
 
 	// Set names the flags given on the command line; a run being
 	// continued lends its manifest's value to the others.
 	Set map[string]bool
-	// LLM are the model clients' options (tests shorten backoffs).
-	LLM llm.Options
-	// now is the clock (tests).
-	now func() time.Time
 	// progressEvery is the plain-progress interval (default 10s).
 	progressEvery time.Duration
 }
@@ -160,27 +129,20 @@ with status 3 when pass^1 is below P.`,
 // say, what was not given left to a run being continued.
 func (opts *runOptions) planOptions() runplan.Options {
 	s := opts.Streams
-	changed := func(name string) bool { return opts.Set[name] }
-	load := func(name string, solo bool) (envs.Domain, map[string]string, error) {
+	po := opts.Options
+	po.BackbonesOptional = !opts.Set["backbones"]
+	po.Inherit = func(name string) bool { return !opts.Set[name] }
+	po.LoadDomain = func(name string, solo bool) (envs.Domain, map[string]string, error) {
 		l := domains.Load
 		if solo {
 			l = domains.LoadSolo
 		}
 		return loadDomain(l, name, opts.DataDir, opts.AllowModifiedData, s.ErrOut) // datacheck.go
 	}
-	return runplan.Options{
-		DataDir: opts.DataDir, AllowModifiedData: opts.AllowModifiedData,
-		Domain: opts.Domain, Agent: opts.Agent, Backbone: opts.Backbone, UserBackbone: opts.UserBackbone,
-		JudgeBackbone: opts.JudgeBackbone, NoJudge: opts.NoJudge,
-		BackbonesFile: opts.BackbonesFile, BackbonesOptional: !changed("backbones"),
-		Split: opts.Split, TaskIDs: opts.TaskIDs, Limit: opts.Limit, Trials: opts.Trials, Concurrency: opts.Concurrency,
-		Seed: opts.Seed, MaxSteps: opts.MaxSteps, MaxErrors: opts.MaxErrors, Timeout: opts.Timeout, Grace: opts.Grace,
-		Out: opts.Out, Resume: opts.Resume, Shard: opts.Shard,
-		UserStyle: opts.UserStyle, Traits: opts.Traits, TraitMode: opts.TraitMode, Solo: opts.Solo, Loop: opts.Loop,
-		Inherit:    func(name string) bool { return !changed(name) },
-		LoadDomain: load, CheckReplay: checkReplay, // replaycheck.go
-		Getenv: s.Getenv, LLM: opts.LLM, HarnessVersion: Version, Now: opts.now,
-	}
+	po.CheckReplay = checkReplay // replaycheck.go
+	po.Getenv = s.Getenv
+	po.HarnessVersion = Version
+	return po
 }
 
 func runRun(ctx context.Context, opts *runOptions) error {

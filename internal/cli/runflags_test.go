@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ledgerbench/ledgerbench/internal/runplan"
 )
 
 // execOptions runs cmd with args and returns what its runF received (the
@@ -30,8 +32,8 @@ func testStreams() *Streams {
 
 func TestRunFlags(t *testing.T) {
 	s, g := testStreams(), &globalOptions{DataDir: "data"}
-	def := runOptions{Streams: s, DataDir: "data", Agent: "baseline", BackbonesFile: "backbones.yaml", Trials: 4,
-		Concurrency: 10, Seed: 300, MaxSteps: 200, MaxErrors: 10, Set: map[string]bool{}}
+	def := runOptions{Streams: s, Options: runplan.Options{DataDir: "data", Agent: "baseline", BackbonesFile: "backbones.yaml", Trials: 4,
+		Concurrency: 10, Seed: 300, MaxSteps: 200, MaxErrors: 10}, Set: map[string]bool{}}
 	tests := []struct {
 		name string
 		args []string

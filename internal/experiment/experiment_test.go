@@ -363,6 +363,9 @@ func TestExecuteCostBudget(t *testing.T) {
 	if len(f.calls) != 0 {
 		t.Errorf("ran %v with the budget spent", f.calls)
 	}
+	if !strings.Contains(res.Stopped, "max_cost") {
+		t.Errorf("stopped = %q with the budget spent; want max_cost", res.Stopped)
+	}
 }
 
 func TestExecuteFailures(t *testing.T) {
