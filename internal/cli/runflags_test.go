@@ -26,6 +26,33 @@ func execOptions[O any](t *testing.T, mk func(runF func(context.Context, *O) err
 	return got, err
 }
 
+// flagCase is one command line and the options it should give: the
+// defaults edited by want.
+type flagCase[O any] struct {
+	name string
+	args []string
+	want func(o *O)
+}
+
+// checkOptions runs each case through mk and compares the options with def
+// edited by the case.
+func checkOptions[O any](t *testing.T, mk func(runF func(context.Context, *O) error) *cobra.Command, def O, tests []flagCase[O]) {
+	t.Helper()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := execOptions(t, mk, tc.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := def
+			tc.want(&want)
+			if !reflect.DeepEqual(*got, want) {
+				t.Errorf("options\n got %+v\nwant %+v", *got, want)
+			}
+		})
+	}
+}
+
 func testStreams() *Streams {
 	return &Streams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard, Getenv: func(string) string { return "" }}
 }
@@ -34,11 +61,7 @@ func TestRunFlags(t *testing.T) {
 	s, g := testStreams(), &globalOptions{DataDir: "data"}
 	def := runOptions{Streams: s, Options: runplan.Options{DataDir: "data", Agent: "baseline", BackbonesFile: "backbones.yaml", Trials: 4,
 		Concurrency: 10, Seed: 300, MaxSteps: 200, MaxErrors: 10}, Set: map[string]bool{}}
-	tests := []struct {
-		name string
-		args []string
-		want func(o *runOptions)
-	}{
+	tests := []flagCase[runOptions]{
 		{"defaults", nil, func(*runOptions) {}},
 		{"selection", []string{"--domain", "retail", "--backbone", "gpt-4.1", "--task-ids", "1,2", "--limit", "3", "--split", "test"}, func(o *runOptions) {
 			o.Domain, o.Backbone, o.TaskIDs, o.Limit, o.Split = "retail", "gpt-4.1", []string{"1", "2"}, 3, "test"
@@ -66,19 +89,7 @@ func TestRunFlags(t *testing.T) {
 		}},
 		{"solo", []string{"--solo"}, func(o *runOptions) { o.Solo, o.Set = true, map[string]bool{"solo": true} }},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := execOptions(t, func(f func(context.Context, *runOptions) error) *cobra.Command { return newCmdRun(s, g, f) }, tc.args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := def
-			tc.want(&want)
-			if !reflect.DeepEqual(*got, want) {
-				t.Errorf("options\n got %+v\nwant %+v", *got, want)
-			}
-		})
-	}
+	checkOptions(t, func(f func(context.Context, *runOptions) error) *cobra.Command { return newCmdRun(s, g, f) }, def, tests)
 	if _, err := execOptions(t, func(f func(context.Context, *runOptions) error) *cobra.Command { return newCmdRun(s, g, f) }, "stray"); err == nil {
 		t.Error("run with an argument: no error")
 	}
@@ -87,11 +98,7 @@ func TestRunFlags(t *testing.T) {
 func TestExperimentFlags(t *testing.T) {
 	s, g := testStreams(), &globalOptions{DataDir: "data"}
 	def := experimentOptions{Streams: s, DataDir: "data", File: "x.yaml", Format: "text", Set: map[string]bool{}}
-	tests := []struct {
-		name string
-		args []string
-		want func(o *experimentOptions)
-	}{
+	tests := []flagCase[experimentOptions]{
 		{"defaults", []string{"x.yaml"}, func(*experimentOptions) {}},
 		{"overrides", []string{"x.yaml", "--out", "o", "--concurrency", "2", "--parallel-cells", "3", "--max-cost", "1.5", "--max-simulations", "9"}, func(o *experimentOptions) {
 			o.Out, o.Concurrency, o.ParallelCells, o.MaxCost, o.MaxSimulations = "o", 2, 3, 1.5, 9
@@ -105,19 +112,7 @@ func TestExperimentFlags(t *testing.T) {
 	mk := func(f func(context.Context, *experimentOptions) error) *cobra.Command {
 		return newCmdExperiment(s, g, f)
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := execOptions(t, mk, tc.args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := def
-			tc.want(&want)
-			if !reflect.DeepEqual(*got, want) {
-				t.Errorf("options\n got %+v\nwant %+v", *got, want)
-			}
-		})
-	}
+	checkOptions(t, mk, def, tests)
 	for _, args := range [][]string{nil, {"a.yaml", "b.yaml"}, {"--format", "html", "x.yaml"}} {
 		if _, err := execOptions(t, mk, args...); err == nil {
 			t.Errorf("experiment %q: no error", args)
@@ -128,30 +123,14 @@ func TestExperimentFlags(t *testing.T) {
 func TestRescoreFlags(t *testing.T) {
 	s, g := testStreams(), &globalOptions{DataDir: "data"}
 	def := rescoreOptions{Streams: s, DataDir: "data", Files: []string{"a.json"}, Criteria: "file"}
-	tests := []struct {
-		name string
-		args []string
-		want func(o *rescoreOptions)
-	}{
+	tests := []flagCase[rescoreOptions]{
 		{"defaults", []string{"a.json"}, func(*rescoreOptions) {}},
 		{"all", []string{"--criteria", "record", "-v", "--json", "--relabel", "--allow-modified-data", "a.json", "b.json"}, func(o *rescoreOptions) {
 			o.Criteria, o.Verbose, o.JSON, o.Relabel, o.AllowModifiedData, o.Files = "record", true, true, true, true, []string{"a.json", "b.json"}
 		}},
 	}
 	mk := func(f func(context.Context, *rescoreOptions) error) *cobra.Command { return newCmdRescore(s, g, f) }
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := execOptions(t, mk, tc.args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := def
-			tc.want(&want)
-			if !reflect.DeepEqual(*got, want) {
-				t.Errorf("options\n got %+v\nwant %+v", *got, want)
-			}
-		})
-	}
+	checkOptions(t, mk, def, tests)
 	for _, args := range [][]string{nil, {"--criteria", "bogus", "a.json"}} {
 		if _, err := execOptions(t, mk, args...); err == nil {
 			t.Errorf("rescore %q: no error", args)
