@@ -279,17 +279,17 @@ func (p *argProblems) list(v any, nonEmpty bool, fields []string, intField strin
 
 func (p *argProblems) flights(a flightsArg) {
 	p.list(a.v, true, []string{"flight_number", "date"}, "", "flights must be a non-empty list of {flight_number, date} objects",
-		"every flight needs a flight_number and a date string")
+		"every flight in flights needs a flight_number and a date string")
 }
 
 func (p *argProblems) passengers(a passengersArg) {
 	p.list(a.v, false, []string{"first_name", "last_name", "dob"}, "", "passengers must be a list of {first_name, last_name, dob} objects",
-		"every passenger needs first_name, last_name and dob strings")
+		"every passenger in passengers needs first_name, last_name and dob strings")
 }
 
 func (p *argProblems) payments(a paymentsArg) {
 	p.list(a.v, false, []string{"payment_id", "amount"}, "amount", "payment_methods must be a list of {payment_id, amount} objects with integer amounts",
-		"every payment method needs a payment_id string and an integer amount")
+		"every payment method in payment_methods needs a payment_id string and an integer amount")
 }
 
 // checkArgs describes what is wrong with a write's decoded arguments ("" when
