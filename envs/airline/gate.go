@@ -161,46 +161,42 @@ func (a intArg) number() float64 {
 	return f
 }
 
-// strField is the string field name of a list item (false for a missing,
-// null or non-string field, or an item that is not an object).
-func strField(item any, name string) (string, bool) {
-	d, _ := item.(*pyjson.Dict)
+// itemsOf reads a list argument item by item (a missing or null item or
+// field, or one of another type, reads as its zero value).
+func itemsOf[T any](v any, item func(d *pyjson.Dict) T) []T {
+	list, _ := v.([]any)
+	out := make([]T, len(list))
+	for i, it := range list {
+		d, _ := it.(*pyjson.Dict)
+		out[i] = item(d)
+	}
+	return out
+}
+
+// field is a string field of a list item ("" for another value).
+func field(d *pyjson.Dict, name string) string {
 	v, _ := d.Get(name)
-	s, ok := v.(string)
-	return s, ok
+	s, _ := v.(string)
+	return s
 }
 
 func (a flightsArg) list() []FlightInfo {
-	items, _ := a.v.([]any)
-	out := make([]FlightInfo, len(items))
-	for i, it := range items {
-		out[i].FlightNumber, _ = strField(it, "flight_number")
-		out[i].Date, _ = strField(it, "date")
-	}
-	return out
+	return itemsOf(a.v, func(d *pyjson.Dict) FlightInfo {
+		return FlightInfo{FlightNumber: field(d, "flight_number"), Date: field(d, "date")}
+	})
 }
 
 func (a passengersArg) list() []Passenger {
-	items, _ := a.v.([]any)
-	out := make([]Passenger, len(items))
-	for i, it := range items {
-		out[i].FirstName, _ = strField(it, "first_name")
-		out[i].LastName, _ = strField(it, "last_name")
-		out[i].DOB, _ = strField(it, "dob")
-	}
-	return out
+	return itemsOf(a.v, func(d *pyjson.Dict) Passenger {
+		return Passenger{FirstName: field(d, "first_name"), LastName: field(d, "last_name"), DOB: field(d, "dob")}
+	})
 }
 
 func (a paymentsArg) list() []Payment {
-	items, _ := a.v.([]any)
-	out := make([]Payment, len(items))
-	for i, it := range items {
-		out[i].PaymentID, _ = strField(it, "payment_id")
-		d, _ := it.(*pyjson.Dict)
+	return itemsOf(a.v, func(d *pyjson.Dict) Payment {
 		n, _ := d.Get("amount")
-		out[i].Amount = intArg{value{n}}.count()
-	}
-	return out
+		return Payment{PaymentID: field(d, "payment_id"), Amount: intArg{value{n}}.count()}
+	})
 }
 
 // argProblems collects what the gate cannot judge in a write's arguments:
