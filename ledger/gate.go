@@ -82,6 +82,22 @@ func Typed[A any](id, tool, clause string, check func(l *Ledger, a A) Outcome) P
 	}}
 }
 
+// Call is a proposed write as a rule sees it: the ledger, the tool and the
+// tool's arguments A as the Decoder gave them (see Typed).
+type Call[A any] struct {
+	Ledger *Ledger
+	Tool   string
+	Args   A
+}
+
+// Rule is the predicate <domain>.<tool>.<rule> over the tool's decoded
+// arguments A (see Typed), whose check reads the whole call.
+func Rule[A any](domain, tool, rule, clause string, check func(c *Call[A]) Outcome) Predicate {
+	return Typed(domain+"."+tool+"."+rule, tool, clause, func(l *Ledger, a A) Outcome {
+		return check(&Call[A]{Ledger: l, Tool: tool, Args: a})
+	})
+}
+
 // Verdict is the gate's decision on one proposed write call.
 type Verdict struct {
 	Tool      string          `json:"tool"`

@@ -353,19 +353,10 @@ func (d *Domain) decodeArgs(tool string, raw json.RawMessage) (any, error) {
 	return a, nil
 }
 
-// proposal is one proposed write with its ledger.
-type proposal[A any] struct {
-	l    *ledger.Ledger
-	tool string
-	a    A
-}
-
-// predicate builds a rule over the tool's arguments A (its argument struct
-// pointer or an accessor interface).
-func predicate[A any](tool, rule, clause string, fn func(c *proposal[A]) ledger.Outcome) ledger.Predicate {
-	return ledger.Typed("airline."+tool+"."+rule, tool, clause, func(l *ledger.Ledger, a A) ledger.Outcome {
-		return fn(&proposal[A]{l: l, tool: tool, a: a})
-	})
+// predicate is the rule airline.<tool>.<rule> over the tool's arguments A (its
+// argument struct pointer or an accessor interface).
+func predicate[A any](tool, rule, clause string, check func(c *ledger.Call[A]) ledger.Outcome) ledger.Predicate {
+	return ledger.Rule("airline", tool, rule, clause, check)
 }
 
 // DecodeArgs implements ledgeragent.Policy: a write's arguments decoded
@@ -575,64 +566,64 @@ var profileFacts = map[string]string{
 
 // checkUserRead guards the user tools (userCall) and the reservation tools
 // (reservationCall).
-func checkUserRead(c *proposal[any]) ledger.Outcome {
-	if ledgerUser(c.l) != nil {
+func checkUserRead(c *ledger.Call[any]) ledger.Outcome {
+	if ledgerUser(c.Ledger) != nil {
 		return ledger.OK
 	}
 	hint := "ask the user for their user id and call get_user_details first"
-	switch a := c.a.(type) {
+	switch a := c.Args.(type) {
 	case userCall:
 		if a.userID() != "" {
 			hint = fmt.Sprintf("call get_user_details(user_id=%s) first", q(a.userID()))
 		}
 	case reservationCall:
-		if r := ledgerReservation(c.l, a.reservationID()); r != nil {
+		if r := ledgerReservation(c.Ledger, a.reservationID()); r != nil {
 			hint = fmt.Sprintf("obtain the user id from the user and call get_user_details(user_id=%s) first", q(r.UserID))
 		}
 	}
-	return ledger.NeedRevise(fmt.Sprintf("Per airline policy, %s depends on %s of the user's profile, which has not been read: %s.", c.tool, profileFacts[c.tool], hint))
+	return ledger.NeedRevise(fmt.Sprintf("Per airline policy, %s depends on %s of the user's profile, which has not been read: %s.", c.Tool, profileFacts[c.Tool], hint))
 }
 
-func checkOwnUser(c *proposal[userCall]) ledger.Outcome {
-	u := ledgerUser(c.l)
-	if u == nil || u.UserID == c.a.userID() {
+func checkOwnUser(c *ledger.Call[userCall]) ledger.Outcome {
+	u := ledgerUser(c.Ledger)
+	if u == nil || u.UserID == c.Args.userID() {
 		return ledger.OK
 	}
-	return ledger.Refuse(fmt.Sprintf("Per airline policy, you can only act for the user %s in this conversation; %s is another user.", u.UserID, q(c.a.userID())))
+	return ledger.Refuse(fmt.Sprintf("Per airline policy, you can only act for the user %s in this conversation; %s is another user.", u.UserID, q(c.Args.userID())))
 }
 
-func checkReservationRead(c *proposal[reservationCall]) ledger.Outcome {
-	id := c.a.reservationID()
-	if ledgerReservation(c.l, id) != nil {
+func checkReservationRead(c *ledger.Call[reservationCall]) ledger.Outcome {
+	id := c.Args.reservationID()
+	if ledgerReservation(c.Ledger, id) != nil {
 		return ledger.OK
 	}
 	return ledger.NeedRevise(fmt.Sprintf("Per airline policy, check reservation %s before acting on it: call get_reservation_details(reservation_id=%s) first.", id, q(id)))
 }
 
-func checkOwnReservation(c *proposal[reservationCall]) ledger.Outcome {
-	u := ledgerUser(c.l)
-	r := effectiveReservation(c.l, c.a.reservationID())
+func checkOwnReservation(c *ledger.Call[reservationCall]) ledger.Outcome {
+	u := ledgerUser(c.Ledger)
+	r := effectiveReservation(c.Ledger, c.Args.reservationID())
 	if u == nil || r == nil || r.UserID == u.UserID {
 		return ledger.OK
 	}
 	return ledger.Refuse(fmt.Sprintf("Per airline policy, you can only act on reservations of the user %s; reservation %s belongs to another user (%s).", u.UserID, r.ReservationID, r.UserID))
 }
 
-func checkNotCancelled(c *proposal[reservationCall]) ledger.Outcome {
-	r := ownedReservation(c.l, c.a.reservationID())
+func checkNotCancelled(c *ledger.Call[reservationCall]) ledger.Outcome {
+	r := ownedReservation(c.Ledger, c.Args.reservationID())
 	if r == nil || r.Status == nil || *r.Status != StatusCancelled {
 		return ledger.OK
 	}
 	return ledger.Refuse(fmt.Sprintf("Reservation %s is already cancelled; it cannot be cancelled or modified.", r.ReservationID))
 }
 
-func checkNotFlown(c *proposal[reservationCall]) ledger.Outcome {
-	r := activeReservation(c.l, c.a.reservationID())
+func checkNotFlown(c *ledger.Call[reservationCall]) ledger.Outcome {
+	r := activeReservation(c.Ledger, c.Args.reservationID())
 	if r == nil {
 		return ledger.OK
 	}
 	var kept []FlightInfo // segments kept in the same cabin are not modified
-	if a, ok := c.a.(*flightsUpdateArgs); ok && a.cabin() == r.Cabin {
+	if a, ok := c.Args.(*flightsUpdateArgs); ok && a.cabin() == r.Cabin {
 		kept = a.flights()
 	}
 	var done, unknown []string
@@ -640,7 +631,7 @@ func checkNotFlown(c *proposal[reservationCall]) ledger.Outcome {
 		if slices.Contains(kept, FlightInfo{FlightNumber: f.FlightNumber, Date: f.Date}) {
 			continue
 		}
-		yes, unk := flown(c.l, f.FlightNumber, f.Date)
+		yes, unk := flown(c.Ledger, f.FlightNumber, f.Date)
 		switch {
 		case unk:
 			unknown = append(unknown, fmt.Sprintf("get_flight_status(flight_number=%s, date=%s)", q(f.FlightNumber), q(f.Date)))
@@ -649,7 +640,7 @@ func checkNotFlown(c *proposal[reservationCall]) ledger.Outcome {
 		}
 	}
 	if len(done) > 0 {
-		if c.tool == toolCancel {
+		if c.Tool == toolCancel {
 			return ledger.Refuse(fmt.Sprintf("Per airline policy, reservation %s cannot be cancelled: part of it has already been flown (%s); the agent cannot help, transfer the user to a human agent.", r.ReservationID, strings.Join(done, ", ")))
 		}
 		return ledger.Refuse(fmt.Sprintf("Per airline policy, flights or cabin of reservation %s cannot be changed: part of it has already been flown (%s).", r.ReservationID, strings.Join(done, ", ")))
@@ -660,8 +651,8 @@ func checkNotFlown(c *proposal[reservationCall]) ledger.Outcome {
 	return ledger.OK
 }
 
-func checkCancelBasis(c *proposal[*reservationArgs]) ledger.Outcome {
-	r := activeReservation(c.l, c.a.reservationID())
+func checkCancelBasis(c *ledger.Call[*reservationArgs]) ledger.Outcome {
+	r := activeReservation(c.Ledger, c.Args.reservationID())
 	if r == nil {
 		return ledger.OK
 	}
@@ -670,7 +661,7 @@ func checkCancelBasis(c *proposal[*reservationArgs]) ledger.Outcome {
 	}
 	var unknown []string
 	for _, f := range r.Flights {
-		switch knownStatus(c.l, f.FlightNumber, f.Date) {
+		switch knownStatus(c.Ledger, f.FlightNumber, f.Date) {
 		case StatusCancelled:
 			return ledger.OK
 		case "":
@@ -697,12 +688,12 @@ func flightsChange(r *Reservation, fs []FlightInfo) bool {
 	return false
 }
 
-func checkBasicEconomy(c *proposal[*flightsUpdateArgs]) ledger.Outcome {
-	r := activeReservation(c.l, c.a.reservationID())
+func checkBasicEconomy(c *ledger.Call[*flightsUpdateArgs]) ledger.Outcome {
+	r := activeReservation(c.Ledger, c.Args.reservationID())
 	if r == nil || r.Cabin != "basic_economy" {
 		return ledger.OK
 	}
-	fs, cabin := c.a.flights(), c.a.cabin()
+	fs, cabin := c.Args.flights(), c.Args.cabin()
 	if !flightsChange(r, fs) {
 		return ledger.OK
 	}
@@ -776,38 +767,38 @@ func tripProblem(l *ledger.Ledger, r *Reservation, fs []FlightInfo, origin, dest
 	return "", true
 }
 
-func checkSameTrip(c *proposal[*flightsUpdateArgs]) ledger.Outcome {
-	r := activeReservation(c.l, c.a.reservationID())
+func checkSameTrip(c *ledger.Call[*flightsUpdateArgs]) ledger.Outcome {
+	r := activeReservation(c.Ledger, c.Args.reservationID())
 	if r == nil {
 		return ledger.OK
 	}
-	if p, _ := tripProblem(c.l, r, c.a.flights(), r.Origin, r.Destination, r.FlightType); p != "" {
+	if p, _ := tripProblem(c.Ledger, r, c.Args.flights(), r.Origin, r.Destination, r.FlightType); p != "" {
 		return ledger.NeedRevise(fmt.Sprintf("Per airline policy, reservation %s can be modified without changing its origin (%s), destination (%s) and trip type (%s): %s.", r.ReservationID, r.Origin, r.Destination, r.FlightType, p))
 	}
 	return ledger.OK
 }
 
-func checkCabinAllSegments(c *proposal[*flightsUpdateArgs]) ledger.Outcome {
-	r := activeReservation(c.l, c.a.reservationID())
-	if r == nil || c.a.cabin() == r.Cabin {
+func checkCabinAllSegments(c *ledger.Call[*flightsUpdateArgs]) ledger.Outcome {
+	r := activeReservation(c.Ledger, c.Args.reservationID())
+	if r == nil || c.Args.cabin() == r.Cabin {
 		return ledger.OK
 	}
-	if fs := c.a.flights(); hasNewFlight(r, fs) || !flightsChange(r, fs) {
+	if fs := c.Args.flights(); hasNewFlight(r, fs) || !flightsChange(r, fs) {
 		return ledger.OK
 	}
 	return ledger.NeedRevise(fmt.Sprintf("Per airline policy, the cabin must be the same across all flights of reservation %s: a cabin change applies to every segment (%s); include them all.", r.ReservationID, segments(r)))
 }
 
-func checkRoute(c *proposal[*bookArgs]) ledger.Outcome {
-	origin, destination, flightType := c.a.Origin.text(), c.a.Destination.text(), c.a.FlightType.text()
-	if p, _ := tripProblem(c.l, nil, c.a.flights(), origin, destination, flightType); p != "" {
+func checkRoute(c *ledger.Call[*bookArgs]) ledger.Outcome {
+	origin, destination, flightType := c.Args.Origin.text(), c.Args.Destination.text(), c.Args.FlightType.text()
+	if p, _ := tripProblem(c.Ledger, nil, c.Args.flights(), origin, destination, flightType); p != "" {
 		return ledger.NeedRevise(fmt.Sprintf("The flights must make a %s trip from %s to %s: %s.", flightType, origin, destination, p))
 	}
 	return ledger.OK
 }
 
-func checkPassengerLimit(c *proposal[*bookArgs]) ledger.Outcome {
-	switch n := len(c.a.Passengers.list()); {
+func checkPassengerLimit(c *ledger.Call[*bookArgs]) ledger.Outcome {
+	switch n := len(c.Args.Passengers.list()); {
 	case n == 0:
 		return ledger.NeedRevise("Per airline policy, collect the first name, last name and date of birth of each passenger; the passenger list is empty.")
 	case n > maxPassengers:
@@ -835,27 +826,27 @@ func chosenFlights(fs []FlightInfo, r *Reservation) []FlightInfo {
 
 // checkFlightsSearched guards a booking (the passengers it names) and a
 // flight change (the reservation's passengers).
-func checkFlightsSearched(c *proposal[flightChoice]) ledger.Outcome {
+func checkFlightsSearched(c *ledger.Call[flightChoice]) ledger.Outcome {
 	var r *Reservation
 	n := 0
-	switch a := c.a.(type) {
+	switch a := c.Args.(type) {
 	case *bookArgs:
 		n = len(a.Passengers.list())
 	case *flightsUpdateArgs:
-		if r = activeReservation(c.l, a.reservationID()); r == nil {
+		if r = activeReservation(c.Ledger, a.reservationID()); r == nil {
 			return ledger.OK
 		}
 		n = len(r.Passengers)
 	}
-	cabin := c.a.cabin()
+	cabin := c.Args.cabin()
 	var missing, bad []string
-	for _, f := range chosenFlights(c.a.flights(), r) {
-		lf := ledgerFlight(c.l, f.FlightNumber, f.Date)
+	for _, f := range chosenFlights(c.Args.flights(), r) {
+		lf := ledgerFlight(c.Ledger, f.FlightNumber, f.Date)
 		if lf == nil {
 			missing = append(missing, f.FlightNumber+" on "+f.Date)
 			continue
 		}
-		if st := knownStatus(c.l, f.FlightNumber, f.Date); st != StatusAvailable {
+		if st := knownStatus(c.Ledger, f.FlightNumber, f.Date); st != StatusAvailable {
 			bad = append(bad, fmt.Sprintf("%s on %s is %s, not available", f.FlightNumber, f.Date, q(st)))
 			continue
 		}
@@ -925,21 +916,21 @@ func balanceStale(l *ledger.Ledger, id string) bool {
 	return false
 }
 
-func checkBookPayments(c *proposal[*bookArgs]) ledger.Outcome {
-	u := ledgerUser(c.l)
-	if u == nil || u.UserID != c.a.userID() {
+func checkBookPayments(c *ledger.Call[*bookArgs]) ledger.Outcome {
+	u := ledgerUser(c.Ledger)
+	if u == nil || u.UserID != c.Args.userID() {
 		return ledger.OK
 	}
 	var bad []string
 	count := map[string]int{}
-	for _, p := range c.a.PaymentMethods.list() {
+	for _, p := range c.Args.PaymentMethods.list() {
 		pm, ok := u.PaymentMethods.Get(p.PaymentID)
 		if !ok || pm == nil {
 			bad = append(bad, fmt.Sprintf("%s is not among the user's payment methods %s", q(p.PaymentID), pyjson.Repr(paymentIDs(u))))
 			continue
 		}
 		count[pm.PaymentSource()]++
-		if bal, ok := balance(pm); ok && bal < float64(p.Amount) && !balanceStale(c.l, p.PaymentID) {
+		if bal, ok := balance(pm); ok && bal < float64(p.Amount) && !balanceStale(c.Ledger, p.PaymentID) {
 			bad = append(bad, fmt.Sprintf("%s has only %s, less than %s", q(p.PaymentID), money(bal), money(float64(p.Amount))))
 		}
 		if p.Amount < 0 {
@@ -955,20 +946,20 @@ func checkBookPayments(c *proposal[*bookArgs]) ledger.Outcome {
 	return ledger.OK
 }
 
-func checkBookTotal(c *proposal[*bookArgs]) ledger.Outcome {
-	total, ok := bookTotal(c.l, c.a)
+func checkBookTotal(c *ledger.Call[*bookArgs]) ledger.Outcome {
+	total, ok := bookTotal(c.Ledger, c.Args)
 	if !ok {
 		return ledger.OK
 	}
 	paid := 0
-	for _, p := range c.a.PaymentMethods.list() {
+	for _, p := range c.Args.PaymentMethods.list() {
 		paid += p.Amount
 	}
 	if paid == total {
 		return ledger.OK
 	}
-	nonfree := c.a.nonfreeBaggages()
-	return ledger.NeedRevise(fmt.Sprintf("The payments must add up to the total price: %s for %d passenger(s) in %s%s, plus %s for %d paid bag(s); they add up to %s.", money(float64(total)), len(c.a.Passengers.list()), c.a.cabin(), insuranceNote(c.a), money(float64(50*nonfree)), nonfree, money(float64(paid))))
+	nonfree := c.Args.nonfreeBaggages()
+	return ledger.NeedRevise(fmt.Sprintf("The payments must add up to the total price: %s for %d passenger(s) in %s%s, plus %s for %d paid bag(s); they add up to %s.", money(float64(total)), len(c.Args.Passengers.list()), c.Args.cabin(), insuranceNote(c.Args), money(float64(50*nonfree)), nonfree, money(float64(paid))))
 }
 
 func insuranceNote(a *bookArgs) string {
@@ -980,27 +971,27 @@ func insuranceNote(a *bookArgs) string {
 
 // checkBaggageAllowance guards a booking (its cabin and passengers) and a
 // bag update (the reservation's).
-func checkBaggageAllowance(c *proposal[bagCounts]) ledger.Outcome {
-	u := ledgerUser(c.l)
+func checkBaggageAllowance(c *ledger.Call[bagCounts]) ledger.Outcome {
+	u := ledgerUser(c.Ledger)
 	if u == nil {
 		return ledger.OK
 	}
 	var cabin, who string
 	var n int
-	switch a := c.a.(type) {
+	switch a := c.Args.(type) {
 	case *bookArgs:
 		if u.UserID != a.userID() {
 			return ledger.OK
 		}
 		cabin, n, who = a.cabin(), len(a.Passengers.list()), "booking"
 	case *baggagesArgs:
-		r := activeReservation(c.l, a.reservationID())
+		r := activeReservation(c.Ledger, a.reservationID())
 		if r == nil {
 			return ledger.OK
 		}
 		cabin, n, who = r.Cabin, len(r.Passengers), "reservation "+r.ReservationID
 	}
-	total, nonfree := c.a.totalBaggages(), c.a.nonfreeBaggages()
+	total, nonfree := c.Args.totalBaggages(), c.Args.nonfreeBaggages()
 	free := freeBagsPer(u.Membership, cabin) * n
 	want := max(0, total-free)
 	if nonfree == want {
@@ -1009,14 +1000,14 @@ func checkBaggageAllowance(c *proposal[bagCounts]) ledger.Outcome {
 	return ledger.NeedRevise(fmt.Sprintf("Per airline policy, a %s member gets %d free checked bag(s) per %s passenger: the %s (%d passenger(s)) has %d free bag(s), so %d total bag(s) means %d non-free bag(s), not %d.", u.Membership, freeBagsPer(u.Membership, cabin), cabin, who, n, free, total, want, nonfree))
 }
 
-func checkAddOnly(c *proposal[*baggagesArgs]) ledger.Outcome {
-	r := activeReservation(c.l, c.a.reservationID())
+func checkAddOnly(c *ledger.Call[*baggagesArgs]) ledger.Outcome {
+	r := activeReservation(c.Ledger, c.Args.reservationID())
 	if r == nil {
 		return ledger.OK
 	}
 	// The rule is about bags, not the paid count: a lower non-free count
 	// with more bags (a membership upgrade) removes none.
-	total := c.a.totalBaggages()
+	total := c.Args.totalBaggages()
 	if float64(total) >= r.TotalBaggages.Float64() {
 		return ledger.OK
 	}
@@ -1054,13 +1045,13 @@ func updateCost(l *ledger.Ledger, a paidChange, r *Reservation) (int, bool) {
 	return total, true
 }
 
-func checkUpdatePayment(c *proposal[paidChange]) ledger.Outcome {
-	r := activeReservation(c.l, c.a.reservationID())
-	u := ledgerUser(c.l)
+func checkUpdatePayment(c *ledger.Call[paidChange]) ledger.Outcome {
+	r := activeReservation(c.Ledger, c.Args.reservationID())
+	u := ledgerUser(c.Ledger)
 	if r == nil || u == nil {
 		return ledger.OK
 	}
-	id := c.a.paymentID()
+	id := c.Args.paymentID()
 	pm, ok := u.PaymentMethods.Get(id)
 	if !ok || pm == nil {
 		return ledger.NeedRevise(fmt.Sprintf("Per airline policy, the payment method must already be in the user's profile: %s is not among %s.", q(id), pyjson.Repr(paymentIDs(u))))
@@ -1075,16 +1066,16 @@ func checkUpdatePayment(c *proposal[paidChange]) ledger.Outcome {
 		return ledger.NeedRevise(fmt.Sprintf("Per airline policy, changes are paid or refunded with a single gift card or credit card, not a travel certificate (%s); the user has %s.", q(id), pyjson.Repr(ok)))
 	}
 	if g, isGift := pm.(*GiftCard); isGift {
-		if cost, known := updateCost(c.l, c.a, r); known && float64(cost) > g.Amount && !balanceStale(c.l, id) {
+		if cost, known := updateCost(c.Ledger, c.Args, r); known && float64(cost) > g.Amount && !balanceStale(c.Ledger, id) {
 			return ledger.NeedRevise(fmt.Sprintf("Gift card %s has %s, less than the %s this change costs; choose another payment method.", q(id), money(g.Amount), money(float64(cost))))
 		}
 	}
 	return ledger.OK
 }
 
-func checkPassengerCount(c *proposal[*passengersUpdateArgs]) ledger.Outcome {
-	r := activeReservation(c.l, c.a.reservationID())
-	n := len(c.a.Passengers.list())
+func checkPassengerCount(c *ledger.Call[*passengersUpdateArgs]) ledger.Outcome {
+	r := activeReservation(c.Ledger, c.Args.reservationID())
+	n := len(c.Args.Passengers.list())
 	if r == nil || n == len(r.Passengers) {
 		return ledger.OK
 	}
@@ -1106,16 +1097,16 @@ func modifiedOrCancelled(l *ledger.Ledger, id string) bool {
 // as they were read, before any change logged since: the delay or
 // cancellation the user complains about is a fact of the trip as booked, and
 // the $50 case comes only after the reservation was changed or cancelled.
-func checkCompensation(c *proposal[*certificateArgs]) ledger.Outcome {
-	u := ledgerUser(c.l)
-	if u == nil || u.UserID != c.a.userID() {
+func checkCompensation(c *ledger.Call[*certificateArgs]) ledger.Outcome {
+	u := ledgerUser(c.Ledger)
+	if u == nil || u.UserID != c.Args.userID() {
 		return ledger.OK
 	}
 	var allowed []string
 	amounts := map[float64]bool{}
 	var ineligible, delayedPending, unknown, unread []string
 	for _, id := range u.Reservations {
-		r := ledgerReservation(c.l, id)
+		r := ledgerReservation(c.Ledger, id)
 		if r == nil {
 			unread = append(unread, id)
 			continue
@@ -1126,7 +1117,7 @@ func checkCompensation(c *proposal[*certificateArgs]) ledger.Outcome {
 		cancelled, delayed := false, false
 		var unk []string
 		for _, f := range r.Flights {
-			switch knownStatus(c.l, f.FlightNumber, f.Date) {
+			switch knownStatus(c.Ledger, f.FlightNumber, f.Date) {
 			case StatusCancelled:
 				cancelled = true
 			case StatusDelayed:
@@ -1143,7 +1134,7 @@ func checkCompensation(c *proposal[*certificateArgs]) ledger.Outcome {
 		case cancelled:
 			amounts[100*n] = true
 			allowed = append(allowed, fmt.Sprintf("%s for reservation %s (cancelled flight, %d passenger(s))", money(100*n), r.ReservationID, len(r.Passengers)))
-		case delayed && modifiedOrCancelled(c.l, r.ReservationID):
+		case delayed && modifiedOrCancelled(c.Ledger, r.ReservationID):
 			amounts[50*n] = true
 			allowed = append(allowed, fmt.Sprintf("%s for reservation %s (delayed flight, %d passenger(s))", money(50*n), r.ReservationID, len(r.Passengers)))
 		case delayed:
@@ -1152,7 +1143,7 @@ func checkCompensation(c *proposal[*certificateArgs]) ledger.Outcome {
 			unknown = append(unknown, unk...)
 		}
 	}
-	amount := c.a.amount()
+	amount := c.Args.amount()
 	switch {
 	case amounts[amount]:
 		return ledger.OK
@@ -1178,12 +1169,12 @@ func checkCompensation(c *proposal[*certificateArgs]) ledger.Outcome {
 
 // checkNotRepeated guards a booking (the same booking again) and a
 // certificate (a second one for the user).
-func checkNotRepeated(c *proposal[userCall]) ledger.Outcome {
-	for _, w := range c.l.Writes() {
-		if w.Tool != c.tool || !w.Done || !w.Succeeded {
+func checkNotRepeated(c *ledger.Call[userCall]) ledger.Outcome {
+	for _, w := range c.Ledger.Writes() {
+		if w.Tool != c.Tool || !w.Done || !w.Succeeded {
 			continue
 		}
-		switch a := c.a.(type) {
+		switch a := c.Args.(type) {
 		case *certificateArgs:
 			if prev, ok := w.Decoded.(*certificateArgs); ok && prev.userID() == a.userID() {
 				return ledger.Refuse(fmt.Sprintf("A certificate was already sent to %s in this conversation; compensation is given once.", a.userID()))
