@@ -92,9 +92,9 @@ type Call[A any] struct {
 
 // Rule is the predicate <domain>.<tool>.<rule> over the tool's decoded
 // arguments A (see Typed), whose check reads the whole call.
-func Rule[A any](domain, tool, rule, clause string, check func(c *Call[A]) Outcome) Predicate {
+func Rule[A any](domain, tool, rule, clause string, check func(c Call[A]) Outcome) Predicate {
 	return Typed(domain+"."+tool+"."+rule, tool, clause, func(l *Ledger, a A) Outcome {
-		return check(&Call[A]{Ledger: l, Tool: tool, Args: a})
+		return check(Call[A]{Ledger: l, Tool: tool, Args: a})
 	})
 }
 

@@ -355,7 +355,7 @@ func (d *Domain) decodeArgs(tool string, raw json.RawMessage) (any, error) {
 
 // predicate is the rule airline.<tool>.<rule> over the tool's arguments A (its
 // argument struct pointer or an accessor interface).
-func predicate[A any](tool, rule, clause string, check func(c *ledger.Call[A]) ledger.Outcome) ledger.Predicate {
+func predicate[A any](tool, rule, clause string, check func(c ledger.Call[A]) ledger.Outcome) ledger.Predicate {
 	return ledger.Rule("airline", tool, rule, clause, check)
 }
 
@@ -566,7 +566,7 @@ var profileFacts = map[string]string{
 
 // checkUserRead guards the user tools (userCall) and the reservation tools
 // (reservationCall).
-func checkUserRead(c *ledger.Call[any]) ledger.Outcome {
+func checkUserRead(c ledger.Call[any]) ledger.Outcome {
 	if ledgerUser(c.Ledger) != nil {
 		return ledger.OK
 	}
@@ -584,7 +584,7 @@ func checkUserRead(c *ledger.Call[any]) ledger.Outcome {
 	return ledger.NeedRevise(fmt.Sprintf("Per airline policy, %s depends on %s of the user's profile, which has not been read: %s.", c.Tool, profileFacts[c.Tool], hint))
 }
 
-func checkOwnUser(c *ledger.Call[userCall]) ledger.Outcome {
+func checkOwnUser(c ledger.Call[userCall]) ledger.Outcome {
 	u := ledgerUser(c.Ledger)
 	if u == nil || u.UserID == c.Args.userID() {
 		return ledger.OK
@@ -592,7 +592,7 @@ func checkOwnUser(c *ledger.Call[userCall]) ledger.Outcome {
 	return ledger.Refuse(fmt.Sprintf("Per airline policy, you can only act for the user %s in this conversation; %s is another user.", u.UserID, q(c.Args.userID())))
 }
 
-func checkReservationRead(c *ledger.Call[reservationCall]) ledger.Outcome {
+func checkReservationRead(c ledger.Call[reservationCall]) ledger.Outcome {
 	id := c.Args.reservationID()
 	if ledgerReservation(c.Ledger, id) != nil {
 		return ledger.OK
@@ -600,7 +600,7 @@ func checkReservationRead(c *ledger.Call[reservationCall]) ledger.Outcome {
 	return ledger.NeedRevise(fmt.Sprintf("Per airline policy, check reservation %s before acting on it: call get_reservation_details(reservation_id=%s) first.", id, q(id)))
 }
 
-func checkOwnReservation(c *ledger.Call[reservationCall]) ledger.Outcome {
+func checkOwnReservation(c ledger.Call[reservationCall]) ledger.Outcome {
 	u := ledgerUser(c.Ledger)
 	r := effectiveReservation(c.Ledger, c.Args.reservationID())
 	if u == nil || r == nil || r.UserID == u.UserID {
@@ -609,7 +609,7 @@ func checkOwnReservation(c *ledger.Call[reservationCall]) ledger.Outcome {
 	return ledger.Refuse(fmt.Sprintf("Per airline policy, you can only act on reservations of the user %s; reservation %s belongs to another user (%s).", u.UserID, r.ReservationID, r.UserID))
 }
 
-func checkNotCancelled(c *ledger.Call[reservationCall]) ledger.Outcome {
+func checkNotCancelled(c ledger.Call[reservationCall]) ledger.Outcome {
 	r := ownedReservation(c.Ledger, c.Args.reservationID())
 	if r == nil || r.Status == nil || *r.Status != StatusCancelled {
 		return ledger.OK
@@ -617,7 +617,7 @@ func checkNotCancelled(c *ledger.Call[reservationCall]) ledger.Outcome {
 	return ledger.Refuse(fmt.Sprintf("Reservation %s is already cancelled; it cannot be cancelled or modified.", r.ReservationID))
 }
 
-func checkNotFlown(c *ledger.Call[reservationCall]) ledger.Outcome {
+func checkNotFlown(c ledger.Call[reservationCall]) ledger.Outcome {
 	r := activeReservation(c.Ledger, c.Args.reservationID())
 	if r == nil {
 		return ledger.OK
@@ -651,7 +651,7 @@ func checkNotFlown(c *ledger.Call[reservationCall]) ledger.Outcome {
 	return ledger.OK
 }
 
-func checkCancelBasis(c *ledger.Call[*reservationArgs]) ledger.Outcome {
+func checkCancelBasis(c ledger.Call[*reservationArgs]) ledger.Outcome {
 	r := activeReservation(c.Ledger, c.Args.reservationID())
 	if r == nil {
 		return ledger.OK
@@ -688,7 +688,7 @@ func flightsChange(r *Reservation, fs []FlightInfo) bool {
 	return false
 }
 
-func checkBasicEconomy(c *ledger.Call[*flightsUpdateArgs]) ledger.Outcome {
+func checkBasicEconomy(c ledger.Call[*flightsUpdateArgs]) ledger.Outcome {
 	r := activeReservation(c.Ledger, c.Args.reservationID())
 	if r == nil || r.Cabin != "basic_economy" {
 		return ledger.OK
@@ -767,7 +767,7 @@ func tripProblem(l *ledger.Ledger, r *Reservation, fs []FlightInfo, origin, dest
 	return "", true
 }
 
-func checkSameTrip(c *ledger.Call[*flightsUpdateArgs]) ledger.Outcome {
+func checkSameTrip(c ledger.Call[*flightsUpdateArgs]) ledger.Outcome {
 	r := activeReservation(c.Ledger, c.Args.reservationID())
 	if r == nil {
 		return ledger.OK
@@ -778,7 +778,7 @@ func checkSameTrip(c *ledger.Call[*flightsUpdateArgs]) ledger.Outcome {
 	return ledger.OK
 }
 
-func checkCabinAllSegments(c *ledger.Call[*flightsUpdateArgs]) ledger.Outcome {
+func checkCabinAllSegments(c ledger.Call[*flightsUpdateArgs]) ledger.Outcome {
 	r := activeReservation(c.Ledger, c.Args.reservationID())
 	if r == nil || c.Args.cabin() == r.Cabin {
 		return ledger.OK
@@ -789,7 +789,7 @@ func checkCabinAllSegments(c *ledger.Call[*flightsUpdateArgs]) ledger.Outcome {
 	return ledger.NeedRevise(fmt.Sprintf("Per airline policy, the cabin must be the same across all flights of reservation %s: a cabin change applies to every segment (%s); include them all.", r.ReservationID, segments(r)))
 }
 
-func checkRoute(c *ledger.Call[*bookArgs]) ledger.Outcome {
+func checkRoute(c ledger.Call[*bookArgs]) ledger.Outcome {
 	origin, destination, flightType := c.Args.Origin.text(), c.Args.Destination.text(), c.Args.FlightType.text()
 	if p, _ := tripProblem(c.Ledger, nil, c.Args.flights(), origin, destination, flightType); p != "" {
 		return ledger.NeedRevise(fmt.Sprintf("The flights must make a %s trip from %s to %s: %s.", flightType, origin, destination, p))
@@ -797,7 +797,7 @@ func checkRoute(c *ledger.Call[*bookArgs]) ledger.Outcome {
 	return ledger.OK
 }
 
-func checkPassengerLimit(c *ledger.Call[*bookArgs]) ledger.Outcome {
+func checkPassengerLimit(c ledger.Call[*bookArgs]) ledger.Outcome {
 	switch n := len(c.Args.Passengers.list()); {
 	case n == 0:
 		return ledger.NeedRevise("Per airline policy, collect the first name, last name and date of birth of each passenger; the passenger list is empty.")
@@ -826,7 +826,7 @@ func chosenFlights(fs []FlightInfo, r *Reservation) []FlightInfo {
 
 // checkFlightsSearched guards a booking (the passengers it names) and a
 // flight change (the reservation's passengers).
-func checkFlightsSearched(c *ledger.Call[flightChoice]) ledger.Outcome {
+func checkFlightsSearched(c ledger.Call[flightChoice]) ledger.Outcome {
 	var r *Reservation
 	n := 0
 	switch a := c.Args.(type) {
@@ -916,7 +916,7 @@ func balanceStale(l *ledger.Ledger, id string) bool {
 	return false
 }
 
-func checkBookPayments(c *ledger.Call[*bookArgs]) ledger.Outcome {
+func checkBookPayments(c ledger.Call[*bookArgs]) ledger.Outcome {
 	u := ledgerUser(c.Ledger)
 	if u == nil || u.UserID != c.Args.userID() {
 		return ledger.OK
@@ -946,7 +946,7 @@ func checkBookPayments(c *ledger.Call[*bookArgs]) ledger.Outcome {
 	return ledger.OK
 }
 
-func checkBookTotal(c *ledger.Call[*bookArgs]) ledger.Outcome {
+func checkBookTotal(c ledger.Call[*bookArgs]) ledger.Outcome {
 	total, ok := bookTotal(c.Ledger, c.Args)
 	if !ok {
 		return ledger.OK
@@ -971,7 +971,7 @@ func insuranceNote(a *bookArgs) string {
 
 // checkBaggageAllowance guards a booking (its cabin and passengers) and a
 // bag update (the reservation's).
-func checkBaggageAllowance(c *ledger.Call[bagCounts]) ledger.Outcome {
+func checkBaggageAllowance(c ledger.Call[bagCounts]) ledger.Outcome {
 	u := ledgerUser(c.Ledger)
 	if u == nil {
 		return ledger.OK
@@ -1000,7 +1000,7 @@ func checkBaggageAllowance(c *ledger.Call[bagCounts]) ledger.Outcome {
 	return ledger.NeedRevise(fmt.Sprintf("Per airline policy, a %s member gets %d free checked bag(s) per %s passenger: the %s (%d passenger(s)) has %d free bag(s), so %d total bag(s) means %d non-free bag(s), not %d.", u.Membership, freeBagsPer(u.Membership, cabin), cabin, who, n, free, total, want, nonfree))
 }
 
-func checkAddOnly(c *ledger.Call[*baggagesArgs]) ledger.Outcome {
+func checkAddOnly(c ledger.Call[*baggagesArgs]) ledger.Outcome {
 	r := activeReservation(c.Ledger, c.Args.reservationID())
 	if r == nil {
 		return ledger.OK
@@ -1045,7 +1045,7 @@ func updateCost(l *ledger.Ledger, a paidChange, r *Reservation) (int, bool) {
 	return total, true
 }
 
-func checkUpdatePayment(c *ledger.Call[paidChange]) ledger.Outcome {
+func checkUpdatePayment(c ledger.Call[paidChange]) ledger.Outcome {
 	r := activeReservation(c.Ledger, c.Args.reservationID())
 	u := ledgerUser(c.Ledger)
 	if r == nil || u == nil {
@@ -1073,7 +1073,7 @@ func checkUpdatePayment(c *ledger.Call[paidChange]) ledger.Outcome {
 	return ledger.OK
 }
 
-func checkPassengerCount(c *ledger.Call[*passengersUpdateArgs]) ledger.Outcome {
+func checkPassengerCount(c ledger.Call[*passengersUpdateArgs]) ledger.Outcome {
 	r := activeReservation(c.Ledger, c.Args.reservationID())
 	n := len(c.Args.Passengers.list())
 	if r == nil || n == len(r.Passengers) {
@@ -1097,7 +1097,7 @@ func modifiedOrCancelled(l *ledger.Ledger, id string) bool {
 // as they were read, before any change logged since: the delay or
 // cancellation the user complains about is a fact of the trip as booked, and
 // the $50 case comes only after the reservation was changed or cancelled.
-func checkCompensation(c *ledger.Call[*certificateArgs]) ledger.Outcome {
+func checkCompensation(c ledger.Call[*certificateArgs]) ledger.Outcome {
 	u := ledgerUser(c.Ledger)
 	if u == nil || u.UserID != c.Args.userID() {
 		return ledger.OK
@@ -1169,7 +1169,7 @@ func checkCompensation(c *ledger.Call[*certificateArgs]) ledger.Outcome {
 
 // checkNotRepeated guards a booking (the same booking again) and a
 // certificate (a second one for the user).
-func checkNotRepeated(c *ledger.Call[userCall]) ledger.Outcome {
+func checkNotRepeated(c ledger.Call[userCall]) ledger.Outcome {
 	for _, w := range c.Ledger.Writes() {
 		if w.Tool != c.Tool || !w.Done || !w.Succeeded {
 			continue

@@ -181,7 +181,7 @@ func (d *Domain) decodeArgs(tool string, raw json.RawMessage) (any, error) {
 
 // predicate is the rule retail.<tool>.<rule> over the tool's arguments A (its
 // argument struct pointer or an accessor interface).
-func predicate[A any](tool, rule, clause string, check func(c *ledger.Call[A]) ledger.Outcome) ledger.Predicate {
+func predicate[A any](tool, rule, clause string, check func(c ledger.Call[A]) ledger.Outcome) ledger.Predicate {
 	return ledger.Rule("retail", tool, rule, clause, check)
 }
 
@@ -347,14 +347,14 @@ func readUserHint(l *ledger.Ledger) string {
 
 // --- predicates -----------------------------------------------------------
 
-func checkAuthenticated(c *ledger.Call[any]) ledger.Outcome {
+func checkAuthenticated(c ledger.Call[any]) ledger.Outcome {
 	if authUserID(c.Ledger) != "" {
 		return ledger.OK
 	}
 	return ledger.NeedRevise("Per retail policy, authenticate the user before any action that changes the database: locate their user id with find_user_id_by_email or find_user_id_by_name_zip (required even when the user gives their user id).")
 }
 
-func checkOrderRead(c *ledger.Call[orderCall]) ledger.Outcome {
+func checkOrderRead(c ledger.Call[orderCall]) ledger.Outcome {
 	id := c.Args.orderID()
 	if authUserID(c.Ledger) == "" || ledgerOrder(c.Ledger, id) != nil {
 		return ledger.OK
@@ -362,7 +362,7 @@ func checkOrderRead(c *ledger.Call[orderCall]) ledger.Outcome {
 	return ledger.NeedRevise(fmt.Sprintf("Per retail policy, check order %s before acting on it: call get_order_details(order_id=%s) first.", id, q(id)))
 }
 
-func checkOwnOrder(c *ledger.Call[orderCall]) ledger.Outcome {
+func checkOwnOrder(c ledger.Call[orderCall]) ledger.Outcome {
 	o := callOrder(c.Ledger, c.Args)
 	if o == nil {
 		return ledger.OK
@@ -406,7 +406,7 @@ func hasOncePredicate(tool string) bool {
 	return false
 }
 
-func checkStatus(c *ledger.Call[orderCall]) ledger.Outcome {
+func checkStatus(c ledger.Call[orderCall]) ledger.Outcome {
 	o := ownedOrder(c.Ledger, c.Args)
 	if o == nil {
 		return ledger.OK
@@ -425,7 +425,7 @@ func checkStatus(c *ledger.Call[orderCall]) ledger.Outcome {
 	return ledger.Refuse(fmt.Sprintf("Per retail policy, only %s orders can be %s; order %s is %s.", q(need), verb, o.OrderID, q(status)))
 }
 
-func checkOnce(c *ledger.Call[orderCall]) ledger.Outcome {
+func checkOnce(c ledger.Call[orderCall]) ledger.Outcome {
 	id := c.Args.orderID()
 	if id == "" {
 		return ledger.OK
@@ -444,14 +444,14 @@ func checkOnce(c *ledger.Call[orderCall]) ledger.Outcome {
 	return ledger.OK
 }
 
-func checkReason(c *ledger.Call[*cancelArgs]) ledger.Outcome {
+func checkReason(c ledger.Call[*cancelArgs]) ledger.Outcome {
 	if slices.Contains(cancelReasons, c.Args.Reason) {
 		return ledger.OK
 	}
 	return ledger.NeedRevise(fmt.Sprintf("Per retail policy, the cancellation reason must be either 'no longer needed' or 'ordered by mistake'; other reasons are not acceptable. You gave %s.", q(c.Args.Reason)))
 }
 
-func checkItemsInOrder(c *ledger.Call[itemsCall]) ledger.Outcome {
+func checkItemsInOrder(c ledger.Call[itemsCall]) ledger.Outcome {
 	o := ownedOrder(c.Ledger, c.Args)
 	if o == nil {
 		return ledger.OK
@@ -483,7 +483,7 @@ func checkItemsInOrder(c *ledger.Call[itemsCall]) ledger.Outcome {
 	return ledger.NeedRevise(fmt.Sprintf("Per retail policy, the items must be items of order %s (%s): %s.", o.OrderID, pyjson.Repr(all), strings.Join(bad, "; ")))
 }
 
-func checkSameProduct(c *ledger.Call[itemsCall]) ledger.Outcome {
+func checkSameProduct(c ledger.Call[itemsCall]) ledger.Outcome {
 	o := ownedOrder(c.Ledger, c.Args)
 	ids, newIDs := c.Args.items(), c.Args.newItems()
 	if o == nil || len(newIDs) != len(ids) {
@@ -520,7 +520,7 @@ func checkSameProduct(c *ledger.Call[itemsCall]) ledger.Outcome {
 	return ledger.OK
 }
 
-func checkPaymentOwned(c *ledger.Call[paidCall]) ledger.Outcome {
+func checkPaymentOwned(c ledger.Call[paidCall]) ledger.Outcome {
 	o := ownedOrder(c.Ledger, c.Args)
 	if o == nil {
 		return ledger.OK
@@ -574,7 +574,7 @@ func amountDue(l *ledger.Ledger, tool string, o *Order, ids, newIDs []string) (f
 	return diff, true
 }
 
-func checkGiftCardBalance(c *ledger.Call[paidCall]) ledger.Outcome {
+func checkGiftCardBalance(c ledger.Call[paidCall]) ledger.Outcome {
 	o := ownedOrder(c.Ledger, c.Args)
 	if o == nil {
 		return ledger.OK
@@ -607,7 +607,7 @@ func checkGiftCardBalance(c *ledger.Call[paidCall]) ledger.Outcome {
 	return ledger.NeedRevise(fmt.Sprintf("Per retail policy, a gift card must have enough balance to cover %s: %s has $%s, and %s is $%s. Choose another payment method.", what, q(pmID), pyjson.FormatFixed(pm.Balance, 2), what, pyjson.FormatFixed(due, 2)))
 }
 
-func checkPaymentDifferent(c *ledger.Call[*modifyPaymentArgs]) ledger.Outcome {
+func checkPaymentDifferent(c ledger.Call[*modifyPaymentArgs]) ledger.Outcome {
 	o := ownedOrder(c.Ledger, c.Args)
 	if o == nil {
 		return ledger.OK
@@ -618,7 +618,7 @@ func checkPaymentDifferent(c *ledger.Call[*modifyPaymentArgs]) ledger.Outcome {
 	return ledger.OK
 }
 
-func checkRefundDestination(c *ledger.Call[paidCall]) ledger.Outcome {
+func checkRefundDestination(c ledger.Call[paidCall]) ledger.Outcome {
 	o := ownedOrder(c.Ledger, c.Args)
 	if o == nil {
 		return ledger.OK
@@ -639,7 +639,7 @@ func checkRefundDestination(c *ledger.Call[paidCall]) ledger.Outcome {
 	return ledger.NeedRevise(fmt.Sprintf("Per retail policy, refunds must go to the original payment (%s) or an existing gift card (%s). You chose %s.", pyjson.Repr(orig), pyjson.Repr(cards), q(pm)))
 }
 
-func checkOwnUser(c *ledger.Call[*userAddressArgs]) ledger.Outcome {
+func checkOwnUser(c ledger.Call[*userAddressArgs]) ledger.Outcome {
 	auth := authUserID(c.Ledger)
 	if auth == "" || c.Args.UserID == auth {
 		return ledger.OK
@@ -647,7 +647,7 @@ func checkOwnUser(c *ledger.Call[*userAddressArgs]) ledger.Outcome {
 	return ledger.Refuse(fmt.Sprintf("Per retail policy, you can only help the authenticated user %s in this conversation; %s is another user.", auth, q(c.Args.UserID)))
 }
 
-func checkNotRepeated(c *ledger.Call[*userAddressArgs]) ledger.Outcome {
+func checkNotRepeated(c ledger.Call[*userAddressArgs]) ledger.Outcome {
 	ws := c.Ledger.Writes()
 	for i := len(ws) - 1; i >= 0; i-- {
 		w := ws[i]
