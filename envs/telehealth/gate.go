@@ -286,8 +286,8 @@ type proposal struct {
 type check func(c *proposal) ledger.Outcome
 
 func predicate(tool, rule, clause string, fn check) ledger.Predicate {
-	return ledger.Rule("telehealth", tool, rule, clause, func(c ledger.Call[*writeArgs]) ledger.Outcome {
-		return fn(&proposal{l: c.Ledger, tool: tool, a: *c.Args, auth: authenticatedIDs(c.Ledger)})
+	return ledger.Typed("telehealth."+tool+"."+rule, tool, clause, func(l *ledger.Ledger, a *writeArgs) ledger.Outcome {
+		return fn(&proposal{l: l, tool: tool, a: *a, auth: authenticatedIDs(l)})
 	})
 }
 
