@@ -114,8 +114,8 @@ func argsClause(tool string) string {
 // tool in upstream tool order (ledgeragent.Policy).
 func (d *Domain) GatePredicates() []ledger.Predicate {
 	p := func(tool, rule, clause string, check func(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome) ledger.Predicate {
-		return ledger.Rule("telecom", tool, rule, clause, func(c ledger.Call[callArgs]) ledger.Outcome {
-			return check(c.Tool, c.Ledger, c.Args)
+		return ledger.Typed("telecom."+tool+"."+rule, tool, clause, func(l *ledger.Ledger, a callArgs) ledger.Outcome {
+			return check(tool, l, a)
 		})
 	}
 	roamingFix := clauseRoamingFix
