@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ledgerbench/ledgerbench/envs/telehealth"
 	"github.com/ledgerbench/ledgerbench/internal/data"
+	"github.com/ledgerbench/ledgerbench/internal/domains"
 )
 
 func newCmdData(s *Streams, g *globalOptions) *cobra.Command {
@@ -84,24 +84,16 @@ serving that layout; the default is GitHub at the pinned commits.`,
 	return cmd
 }
 
-// convertDerived writes files derived from the pulled data: τ-Trait's task
-// lists converted from Python literals to JSON (tasks_<split>.json beside each
-// tasks_<split>.py), for inspection and for other tools. ledgerbench itself
-// parses the .py files when it loads the domain.
+// convertDerived writes the files the domains derive from the pulled data
+// (τ-Trait's task lists as JSON, for inspection and for other tools).
 func convertDerived(dir string) error {
-	th := data.Telehealth(dir)
-	for _, split := range []string{"test", "dev", "train"} {
-		src := filepath.Join(th, "tasks_"+split+".py")
-		b, err := os.ReadFile(src)
-		if err != nil {
-			return fmt.Errorf("convert τ-Trait tasks: %w", err)
-		}
-		out, err := telehealth.ConvertTasks(src, b)
-		if err != nil {
-			return fmt.Errorf("convert τ-Trait tasks: %w", err)
-		}
-		if err := writeAtomic(filepath.Join(th, "tasks_"+split+".json"), out); err != nil {
-			return fmt.Errorf("convert τ-Trait tasks: %w", err)
+	files, err := domains.Derived(dir)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := writeAtomic(f.Path, f.Data); err != nil {
+			return fmt.Errorf("derived data: %w", err)
 		}
 	}
 	return nil

@@ -107,11 +107,7 @@ func expandRecorded(in []string) ([]string, error) {
 func runGateAudit(ctx context.Context, s *Streams, opts *gateAuditOptions) error {
 	doms := opts.Domains
 	if len(doms) == 0 {
-		for _, n := range domains.Names() {
-			if !strings.Contains(n, "-") { // variants share their base domain's gate
-				doms = append(doms, n)
-			}
-		}
+		doms = domains.Bases() // variants share their base domain's gate
 	}
 	emit := func(v any) error {
 		b, err := json.Marshal(v)
