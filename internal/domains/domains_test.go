@@ -1,9 +1,13 @@
 package domains
 
 import (
+	"encoding/json"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
 	"github.com/ledgerbench/ledgerbench/internal/domains/known"
 )
 
@@ -40,5 +44,28 @@ func TestLoadUnknown(t *testing.T) {
 	}
 	if _, err := LoadSolo("airline", t.TempDir()); err == nil {
 		t.Fatal("LoadSolo(airline) = nil error; want no solo mode")
+	}
+}
+
+// TestDerived builds the derived files from the shared data: τ-Trait's
+// three task lists as JSON arrays beside their .py sources.
+func TestDerived(t *testing.T) {
+	root := datatest.Root(t)
+	files, err := Derived(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 3 {
+		t.Fatalf("Derived: %d files; want 3 (tasks_{test,dev,train}.json)", len(files))
+	}
+	for _, f := range files {
+		py := strings.TrimSuffix(f.Path, ".json") + ".py"
+		if _, err := os.Stat(py); err != nil {
+			t.Errorf("%s: no source beside it: %v", f.Path, err)
+		}
+		var tasks []map[string]any
+		if err := json.Unmarshal(f.Data, &tasks); err != nil || len(tasks) == 0 {
+			t.Errorf("%s: want a non-empty JSON array of tasks (%d, %v)", f.Path, len(tasks), err)
+		}
 	}
 }
