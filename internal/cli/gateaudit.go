@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -8,8 +9,8 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/domains"
 	"github.com/ledgerbench/ledgerbench/internal/parallel"
+	"github.com/ledgerbench/ledgerbench/internal/report"
 	"github.com/ledgerbench/ledgerbench/ledgeragent"
 	"github.com/ledgerbench/ledgerbench/results"
 	"github.com/ledgerbench/ledgerbench/tasks"
@@ -30,15 +32,19 @@ type gateAuditOptions struct {
 	// Recorded are τ²-bench results files (globs expanded) to audit in
 	// shadow mode.
 	Recorded []string
-	JSON     bool
-	Verbose  bool
-	Strict   bool
+	// Format is text, json (one object per line), csv or markdown.
+	Format  string
+	Verbose bool
+	Strict  bool
 }
 
 func newCmdGateAudit(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *gateAuditOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runGateAudit
+	}
 	opts := &gateAuditOptions{}
 	cmd := &cobra.Command{
-		Use:   "gate-audit [--domain D…] [--recorded] [FILE|GLOB…] [--json] [-v]",
+		Use:   "gate-audit [--domain D…] [--recorded] [FILE|GLOB…] [--format F] [-v]",
 		Short: "Measure the policy gate: false positives on gold, recall on mutations, verdicts on recorded runs",
 		Long: `Three offline reports per domain:
   gold       every task's gold writes, preceded by the reads they need, through the gate;
@@ -52,8 +58,10 @@ func newCmdGateAudit(s *Streams, g *globalOptions, runF func(context.Context, *S
              (llm_agent_solo / dummy_user) are audited as solo runs.
 
 Recorded files are the arguments and the values of --recorded; quoted globs are
-expanded. --json prints one object per line, with one "verdict" object per write the
-gate would not have allowed; -v prints the same per-verdict lines in the text output.`,
+expanded. --format json (--json) prints one object per line, with one "verdict"
+object per write the gate would not have allowed; text, csv and markdown print one
+table per report, and -v adds the same per-verdict lines (a verdicts table in csv
+and markdown).`,
 		Example: `  ledgerbench gate-audit --domain airline
   ledgerbench gate-audit --recorded ../shared/upstream/trajectories/sierra-research+tau2-bench/*.json
   ledgerbench gate-audit -v --json 'runs/*.json'`,
@@ -68,16 +76,13 @@ gate would not have allowed; -v prints the same per-verdict lines in the text ou
 				return usageError{err}
 			}
 			opts.Recorded = files
-			if runF != nil {
-				return runF(cmd.Context(), s, opts)
-			}
-			return runGateAudit(cmd.Context(), s, opts)
+			return runF(cmd.Context(), s, opts)
 		},
 	}
 	cmd.Flags().StringSliceVar(&opts.Domains, "domain", nil, "domains (default: all with gate predicates)")
 	cmd.Flags().StringVar(&opts.Split, "split", "", "task split for the gold and mutation reports (default: each domain's default)")
 	cmd.Flags().StringSliceVar(&opts.Recorded, "recorded", nil, "τ²-bench results files or globs to audit in shadow mode (more may follow as arguments)")
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON object per line")
+	addFormatFlags(cmd, &opts.Format, tableFormats...)
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print every write the gate would not have allowed")
 	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "exit 3 if any gold write is not allowed")
 	return cmd
@@ -104,116 +109,211 @@ func expandRecorded(in []string) ([]string, error) {
 	return out, nil
 }
 
-func runGateAudit(ctx context.Context, s *Streams, opts *gateAuditOptions) error {
-	doms := opts.Domains
-	if len(doms) == 0 {
-		doms = domains.Bases() // variants share their base domain's gate
+// gateAudit is what gate-audit measured: per domain its gold and
+// mutation reports, per recorded file its reports and stopped writes.
+type gateAudit struct {
+	domains []domainAudit
+	files   []fileAudit
+}
+
+type domainAudit struct {
+	gold      ledgeragent.GoldReport
+	mutations []ledgeragent.MutationReport
+}
+
+type fileAudit struct {
+	reports  []ledgeragent.RecordedReport
+	verdicts []ledgeragent.RecordedVerdict
+}
+
+func (a *gateAudit) falsePositives() int {
+	n := 0
+	for _, d := range a.domains {
+		n += d.gold.FalsePositives
 	}
-	emit := func(v any) error {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintln(s.Out, string(b))
+	return n
+}
+
+func runGateAudit(ctx context.Context, s *Streams, opts *gateAuditOptions) error {
+	a, err := auditGate(ctx, s.ErrOut, opts)
+	if err != nil {
 		return err
 	}
-	tw := tabwriter.NewWriter(s.Out, 0, 0, 2, ' ', 0)
-	totalFP := 0
-	if !opts.JSON {
-		fmt.Fprintln(tw, "REPORT\tDOMAIN\tKIND\tWRITES\tRESULT\tRATE")
+	if err := writeGateAudit(s.Out, report.Format(opts.Format), opts.Verbose, a); err != nil {
+		return err
 	}
-	loaded := map[string]envs.Domain{}
-	for _, name := range doms {
-		dom, err := domains.Load(name, opts.DataDir)
-		if err != nil {
-			return err
-		}
-		loaded[name] = dom
-		if _, ok := ledgeragent.PolicyOf(dom); !ok {
-			fmt.Fprintf(s.ErrOut, "%s: no gate predicates; skipped\n", name)
-			continue
-		}
-		sel, err := dom.Tasks().Select(tasks.Selection{Split: opts.Split})
-		if err != nil {
-			return err
-		}
-		gold, err := ledgeragent.AuditGold(ctx, dom, sel)
-		if err != nil {
-			return err
-		}
-		totalFP += gold.FalsePositives
-		muts, err := ledgeragent.AuditMutations(ctx, dom, sel)
-		if err != nil {
-			return err
-		}
-		if opts.JSON {
-			if err := emit(gold); err != nil {
-				return err
-			}
-			for _, m := range muts {
-				if err := emit(m); err != nil {
-					return err
-				}
-			}
-			continue
-		}
-		fmt.Fprintf(tw, "gold\t%s\t-\t%d\t%d false positives (%d gold writes rejected by the environment, not judged)\t%s false positives\n", name, gold.Writes, gold.FalsePositives, gold.RejectedByEnv, rate(gold.FalsePositives, gold.Writes))
-		for _, m := range muts {
-			fmt.Fprintf(tw, "mutations\t%s\t%s\t%d\t%d caught\t%s recall\n", name, m.Kind, m.Total, m.Caught, rate(m.Caught, m.Total))
-		}
-	}
-	var stops []ledgeragent.RecordedVerdict
-	for _, file := range opts.Recorded {
-		reps, vs, err := auditRecordedFile(ctx, file, opts.DataDir, loaded)
-		if err != nil {
-			return err
-		}
-		for _, r := range reps {
-			if opts.JSON {
-				if err := emit(r); err != nil {
-					return err
-				}
-				continue
-			}
-			stopped := r.Revise + r.Block
-			fmt.Fprintf(tw, "recorded\t%s\t%s (rescored: %s) runs=%d (%s)\t%d\t%d stopped: %d revise, %d block; %d rejected by the environment anyway, %d not rejected; %d runs flagged\t%s of writes stopped\n",
-				r.Domain, r.Outcome, r.Rescored, r.Runs, r.File, r.Writes, stopped, r.Revise, r.Block, r.StoppedEnvRejected, r.StoppedNotRejected, r.Flagged, rate(stopped, r.Writes))
-		}
-		if opts.JSON {
-			for _, v := range vs {
-				if err := emit(v); err != nil {
-					return err
-				}
-			}
-		}
-		stops = append(stops, vs...)
-	}
-	if !opts.JSON {
-		tw.Flush()
-		if opts.Verbose {
-			writeVerdictLines(s.Out, stops)
-		}
-	}
-	if opts.Strict && totalFP > 0 {
-		return fmt.Errorf("gate-audit: %w: %d gold writes were not allowed", ErrFailed, totalFP)
+	if fp := a.falsePositives(); opts.Strict && fp > 0 {
+		return fmt.Errorf("gate-audit: %w: %d gold writes were not allowed", ErrFailed, fp)
 	}
 	return nil
 }
 
+// auditGate runs the gold and mutation audits of each domain, then the
+// shadow audit of each recorded file.
+func auditGate(ctx context.Context, errOut io.Writer, opts *gateAuditOptions) (*gateAudit, error) {
+	names := opts.Domains
+	if len(names) == 0 {
+		names = domains.Bases() // variants share their base domain's gate
+	}
+	a := &gateAudit{}
+	loaded := map[string]envs.Domain{}
+	for _, name := range names {
+		dom, err := domains.Load(name, opts.DataDir)
+		if err != nil {
+			return nil, err
+		}
+		loaded[name] = dom
+		if _, ok := ledgeragent.PolicyOf(dom); !ok {
+			fmt.Fprintf(errOut, "%s: no gate predicates; skipped\n", name)
+			continue
+		}
+		d, err := auditDomain(ctx, dom, opts.Split)
+		if err != nil {
+			return nil, err
+		}
+		a.domains = append(a.domains, d)
+	}
+	for _, file := range opts.Recorded {
+		reps, vs, err := auditRecordedFile(ctx, file, opts.DataDir, loaded)
+		if err != nil {
+			return nil, err
+		}
+		a.files = append(a.files, fileAudit{reps, vs})
+	}
+	return a, nil
+}
+
+// auditDomain runs a domain's gold writes and their mutations through its
+// gate.
+func auditDomain(ctx context.Context, dom envs.Domain, split string) (domainAudit, error) {
+	sel, err := dom.Tasks().Select(tasks.Selection{Split: split})
+	if err != nil {
+		return domainAudit{}, err
+	}
+	gold, err := ledgeragent.AuditGold(ctx, dom, sel)
+	if err != nil {
+		return domainAudit{}, err
+	}
+	muts, err := ledgeragent.AuditMutations(ctx, dom, sel)
+	if err != nil {
+		return domainAudit{}, err
+	}
+	return domainAudit{gold, muts}, nil
+}
+
+// writeGateAudit prints the audit: JSON objects one per line (a verdict
+// object per stopped write), or tables.
+func writeGateAudit(w io.Writer, f report.Format, verbose bool, a *gateAudit) error {
+	if f == report.JSON {
+		return writeGateAuditJSON(w, a)
+	}
+	var verdicts []ledgeragent.RecordedVerdict
+	for _, fa := range a.files {
+		verdicts = append(verdicts, fa.verdicts...)
+	}
+	tables := gateAuditTables(a)
+	if verbose && f != report.Text {
+		tables = append(tables, verdictTable(verdicts))
+	}
+	if err := report.WriteTables(w, f, tables...); err != nil {
+		return err
+	}
+	if verbose && f == report.Text {
+		return writeVerdictLines(w, verdicts)
+	}
+	return nil
+}
+
+func writeGateAuditJSON(w io.Writer, a *gateAudit) error {
+	for _, d := range a.domains {
+		if err := writeJSONLine(w, d.gold); err != nil {
+			return err
+		}
+		for _, m := range d.mutations {
+			if err := writeJSONLine(w, m); err != nil {
+				return err
+			}
+		}
+	}
+	for _, fa := range a.files {
+		for _, r := range fa.reports {
+			if err := writeJSONLine(w, r); err != nil {
+				return err
+			}
+		}
+		for _, v := range fa.verdicts {
+			if err := writeJSONLine(w, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// gateAuditTables are the gold, mutation and recorded tables (those with
+// rows).
+func gateAuditTables(a *gateAudit) []report.Table {
+	gold := report.Table{ID: "gold", Title: "Gold writes through the gate: false positives",
+		Header: []string{"Domain", "Tasks", "Writes", "False positives", "Rejected by env (not judged)", "False positive rate (%)"}}
+	muts := report.Table{ID: "mutations", Title: "Gold writes mutated into policy violations: recall",
+		Header: []string{"Domain", "Kind", "Mutations", "Caught", "Recall (%)"}}
+	for _, d := range a.domains {
+		g := d.gold
+		gold.Rows = append(gold.Rows, []string{g.Domain, strconv.Itoa(g.Tasks), strconv.Itoa(g.Writes), strconv.Itoa(g.FalsePositives), strconv.Itoa(g.RejectedByEnv), rate(g.FalsePositives, g.Writes)})
+		for _, m := range d.mutations {
+			muts.Rows = append(muts.Rows, []string{m.Domain, m.Kind, strconv.Itoa(m.Total), strconv.Itoa(m.Caught), rate(m.Caught, m.Total)})
+		}
+	}
+	rec := report.Table{ID: "recorded", Title: "Recorded runs in shadow mode: writes the gate would have stopped",
+		Header: []string{"File", "Domain", "Outcome", "Rescored", "Runs", "Writes", "Stopped", "Revise", "Block",
+			"Stopped, env rejected anyway", "Stopped, not rejected", "Flagged runs", "% of writes stopped"}}
+	for _, fa := range a.files {
+		for _, r := range fa.reports {
+			stopped := r.Revise + r.Block
+			rec.Rows = append(rec.Rows, []string{r.File, r.Domain, r.Outcome, r.Rescored, strconv.Itoa(r.Runs), strconv.Itoa(r.Writes), strconv.Itoa(stopped),
+				strconv.Itoa(r.Revise), strconv.Itoa(r.Block), strconv.Itoa(r.StoppedEnvRejected), strconv.Itoa(r.StoppedNotRejected), strconv.Itoa(r.Flagged), rate(stopped, r.Writes)})
+		}
+	}
+	var out []report.Table
+	for _, t := range []report.Table{gold, muts, rec} {
+		if len(t.Rows) > 0 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// verdictTable lists the stopped writes, one row per write.
+func verdictTable(vs []ledgeragent.RecordedVerdict) report.Table {
+	t := report.Table{ID: "verdicts", Title: "Writes the gate would have stopped",
+		Header: []string{"File", "Simulation", "Message", "Call", "Task", "Trial", "Verdict", "Tool", "Arguments", "Outcome", "Rescored", "Rejected by the environment", "Predicates"}}
+	for _, v := range vs {
+		var preds []string
+		for _, p := range v.Predicates {
+			preds = append(preds, p.ID+": "+p.Reason)
+		}
+		t.Rows = append(t.Rows, []string{v.File, strconv.Itoa(v.SimulationIndex), strconv.Itoa(v.MessageIndex), v.CallID, v.TaskID, strconv.Itoa(v.Trial),
+			string(v.Verdict), v.Tool, compactArgs(v.Arguments), v.Outcome, v.Rescored, strconv.FormatBool(v.EnvRejected), strings.Join(preds, "; ")})
+	}
+	return t
+}
+
 // writeVerdictLines prints one line per stopped write and one indented line
 // per failing predicate.
-func writeVerdictLines(w io.Writer, vs []ledgeragent.RecordedVerdict) {
+func writeVerdictLines(w io.Writer, vs []ledgeragent.RecordedVerdict) error {
+	bw := bufio.NewWriter(w)
 	for _, v := range vs {
 		rej := "not rejected"
 		if v.EnvRejected {
 			rej = "rejected by the environment"
 		}
-		fmt.Fprintf(w, "verdict %s sim=%d msg=%d call=%s task=%s trial=%d %s %s %s %s (rescored: %s) %s\n",
+		fmt.Fprintf(bw, "verdict %s sim=%d msg=%d call=%s task=%s trial=%d %s %s %s %s (rescored: %s) %s\n",
 			v.File, v.SimulationIndex, v.MessageIndex, v.CallID, v.TaskID, v.Trial, v.Verdict, v.Tool, compactArgs(v.Arguments), v.Outcome, v.Rescored, rej)
 		for _, p := range v.Predicates {
-			fmt.Fprintf(w, "  %s: %s\n", p.ID, p.Reason)
+			fmt.Fprintf(bw, "  %s: %s\n", p.ID, p.Reason)
 		}
 	}
+	return bw.Flush()
 }
 
 func compactArgs(raw json.RawMessage) string {
@@ -280,12 +380,14 @@ func auditRecordedFile(ctx context.Context, file, dataDir string, loaded map[str
 	return ledgeragent.AuditRecorded(dom, filepath.Base(file), runs)
 }
 
+// rate is n/d in percent, report.Missing when d is 0.
 func rate(n, d int) string {
 	if d == 0 {
-		return "-"
+		return report.Missing
 	}
-	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(d))
+	return strconv.FormatFloat(100*float64(n)/float64(d), 'f', 1, 64)
 }
+
 
 // tau2Domain reads the domain name of a τ²-bench results file.
 func tau2Domain(f *results.Tau2File) (string, error) {

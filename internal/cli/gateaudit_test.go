@@ -150,7 +150,7 @@ func TestGateAuditVerdictObjects(t *testing.T) {
 	if n := strings.Count(txt.out, "\nverdict "); n != verdicts {
 		t.Errorf("-v printed %d verdict lines; want %d\n%s", n, verdicts, txt.out)
 	}
-	if strings.Contains(txt.out, "\tRATE\n") || !strings.Contains(txt.out, "of writes stopped") || !strings.Contains(txt.out, "false positives\n") {
+	if !strings.Contains(txt.out, "% of writes stopped") || !strings.Contains(txt.out, "False positive rate (%)") || !strings.Contains(txt.out, "Recall (%)") {
 		t.Errorf("rate column must say what it measures:\n%s", txt.out)
 	}
 }
