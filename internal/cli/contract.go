@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"regexp"
@@ -183,16 +184,26 @@ func versionLine() string {
 	return fmt.Sprintf("ledgerbench %s (%s, %s/%s)", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
-func newCmdVersion() *cobra.Command {
+type versionOptions struct{}
+
+func newCmdVersion(s *Streams, runF func(context.Context, *Streams, *versionOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runVersion
+	}
+	opts := &versionOptions{}
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintln(cmd.OutOrStdout(), versionLine())
-			return err
+			return runF(cmd.Context(), s, opts)
 		},
 	}
+}
+
+func runVersion(_ context.Context, s *Streams, _ *versionOptions) error {
+	_, err := fmt.Fprintln(s.Out, versionLine())
+	return err
 }
 
 // Flag errors in words a person reads (no Go type or function names).

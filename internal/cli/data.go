@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,13 +12,38 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/domains"
 )
 
-func newCmdData(s *Streams, g *globalOptions) *cobra.Command {
+type dataPullOptions struct {
+	DataDir string
+	// From is a local folder or URL with the upstream layout (empty:
+	// GitHub at the pinned commits).
+	From string
+}
+
+type dataCheckOptions struct {
+	DataDir string
+}
+
+// dataRunners are the data subcommands' run functions (nil: the real ones).
+type dataRunners struct {
+	pull  func(context.Context, *Streams, *dataPullOptions) error
+	check func(context.Context, *Streams, *dataCheckOptions) error
+}
+
+func newCmdData(s *Streams, g *globalOptions, runF dataRunners) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "data",
 		Short: "Fetch and check the pinned upstream data",
 	}
-	var from string
-	pull := &cobra.Command{
+	cmd.AddCommand(newCmdDataPull(s, g, runF.pull), newCmdDataCheck(s, g, runF.check))
+	return cmd
+}
+
+func newCmdDataPull(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *dataPullOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runDataPull
+	}
+	opts := &dataPullOptions{}
+	cmd := &cobra.Command{
 		Use:   "pull [--from DIR|URL]",
 		Short: "Fetch every pinned upstream file into the data directory and check its sha256",
 		Long: `Fetch the τ²-bench and τ-Trait files ledgerbench uses, at the commits pinned in its
@@ -32,35 +58,48 @@ serving that layout; the default is GitHub at the pinned commits.`,
 			if err != nil {
 				return err
 			}
-			m, err := data.LoadManifest()
-			if err != nil {
-				return err
-			}
-			var src data.Source
-			if from != "" {
-				src = data.ParseSource(from)
-			}
-			fetched, kept := 0, 0
-			_, err = data.Pull(cmd.Context(), m, src, dir, func(st data.Status) {
-				switch st.Action {
-				case "fetched":
-					fetched++
-				case "ok":
-					kept++
-				}
-			})
-			if err != nil {
-				return err
-			}
-			if err := convertDerived(dir); err != nil {
-				return err
-			}
-			fmt.Fprintf(s.Out, "data in %s: %d files fetched, %d already present, all %d verified\n", dir, fetched, kept, len(m.Files))
-			return nil
+			opts.DataDir = dir
+			return runF(cmd.Context(), s, opts)
 		},
 	}
-	pull.Flags().StringVar(&from, "from", "", "local folder or URL with the upstream layout (default: GitHub at the pinned commits)")
-	check := &cobra.Command{
+	cmd.Flags().StringVar(&opts.From, "from", "", "local folder or URL with the upstream layout (default: GitHub at the pinned commits)")
+	return cmd
+}
+
+func runDataPull(ctx context.Context, s *Streams, opts *dataPullOptions) error {
+	m, err := data.LoadManifest()
+	if err != nil {
+		return err
+	}
+	var src data.Source
+	if opts.From != "" {
+		src = data.ParseSource(opts.From)
+	}
+	fetched, kept := 0, 0
+	_, err = data.Pull(ctx, m, src, opts.DataDir, func(st data.Status) {
+		switch st.Action {
+		case "fetched":
+			fetched++
+		case "ok":
+			kept++
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if err := convertDerived(opts.DataDir); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.Out, "data in %s: %d files fetched, %d already present, all %d verified\n", opts.DataDir, fetched, kept, len(m.Files))
+	return nil
+}
+
+func newCmdDataCheck(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *dataCheckOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runDataCheck
+	}
+	opts := &dataCheckOptions{}
+	return &cobra.Command{
 		Use:   "check",
 		Short: "Check that the data directory holds every pinned file with its hash",
 		Args:  cobra.NoArgs,
@@ -69,19 +108,22 @@ serving that layout; the default is GitHub at the pinned commits.`,
 			if err != nil {
 				return err
 			}
-			m, err := data.LoadManifest()
-			if err != nil {
-				return err
-			}
-			if err := data.Check(m, dir); err != nil {
-				return err
-			}
-			fmt.Fprintf(s.Out, "data in %s: all %d files verified\n", dir, len(m.Files))
-			return nil
+			opts.DataDir = dir
+			return runF(cmd.Context(), s, opts)
 		},
 	}
-	cmd.AddCommand(pull, check)
-	return cmd
+}
+
+func runDataCheck(_ context.Context, s *Streams, opts *dataCheckOptions) error {
+	m, err := data.LoadManifest()
+	if err != nil {
+		return err
+	}
+	if err := data.Check(m, opts.DataDir); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.Out, "data in %s: all %d files verified\n", opts.DataDir, len(m.Files))
+	return nil
 }
 
 // convertDerived writes the files the domains derive from the pulled data

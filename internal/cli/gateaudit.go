@@ -388,7 +388,6 @@ func rate(n, d int) string {
 	return strconv.FormatFloat(100*float64(n)/float64(d), 'f', 1, 64)
 }
 
-
 // tau2Domain reads the domain name of a τ²-bench results file.
 func tau2Domain(f *results.Tau2File) (string, error) {
 	var info struct {

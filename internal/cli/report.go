@@ -31,6 +31,9 @@ type reportOptions struct {
 }
 
 func newCmdReport(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *reportOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runReport
+	}
 	opts := &reportOptions{}
 	cmd := &cobra.Command{
 		Use:   "report RUN…",
@@ -88,10 +91,7 @@ name unless --domain/--agent/--backbone/--user-backbone say.`,
 				}
 				opts.DataDir = dir
 			}
-			if runF != nil {
-				return runF(cmd.Context(), s, opts)
-			}
-			return runReport(cmd.Context(), s, opts)
+			return runF(cmd.Context(), s, opts)
 		},
 	}
 	f := cmd.Flags()

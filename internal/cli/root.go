@@ -118,21 +118,21 @@ retail and telecom domains and τ-Trait's telehealth domain, scores them with
 	root.PersistentFlags().StringVar(&g.DataDir, "data", "", "data directory (default $LEDGERBENCH_DATA or the user cache dir)")
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
-		newCmdData(s, g),
+		newCmdData(s, g, dataRunners{}),
 		newCmdVerify(s, g, nil),
-		newCmdReplay(s, g),
-		newCmdTasks(s, g),
+		newCmdReplay(s, g, nil),
+		newCmdTasks(s, g, nil),
 		newCmdGateAudit(s, g, nil),
 		newCmdRun(s, g, nil),
-		newCmdPrompt(s, g),
+		newCmdPrompt(s, g, nil),
 		newCmdMerge(s),
-		newCmdExport(s, g),
+		newCmdExport(s, g, nil),
 		newCmdRescore(s, g),
 		newCmdReport(s, g, nil),
 		newCmdExperiment(s, g, nil),
-		newCmdView(s, g),
-		newCmdSubmit(s, g),
-		newCmdVersion(),
+		newCmdView(s, g, nil),
+		newCmdSubmit(s, g, submitRunners{}),
+		newCmdVersion(s, nil),
 	)
 	contract(s, root)
 	return root

@@ -17,14 +17,21 @@ import (
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
 
-func newCmdSubmit(s *Streams, g *globalOptions) *cobra.Command {
+// submitRunners are the submit subcommands' run functions (nil: the real
+// ones).
+type submitRunners struct {
+	prepare  func(context.Context, *Streams, *submitPrepareOptions) error
+	validate func(context.Context, *Streams, *submitValidateOptions) error
+}
+
+func newCmdSubmit(s *Streams, g *globalOptions, runF submitRunners) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "submit",
 		Short: "Prepare and validate a τ-bench leaderboard submission",
 		Long: `prepare writes a submission directory as τ²-bench's "tau2 submit prepare" does;
 validate runs the checks of "tau2 submit validate" on one.`,
 	}
-	cmd.AddCommand(newCmdSubmitPrepare(s, g), newCmdSubmitValidate(s, g))
+	cmd.AddCommand(newCmdSubmitPrepare(s, g, runF.prepare), newCmdSubmitValidate(s, g, runF.validate))
 	return cmd
 }
 
@@ -35,7 +42,10 @@ type submitPrepareOptions struct {
 	Opts    submit.Options
 }
 
-func newCmdSubmitPrepare(s *Streams, g *globalOptions) *cobra.Command {
+func newCmdSubmitPrepare(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *submitPrepareOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runSubmitPrepare
+	}
 	o := &submitPrepareOptions{}
 	cmd := &cobra.Command{
 		Use:   "prepare RUN… --out DIR",
@@ -81,7 +91,7 @@ omitted_questions is set when an input does not cover the domain's base split.`,
 				o.Opts.Date = time.Now().Format(time.DateOnly)
 			}
 			o.Opts.Harness = Version
-			return runSubmitPrepare(cmd.Context(), s, o)
+			return runF(cmd.Context(), s, o)
 		},
 	}
 	f := cmd.Flags()
@@ -135,7 +145,7 @@ func runSubmitPrepare(_ context.Context, s *Streams, o *submitPrepareOptions) er
 			}
 			if run := in.Run; run != nil {
 				in.Records = sortedRecords(run.Records, run.Manifest.TaskIDs)
-				in.Tasks, in.Policy = runTasks(dom.Tasks(), run.Manifest.TaskIDs), dom.Policy()
+				in.Tasks, in.Policy = tasksByID(dom.Tasks(), run.Manifest.TaskIDs), dom.Policy()
 			}
 			inputs = append(inputs, in)
 		}
@@ -229,7 +239,16 @@ func submitInputs(s *Streams, arg string) ([]submit.Input, error) {
 	return out, nil
 }
 
-func newCmdSubmitValidate(s *Streams, g *globalOptions) *cobra.Command {
+type submitValidateOptions struct {
+	DataDir string
+	Dir     string
+}
+
+func newCmdSubmitValidate(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *submitValidateOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runSubmitValidate
+	}
+	opts := &submitValidateOptions{}
 	return &cobra.Command{
 		Use:   "validate DIR",
 		Short: "Check a leaderboard submission directory as tau2 submit validate does",
@@ -245,40 +264,45 @@ equal those computed from the trajectories. Exits 1 when a check fails; warnings
 			if err != nil {
 				return err
 			}
-			base := func(domain string) ([]tasks.Task, error) {
-				dom, err := domains.Load(domain, dir)
-				if err != nil {
-					return nil, err
-				}
-				return dom.Tasks().Select(tasks.Selection{Split: "base"})
-			}
-			rep, err := submit.Validate(args[0], base)
-			if err != nil {
-				return err
-			}
-			for _, c := range rep.Checks {
-				mark := "ok  "
-				if !c.OK {
-					mark = "FAIL"
-				}
-				where := ""
-				if c.File != "" {
-					where = " [" + c.File + "]"
-				}
-				fmt.Fprintf(s.Out, "%s %s%s", mark, c.Name, where)
-				if c.Detail != "" {
-					fmt.Fprintf(s.Out, ": %s", c.Detail)
-				}
-				fmt.Fprintln(s.Out)
-			}
-			for _, w := range rep.Warnings {
-				fmt.Fprintf(s.Out, "warning: %s\n", w)
-			}
-			if !rep.OK() {
-				return fmt.Errorf("submission %s is not valid", args[0])
-			}
-			fmt.Fprintf(s.Out, "submission %s is valid\n", args[0])
-			return nil
+			opts.DataDir, opts.Dir = dir, args[0]
+			return runF(cmd.Context(), s, opts)
 		},
 	}
+}
+
+func runSubmitValidate(_ context.Context, s *Streams, opts *submitValidateOptions) error {
+	base := func(domain string) ([]tasks.Task, error) {
+		dom, err := domains.Load(domain, opts.DataDir)
+		if err != nil {
+			return nil, err
+		}
+		return dom.Tasks().Select(tasks.Selection{Split: "base"})
+	}
+	rep, err := submit.Validate(opts.Dir, base)
+	if err != nil {
+		return err
+	}
+	for _, c := range rep.Checks {
+		mark := "ok  "
+		if !c.OK {
+			mark = "FAIL"
+		}
+		where := ""
+		if c.File != "" {
+			where = " [" + c.File + "]"
+		}
+		fmt.Fprintf(s.Out, "%s %s%s", mark, c.Name, where)
+		if c.Detail != "" {
+			fmt.Fprintf(s.Out, ": %s", c.Detail)
+		}
+		fmt.Fprintln(s.Out)
+	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(s.Out, "warning: %s\n", w)
+	}
+	if !rep.OK() {
+		return fmt.Errorf("submission %s is not valid", opts.Dir)
+	}
+	fmt.Fprintf(s.Out, "submission %s is valid\n", opts.Dir)
+	return nil
 }

@@ -34,7 +34,10 @@ type viewOptions struct {
 // the page rather than inside it.
 const splitAt = 5000
 
-func newCmdView(s *Streams, g *globalOptions) *cobra.Command {
+func newCmdView(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *viewOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runView
+	}
 	opts := &viewOptions{}
 	cmd := &cobra.Command{
 		Use:   "view RUN… [--out FILE.html] [--open]",
@@ -70,6 +73,14 @@ directory give tasks and gold actions.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
+			switch opts.Split {
+			case "auto", "always", "never":
+			default:
+				return usageError{fmt.Errorf("view: --split %q: want auto, always or never", opts.Split)}
+			}
+			if opts.Plain && opts.Split == "always" {
+				return usageError{fmt.Errorf("view: --plain embeds every simulation in the page; it cannot be combined with --split always")}
+			}
 			if !opts.NoDomains {
 				dir, err := g.dataDir(s)
 				if err != nil {
@@ -77,7 +88,7 @@ directory give tasks and gold actions.`,
 				}
 				opts.DataDir = dir
 			}
-			return runView(cmd.Context(), s, opts)
+			return runF(cmd.Context(), s, opts)
 		},
 	}
 	f := cmd.Flags()
@@ -114,14 +125,6 @@ func runView(ctx context.Context, s *Streams, opts *viewOptions) error {
 		n += len(src.Records)
 	}
 	vo := view.Options{Title: view.Title(opts.Inputs), Catalog: cat, Domains: doms, MaxDBDiffs: opts.DBDiffs, Plain: opts.Plain}
-	switch opts.Split {
-	case "auto", "always", "never":
-	default:
-		return usageError{fmt.Errorf("view: --split %q: want auto, always or never", opts.Split)}
-	}
-	if opts.Plain && opts.Split == "always" {
-		return usageError{fmt.Errorf("view: --plain embeds every simulation in the page; it cannot be combined with --split always")}
-	}
 	if !opts.Plain && (opts.Split == "always" || opts.Split == "auto" && n > splitAt) {
 		vo.ChunkDir = strings.TrimSuffix(opts.Out, filepath.Ext(opts.Out)) + ".chunks"
 		// Chunks of an earlier page must not mix with this one's.
