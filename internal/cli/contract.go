@@ -32,7 +32,7 @@ var positiveFlags = []string{"trials", "concurrency", "k"}
 
 // labelCommands take --domain and --agent as free labels, not as names of
 // ported domains and agents.
-var labelCommands = []string{"report"}
+var labelCommands = []string{"report", "view"}
 
 // contract applies the contract to root and every command below it.
 func contract(s *Streams, root *cobra.Command) {
