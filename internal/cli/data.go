@@ -54,11 +54,9 @@ upstream repository (tau2-bench/, tau-trait/) laid out like the repository, or a
 serving that layout; the default is GitHub at the pinned commits.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir, err := g.dataDir(s)
-			if err != nil {
+			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err
 			}
-			opts.DataDir = dir
 			return runF(cmd.Context(), s, opts)
 		},
 	}
@@ -104,11 +102,9 @@ func newCmdDataCheck(s *Streams, g *globalOptions, runF func(context.Context, *S
 		Short: "Check that the data directory holds every pinned file with its hash",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir, err := g.dataDir(s)
-			if err != nil {
+			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err
 			}
-			opts.DataDir = dir
 			return runF(cmd.Context(), s, opts)
 		},
 	}

@@ -66,11 +66,9 @@ and markdown).`,
   ledgerbench gate-audit --recorded ../shared/upstream/trajectories/sierra-research+tau2-bench/*.json
   ledgerbench gate-audit -v --json 'runs/*.json'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := g.dataDir(s)
-			if err != nil {
+			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err
 			}
-			opts.DataDir = dir
 			files, err := expandRecorded(append(slices.Clone(opts.Recorded), args...))
 			if err != nil {
 				return usageError{err}

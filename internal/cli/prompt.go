@@ -77,11 +77,9 @@ sampling options, as in run; no API key is needed.`,
 			default:
 				return usageError{fmt.Errorf("--role %q: want agent, user or judge", opts.Role)}
 			}
-			dir, err := g.dataDir(s)
-			if err != nil {
+			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err
 			}
-			opts.DataDir = dir
 			return runF(cmd.Context(), s, opts)
 		},
 	}

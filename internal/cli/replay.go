@@ -45,11 +45,9 @@ compared with it. --calls FILE replays a JSON array of {"name", "arguments",
 			if !opts.DumpDB {
 				return usageError{fmt.Errorf("replay: nothing to print; pass --dump-db")}
 			}
-			dir, err := g.dataDir(s)
-			if err != nil {
+			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err
 			}
-			opts.DataDir = dir
 			return runF(cmd.Context(), s, opts)
 		},
 	}

@@ -85,11 +85,9 @@ name unless --domain/--agent/--backbone/--user-backbone say.`,
 				}
 			}
 			if !opts.NoDomains {
-				dir, err := g.dataDir(s)
-				if err != nil {
+				if err := g.setDataDir(s, &opts.DataDir); err != nil {
 					return err
 				}
-				opts.DataDir = dir
 			}
 			return runF(cmd.Context(), s, opts)
 		},

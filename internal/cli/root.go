@@ -153,3 +153,10 @@ func (g *globalOptions) dataDir(s *Streams) (string, error) {
 	}
 	return filepath.Join(c, "ledgerbench"), nil
 }
+
+// setDataDir resolves the data directory into dst (a command's options).
+func (g *globalOptions) setDataDir(s *Streams, dst *string) error {
+	d, err := g.dataDir(s)
+	*dst = d
+	return err
+}

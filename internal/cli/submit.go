@@ -82,11 +82,9 @@ omitted_questions is set when an input does not cover the domain's base split.`,
 			if o.Out == "" {
 				return usageError{fmt.Errorf("submit prepare needs --out DIR")}
 			}
-			dir, err := g.dataDir(s)
-			if err != nil {
+			if err := g.setDataDir(s, &o.DataDir); err != nil {
 				return err
 			}
-			o.DataDir = dir
 			if o.Opts.Date == "" {
 				o.Opts.Date = time.Now().Format(time.DateOnly)
 			}
@@ -260,11 +258,10 @@ equal those computed from the trajectories. Exits 1 when a check fails; warnings
 (model or user simulator names that differ from the trajectories') are printed.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := g.dataDir(s)
-			if err != nil {
+			opts.Dir = args[0]
+			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err
 			}
-			opts.DataDir, opts.Dir = dir, args[0]
 			return runF(cmd.Context(), s, opts)
 		},
 	}

@@ -36,11 +36,9 @@ func newCmdTasks(s *Streams, g *globalOptions, runF func(context.Context, *Strea
 			if opts.Domain == "" {
 				return usageError{fmt.Errorf("tasks needs --domain (one of %v)", domains.Names())}
 			}
-			dir, err := g.dataDir(s)
-			if err != nil {
+			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err
 			}
-			opts.DataDir = dir
 			return runF(cmd.Context(), s, opts)
 		},
 	}

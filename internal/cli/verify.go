@@ -45,11 +45,9 @@ judge and are reported as not evaluated. Exits with status 3 if any task fails.
 --format json prints one JSON line per task; text, csv and markdown a table per domain.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir, err := g.dataDir(s)
-			if err != nil {
+			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err
 			}
-			opts.DataDir = dir
 			if len(opts.Domains) == 0 {
 				opts.Domains = domains.Names()
 			}

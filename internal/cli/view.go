@@ -82,11 +82,9 @@ directory give tasks and gold actions.`,
 				return usageError{fmt.Errorf("view: --plain embeds every simulation in the page; it cannot be combined with --split always")}
 			}
 			if !opts.NoDomains {
-				dir, err := g.dataDir(s)
-				if err != nil {
+				if err := g.setDataDir(s, &opts.DataDir); err != nil {
 					return err
 				}
-				opts.DataDir = dir
 			}
 			return runF(cmd.Context(), s, opts)
 		},
