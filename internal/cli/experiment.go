@@ -137,7 +137,7 @@ func runExperiment(ctx context.Context, s *Streams, opts *experimentOptions) err
 		fmt.Fprintf(s.ErrOut, "budget: %s; rerun the same command to continue (with a higher cap)\n", res.Stopped)
 	}
 	if !opts.NoReport {
-		rep, files, err := experiment.WriteReport(cfg, res, doms.catalog(), func(src []*report.Source) { addShadowVerdicts(src, doms.list()) })
+		rep, files, err := experiment.WriteReport(cfg, res, doms.catalog(), func(src []*report.Source) { report.AddShadowVerdicts(src, doms.list()) })
 		if err != nil {
 			return errors.Join(runErr, err)
 		}

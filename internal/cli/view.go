@@ -115,8 +115,8 @@ func runView(ctx context.Context, s *Streams, opts *viewOptions) error {
 	var cat metrics.Catalog
 	var doms []envs.Domain
 	if !opts.NoDomains {
-		cat, doms = loadCatalog(s, opts.DataDir, sources)
-		addShadowVerdicts(sources, doms)
+		cat, doms = report.LoadDomains(opts.DataDir, sources, noteTo(s.ErrOut))
+		report.AddShadowVerdicts(sources, doms)
 	}
 	n := 0
 	for _, src := range sources {
