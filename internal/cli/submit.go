@@ -3,17 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/internal/domains"
 	"github.com/ledgerbench/ledgerbench/internal/submit"
-	"github.com/ledgerbench/ledgerbench/results"
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
 
@@ -110,7 +105,9 @@ omitted_questions is set when an input does not cover the domain's base split.`,
 func runSubmitPrepare(_ context.Context, s *Streams, o *submitPrepareOptions) error {
 	var inputs []submit.Input
 	for _, arg := range o.Runs {
-		ins, err := submitInputs(s, arg)
+		ins, err := submit.Inputs(arg, func(path, why string) {
+			fmt.Fprintf(s.ErrOut, "note: %s: %s; nothing records its prompts, so it is submitted as custom with modified_prompts\n", path, why)
+		})
 		if err != nil {
 			return err
 		}
@@ -172,69 +169,6 @@ func runSubmitPrepare(_ context.Context, s *Streams, o *submitPrepareOptions) er
 	}
 	fmt.Fprintf(s.Out, "next: ledgerbench submit validate %s\n", p.Dir)
 	return nil
-}
-
-// submitInputs resolves one RUN argument as upstream's expand_paths does for
-// .json files: a run directory (manifest.json + simulations.jsonl), a
-// τ²-bench results file, or a directory of results files (every *.json
-// below it; its results.json alone when it has one).
-func submitInputs(s *Streams, arg string) ([]submit.Input, error) {
-	fi, err := os.Stat(arg)
-	if err != nil {
-		return nil, fmt.Errorf("submit prepare: %w", err)
-	}
-	if !fi.IsDir() && filepath.Base(arg) == results.SimulationsFile {
-		arg, fi = filepath.Dir(arg), nil
-	}
-	if fi == nil || fi.IsDir() {
-		if ok, err := results.Exists(arg); err != nil {
-			return nil, err
-		} else if ok {
-			run, err := results.LoadRun(arg)
-			if err != nil {
-				return nil, err
-			}
-			return []submit.Input{{Run: run}}, nil
-		}
-	}
-	var paths []string
-	switch {
-	case !fi.IsDir():
-		paths = []string{arg}
-	default:
-		if _, err := os.Stat(filepath.Join(arg, "results.json")); err == nil {
-			paths = []string{filepath.Join(arg, "results.json")}
-			break
-		}
-		err := filepath.WalkDir(arg, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".json") && d.Name() != results.ManifestFile {
-				paths = append(paths, p)
-			}
-			return err
-		})
-		if err != nil {
-			return nil, fmt.Errorf("submit prepare: %w", err)
-		}
-		if len(paths) == 0 {
-			return nil, fmt.Errorf("submit prepare: %s is neither a run directory nor holds τ²-bench results files", arg)
-		}
-	}
-	var out []submit.Input
-	for _, p := range paths {
-		f, err := results.ReadTau2(p)
-		if err != nil {
-			return nil, fmt.Errorf("submit prepare: %w", err)
-		}
-		m, why, err := submit.FileManifest(p, f)
-		if err != nil {
-			return nil, err
-		}
-		if m == nil {
-			fmt.Fprintf(s.ErrOut, "note: %s: %s; nothing records its prompts, so it is submitted as custom with modified_prompts\n", p, why)
-		}
-		out = append(out, submit.Input{File: f, Path: p, Manifest: m})
-	}
-	return out, nil
 }
 
 type submitValidateOptions struct {
