@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -79,14 +78,16 @@ func formatAlias(cmd *cobra.Command) error {
 	if js == nil {
 		return nil
 	}
-	isJSON := js.Value.String() == "true"
+	isJSON, wantJSON := js.Value.String() == "true", v == string(report.JSON)
 	switch {
-	case js.Changed && fl.Changed && (v == string(report.JSON)) != isJSON:
+	case js.Changed && fl.Changed && wantJSON != isJSON:
 		return fmt.Errorf("--format %s and --json disagree", v)
-	case js.Changed && isJSON:
+	case isJSON && !wantJSON:
 		return f.Set("format", string(report.JSON))
+	case wantJSON && !isJSON:
+		return f.Set("json", "true")
 	}
-	return f.Set("json", strconv.FormatBool(v == string(report.JSON)))
+	return nil
 }
 
 // joinOr joins words as "a, b or c".
