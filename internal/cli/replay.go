@@ -109,22 +109,4 @@ func withCalls(task *tasks.Task, file string) (*tasks.Task, error) {
 }
 
 // findTask looks a task up by id in every task list of a set.
-func findTask(set *tasks.Set, id string) (*tasks.Task, error) {
-	main, err := set.All()
-	if err != nil {
-		return nil, err
-	}
-	for i := range main {
-		if main[i].ID == id {
-			return &main[i], nil
-		}
-	}
-	for _, list := range set.Extra {
-		for i := range list {
-			if list[i].ID == id {
-				return &list[i], nil
-			}
-		}
-	}
-	return nil, fmt.Errorf("%s: no task with id %q", set.Domain, id)
-}
+func findTask(set *tasks.Set, id string) (*tasks.Task, error) { return set.Find(id) }
