@@ -15,13 +15,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/envs"
-	"github.com/ledgerbench/ledgerbench/evaluator"
-	"github.com/ledgerbench/ledgerbench/evaluator/rescore"
 	"github.com/ledgerbench/ledgerbench/internal/domains"
-	"github.com/ledgerbench/ledgerbench/internal/parallel"
 	"github.com/ledgerbench/ledgerbench/internal/report"
 	"github.com/ledgerbench/ledgerbench/ledgeragent"
-	"github.com/ledgerbench/ledgerbench/results"
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
 
@@ -172,8 +168,24 @@ func auditGate(ctx context.Context, errOut io.Writer, opts *gateAuditOptions) (*
 		}
 		a.domains = append(a.domains, d)
 	}
+	// Recorded files load their domain once (per mode), beside the ones
+	// above.
+	load := func(name string, solo bool) (envs.Domain, error) {
+		key, loadFn := name, domains.Load
+		if solo {
+			key, loadFn = name+" (solo)", domains.LoadSolo
+		}
+		if d, ok := loaded[key]; ok {
+			return d, nil
+		}
+		d, err := loadFn(name, opts.DataDir)
+		if err == nil {
+			loaded[key] = d
+		}
+		return d, err
+	}
 	for _, file := range opts.Recorded {
-		reps, vs, err := auditRecordedFile(ctx, file, opts.DataDir, loaded)
+		reps, vs, err := ledgeragent.AuditRecordedFile(ctx, file, load)
 		if err != nil {
 			return nil, err
 		}
@@ -323,79 +335,10 @@ func compactArgs(raw json.RawMessage) string {
 	return b.String()
 }
 
-// auditRecordedFile audits one τ²-bench results file in shadow mode.
-func auditRecordedFile(ctx context.Context, file, dataDir string, loaded map[string]envs.Domain) ([]ledgeragent.RecordedReport, []ledgeragent.RecordedVerdict, error) {
-	f, err := results.ReadTau2(file)
-	if err != nil {
-		return nil, nil, err
-	}
-	name, err := tau2Domain(f)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", file, err)
-	}
-	// A solo run (upstream's solo agent with its dummy user) is audited in
-	// the domain's solo mode: no user, the agent holds the phone's tools.
-	load, key := domains.Load, name
-	if results.IsSolo(f.Info) {
-		load, key = domains.LoadSolo, name+" (solo)"
-	}
-	dom := loaded[key]
-	if dom == nil {
-		if dom, err = load(name, dataDir); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", file, err)
-		}
-		loaded[key] = dom
-	}
-	recs, err := results.FromTau2(f)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", file, err)
-	}
-	runs, err := parallel.Map(ctx, len(recs), func(gctx context.Context, i int) (ledgeragent.RecordedRun, error) {
-		r := &recs[i]
-		run := ledgeragent.RecordedRun{Index: i, TaskID: r.TaskID, Trial: r.Trial, Messages: r.Messages}
-		if r.RewardInfo != nil {
-			run.Reward = r.RewardInfo.Reward
-		}
-		task, err := findTask(dom.Tasks(), r.TaskID)
-		if scored, ok := rescore.ScoredTaskID(r); ok && scored != r.TaskID {
-			if t, err2 := findTask(dom.Tasks(), scored); err2 == nil {
-				task, err = t, nil // the recorded evaluation used this task's criteria
-			}
-		}
-		if err != nil {
-			return run, nil // not in the pinned tasks: not rescored
-		}
-		ours, err := evaluator.Evaluate(gctx, dom, task, r.Messages, r.TerminationReason, evaluator.Options{Lenient: true})
-		if err != nil {
-			return run, fmt.Errorf("%s: rescore task %s trial %d: %w", file, r.TaskID, r.Trial, err)
-		}
-		reward, _ := rescore.Reward(r.RewardInfo, &ours)
-		run.Rescored = &reward
-		return run, nil
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	return ledgeragent.AuditRecorded(dom, filepath.Base(file), runs)
-}
-
 // rate is n/d in percent, report.Missing when d is 0.
 func rate(n, d int) string {
 	if d == 0 {
 		return report.Missing
 	}
 	return strconv.FormatFloat(100*float64(n)/float64(d), 'f', 1, 64)
-}
-
-// tau2Domain reads the domain name of a τ²-bench results file.
-func tau2Domain(f *results.Tau2File) (string, error) {
-	var info struct {
-		EnvironmentInfo struct {
-			DomainName string `json:"domain_name"`
-		} `json:"environment_info"`
-	}
-	if err := json.Unmarshal(f.Info, &info); err != nil || info.EnvironmentInfo.DomainName == "" {
-		return "", fmt.Errorf("no info.environment_info.domain_name")
-	}
-	return info.EnvironmentInfo.DomainName, nil
 }
