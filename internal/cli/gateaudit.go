@@ -14,11 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ledgerbench/ledgerbench/envs"
-	"github.com/ledgerbench/ledgerbench/internal/domains"
+	"github.com/ledgerbench/ledgerbench/internal/gateaudit"
 	"github.com/ledgerbench/ledgerbench/internal/report"
 	"github.com/ledgerbench/ledgerbench/ledgeragent"
-	"github.com/ledgerbench/ledgerbench/tasks"
 )
 
 type gateAuditOptions struct {
@@ -104,124 +102,28 @@ func expandRecorded(in []string) ([]string, error) {
 	return out, nil
 }
 
-// gateAudit is what gate-audit measured: per domain its gold and
-// mutation reports, per recorded file its reports and stopped writes.
-type gateAudit struct {
-	domains []domainAudit
-	files   []fileAudit
-}
-
-type domainAudit struct {
-	gold      ledgeragent.GoldReport
-	mutations []ledgeragent.MutationReport
-}
-
-type fileAudit struct {
-	reports  []ledgeragent.RecordedReport
-	verdicts []ledgeragent.RecordedVerdict
-}
-
-func (a *gateAudit) falsePositives() int {
-	n := 0
-	for _, d := range a.domains {
-		n += d.gold.FalsePositives
-	}
-	return n
-}
-
 func runGateAudit(ctx context.Context, s *Streams, opts *gateAuditOptions) error {
-	a, err := auditGate(ctx, s.ErrOut, opts)
+	a, err := gateaudit.Run(ctx, gateaudit.Options{DataDir: opts.DataDir, Domains: opts.Domains, Split: opts.Split, Recorded: opts.Recorded,
+		Skipped: func(d string) { fmt.Fprintf(s.ErrOut, "%s: no gate predicates; skipped\n", d) }})
 	if err != nil {
 		return err
 	}
 	if err := writeGateAudit(s.Out, report.Format(opts.Format), opts.Verbose, a); err != nil {
 		return err
 	}
-	if fp := a.falsePositives(); opts.Strict && fp > 0 {
+	if fp := a.FalsePositives(); opts.Strict && fp > 0 {
 		return fmt.Errorf("gate-audit: %w: %d gold writes were not allowed", ErrFailed, fp)
 	}
 	return nil
 }
 
-// auditGate runs the gold and mutation audits of each domain, then the
-// shadow audit of each recorded file.
-func auditGate(ctx context.Context, errOut io.Writer, opts *gateAuditOptions) (*gateAudit, error) {
-	names := opts.Domains
-	if len(names) == 0 {
-		names = domains.Bases() // variants share their base domain's gate
-	}
-	a := &gateAudit{}
-	loaded := map[string]envs.Domain{}
-	for _, name := range names {
-		dom, err := domains.Load(name, opts.DataDir)
-		if err != nil {
-			return nil, err
-		}
-		loaded[name] = dom
-		if _, ok := ledgeragent.PolicyOf(dom); !ok {
-			fmt.Fprintf(errOut, "%s: no gate predicates; skipped\n", name)
-			continue
-		}
-		d, err := auditDomain(ctx, dom, opts.Split)
-		if err != nil {
-			return nil, err
-		}
-		a.domains = append(a.domains, d)
-	}
-	// Recorded files load their domain once (per mode), beside the ones
-	// above.
-	load := func(name string, solo bool) (envs.Domain, error) {
-		key, loadFn := name, domains.Load
-		if solo {
-			key, loadFn = name+" (solo)", domains.LoadSolo
-		}
-		if d, ok := loaded[key]; ok {
-			return d, nil
-		}
-		d, err := loadFn(name, opts.DataDir)
-		if err == nil {
-			loaded[key] = d
-		}
-		return d, err
-	}
-	for _, file := range opts.Recorded {
-		reps, vs, err := ledgeragent.AuditRecordedFile(ctx, file, load)
-		if err != nil {
-			return nil, err
-		}
-		a.files = append(a.files, fileAudit{reps, vs})
-	}
-	return a, nil
-}
-
-// auditDomain runs a domain's gold writes and their mutations through its
-// gate.
-func auditDomain(ctx context.Context, dom envs.Domain, split string) (domainAudit, error) {
-	sel, err := dom.Tasks().Select(tasks.Selection{Split: split})
-	if err != nil {
-		return domainAudit{}, err
-	}
-	gold, err := ledgeragent.AuditGold(ctx, dom, sel)
-	if err != nil {
-		return domainAudit{}, err
-	}
-	muts, err := ledgeragent.AuditMutations(ctx, dom, sel)
-	if err != nil {
-		return domainAudit{}, err
-	}
-	return domainAudit{gold, muts}, nil
-}
-
 // writeGateAudit prints the audit: JSON objects one per line (a verdict
 // object per stopped write), or tables.
-func writeGateAudit(w io.Writer, f report.Format, verbose bool, a *gateAudit) error {
+func writeGateAudit(w io.Writer, f report.Format, verbose bool, a *gateaudit.Result) error {
 	if f == report.JSON {
 		return writeGateAuditJSON(w, a)
 	}
-	var verdicts []ledgeragent.RecordedVerdict
-	for _, fa := range a.files {
-		verdicts = append(verdicts, fa.verdicts...)
-	}
+	verdicts := a.Verdicts()
 	tables := gateAuditTables(a)
 	if verbose && f != report.Text {
 		tables = append(tables, verdictTable(verdicts))
@@ -235,24 +137,24 @@ func writeGateAudit(w io.Writer, f report.Format, verbose bool, a *gateAudit) er
 	return nil
 }
 
-func writeGateAuditJSON(w io.Writer, a *gateAudit) error {
-	for _, d := range a.domains {
-		if err := writeJSONLine(w, d.gold); err != nil {
+func writeGateAuditJSON(w io.Writer, a *gateaudit.Result) error {
+	for _, d := range a.Domains {
+		if err := writeJSONLine(w, d.Gold); err != nil {
 			return err
 		}
-		for _, m := range d.mutations {
+		for _, m := range d.Mutations {
 			if err := writeJSONLine(w, m); err != nil {
 				return err
 			}
 		}
 	}
-	for _, fa := range a.files {
-		for _, r := range fa.reports {
+	for _, fa := range a.Files {
+		for _, r := range fa.Reports {
 			if err := writeJSONLine(w, r); err != nil {
 				return err
 			}
 		}
-		for _, v := range fa.verdicts {
+		for _, v := range fa.Verdicts {
 			if err := writeJSONLine(w, v); err != nil {
 				return err
 			}
@@ -263,23 +165,23 @@ func writeGateAuditJSON(w io.Writer, a *gateAudit) error {
 
 // gateAuditTables are the gold, mutation and recorded tables (those with
 // rows).
-func gateAuditTables(a *gateAudit) []report.Table {
+func gateAuditTables(a *gateaudit.Result) []report.Table {
 	gold := report.Table{ID: "gold", Title: "Gold writes through the gate: false positives",
 		Header: []string{"Domain", "Tasks", "Writes", "False positives", "Rejected by env (not judged)", "False positive rate (%)"}}
 	muts := report.Table{ID: "mutations", Title: "Gold writes mutated into policy violations: recall",
 		Header: []string{"Domain", "Kind", "Mutations", "Caught", "Recall (%)"}}
-	for _, d := range a.domains {
-		g := d.gold
+	for _, d := range a.Domains {
+		g := d.Gold
 		gold.Rows = append(gold.Rows, []string{g.Domain, strconv.Itoa(g.Tasks), strconv.Itoa(g.Writes), strconv.Itoa(g.FalsePositives), strconv.Itoa(g.RejectedByEnv), rate(g.FalsePositives, g.Writes)})
-		for _, m := range d.mutations {
+		for _, m := range d.Mutations {
 			muts.Rows = append(muts.Rows, []string{m.Domain, m.Kind, strconv.Itoa(m.Total), strconv.Itoa(m.Caught), rate(m.Caught, m.Total)})
 		}
 	}
 	rec := report.Table{ID: "recorded", Title: "Recorded runs in shadow mode: writes the gate would have stopped",
 		Header: []string{"File", "Domain", "Outcome", "Rescored", "Runs", "Writes", "Stopped", "Revise", "Block",
 			"Stopped, env rejected anyway", "Stopped, not rejected", "Flagged runs", "% of writes stopped"}}
-	for _, fa := range a.files {
-		for _, r := range fa.reports {
+	for _, fa := range a.Files {
+		for _, r := range fa.Reports {
 			stopped := r.Revise + r.Block
 			rec.Rows = append(rec.Rows, []string{r.File, r.Domain, r.Outcome, r.Rescored, strconv.Itoa(r.Runs), strconv.Itoa(r.Writes), strconv.Itoa(stopped),
 				strconv.Itoa(r.Revise), strconv.Itoa(r.Block), strconv.Itoa(r.StoppedEnvRejected), strconv.Itoa(r.StoppedNotRejected), strconv.Itoa(r.Flagged), rate(stopped, r.Writes)})

@@ -1,4 +1,4 @@
-package ledgeragent
+package gateaudit
 
 import (
 	"context"
@@ -10,17 +10,18 @@ import (
 	"github.com/ledgerbench/ledgerbench/evaluator"
 	"github.com/ledgerbench/ledgerbench/evaluator/rescore"
 	"github.com/ledgerbench/ledgerbench/internal/parallel"
+	"github.com/ledgerbench/ledgerbench/ledgeragent"
 	"github.com/ledgerbench/ledgerbench/results"
 )
 
-// AuditRecordedFile audits one τ²-bench results file in shadow mode
-// (AuditRecorded): the domain the file names is loaded by load, in its solo
+// RecordedFile audits one τ²-bench results file in shadow mode
+// (ledgeragent.AuditRecorded): the domain the file names is loaded by load, in its solo
 // mode for a solo run (upstream's solo agent with its dummy user: no user,
 // the agent holds the phone's tools), and each simulation is rescored
 // against the pinned tasks (by the task its recorded evaluation used) so
 // its stops can be split by the rescored outcome too. A simulation whose
 // task is not pinned is not rescored.
-func AuditRecordedFile(ctx context.Context, file string, load func(domain string, solo bool) (envs.Domain, error)) ([]RecordedReport, []RecordedVerdict, error) {
+func RecordedFile(ctx context.Context, file string, load func(domain string, solo bool) (envs.Domain, error)) ([]ledgeragent.RecordedReport, []ledgeragent.RecordedVerdict, error) {
 	f, err := results.ReadTau2(file)
 	if err != nil {
 		return nil, nil, err
@@ -40,9 +41,9 @@ func AuditRecordedFile(ctx context.Context, file string, load func(domain string
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", file, err)
 	}
-	runs, err := parallel.Map(ctx, len(recs), func(ctx context.Context, i int) (RecordedRun, error) {
+	runs, err := parallel.Map(ctx, len(recs), func(ctx context.Context, i int) (ledgeragent.RecordedRun, error) {
 		r := &recs[i]
-		run := RecordedRun{Index: i, TaskID: r.TaskID, Trial: r.Trial, Messages: r.Messages}
+		run := ledgeragent.RecordedRun{Index: i, TaskID: r.TaskID, Trial: r.Trial, Messages: r.Messages}
 		if r.RewardInfo != nil {
 			run.Reward = r.RewardInfo.Reward
 		}
@@ -66,5 +67,5 @@ func AuditRecordedFile(ctx context.Context, file string, load func(domain string
 	if err != nil {
 		return nil, nil, err
 	}
-	return AuditRecorded(dom, filepath.Base(file), runs)
+	return ledgeragent.AuditRecorded(dom, filepath.Base(file), runs)
 }
