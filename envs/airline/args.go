@@ -157,7 +157,7 @@ type modelList[T any] struct {
 }
 
 func asModels[T any](v any, conv func(*pyjson.Dict) (T, error)) (modelList[T], error) {
-	items, err := iterate(v)
+	items, err := pyjson.Iterate(v)
 	if err != nil {
 		return modelList[T]{}, err
 	}

@@ -17,75 +17,9 @@ import (
 // json.loads produced. The airline tools therefore take their arguments as
 // decoded JSON values (see pyjson.Decode: *pyjson.Dict, []any, json.Number,
 // string, bool, nil) and check them where and as upstream's Python would,
-// with the same error texts. The helpers below give those values Python's
-// type names, str(), hashing and iteration.
-
-// pyType is type(v).__name__.
-func pyType(v any) string { return pyjson.TypeName(v) }
-
-func isFloatLiteral(n json.Number) bool { return strings.ContainsAny(string(n), ".eE") }
-
-// pyFloat converts a JSON number literal as Python's float() would (out of
-// range literals become infinities, as json.loads makes them).
-func pyFloat(n json.Number) float64 {
-	f, err := strconv.ParseFloat(string(n), 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return math.NaN()
-	}
-	return f
-}
-
-// pyStr is Python's str(v).
-func pyStr(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case json.Number:
-		if isFloatLiteral(x) {
-			return pyjson.Float(pyFloat(x))
-		}
-		return string(x)
-	}
-	return pyjson.Repr(v)
-}
-
-// hashKey looks a value up the way `v in some_dict` does for a dict with
-// string keys: ok is false for non-strings (which never equal a string key),
-// and unhashable values raise TypeError.
-func hashKey(v any) (key string, ok bool, err error) {
-	switch x := v.(type) {
-	case string:
-		return x, true, nil
-	case []any, *pyjson.Dict:
-		return "", false, fmt.Errorf("unhashable type: '%s'", pyType(v))
-	}
-	return "", false, nil
-}
-
-// keyError is str(KeyError(v)).
-func keyError(v any) error { return errors.New(pyjson.Repr(v)) }
-
-// iterate lists what `for x in v` yields: list items, a string's characters,
-// a dict's keys; anything else is not iterable.
-func iterate(v any) ([]any, error) {
-	switch x := v.(type) {
-	case []any:
-		return x, nil
-	case string:
-		out := make([]any, 0, utf8.RuneCountInString(x))
-		for _, r := range x {
-			out = append(out, string(r))
-		}
-		return out, nil
-	case *pyjson.Dict:
-		out := make([]any, len(x.Keys))
-		for i, k := range x.Keys {
-			out[i] = k
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("'%s' object is not iterable", pyType(v))
-}
+// with the same error texts. Package pyjson gives those values Python's type
+// names, str(), repr(), hashing and iteration; the helpers below add the
+// numbers upstream's arithmetic sees and pydantic's validation.
 
 // numOf returns v as a Python number if it is one (bool is not accepted
 // here).
@@ -94,12 +28,12 @@ func numOf(v any) (Num, bool) {
 	if !ok {
 		return Num{}, false
 	}
-	if isFloatLiteral(n) {
-		return Float(pyFloat(n)), true
+	if !pyjson.IsInt(n) {
+		return Float(pyjson.NumberFloat(n)), true
 	}
 	i, err := strconv.ParseInt(string(n), 10, 64)
 	if err != nil { // beyond int64: keep the magnitude as a float
-		return Float(pyFloat(n)), true
+		return Float(pyjson.NumberFloat(n)), true
 	}
 	return Int(i), true
 }
@@ -139,7 +73,7 @@ func (e *validationError) Error() string {
 			b.WriteByte('\n')
 		}
 		fmt.Fprintf(&b, "  %s [type=%s, input_value=%s, input_type=%s]\n    For further information visit %s%s",
-			l.msg, l.kind, truncateRepr(pyjson.Repr(l.input)), pyType(l.input), pydanticURL, l.kind)
+			l.msg, l.kind, truncateRepr(pyjson.Repr(l.input)), pyjson.TypeName(l.input), pydanticURL, l.kind)
 	}
 	return b.String()
 }
@@ -206,14 +140,14 @@ func (v *validator) int(loc string, x any) int {
 		}
 		return 0
 	case json.Number:
-		if !isFloatLiteral(t) {
+		if pyjson.IsInt(t) {
 			i, err := strconv.ParseInt(string(t), 10, 64)
 			if err != nil {
 				v.add(loc, "int_too_large", "ledgerbench supports integers within 64 bits only", x)
 			}
 			return int(i)
 		}
-		f := pyFloat(t)
+		f := pyjson.NumberFloat(t)
 		switch {
 		case math.IsInf(f, 0) || math.IsNaN(f):
 			v.add(loc, "finite_number", "Input should be a finite number", x)
@@ -249,7 +183,7 @@ func (v *validator) float(loc string, x any) float64 {
 		}
 		return 0
 	case json.Number:
-		return pyFloat(t)
+		return pyjson.NumberFloat(t)
 	case string:
 		f, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
 		if err != nil && !errors.Is(err, strconv.ErrRange) {

@@ -8,7 +8,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/ledgerbench/ledgerbench/internal/pycalc"
@@ -417,25 +416,7 @@ func lowerEqual(a, b string) bool {
 		}
 		return true
 	}
-	return pyLower(a) == pyLower(b)
-}
-
-// pyLower is Python's str.lower() where it matters for comparisons with the
-// database's ASCII names and emails: Go's ToLower agrees except that Python
-// lowers U+0130 (İ) to "i̇", which never equals an ASCII string.
-func pyLower(s string) string {
-	if isASCII(s) {
-		return strings.ToLower(s)
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if r == 'İ' {
-			b.WriteString("i\u0307")
-			continue
-		}
-		b.WriteRune(unicode.ToLower(r))
-	}
-	return b.String()
+	return pyjson.Lower(a) == pyjson.Lower(b)
 }
 
 // errNoneLower is Python's error for calling .lower() on a null argument.

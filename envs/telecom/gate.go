@@ -65,6 +65,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/ledger"
 )
 
@@ -234,13 +235,6 @@ func billIDs(bs []*Bill) string {
 	return strings.Join(ids, ", ")
 }
 
-func pyList(ids []string) string {
-	if len(ids) == 0 {
-		return "[]"
-	}
-	return "['" + strings.Join(ids, "', '") + "']"
-}
-
 // contractEnded reports whether the line's contract end date is in the
 // past.
 func contractEnded(x *Line) bool {
@@ -294,7 +288,7 @@ func checkLineOwned(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
 		return ledger.OK
 	}
 	if !slices.Contains(c.LineIDs, lid) {
-		return ledger.NeedRevise(fmt.Sprintf("Per telecom policy, line %s is not a line of customer %s (%s); the customer's lines are %s. Use one of them.", lid, cid, c.FullName, pyList(c.LineIDs)))
+		return ledger.NeedRevise(fmt.Sprintf("Per telecom policy, line %s is not a line of customer %s (%s); the customer's lines are %s. Use one of them.", lid, cid, c.FullName, pyjson.Repr(c.LineIDs)))
 	}
 	return ledger.OK
 }
@@ -471,7 +465,7 @@ func checkBillOwned(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
 	if b := billIn(l, bid); b != nil && b.CustomerID == cid {
 		return ledger.OK
 	}
-	return ledger.NeedRevise(fmt.Sprintf("Per telecom policy, bill %s is not a bill of customer %s (%s); the customer's bills are %s.", bid, cid, c.FullName, pyList(c.BillIDs)))
+	return ledger.NeedRevise(fmt.Sprintf("Per telecom policy, bill %s is not a bill of customer %s (%s); the customer's bills are %s.", bid, cid, c.FullName, pyjson.Repr(c.BillIDs)))
 }
 
 func checkBillOverdue(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
@@ -290,34 +289,23 @@ func (number) JSONSchema() *pyjson.Dict {
 // value returns the number, its Python str() and whether it is numeric. A
 // JSON boolean is a Python bool, which is an int.
 func (n number) value() (f float64, text string, pyType string) {
-	t := bytes.TrimSpace(n.raw)
-	switch {
-	case len(t) == 0 || string(t) == "null":
+	if len(bytes.TrimSpace(n.raw)) == 0 {
 		return 0, "None", "NoneType"
-	case string(t) == "true":
-		return 1, "True", "bool"
-	case string(t) == "false":
-		return 0, "False", "bool"
-	case t[0] == '"':
-		return 0, "", "str"
-	case t[0] == '[':
-		return 0, "", "list"
-	case t[0] == '{':
-		return 0, "", "dict"
 	}
-	f, err := strconv.ParseFloat(string(t), 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
+	v, err := pyjson.Decode(n.raw)
+	if err != nil { // not reached: encoding/json checked the value
 		return 0, "", "str"
 	}
-	if bytes.ContainsAny(t, ".eE") {
-		return f, pyjson.Float(f), "float"
+	switch x := v.(type) {
+	case nil, bool:
+		if x == true {
+			f = 1
+		}
+		return f, pyjson.Str(x), pyjson.TypeName(x)
+	case json.Number:
+		return pyjson.NumberFloat(x), pyjson.Str(x), pyjson.TypeName(x)
 	}
-	// A Python int prints all its digits.
-	s := string(t)
-	if s == "-0" {
-		s = "0"
-	}
-	return f, s, "int"
+	return 0, "", pyjson.TypeName(v)
 }
 
 // --- agent tools ---
@@ -656,7 +644,7 @@ func agentFuncs() *tool.Set[*Env] {
 					end := lastMonthEnd
 					ml.ContractEndDate = &end
 				}
-				return fmt.Sprintf("Line %s suspended for unpaid bill %s. Contract ended: %s", a.LineID, a.NewBillID, pyBool(a.ContractEnded)), nil
+				return fmt.Sprintf("Line %s suspended for unpaid bill %s. Contract ended: %s", a.LineID, a.NewBillID, pyjson.Str(a.ContractEnded)), nil
 			}),
 		tool.New("assert_data_refueling_amount", tool.Read, "",
 			func(_ context.Context, e *Env, a refuelAmountArgs) (any, error) {
@@ -701,12 +689,4 @@ func agentFuncs() *tool.Set[*Env] {
 				return false, nil
 			}),
 	)
-}
-
-// pyBool is Python's str(bool).
-func pyBool(b bool) string {
-	if b {
-		return "True"
-	}
-	return "False"
 }

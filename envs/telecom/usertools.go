@@ -356,14 +356,6 @@ func yesNo(b bool) string {
 	return "No"
 }
 
-// strOrNone is Python's str() of an optional string.
-func strOrNone(s *string) string {
-	if s == nil {
-		return "None"
-	}
-	return *s
-}
-
 // --- user tool arguments ---
 
 type modeArgs struct {
@@ -404,7 +396,7 @@ func userTools() *tool.Set[*Env] {
 					"Wi-Fi Connected: " + yesNo(d.WiFiConnected),
 				}
 				if d.WiFiConnected {
-					lines = append(lines, "Connected Wi-Fi Network: "+strOrNone(d.WiFiSSID))
+					lines = append(lines, "Connected Wi-Fi Network: "+pyjson.Str(d.WiFiSSID))
 				}
 				return strings.Join(lines, "\n"), nil
 			}),
@@ -541,7 +533,7 @@ func userTools() *tool.Set[*Env] {
 				case !d.WiFiEnabled:
 					return "Wi-Fi is turned OFF.", nil
 				case d.WiFiConnected:
-					return "Wi-Fi is ON and connected to '" + strOrNone(d.WiFiSSID) + "'. Signal strength: " + d.WiFiSignalStrength + ".", nil
+					return "Wi-Fi is ON and connected to '" + pyjson.Str(d.WiFiSSID) + "'. Signal strength: " + d.WiFiSignalStrength + ".", nil
 				}
 				return "Wi-Fi is ON but not connected to any network.", nil
 			}),
@@ -698,13 +690,7 @@ func userTools() *tool.Set[*Env] {
 // vpnRepr prints a VPN details model dump as Python's repr of the dict,
 // including the enum member's repr.
 func vpnRepr(v *VPNDetails) string {
-	opt := func(s *string) string {
-		if s == nil {
-			return "None"
-		}
-		return pyjson.ReprString(*s)
-	}
-	return "{'server_address': " + opt(v.ServerAddress) + ", 'protocol': " + opt(v.Protocol) +
+	return "{'server_address': " + pyjson.Repr(v.ServerAddress) + ", 'protocol': " + pyjson.Repr(v.Protocol) +
 		", 'server_performance': <PerformanceLevel." + strings.ToUpper(v.ServerPerformance) + ": " + pyjson.ReprString(v.ServerPerformance) + ">}"
 }
 
@@ -725,13 +711,13 @@ func parseAPN(raw json.RawMessage) (APNSettings, *junkValue, error) {
 	}
 	d, ok := v.(*pyjson.Dict)
 	if !ok {
-		return APNSettings{}, &junkValue{v}, fmt.Errorf("'%s' object has no attribute 'apn_name'", pyTypeName(v))
+		return APNSettings{}, &junkValue{v}, fmt.Errorf("'%s' object has no attribute 'apn_name'", pyjson.TypeName(v))
 	}
 	s := defaultAPN()
 	var errs []string
 	fail := func(field, msg, typ string, val any) {
 		errs = append(errs, fmt.Sprintf("%s\n  %s [type=%s, input_value=%s, input_type=%s]\n    For further information visit %s/%s",
-			field, msg, typ, pyjson.Repr(val), pyTypeName(val), pydanticErrorsURL, typ))
+			field, msg, typ, pyjson.Repr(val), pyjson.TypeName(val), pydanticErrorsURL, typ))
 	}
 	optStr := func(k string, val any, dst **string) {
 		switch x := val.(type) {
@@ -786,9 +772,6 @@ func parseAPN(raw json.RawMessage) (APNSettings, *junkValue, error) {
 	}
 	return s, nil, fmt.Errorf("%d validation errors for APNSettings\n%s", len(errs), strings.Join(errs, "\n"))
 }
-
-// pyTypeName is type(v).__name__.
-func pyTypeName(v any) string { return pyjson.TypeName(v) }
 
 // laxBool is pydantic's lax boolean parsing.
 func laxBool(v any) (bool, bool) {

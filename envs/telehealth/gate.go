@@ -454,17 +454,17 @@ func checkSchedule(p *ProviderView, date, tm string) string {
 		var days []string
 		for k, ts := range p.Schedule.All() {
 			if len(ts) > 0 {
-				days = append(days, pyTitle(k))
+				days = append(days, pyjson.Title(k))
 			}
 		}
 		return fmt.Sprintf("%s (%s) does not work on %ss (%s is a %s); they see patients on %s.",
-			p.Name, p.ProviderID, pyTitle(day), date, pyTitle(day), strings.Join(days, ", "))
+			p.Name, p.ProviderID, pyjson.Title(day), date, pyjson.Title(day), strings.Join(days, ", "))
 	}
 	if slices.Contains(times, tm) {
 		return ""
 	}
 	return fmt.Sprintf("%s (%s) is not available at %s on %s %s. Times offered that day: %s.",
-		p.Name, p.ProviderID, q(tm), pyTitle(day), date, strings.Join(times, ", "))
+		p.Name, p.ProviderID, q(tm), pyjson.Title(day), date, strings.Join(times, ", "))
 }
 
 // --- predicates -------------------------------------------------------------
@@ -694,7 +694,9 @@ func checkOwnRecord(c *proposal) ledger.Outcome {
 
 // sameMedication compares medication names as a person would read them
 // (case and surrounding spaces aside).
-func sameMedication(a, b string) bool { return pyLower(pyStrip(a)) == pyLower(pyStrip(b)) }
+func sameMedication(a, b string) bool {
+	return pyjson.Lower(pyjson.Strip(a)) == pyjson.Lower(pyjson.Strip(b))
+}
 
 func checkPrescriptionOnRecord(c *proposal) ledger.Outcome {
 	pid := c.ownedRecordPatient()
@@ -720,9 +722,9 @@ func checkPrescriptionOnRecord(c *proposal) ledger.Outcome {
 // The company may be written as the listing line shows it, with the country
 // in parentheses.
 func (c *proposal) matchesOffer(o *SupplierOffer) bool {
-	company := pyLower(pyStrip(c.a.SupplierCompany))
-	return (company == pyLower(o.Company) || company == pyLower(o.Company+" ("+o.Country+")")) &&
-		pyLower(pyStrip(c.a.BrandName)) == pyLower(o.BrandName) &&
+	company := pyjson.Lower(pyjson.Strip(c.a.SupplierCompany))
+	return (company == pyjson.Lower(o.Company) || company == pyjson.Lower(o.Company+" ("+o.Country+")")) &&
+		pyjson.Lower(pyjson.Strip(c.a.BrandName)) == pyjson.Lower(o.BrandName) &&
 		math.Abs(c.a.PriceUSD-o.PriceUSD) < 0.005
 }
 
@@ -730,7 +732,7 @@ func checkCatalogOffer(c *proposal) ledger.Outcome {
 	if len(c.auth) == 0 {
 		return ledger.OK
 	}
-	if c.a.Currency != "" && !strings.EqualFold(pyStrip(c.a.Currency), "USD") {
+	if c.a.Currency != "" && !strings.EqualFold(pyjson.Strip(c.a.Currency), "USD") {
 		return ledger.NeedRevise(fmt.Sprintf("Per telehealth policy, do not make up medical information: catalog prices are in USD; currency %s does not match the catalog (leave it out or send 'USD').", q(c.a.Currency)))
 	}
 	offers := ledgerOffers(c.l, c.a.Medication)

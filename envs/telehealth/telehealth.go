@@ -450,7 +450,7 @@ func writeHashable(b *bytes.Buffer, v any) {
 	case []any:
 		tuple(len(x), func(i int) { writeHashable(b, x[i]) })
 	case json.Number:
-		b.WriteString(numberStr(x))
+		b.WriteString(pyjson.Repr(x))
 	case string:
 		if f, ok := nonFinite(x); ok {
 			b.WriteString(f)
@@ -458,7 +458,7 @@ func writeHashable(b *bytes.Buffer, v any) {
 		}
 		b.WriteString(pyjson.ReprString(x))
 	default:
-		b.WriteString(pyStr(v))
+		b.WriteString(pyjson.Str(v))
 	}
 }
 

@@ -55,7 +55,7 @@ func newTools() []toolDef {
 // ---- lookups shared by the tools ----
 
 func (e *Env) patientByArg(v any) (*Patient, bool, error) {
-	key, ok, err := lookupKey(v)
+	key, ok, err := pyjson.DictKey(v)
 	if err != nil || !ok {
 		return nil, false, err
 	}
@@ -64,7 +64,7 @@ func (e *Env) patientByArg(v any) (*Patient, bool, error) {
 }
 
 func (e *Env) providerByArg(v any) (*Provider, bool, error) {
-	key, ok, err := lookupKey(v)
+	key, ok, err := pyjson.DictKey(v)
 	if err != nil || !ok {
 		return nil, false, err
 	}
@@ -73,7 +73,7 @@ func (e *Env) providerByArg(v any) (*Provider, bool, error) {
 }
 
 func (e *Env) appointmentKey(v any) (string, bool, error) {
-	key, ok, err := lookupKey(v)
+	key, ok, err := pyjson.DictKey(v)
 	if err != nil || !ok {
 		return "", false, err
 	}
@@ -81,7 +81,7 @@ func (e *Env) appointmentKey(v any) (string, bool, error) {
 }
 
 func (e *Env) recordKey(v any) (string, bool, error) {
-	key, ok, err := lookupKey(v)
+	key, ok, err := pyjson.DictKey(v)
 	if err != nil || !ok {
 		return "", false, err
 	}
@@ -128,7 +128,7 @@ func findPatientByEmail(_ context.Context, e *Env, a emailArgs) (any, error) {
 			return id, nil
 		}
 	}
-	return "No patient found with email: " + pyStr(a.Email.v), nil
+	return "No patient found with email: " + pyjson.Str(a.Email.v), nil
 }
 
 func findPatientByNameDOB(_ context.Context, e *Env, a nameDOBArgs) (any, error) {
@@ -137,18 +137,18 @@ func findPatientByNameDOB(_ context.Context, e *Env, a nameDOBArgs) (any, error)
 		if err != nil {
 			return nil, err
 		}
-		if pyLower(p.Name.FirstName) != pyLower(first) {
+		if pyjson.Lower(p.Name.FirstName) != pyjson.Lower(first) {
 			continue
 		}
 		last, err := strArg(a.LastName.v, "lower")
 		if err != nil {
 			return nil, err
 		}
-		if pyLower(p.Name.LastName) == pyLower(last) && equalStr(p.Demographics.DateOfBirth, a.DateOfBirth.v) {
+		if pyjson.Lower(p.Name.LastName) == pyjson.Lower(last) && equalStr(p.Demographics.DateOfBirth, a.DateOfBirth.v) {
 			return id, nil
 		}
 	}
-	return fmt.Sprintf("No patient found with name: %s %s and DOB: %s", pyStr(a.FirstName.v), pyStr(a.LastName.v), pyStr(a.DateOfBirth.v)), nil
+	return fmt.Sprintf("No patient found with name: %s %s and DOB: %s", pyjson.Str(a.FirstName.v), pyjson.Str(a.LastName.v), pyjson.Str(a.DateOfBirth.v)), nil
 }
 
 func getPatientDetails(_ context.Context, e *Env, a patientArgs) (any, error) {
@@ -157,7 +157,7 @@ func getPatientDetails(_ context.Context, e *Env, a patientArgs) (any, error) {
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Patient with ID %s not found.", pyStr(a.PatientID.v)), nil
+		return fmt.Sprintf("Patient with ID %s not found.", pyjson.Str(a.PatientID.v)), nil
 	}
 	d, ad, ins, mh, ec := &p.Demographics, &p.Address, &p.Insurance.Primary, &p.MedicalHistory, &p.EmergencyContact
 	meds := "None"
@@ -169,7 +169,7 @@ func getPatientDetails(_ context.Context, e *Env, a patientArgs) (any, error) {
 		meds = strings.Join(parts, ", ")
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Patient Details for %s %s (ID: %s)\n\n", p.Name.FirstName, p.Name.LastName, pyStr(a.PatientID.v))
+	fmt.Fprintf(&b, "Patient Details for %s %s (ID: %s)\n\n", p.Name.FirstName, p.Name.LastName, pyjson.Str(a.PatientID.v))
 	fmt.Fprintf(&b, "Demographics:\n- Date of Birth: %s\n- Gender: %s\n- Phone: %s\n- Email: %s\n\n", d.DateOfBirth, d.Gender, d.Phone, d.Email)
 	fmt.Fprintf(&b, "Address:\n- %s\n- %s\n- %s, %s %s\n- %s\n\n", ad.Address1, ad.Address2, ad.City, ad.State, ad.Zip, ad.Country)
 	fmt.Fprintf(&b, "Insurance:\n- Provider: %s\n- Policy Number: %s\n- Primary Care Copay: $%s\n- Specialist Copay: $%s\n\n",
@@ -186,7 +186,7 @@ func getAppointmentDetails(_ context.Context, e *Env, a appointmentArgs) (any, e
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Appointment with ID %s not found.", pyStr(a.AppointmentID.v)), nil
+		return fmt.Sprintf("Appointment with ID %s not found.", pyjson.Str(a.AppointmentID.v)), nil
 	}
 	ap, _ := e.appointments.Get(key)
 	specialty := "Unknown"
@@ -199,10 +199,10 @@ func getAppointmentDetails(_ context.Context, e *Env, a appointmentArgs) (any, e
 		return nil, err
 	}
 	if !ap.has("chief_complaint") {
-		return nil, keyError("chief_complaint")
+		return nil, pyjson.KeyError("chief_complaint")
 	}
 	if !ap.has("meeting_link") {
-		return nil, keyError("meeting_link")
+		return nil, pyjson.KeyError("meeting_link")
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Appointment Details (ID: %s)\n\n", key)
@@ -210,8 +210,8 @@ func getAppointmentDetails(_ context.Context, e *Env, a appointmentArgs) (any, e
 	fmt.Fprintf(&b, "Provider: Dr. %s - %s (ID: %s)\n\n", e.providerLastName(ap.ProviderID, "Unknown Provider"), specialty, ap.ProviderID)
 	fmt.Fprintf(&b, "Appointment Information:\n- Date: %s\n- Time: %s\n- Duration: %d minutes\n- Type: %s\n- Status: %s\n\n",
 		ap.Date, ap.Time, ap.DurationMinutes, readable(typ), readable(ap.Status))
-	fmt.Fprintf(&b, "Clinical Information:\n- Chief Complaint: %s\n- Notes: %s\n\n", ap.ChiefComplaint, pyStr(ap.Notes))
-	fmt.Fprintf(&b, "Billing Information:\n- Insurance Authorization: %s\n- Copay Amount: $%s\n\n", strOrNone(ap.InsuranceAuthorization), fixed2(ap.CopayAmount))
+	fmt.Fprintf(&b, "Clinical Information:\n- Chief Complaint: %s\n- Notes: %s\n\n", ap.ChiefComplaint, pyjson.Str(ap.Notes))
+	fmt.Fprintf(&b, "Billing Information:\n- Insurance Authorization: %s\n- Copay Amount: $%s\n\n", pyjson.Str(ap.InsuranceAuthorization), fixed2(ap.CopayAmount))
 	fmt.Fprintf(&b, "Meeting Information:\n- Meeting Link: %s", ap.MeetingLink)
 	if ap.has("prescription_issued") {
 		rx := ap.PrescriptionIssued
@@ -222,18 +222,11 @@ func getAppointmentDetails(_ context.Context, e *Env, a appointmentArgs) (any, e
 	}
 	if ap.has("cancellation_reason") {
 		if !ap.has("cancellation_date") {
-			return nil, keyError("cancellation_date")
+			return nil, pyjson.KeyError("cancellation_date")
 		}
 		fmt.Fprintf(&b, "\n\nCancellation Details:\n- Reason: %s\n- Date: %s", readable(ap.CancellationReason), ap.CancellationDate)
 	}
 	return b.String(), nil
-}
-
-func strOrNone(s *string) string {
-	if s == nil {
-		return "None"
-	}
-	return *s
 }
 
 func getProviderDetails(_ context.Context, e *Env, a providerArgs) (any, error) {
@@ -242,13 +235,13 @@ func getProviderDetails(_ context.Context, e *Env, a providerArgs) (any, error) 
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Provider with ID %s not found.", pyStr(a.ProviderID.v)), nil
+		return fmt.Sprintf("Provider with ID %s not found.", pyjson.Str(a.ProviderID.v)), nil
 	}
 	if !p.has("license_number") {
-		return nil, keyError("license_number")
+		return nil, pyjson.KeyError("license_number")
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Provider Details (ID: %s)\n\n", pyStr(a.ProviderID.v))
+	fmt.Fprintf(&b, "Provider Details (ID: %s)\n\n", pyjson.Str(a.ProviderID.v))
 	fmt.Fprintf(&b, "Name: %s %s %s\n", p.Name.titleOr("Dr."), p.Name.FirstName, p.Name.LastName)
 	fmt.Fprintf(&b, "Specialty: %s\nLicense Number: %s\nCredentials: %s\nYears of Experience: %d\n\n",
 		p.Specialty, p.LicenseNumber, strings.Join(p.Credentials, ", "), p.YearsExperience)
@@ -256,9 +249,9 @@ func getProviderDetails(_ context.Context, e *Env, a providerArgs) (any, error) 
 	fmt.Fprintf(&b, "Languages: %s\nConsultation Fee: $%s\n\nWeekly Schedule:", strings.Join(p.Languages, ", "), fixed2(p.ConsultationFee))
 	for day, times := range p.Schedule.All() {
 		if len(times) > 0 {
-			fmt.Fprintf(&b, "\n- %s: %s", pyTitle(day), strings.Join(times, ", "))
+			fmt.Fprintf(&b, "\n- %s: %s", pyjson.Title(day), strings.Join(times, ", "))
 		} else {
-			fmt.Fprintf(&b, "\n- %s: Not available", pyTitle(day))
+			fmt.Fprintf(&b, "\n- %s: Not available", pyjson.Title(day))
 		}
 	}
 	return b.String(), nil
@@ -276,7 +269,7 @@ func getMedicalRecord(_ context.Context, e *Env, a medicalRecordArgs) (any, erro
 			return nil, err
 		}
 		if !ok {
-			return fmt.Sprintf("Medical record with ID %s not found.", pyStr(rid)), nil
+			return fmt.Sprintf("Medical record with ID %s not found.", pyjson.Str(rid)), nil
 		}
 		rec, _ = e.records.Get(key)
 	} else {
@@ -287,18 +280,18 @@ func getMedicalRecord(_ context.Context, e *Env, a medicalRecordArgs) (any, erro
 			}
 		}
 		if rec == nil {
-			return fmt.Sprintf("No medical record found for appointment ID %s.", pyStr(aid)), nil
+			return fmt.Sprintf("No medical record found for appointment ID %s.", pyjson.Str(aid)), nil
 		}
 	}
 	patient := "Unknown Patient"
 	if p, ok := e.d.db.Patients.Get(rec.PatientID); ok {
-		if n := pyStrip(joinNonEmpty(p.Name.FirstName, p.Name.LastName)); n != "" {
+		if n := pyjson.Strip(joinNonEmpty(p.Name.FirstName, p.Name.LastName)); n != "" {
 			patient = n
 		}
 	}
 	provider := "Unknown Provider"
 	if p, ok := e.d.db.Providers.Get(rec.ProviderID); ok {
-		if n := pyStrip(joinNonEmpty(p.Name.Title, p.Name.FirstName, p.Name.LastName)); n != "" {
+		if n := pyjson.Strip(joinNonEmpty(p.Name.Title, p.Name.FirstName, p.Name.LastName)); n != "" {
 			provider = n
 		}
 	}
@@ -317,7 +310,7 @@ func getMedicalRecord(_ context.Context, e *Env, a medicalRecordArgs) (any, erro
 		{"subjective", rec.Subjective}, {"objective", rec.Objective}, {"assessment", rec.Assessment}, {"plan", rec.Plan},
 	} {
 		if rec.has(f.key) {
-			lines = append(lines, pyTitle(f.key)+": "+f.val)
+			lines = append(lines, pyjson.Title(f.key)+": "+f.val)
 		}
 	}
 	if len(rec.Recommendations) > 0 {
@@ -341,7 +334,7 @@ func joinNonEmpty(parts ...string) string {
 }
 
 func getRegimenOptions(_ context.Context, e *Env, a regimenArgs) (any, error) {
-	key, ok, err := lookupKey(a.PatientID.v)
+	key, ok, err := pyjson.DictKey(a.PatientID.v)
 	if err != nil {
 		return nil, err
 	}
@@ -350,7 +343,7 @@ func getRegimenOptions(_ context.Context, e *Env, a regimenArgs) (any, error) {
 		plan, _ = e.d.db.RegimenPlans.Get(key)
 	}
 	if plan == nil || len(plan.order) == 0 {
-		return fmt.Sprintf("No regimen optimization data available for patient %s.", pyStr(a.PatientID.v)), nil
+		return fmt.Sprintf("No regimen optimization data available for patient %s.", pyjson.Str(a.PatientID.v)), nil
 	}
 	lines := []string{"Current regimen components:"}
 	cur := &plan.CurrentRegimen
@@ -392,7 +385,7 @@ func (k *keys) get(key string, val any) string {
 	if !k.has(key) {
 		return "None"
 	}
-	return pyStr(val)
+	return pyjson.Str(val)
 }
 
 func (c *Component) format() string {
@@ -420,7 +413,7 @@ func listPatientMedicalRecords(_ context.Context, e *Env, a patientRecordsArgs) 
 		}
 	}
 	if len(items) == 0 {
-		return fmt.Sprintf("No medical records found for patient %s.", pyStr(a.PatientID.v)), nil
+		return fmt.Sprintf("No medical records found for patient %s.", pyjson.Str(a.PatientID.v)), nil
 	}
 	for i := range items {
 		d, err := strptime(items[i].r.Date, dateFormat)
@@ -445,7 +438,7 @@ func listPatientMedicalRecords(_ context.Context, e *Env, a patientRecordsArgs) 
 			}
 			meds = strings.Join(names, ", ")
 		}
-		lines = append(lines, fmt.Sprintf("record_id=%s | date=%s | appointment_id=%s | medications=%s", r.RecordID, r.Date, strOrNone(r.AppointmentID), meds))
+		lines = append(lines, fmt.Sprintf("record_id=%s | date=%s | appointment_id=%s | medications=%s", r.RecordID, r.Date, pyjson.Str(r.AppointmentID), meds))
 	}
 	return "Medical records (newest first):\n" + strings.Join(lines, "\n"), nil
 }
@@ -460,7 +453,7 @@ func listAvailableProviders(_ context.Context, e *Env, a providersArgs) (any, er
 			if err != nil {
 				return nil, err
 			}
-			if pyLower(p.Specialty) != pyLower(s) {
+			if pyjson.Lower(p.Specialty) != pyjson.Lower(s) {
 				continue
 			}
 		}
@@ -469,14 +462,14 @@ func listAvailableProviders(_ context.Context, e *Env, a providersArgs) (any, er
 	}
 	if len(list) == 0 {
 		if truthy(spec) {
-			return "No providers found with specialty: " + pyStr(spec), nil
+			return "No providers found with specialty: " + pyjson.Str(spec), nil
 		}
 		return "No providers found.", nil
 	}
 	var b strings.Builder
 	b.WriteString("Available Providers")
 	if truthy(spec) {
-		b.WriteString(" - " + pyStr(spec))
+		b.WriteString(" - " + pyjson.Str(spec))
 	}
 	b.WriteString(":\n\n")
 	for i, p := range list {
@@ -484,7 +477,7 @@ func listAvailableProviders(_ context.Context, e *Env, a providersArgs) (any, er
 		fmt.Fprintf(&b, "  Specialty: %s\n  Experience: %d years\n  Languages: %s\n  Consultation Fee: $%s\n  Phone: %s\n\n",
 			p.Specialty, p.YearsExperience, strings.Join(p.Languages, ", "), fixed2(p.ConsultationFee), p.Contact.Phone)
 	}
-	return pyStrip(b.String()), nil
+	return pyjson.Strip(b.String()), nil
 }
 
 func listPatientAppointments(_ context.Context, e *Env, a patientAppointmentsArgs) (any, error) {
@@ -492,7 +485,7 @@ func listPatientAppointments(_ context.Context, e *Env, a patientAppointmentsArg
 	if err != nil {
 		return nil, err
 	}
-	pid := pyStr(a.PatientID.v)
+	pid := pyjson.Str(a.PatientID.v)
 	if !ok {
 		return fmt.Sprintf("Patient with ID %s not found.", pid), nil
 	}
@@ -502,7 +495,7 @@ func listPatientAppointments(_ context.Context, e *Env, a patientAppointmentsArg
 		if err != nil {
 			return nil, err
 		}
-		filter = pyLower(s)
+		filter = pyjson.Lower(s)
 	}
 	type item struct {
 		id string
@@ -514,7 +507,7 @@ func listPatientAppointments(_ context.Context, e *Env, a patientAppointmentsArg
 		if ap.PatientID != pid {
 			continue
 		}
-		if filter != "" && pyLower(ap.Status) != filter {
+		if filter != "" && pyjson.Lower(ap.Status) != filter {
 			continue
 		}
 		at, err := strptime(ap.Date+" "+ap.Time, dateTimeFormat)
@@ -525,7 +518,7 @@ func listPatientAppointments(_ context.Context, e *Env, a patientAppointmentsArg
 	}
 	if len(items) == 0 {
 		if filter != "" {
-			return fmt.Sprintf("No appointments found for patient %s with status %s.", pid, pyStr(a.StatusFilter.v)), nil
+			return fmt.Sprintf("No appointments found for patient %s with status %s.", pid, pyjson.Str(a.StatusFilter.v)), nil
 		}
 		return fmt.Sprintf("No appointments found for patient %s.", pid), nil
 	}
@@ -537,7 +530,7 @@ func listPatientAppointments(_ context.Context, e *Env, a patientAppointmentsArg
 	})
 	header := fmt.Sprintf("Appointments for %s %s (ID: %s)", p.Name.FirstName, p.Name.LastName, pid)
 	if filter != "" {
-		header += " with status " + pyStr(a.StatusFilter.v)
+		header += " with status " + pyjson.Str(a.StatusFilter.v)
 	}
 	lines := []string{header}
 	for _, it := range items {
@@ -560,13 +553,13 @@ func listMedicationSuppliers(_ context.Context, e *Env, a suppliersArgs) (any, e
 	catalog := &e.d.db.MedicationSuppliers
 	canonical := make(map[string]string, catalog.Len())
 	for _, k := range catalog.Keys() {
-		canonical[pyLower(k)] = k // a later key with the same lower case wins
+		canonical[pyjson.Lower(k)] = k // a later key with the same lower case wins
 	}
 	med, err := strArg(a.Medication.v, "lower")
 	if err != nil {
 		return nil, err
 	}
-	key, known := canonical[pyLower(med)]
+	key, known := canonical[pyjson.Lower(med)]
 	var suppliers []*Supplier
 	if known && key != "" {
 		suppliers, _ = catalog.Get(key)
@@ -585,7 +578,7 @@ func listMedicationSuppliers(_ context.Context, e *Env, a suppliersArgs) (any, e
 		}
 		filtered = nil
 		for _, s := range suppliers {
-			if pyLower(s.Country) == pyLower(country) {
+			if pyjson.Lower(s.Country) == pyjson.Lower(country) {
 				filtered = append(filtered, s)
 			}
 		}
@@ -617,7 +610,7 @@ func listTelemetryUploads(_ context.Context, e *Env, a uploadsArgs) (any, error)
 		if truthy(start) {
 			s, ok := start.(string)
 			if !ok {
-				return nil, fmt.Errorf("'<' not supported between instances of 'str' and '%s'", pyType(start))
+				return nil, fmt.Errorf("'<' not supported between instances of 'str' and '%s'", pyjson.TypeName(start))
 			}
 			if u.Date < s {
 				continue
@@ -626,7 +619,7 @@ func listTelemetryUploads(_ context.Context, e *Env, a uploadsArgs) (any, error)
 		if truthy(end) {
 			s, ok := end.(string)
 			if !ok {
-				return nil, fmt.Errorf("'>' not supported between instances of 'str' and '%s'", pyType(end))
+				return nil, fmt.Errorf("'>' not supported between instances of 'str' and '%s'", pyjson.TypeName(end))
 			}
 			if u.Date > s {
 				continue
@@ -640,7 +633,7 @@ func listTelemetryUploads(_ context.Context, e *Env, a uploadsArgs) (any, error)
 		return nil, err
 	}
 	if n == 0 {
-		return fmt.Sprintf("No telemetry uploads found for device %s in the specified window.", pyStr(a.DeviceID.v)), nil
+		return fmt.Sprintf("No telemetry uploads found for device %s in the specified window.", pyjson.Str(a.DeviceID.v)), nil
 	}
 	return pyjson.String(out[:n]), nil
 }
@@ -649,12 +642,12 @@ func checkDrugInteractions(_ context.Context, e *Env, a interactionsArgs) (any, 
 	table := &e.d.db.DrugInteractions
 	canonicalName := map[string]string{}
 	for outer, inner := range table.All() {
-		if _, seen := canonicalName[pyLower(outer)]; !seen {
-			canonicalName[pyLower(outer)] = outer
+		if _, seen := canonicalName[pyjson.Lower(outer)]; !seen {
+			canonicalName[pyjson.Lower(outer)] = outer
 		}
 		for _, k := range inner.Keys() {
-			if _, seen := canonicalName[pyLower(k)]; !seen {
-				canonicalName[pyLower(k)] = k
+			if _, seen := canonicalName[pyjson.Lower(k)]; !seen {
+				canonicalName[pyjson.Lower(k)] = k
 			}
 		}
 	}
@@ -663,7 +656,7 @@ func checkDrugInteractions(_ context.Context, e *Env, a interactionsArgs) (any, 
 		if err != nil {
 			return "", err
 		}
-		if c, ok := canonicalName[pyLower(s)]; ok {
+		if c, ok := canonicalName[pyjson.Lower(s)]; ok {
 			return c, nil
 		}
 		return s, nil
@@ -679,24 +672,25 @@ func checkDrugInteractions(_ context.Context, e *Env, a interactionsArgs) (any, 
 		}
 		if inner, ok := table.Get(keyA); ok {
 			for cand, d := range inner.All() {
-				if pyLower(cand) == pyLower(keyB) {
+				if pyjson.Lower(cand) == pyjson.Lower(keyB) {
 					return d, nil
 				}
 			}
 		}
 		if inner, ok := table.Get(keyB); ok {
 			for cand, d := range inner.All() {
-				if pyLower(cand) == pyLower(keyA) {
+				if pyjson.Lower(cand) == pyjson.Lower(keyA) {
 					return d, nil
 				}
 			}
 		}
 		return nil, nil
 	}
-	meds, err := iterate(a.CurrentMedications.v)
+	meds, err := pyjson.Iterate(a.CurrentMedications.v)
 	if err != nil {
 		return nil, err
 	}
+	_, medsDict := a.CurrentMedications.v.(*pyjson.Dict)
 	var lines []string
 	skip := map[string]bool{}
 	emergency := false
@@ -736,16 +730,16 @@ func checkDrugInteractions(_ context.Context, e *Env, a interactionsArgs) (any, 
 		}
 		return nil
 	}
-	for _, m := range meds.items {
+	for _, m := range meds {
 		if err := record(a.PrimaryMedication.v, m); err != nil {
 			return nil, err
 		}
 	}
-	for i, x := range meds.items {
-		if meds.isDict {
+	for i, x := range meds {
+		if medsDict {
 			return nil, errors.New("unhashable type: 'slice'")
 		}
-		for _, y := range meds.items[i+1:] {
+		for _, y := range meds[i+1:] {
 			if err := record(x, y); err != nil {
 				return nil, err
 			}
@@ -776,33 +770,6 @@ func checkDrugInteractions(_ context.Context, e *Env, a interactionsArgs) (any, 
 	return strings.Join(out, "\n"), nil
 }
 
-// iterable is what `for x in v` walks: a list's items, a string's
-// characters or a dict's keys.
-type iterable struct {
-	items  []any
-	isDict bool
-}
-
-func iterate(v any) (iterable, error) {
-	switch x := v.(type) {
-	case []any:
-		return iterable{items: x}, nil
-	case string:
-		var items []any
-		for _, r := range x {
-			items = append(items, string(r))
-		}
-		return iterable{items: items}, nil
-	case *pyjson.Dict:
-		items := make([]any, len(x.Keys))
-		for i, k := range x.Keys {
-			items[i] = k
-		}
-		return iterable{items: items, isDict: true}, nil
-	}
-	return iterable{}, fmt.Errorf("'%s' object is not iterable", pyType(v))
-}
-
 // ---- 14-16: appointment changes ----
 
 // checkSlot runs the date, weekday and availability checks shared by
@@ -811,7 +778,7 @@ func iterate(v any) (iterable, error) {
 func checkSlot(p *Provider, providerID string, date, tm any) (msg string, err error) {
 	ds, ok := date.(string)
 	if !ok {
-		name := pyType(date)
+		name := pyjson.TypeName(date)
 		if date == nil {
 			name = "None"
 		}
@@ -824,14 +791,14 @@ func checkSlot(p *Provider, providerID string, date, tm any) (msg string, err er
 	day := strings.ToLower(d.Weekday().String())
 	times, works := p.Schedule.Get(day)
 	if !works {
-		return fmt.Sprintf("Provider %s does not work on %s.", providerID, pyTitle(day)), nil
+		return fmt.Sprintf("Provider %s does not work on %s.", providerID, pyjson.Title(day)), nil
 	}
 	for _, t := range times {
 		if equalStr(t, tm) {
 			return "", nil
 		}
 	}
-	return fmt.Sprintf("Provider %s is not available at %s on %s. Available times: %s", providerID, pyStr(tm), pyTitle(day), joinOrNone(times)), nil
+	return fmt.Sprintf("Provider %s is not available at %s on %s. Available times: %s", providerID, pyjson.Str(tm), pyjson.Title(day), joinOrNone(times)), nil
 }
 
 func scheduleAppointment(_ context.Context, e *Env, a scheduleArgs) (any, error) {
@@ -840,14 +807,14 @@ func scheduleAppointment(_ context.Context, e *Env, a scheduleArgs) (any, error)
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Patient with ID %s not found.", pyStr(a.PatientID.v)), nil
+		return fmt.Sprintf("Patient with ID %s not found.", pyjson.Str(a.PatientID.v)), nil
 	}
 	provider, ok, err := e.providerByArg(a.ProviderID.v)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Provider with ID %s not found.", pyStr(a.ProviderID.v)), nil
+		return fmt.Sprintf("Provider with ID %s not found.", pyjson.Str(a.ProviderID.v)), nil
 	}
 	pid, provID := a.PatientID.v.(string), a.ProviderID.v.(string)
 	msg, err := checkSlot(provider, provID, a.Date.v, a.Time.v)
@@ -913,11 +880,11 @@ func scheduleAppointment(_ context.Context, e *Env, a scheduleArgs) (any, error)
 	} else {
 		lines = append(lines, "Insurance Billing: Skipped", "Payment Method: "+readable(ap.PaymentMethod))
 		if truthy(voucher) {
-			lines = append(lines, "Voucher Applied: "+pyStr(voucher))
+			lines = append(lines, "Voucher Applied: "+pyjson.Str(voucher))
 		}
 		lines = append(lines, "Amount Due Today: $0.00")
 		if truthy(notes) {
-			lines = append(lines, "Billing Notes: "+pyStr(notes))
+			lines = append(lines, "Billing Notes: "+pyjson.Str(notes))
 		}
 	}
 	lines = append(lines, "Meeting Link: "+ap.MeetingLink, "", "Please save your appointment ID for future reference.")
@@ -951,7 +918,7 @@ func (e *Env) nextAppointmentNumber() (int64, error) {
 
 // pyInt is int(s) for a str.
 func pyInt(s string) (*big.Int, error) {
-	t := pyStrip(s)
+	t := pyjson.Strip(s)
 	body := strings.TrimLeft(t, "+-")
 	ok := len(t)-len(body) <= 1 && body != "" && body[0] != '_' && body[len(body)-1] != '_' && !strings.Contains(body, "__")
 	clean := strings.ReplaceAll(body, "_", "")
@@ -974,7 +941,7 @@ func cancelAppointment(_ context.Context, e *Env, a appointmentArgs) (any, error
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Appointment with ID %s not found.", pyStr(a.AppointmentID.v)), nil
+		return fmt.Sprintf("Appointment with ID %s not found.", pyjson.Str(a.AppointmentID.v)), nil
 	}
 	cur, _ := e.appointments.Get(key)
 	switch cur.Status {
@@ -1000,7 +967,7 @@ func rescheduleAppointment(_ context.Context, e *Env, a rescheduleArgs) (any, er
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Appointment with ID %s not found.", pyStr(a.AppointmentID.v)), nil
+		return fmt.Sprintf("Appointment with ID %s not found.", pyjson.Str(a.AppointmentID.v)), nil
 	}
 	cur, _ := e.appointments.Get(key)
 	switch cur.Status {
@@ -1011,7 +978,7 @@ func rescheduleAppointment(_ context.Context, e *Env, a rescheduleArgs) (any, er
 	}
 	provider, ok := e.d.db.Providers.Get(cur.ProviderID)
 	if !ok {
-		return nil, keyError(cur.ProviderID)
+		return nil, pyjson.KeyError(cur.ProviderID)
 	}
 	msg, err := checkSlot(provider, cur.ProviderID, a.NewDate.v, a.NewTime.v)
 	if err != nil || msg != "" {
@@ -1027,7 +994,7 @@ func rescheduleAppointment(_ context.Context, e *Env, a rescheduleArgs) (any, er
 	oldDate, oldTime := ap.Date, ap.Time
 	ap.Date, ap.Time = date, tm
 	if !ap.has("meeting_link") {
-		return nil, keyError("meeting_link") // raised after the change, as upstream
+		return nil, pyjson.KeyError("meeting_link") // raised after the change, as upstream
 	}
 	return fmt.Sprintf("Appointment successfully rescheduled.\n\nAppointment ID: %s\nPatient: %s\nProvider: Dr. %s - %s\n\nPrevious Date/Time: %s at %s\nNew Date/Time: %s at %s\n\nMeeting Link: %s\n\nPlease update your calendar with the new appointment time.",
 		key, e.patientName(ap.PatientID), provider.Name.LastName, provider.Specialty, oldDate, oldTime, date, tm, ap.MeetingLink), nil
@@ -1042,11 +1009,11 @@ func calculateTool(_ context.Context, _ *Env, a calculateArgs) (any, error) {
 	case []any, *pyjson.Dict:
 		// Iterating a list checks each item as a substring of the allowed
 		// characters; eval then refuses the list (inside the try).
-		it, _ := iterate(x)
-		for _, item := range it.items {
+		it, _ := pyjson.Iterate(x)
+		for _, item := range it {
 			s, ok := item.(string)
 			if !ok {
-				return nil, fmt.Errorf("'in <string>' requires string as left operand, not %s", pyType(item))
+				return nil, fmt.Errorf("'in <string>' requires string as left operand, not %s", pyjson.TypeName(item))
 			}
 			if !strings.Contains(pycalc.Chars, s) {
 				return "Error: invalid characters in expression", nil
@@ -1054,13 +1021,13 @@ func calculateTool(_ context.Context, _ *Env, a calculateArgs) (any, error) {
 		}
 		return "Error: eval() arg 1 must be a string, bytes or code object", nil
 	}
-	return nil, fmt.Errorf("'%s' object is not iterable", pyType(a.Expression.v))
+	return nil, fmt.Errorf("'%s' object is not iterable", pyjson.TypeName(a.Expression.v))
 }
 
 func think(context.Context, *Env, thinkArgs) (any, error) { return "", nil }
 
 func transferToHumanSupport(_ context.Context, _ *Env, a transferArgs) (any, error) {
-	return "Transferring you to a human support representative.\n\nReason for transfer: " + pyStr(a.Reason.v) +
+	return "Transferring you to a human support representative.\n\nReason for transfer: " + pyjson.Str(a.Reason.v) +
 		"\n\nPlease hold while we connect you to a member of our support team. They will be able to assist you with your request.\n\nEstimated wait time: 2-3 minutes.\n\nThank you for your patience.", nil
 }
 
@@ -1082,7 +1049,7 @@ func updatePrescriptionSupplier(_ context.Context, e *Env, a supplierUpdateArgs)
 	var names []string
 	index := map[string]int{}
 	for i := range cur.Prescriptions {
-		n := pyLower(pyStrip(cur.Prescriptions[i].Medication))
+		n := pyjson.Lower(pyjson.Strip(cur.Prescriptions[i].Medication))
 		if _, seen := index[n]; !seen {
 			names = append(names, n)
 		}
@@ -1092,7 +1059,7 @@ func updatePrescriptionSupplier(_ context.Context, e *Env, a supplierUpdateArgs)
 	if err != nil {
 		return nil, err
 	}
-	want := pyLower(pyStrip(med))
+	want := pyjson.Lower(pyjson.Strip(med))
 	i, found := index[want]
 	if !found {
 		for _, n := range names {
@@ -1107,7 +1074,7 @@ func updatePrescriptionSupplier(_ context.Context, e *Env, a supplierUpdateArgs)
 	}
 	rec, _ := e.records.Mut(key)
 	rx := &rec.Prescriptions[i]
-	rx.Pharmacy = pyStr(a.SupplierCompany.v) + " (" + pyStr(a.BrandName.v) + ")"
+	rx.Pharmacy = pyjson.Str(a.SupplierCompany.v) + " (" + pyjson.Str(a.BrandName.v) + ")"
 	rx.add("pharmacy")
 	price, err := pyFloat(a.PriceUSD.v)
 	if err != nil {
@@ -1136,7 +1103,7 @@ func listTelemetryDevices(_ context.Context, e *Env, a devicesArgs) (any, error)
 		}
 		filtered = nil
 		for _, d := range inv {
-			if pyLower(d.Status) == pyLower(s) {
+			if pyjson.Lower(d.Status) == pyjson.Lower(s) {
 				filtered = append(filtered, d)
 			}
 		}
@@ -1163,7 +1130,7 @@ func getTelemetryUpload(_ context.Context, e *Env, a uploadArgs) (any, error) {
 			return pyjson.String(u), nil
 		}
 	}
-	return fmt.Sprintf("No telemetry upload found for device %s on %s.", pyStr(a.DeviceID.v), pyStr(a.Date.v)), nil
+	return fmt.Sprintf("No telemetry upload found for device %s on %s.", pyjson.Str(a.DeviceID.v), pyjson.Str(a.Date.v)), nil
 }
 
 func updateMedicalRecordNote(_ context.Context, e *Env, a noteArgs) (any, error) {
@@ -1172,7 +1139,7 @@ func updateMedicalRecordNote(_ context.Context, e *Env, a noteArgs) (any, error)
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Error: medical record %s not found", pyStr(a.RecordID.v)), nil
+		return fmt.Sprintf("Error: medical record %s not found", pyjson.Str(a.RecordID.v)), nil
 	}
 	rec, _ := e.records.Mut(key)
 	entry := &pyjson.Dict{}
