@@ -190,7 +190,7 @@ type writeArgs struct {
 // the keyword-argument checks and the tool's own argument struct of Python
 // values) and reads them into writeArgs (view).
 func (d *Domain) decodeWrite(tool string, raw json.RawMessage) (writeArgs, string) {
-	v, err := d.tools.Decode(tool, raw)
+	v, err := d.Toolset().Decode(tool, raw)
 	if err != nil {
 		return writeArgs{}, err.Error()
 	}
