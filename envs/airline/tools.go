@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/pycalc"
+	"github.com/ledgerbench/ledgerbench/internal/pydantic"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/tool"
 )
@@ -162,18 +163,18 @@ func bookReservation(_ context.Context, e *Env, a bookArgs) (any, error) {
 	}
 
 	// Reservation(...): pydantic validates every field, reporting all errors.
-	var v validator
+	var v pydantic.Validator
 	r := &Reservation{ReservationID: resID, UserID: userID, CreatedAt: now, Flights: []ReservationFlight{}}
-	r.Origin = v.str("origin", a.Origin.v)
-	r.Destination = v.str("destination", a.Destination.v)
-	r.FlightType = v.literal("flight_type", a.FlightType.v, flightTypes...)
-	r.Cabin = v.literal("cabin", a.Cabin.v, cabinTypes...)
-	r.Passengers = modelField(&v, "passengers", "Passenger", passengers, (*validator).passenger)
-	r.PaymentHistory = modelField(&v, "payment_history", "Payment", payments, (*validator).payment)
-	r.TotalBaggages = Int(int64(v.int("total_baggages", a.TotalBaggages.v)))
-	r.NonfreeBaggages = Int(int64(v.int("nonfree_baggages", a.NonfreeBaggages.v)))
-	r.Insurance = v.literal("insurance", a.Insurance.v, insurances...)
-	if err := v.err("Reservation"); err != nil {
+	r.Origin = v.Str("origin", a.Origin.v)
+	r.Destination = v.Str("destination", a.Destination.v)
+	r.FlightType = v.Literal("flight_type", a.FlightType.v, flightTypes...)
+	r.Cabin = v.Literal("cabin", a.Cabin.v, cabinTypes...)
+	r.Passengers = modelField(&v, "passengers", "Passenger", passengers, passengerField)
+	r.PaymentHistory = modelField(&v, "payment_history", "Payment", payments, paymentField)
+	r.TotalBaggages = Int(int64(v.Int("total_baggages", a.TotalBaggages.v)))
+	r.NonfreeBaggages = Int(int64(v.Int("nonfree_baggages", a.NonfreeBaggages.v)))
+	r.Insurance = v.Literal("insurance", a.Insurance.v, insurances...)
+	if err := v.Err("Reservation"); err != nil {
 		return nil, err
 	}
 	// From here passengers and payments are models (a raw list always fails
@@ -475,9 +476,9 @@ func sendCertificate(_ context.Context, e *Env, a certificateArgs) (any, error) 
 		if user.PaymentMethods.Has(id) {
 			continue
 		}
-		var v validator
-		amount := v.float("amount", a.Amount.v)
-		if err := v.err("Certificate"); err != nil {
+		var v pydantic.Validator
+		amount := v.Float("amount", a.Amount.v)
+		if err := v.Err("Certificate"); err != nil {
 			return nil, err
 		}
 		u, _ := e.users.Mut(userID)
@@ -530,9 +531,9 @@ func (e *Env) paymentForUpdate(userID string, user *User, paymentID any, total N
 	if total.isZero() {
 		return nil, nil
 	}
-	var v validator
-	amount := v.int("amount", total.value())
-	if err := v.err("Payment"); err != nil {
+	var v pydantic.Validator
+	amount := v.Int("amount", total.value())
+	if err := v.Err("Payment"); err != nil {
 		return nil, err // after the gift card was debited, as upstream
 	}
 	return &Payment{PaymentID: k, Amount: amount}, nil

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ledgerbench/ledgerbench/internal/pydantic"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/tool"
 )
@@ -724,10 +725,6 @@ func vpnRepr(v *VPNDetails) string {
 		", 'server_performance': <PerformanceLevel." + strings.ToUpper(v.ServerPerformance) + ": " + pyjson.ReprString(v.ServerPerformance) + ">}"
 }
 
-// pydanticErrorsURL is the documentation link pydantic appends to each
-// validation error; upstream's lock file pins pydantic 2.12.
-const pydanticErrorsURL = "https://errors.pydantic.dev/2.12/v"
-
 // junkValue is a non-object apn_settings argument.
 type junkValue struct{ v any }
 
@@ -744,109 +741,36 @@ func parseAPN(raw json.RawMessage) (APNSettings, *junkValue, error) {
 		return APNSettings{}, &junkValue{v}, fmt.Errorf("'%s' object has no attribute 'apn_name'", pyjson.TypeName(v))
 	}
 	s := defaultAPN()
-	var errs []string
-	fail := func(field, msg, typ string, val any) {
-		errs = append(errs, fmt.Sprintf("%s\n  %s [type=%s, input_value=%s, input_type=%s]\n    For further information visit %s/%s",
-			field, msg, typ, pyjson.Repr(val), pyjson.TypeName(val), pydanticErrorsURL, typ))
-	}
-	optStr := func(k string, val any, dst **string) {
-		switch x := val.(type) {
-		case nil:
-			*dst = nil
-		case string:
-			*dst = &x
-		default:
-			fail(k, "Input should be a valid string", "string_type", val)
+	var val pydantic.Validator
+	// The fields in APNSettings' declaration order (pydantic reports them
+	// so), then the extra keys.
+	fields := []string{"apn_name", "reset_at_reboot", "mms_apn", "mmsc_url", "mms_proxy", "mms_port"}
+	for _, f := range fields {
+		x, ok := d.Get(f)
+		if !ok {
+			continue
+		}
+		switch f {
+		case "apn_name":
+			s.APNName = val.Enum(f, x, apnNames...)
+		case "reset_at_reboot":
+			s.ResetAtReboot = val.Bool(f, x)
+		case "mms_apn":
+			s.MMSAPN = val.OptStr(f, x)
+		case "mmsc_url":
+			s.MMSCURL = val.OptStr(f, x)
+		case "mms_proxy":
+			s.MMSProxy = val.OptStr(f, x)
+		case "mms_port":
+			s.MMSPort = val.OptInt(f, x)
 		}
 	}
 	for i, k := range d.Keys {
-		val := d.Values[i]
-		switch k {
-		case "apn_name":
-			if x, ok := val.(string); ok && slices.Contains(apnNames, x) {
-				s.APNName = x
-			} else {
-				fail(k, "Input should be 'internet' or 'broken'", "enum", val)
-			}
-		case "reset_at_reboot":
-			if b, ok := laxBool(val); ok {
-				s.ResetAtReboot = b
-			} else {
-				fail(k, "Input should be a valid boolean", "bool_type", val)
-			}
-		case "mms_apn":
-			optStr(k, val, &s.MMSAPN)
-		case "mmsc_url":
-			optStr(k, val, &s.MMSCURL)
-		case "mms_proxy":
-			optStr(k, val, &s.MMSProxy)
-		case "mms_port":
-			if val == nil {
-				s.MMSPort = nil
-			} else if n, ok := laxInt(val); ok {
-				s.MMSPort = &n
-			} else if _, isNum := val.(json.Number); isNum {
-				fail(k, "Input should be a valid integer, got a number with a fractional part", "int_from_float", val)
-			} else {
-				fail(k, "Input should be a valid integer", "int_type", val)
-			}
-		default:
-			fail(k, "Extra inputs are not permitted", "extra_forbidden", val)
+		if !slices.Contains(fields, k) {
+			val.Extra(k, d.Values[i])
 		}
 	}
-	switch len(errs) {
-	case 0:
-		return s, nil, nil
-	case 1:
-		return s, nil, errors.New("1 validation error for APNSettings\n" + errs[0])
-	}
-	return s, nil, fmt.Errorf("%d validation errors for APNSettings\n%s", len(errs), strings.Join(errs, "\n"))
-}
-
-// laxBool is pydantic's lax boolean parsing.
-func laxBool(v any) (bool, bool) {
-	switch x := v.(type) {
-	case bool:
-		return x, true
-	case json.Number:
-		switch string(x) {
-		case "0", "0.0":
-			return false, true
-		case "1", "1.0":
-			return true, true
-		}
-	case string:
-		switch strings.ToLower(strings.TrimSpace(x)) {
-		case "0", "off", "f", "false", "n", "no":
-			return false, true
-		case "1", "on", "t", "true", "y", "yes":
-			return true, true
-		}
-	}
-	return false, false
-}
-
-// laxInt is pydantic's lax integer parsing.
-func laxInt(v any) (int, bool) {
-	switch x := v.(type) {
-	case bool:
-		if x {
-			return 1, true
-		}
-		return 0, true
-	case json.Number:
-		if n, err := strconv.Atoi(string(x)); err == nil {
-			return n, true
-		}
-		if f, err := x.Float64(); err == nil && f == float64(int(f)) {
-			return int(f), true
-		}
-	case string:
-		if n, err := strconv.Atoi(strings.TrimSpace(x)); err == nil {
-			return n, true
-		}
-	}
-	return 0, false
+	return s, nil, val.Err("APNSettings")
 }
 
 // --- user-side environment functions (not tools) ---
