@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/tool"
@@ -339,7 +338,7 @@ func getCustomerByID(_ context.Context, e *Env, a customerIDArgs) (any, error) {
 func getCustomerByName(_ context.Context, e *Env, a nameArgs) (any, error) {
 	out := []*Customer{}
 	for _, c := range e.customers.All() {
-		if strings.ToLower(c.FullName) == strings.ToLower(a.FullName) && c.DateOfBirth == a.DOB {
+		if pyjson.Lower(c.FullName) == pyjson.Lower(a.FullName) && c.DateOfBirth == a.DOB {
 			out = append(out, c)
 		}
 	}

@@ -657,7 +657,7 @@ func checkAppPermissions(_ context.Context, e *Env, a appArgs) (any, error) {
 }
 
 func grantAppPermission(_ context.Context, e *Env, a grantArgs) (any, error) {
-	perm := strings.ToLower(a.Permission)
+	perm := pyjson.Lower(a.Permission)
 	i := e.dev().AppStatuses.find(a.AppName)
 	switch {
 	case i < 0:
@@ -954,7 +954,7 @@ func breakVPN(_ context.Context, e *Env, _ noArgs) (any, error) {
 }
 
 func removeAppPermission(_ context.Context, e *Env, a permArgs) (any, error) {
-	perm := strings.ToLower(a.Permission)
+	perm := pyjson.Lower(a.Permission)
 	i := e.dev().AppStatuses.find(a.AppName)
 	if i < 0 {
 		return []any{false, "App '" + a.AppName + "' not found. Cannot remove permission."}, nil
@@ -998,12 +998,12 @@ func assertInternetSpeed(_ context.Context, e *Env, a speedArgs) (any, error) {
 	if a.ExpectedDesc == nil {
 		return speed >= a.ExpectedSpeed, nil
 	}
-	return speed >= a.ExpectedSpeed && strings.ToLower(desc) == strings.ToLower(*a.ExpectedDesc), nil
+	return speed >= a.ExpectedSpeed && pyjson.Lower(desc) == pyjson.Lower(*a.ExpectedDesc), nil
 }
 
 func assertInternetNotExcellent(_ context.Context, e *Env, _ noArgs) (any, error) {
 	_, desc, _ := e.speedTest()
-	return strings.ToLower(desc) != "excellent", nil
+	return pyjson.Lower(desc) != "excellent", nil
 }
 
 func assertCanSendMMS(_ context.Context, e *Env, a expectBoolArgs) (any, error) {

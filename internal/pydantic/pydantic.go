@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -180,14 +181,15 @@ func (v *Validator) Float(loc string, x any) float64 {
 
 // Literal validates a Literal[...] of strings.
 func (v *Validator) Literal(loc string, x any, allowed ...string) string {
-	if s, ok := x.(string); ok {
-		for _, a := range allowed {
-			if s == a {
-				return s
-			}
-		}
+	return v.oneOf(loc, "literal_error", x, allowed)
+}
+
+// oneOf accepts a str among allowed, else reports kind.
+func (v *Validator) oneOf(loc, kind string, x any, allowed []string) string {
+	if s, ok := x.(string); ok && slices.Contains(allowed, s) {
+		return s
 	}
-	v.Add(loc, "literal_error", "Input should be "+expected(allowed), x)
+	v.Add(loc, kind, "Input should be "+expected(allowed), x)
 	return ""
 }
 
@@ -261,15 +263,7 @@ func (v *Validator) Bool(loc string, x any) bool {
 // declaration order, which shows in the message): the value itself, not
 // its name, and no coercion.
 func (v *Validator) Enum(loc string, x any, values ...string) string {
-	if s, ok := x.(string); ok {
-		for _, a := range values {
-			if s == a {
-				return s
-			}
-		}
-	}
-	v.Add(loc, "enum", "Input should be "+expected(values), x)
-	return ""
+	return v.oneOf(loc, "enum", x, values)
 }
 
 // Extra reports an input the model does not declare (extra="forbid");
