@@ -23,7 +23,11 @@ func TestParseAPN(t *testing.T) {
 		{"{\"mms_proxy\": null, \"extra\": 1, \"apn_name\": \"broken\"}", "", "1 validation error for APNSettings\nextra\n  Extra inputs are not permitted [type=extra_forbidden, input_value=1, input_type=int]\n    For further information visit https://errors.pydantic.dev/2.12/v/extra_forbidden"},
 		{"{\"mmsc_url\": \"a very long string that goes on and on and on for more than fifty characters\", \"mms_port\": []}", "", "1 validation error for APNSettings\nmms_port\n  Input should be a valid integer [type=int_type, input_value=[], input_type=list]\n    For further information visit https://errors.pydantic.dev/2.12/v/int_type"},
 	} {
-		s, junk, err := parseAPN([]byte(tc.in))
+		v, err := pyjson.Decode([]byte(tc.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, junk, err := parseAPN(v)
 		if junk != nil {
 			t.Fatalf("%s: junk %v", tc.in, junk.v)
 		}

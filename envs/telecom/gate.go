@@ -582,9 +582,9 @@ func gbAmount(tool string, a callArgs) (float64, string, string) {
 	if !ok {
 		return 0, "", "bad"
 	}
-	f, text, typ := r.GBAmount.value()
+	f, text, typ := numberValue(r.GBAmount)
 	if (typ != "int" && typ != "float") || math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, "", fmt.Sprintf("The argument gb_amount of %s must be a number of GB such as 2.0; got %s.", tool, compact(r.GBAmount.raw))
+		return 0, "", fmt.Sprintf("The argument gb_amount of %s must be a number of GB such as 2.0; got %s.", tool, compact(json.RawMessage(pyjson.String(r.GBAmount.V))))
 	}
 	return f, text, ""
 }

@@ -227,9 +227,9 @@ type summaryArgs struct {
 }
 
 type refuelArgs struct {
-	CustomerID string `json:"customer_id"`
-	LineID     string `json:"line_id"`
-	GBAmount   number `json:"gb_amount"`
+	CustomerID string        `json:"customer_id"`
+	LineID     string        `json:"line_id"`
+	GBAmount   tool.NumValue `json:"gb_amount"`
 }
 
 // optInt is an optional integer argument that keeps Python's distinction
@@ -268,34 +268,12 @@ func (optInt) JSONSchema() *pyjson.Dict {
 	return d
 }
 
-// number is a numeric argument decoded lazily, so that a wrong type fails
-// where the Python code would fail, and an int keeps printing as an int.
-type number struct {
-	raw json.RawMessage
-}
-
-func (n *number) UnmarshalJSON(b []byte) error {
-	n.raw = append(json.RawMessage(nil), b...)
-	return nil
-}
-
-func (number) JSONSchema() *pyjson.Dict {
-	d := &pyjson.Dict{}
-	d.Set("type", "number")
-	return d
-}
-
-// value returns the number, its Python str() and whether it is numeric. A
-// JSON boolean is a Python bool, which is an int.
-func (n number) value() (f float64, text string, pyType string) {
-	if len(bytes.TrimSpace(n.raw)) == 0 {
-		return 0, "None", "NoneType"
-	}
-	v, err := pyjson.Decode(n.raw)
-	if err != nil { // not reached: encoding/json checked the value
-		return 0, "", "str"
-	}
-	switch x := v.(type) {
+// numberValue returns a numeric argument (decoded as json.loads decodes
+// it, so that a wrong type fails where the Python code would fail and an int
+// keeps printing as an int) as a float, its Python str() and its Python
+// type name. A JSON boolean is a Python bool, which is an int.
+func numberValue(n tool.NumValue) (f float64, text string, pyType string) {
+	switch x := n.V.(type) {
 	case nil, bool:
 		if x == true {
 			f = 1
@@ -304,7 +282,7 @@ func (n number) value() (f float64, text string, pyType string) {
 	case json.Number:
 		return pyjson.NumberFloat(x), pyjson.Str(x), pyjson.TypeName(x)
 	}
-	return 0, "", pyjson.TypeName(v)
+	return 0, "", pyjson.TypeName(n.V)
 }
 
 // --- agent tools ---
@@ -509,7 +487,7 @@ func refuelData(_ context.Context, e *Env, a refuelArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	gb, gbText, typ := a.GBAmount.value()
+	gb, gbText, typ := numberValue(a.GBAmount)
 	if typ != "int" && typ != "float" && typ != "bool" {
 		return nil, fmt.Errorf("'<=' not supported between instances of '%s' and 'int'", typ)
 	}
@@ -549,9 +527,9 @@ func pySliceEnd(limit, n int) int {
 // --- agent-side environment functions (not tools) ---
 
 type setUsageArgs struct {
-	CustomerID string `json:"customer_id"`
-	LineID     string `json:"line_id"`
-	DataUsedGB number `json:"data_used_gb"`
+	CustomerID string        `json:"customer_id"`
+	LineID     string        `json:"line_id"`
+	DataUsedGB tool.NumValue `json:"data_used_gb"`
 }
 
 type overdueArgs struct {
@@ -608,7 +586,7 @@ func setDataUsage(_ context.Context, e *Env, a setUsageArgs) (any, error) {
 	if _, err := e.targetLine(a.CustomerID, a.LineID); err != nil {
 		return nil, err
 	}
-	used, text, typ := a.DataUsedGB.value()
+	used, text, typ := numberValue(a.DataUsedGB)
 	if typ != "int" && typ != "float" {
 		return nil, fmt.Errorf("data_used_gb must be a number, not %s", typ)
 	}

@@ -2,7 +2,6 @@ package telecom
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -364,7 +363,7 @@ type modeArgs struct {
 }
 
 type apnArgs struct {
-	APNSettings json.RawMessage `json:"apn_settings"`
+	APNSettings tool.DictValue `json:"apn_settings"`
 }
 
 type appArgs struct {
@@ -532,7 +531,7 @@ func checkAPNSettings(_ context.Context, e *Env, _ noArgs) (any, error) {
 }
 
 func setAPNSettings(_ context.Context, e *Env, a apnArgs) (any, error) {
-	s, junk, err := parseAPN(a.APNSettings)
+	s, junk, err := parseAPN(a.APNSettings.V)
 	if junk != nil {
 		// Upstream stores the value, then fails reading it.
 		e.dev().ActiveAPNSettings = APNSlot{junk: junk.v, isJunk: true}
@@ -731,11 +730,7 @@ type junkValue struct{ v any }
 // parseAPN validates an apn_settings argument as pydantic's APNSettings(**d)
 // would, filling defaults for missing keys. A non-object argument is
 // returned as junk with the error upstream raises after storing it.
-func parseAPN(raw json.RawMessage) (APNSettings, *junkValue, error) {
-	v, err := pyjson.Decode(raw)
-	if err != nil {
-		return APNSettings{}, nil, fmt.Errorf("invalid apn_settings: %w", err)
-	}
+func parseAPN(v any) (APNSettings, *junkValue, error) {
 	d, ok := v.(*pyjson.Dict)
 	if !ok {
 		return APNSettings{}, &junkValue{v}, fmt.Errorf("'%s' object has no attribute 'apn_name'", pyjson.TypeName(v))

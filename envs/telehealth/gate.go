@@ -87,6 +87,7 @@ import (
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/ledger"
 )
 
@@ -205,9 +206,9 @@ func (d *Domain) decodeWrite(tool string, raw json.RawMessage) (writeArgs, strin
 func view(decoded any) (writeArgs, string) {
 	var a writeArgs
 	var problems []string
-	str := func(name string, x strArgT, optional bool, dst *string) {
-		switch v := x.v; {
-		case !x.set || (v == nil && optional):
+	str := func(name string, x tool.StrValue, optional bool, dst *string) {
+		switch v := x.V; {
+		case !x.Passed || (v == nil && optional):
 		case v == nil:
 			problems = append(problems, fmt.Sprintf("%s must be a string, got null", name))
 		default:
@@ -225,11 +226,11 @@ func view(decoded any) (writeArgs, string) {
 		str("date", x.Date, false, &a.Date)
 		str("time", x.Time, false, &a.Time)
 		str("appointment_type", x.AppointmentType, false, &a.AppointmentType)
-		if b := x.BillInsurance; b.set && b.v != nil {
-			if v, ok := b.v.(bool); ok {
+		if b := x.BillInsurance; b.Passed && b.V != nil {
+			if v, ok := b.V.(bool); ok {
 				a.BillInsurance = &v
 			} else {
-				problems = append(problems, fmt.Sprintf("bill_insurance must be a JSON boolean (true or false), got %s; any non-empty string counts as true", short(b.v)))
+				problems = append(problems, fmt.Sprintf("bill_insurance must be a JSON boolean (true or false), got %s; any non-empty string counts as true", short(b.V)))
 			}
 		}
 		str("voucher_id", x.VoucherID, true, &a.VoucherID)
@@ -245,18 +246,18 @@ func view(decoded any) (writeArgs, string) {
 		str("medication", x.Medication, false, &a.Medication)
 		str("supplier_company", x.SupplierCompany, false, &a.SupplierCompany)
 		str("brand_name", x.BrandName, false, &a.BrandName)
-		if n, ok := x.PriceUSD.v.(json.Number); ok {
+		if n, ok := x.PriceUSD.V.(json.Number); ok {
 			a.PriceUSD, _ = strconv.ParseFloat(string(n), 64) // ±Inf when out of range
 		} else {
-			problems = append(problems, fmt.Sprintf("price_usd must be a number, got %s", short(x.PriceUSD.v)))
+			problems = append(problems, fmt.Sprintf("price_usd must be a number, got %s", short(x.PriceUSD.V)))
 		}
 		str("currency", x.Currency, true, &a.Currency)
 	case *noteArgs:
 		str("record_id", x.RecordID, false, &a.RecordID)
 		str("note", x.Note, false, &a.Note)
-		if m := x.Metadata; m.set && m.v != nil {
-			if _, ok := m.v.(*pyjson.Dict); !ok {
-				problems = append(problems, fmt.Sprintf("metadata must be a JSON object, got %s", short(m.v)))
+		if m := x.Metadata; m.Passed && m.V != nil {
+			if _, ok := m.V.(*pyjson.Dict); !ok {
+				problems = append(problems, fmt.Sprintf("metadata must be a JSON object, got %s", short(m.V)))
 			}
 		}
 	default:

@@ -124,40 +124,40 @@ func joinOrNone(list []string) string {
 
 func findPatientByEmail(_ context.Context, e *Env, a emailArgs) (any, error) {
 	for id, p := range e.d.db.Patients.All() {
-		if equalStr(p.Demographics.Email, a.Email.v) {
+		if equalStr(p.Demographics.Email, a.Email.V) {
 			return id, nil
 		}
 	}
-	return "No patient found with email: " + pyjson.Str(a.Email.v), nil
+	return "No patient found with email: " + pyjson.Str(a.Email.V), nil
 }
 
 func findPatientByNameDOB(_ context.Context, e *Env, a nameDOBArgs) (any, error) {
 	for id, p := range e.d.db.Patients.All() {
-		first, err := strArg(a.FirstName.v, "lower")
+		first, err := strArg(a.FirstName.V, "lower")
 		if err != nil {
 			return nil, err
 		}
 		if pyjson.Lower(p.Name.FirstName) != pyjson.Lower(first) {
 			continue
 		}
-		last, err := strArg(a.LastName.v, "lower")
+		last, err := strArg(a.LastName.V, "lower")
 		if err != nil {
 			return nil, err
 		}
-		if pyjson.Lower(p.Name.LastName) == pyjson.Lower(last) && equalStr(p.Demographics.DateOfBirth, a.DateOfBirth.v) {
+		if pyjson.Lower(p.Name.LastName) == pyjson.Lower(last) && equalStr(p.Demographics.DateOfBirth, a.DateOfBirth.V) {
 			return id, nil
 		}
 	}
-	return fmt.Sprintf("No patient found with name: %s %s and DOB: %s", pyjson.Str(a.FirstName.v), pyjson.Str(a.LastName.v), pyjson.Str(a.DateOfBirth.v)), nil
+	return fmt.Sprintf("No patient found with name: %s %s and DOB: %s", pyjson.Str(a.FirstName.V), pyjson.Str(a.LastName.V), pyjson.Str(a.DateOfBirth.V)), nil
 }
 
 func getPatientDetails(_ context.Context, e *Env, a patientArgs) (any, error) {
-	p, ok, err := e.patientByArg(a.PatientID.v)
+	p, ok, err := e.patientByArg(a.PatientID.V)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Patient with ID %s not found.", pyjson.Str(a.PatientID.v)), nil
+		return fmt.Sprintf("Patient with ID %s not found.", pyjson.Str(a.PatientID.V)), nil
 	}
 	d, ad, ins, mh, ec := &p.Demographics, &p.Address, &p.Insurance.Primary, &p.MedicalHistory, &p.EmergencyContact
 	meds := "None"
@@ -169,7 +169,7 @@ func getPatientDetails(_ context.Context, e *Env, a patientArgs) (any, error) {
 		meds = strings.Join(parts, ", ")
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Patient Details for %s %s (ID: %s)\n\n", p.Name.FirstName, p.Name.LastName, pyjson.Str(a.PatientID.v))
+	fmt.Fprintf(&b, "Patient Details for %s %s (ID: %s)\n\n", p.Name.FirstName, p.Name.LastName, pyjson.Str(a.PatientID.V))
 	fmt.Fprintf(&b, "Demographics:\n- Date of Birth: %s\n- Gender: %s\n- Phone: %s\n- Email: %s\n\n", d.DateOfBirth, d.Gender, d.Phone, d.Email)
 	fmt.Fprintf(&b, "Address:\n- %s\n- %s\n- %s, %s %s\n- %s\n\n", ad.Address1, ad.Address2, ad.City, ad.State, ad.Zip, ad.Country)
 	fmt.Fprintf(&b, "Insurance:\n- Provider: %s\n- Policy Number: %s\n- Primary Care Copay: $%s\n- Specialist Copay: $%s\n\n",
@@ -181,12 +181,12 @@ func getPatientDetails(_ context.Context, e *Env, a patientArgs) (any, error) {
 }
 
 func getAppointmentDetails(_ context.Context, e *Env, a appointmentArgs) (any, error) {
-	key, ok, err := e.appointmentKey(a.AppointmentID.v)
+	key, ok, err := e.appointmentKey(a.AppointmentID.V)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Appointment with ID %s not found.", pyjson.Str(a.AppointmentID.v)), nil
+		return fmt.Sprintf("Appointment with ID %s not found.", pyjson.Str(a.AppointmentID.V)), nil
 	}
 	ap, _ := e.appointments.Get(key)
 	specialty := "Unknown"
@@ -230,18 +230,18 @@ func getAppointmentDetails(_ context.Context, e *Env, a appointmentArgs) (any, e
 }
 
 func getProviderDetails(_ context.Context, e *Env, a providerArgs) (any, error) {
-	p, ok, err := e.providerByArg(a.ProviderID.v)
+	p, ok, err := e.providerByArg(a.ProviderID.V)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Provider with ID %s not found.", pyjson.Str(a.ProviderID.v)), nil
+		return fmt.Sprintf("Provider with ID %s not found.", pyjson.Str(a.ProviderID.V)), nil
 	}
 	if !p.has("license_number") {
 		return nil, pyjson.KeyError("license_number")
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Provider Details (ID: %s)\n\n", pyjson.Str(a.ProviderID.v))
+	fmt.Fprintf(&b, "Provider Details (ID: %s)\n\n", pyjson.Str(a.ProviderID.V))
 	fmt.Fprintf(&b, "Name: %s %s %s\n", p.Name.titleOr("Dr."), p.Name.FirstName, p.Name.LastName)
 	fmt.Fprintf(&b, "Specialty: %s\nLicense Number: %s\nCredentials: %s\nYears of Experience: %d\n\n",
 		p.Specialty, p.LicenseNumber, strings.Join(p.Credentials, ", "), p.YearsExperience)
@@ -258,7 +258,7 @@ func getProviderDetails(_ context.Context, e *Env, a providerArgs) (any, error) 
 }
 
 func getMedicalRecord(_ context.Context, e *Env, a medicalRecordArgs) (any, error) {
-	rid, aid := a.RecordID.v, a.AppointmentID.v
+	rid, aid := a.RecordID.V, a.AppointmentID.V
 	if !truthy(rid) && !truthy(aid) {
 		return "Please provide a record_id or appointment_id to look up the medical record.", nil
 	}
@@ -334,7 +334,7 @@ func joinNonEmpty(parts ...string) string {
 }
 
 func getRegimenOptions(_ context.Context, e *Env, a regimenArgs) (any, error) {
-	key, ok, err := pyjson.DictKey(a.PatientID.v)
+	key, ok, err := pyjson.DictKey(a.PatientID.V)
 	if err != nil {
 		return nil, err
 	}
@@ -343,7 +343,7 @@ func getRegimenOptions(_ context.Context, e *Env, a regimenArgs) (any, error) {
 		plan, _ = e.d.db.RegimenPlans.Get(key)
 	}
 	if plan == nil || len(plan.order) == 0 {
-		return fmt.Sprintf("No regimen optimization data available for patient %s.", pyjson.Str(a.PatientID.v)), nil
+		return fmt.Sprintf("No regimen optimization data available for patient %s.", pyjson.Str(a.PatientID.V)), nil
 	}
 	lines := []string{"Current regimen components:"}
 	cur := &plan.CurrentRegimen
@@ -408,12 +408,12 @@ func listPatientMedicalRecords(_ context.Context, e *Env, a patientRecordsArgs) 
 	}
 	var items []item
 	for _, r := range e.records.All() {
-		if equalStr(r.PatientID, a.PatientID.v) {
+		if equalStr(r.PatientID, a.PatientID.V) {
 			items = append(items, item{r: r})
 		}
 	}
 	if len(items) == 0 {
-		return fmt.Sprintf("No medical records found for patient %s.", pyjson.Str(a.PatientID.v)), nil
+		return fmt.Sprintf("No medical records found for patient %s.", pyjson.Str(a.PatientID.V)), nil
 	}
 	for i := range items {
 		d, err := strptime(items[i].r.Date, dateFormat)
@@ -423,7 +423,7 @@ func listPatientMedicalRecords(_ context.Context, e *Env, a patientRecordsArgs) 
 		items[i].date = d
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].date.After(items[j].date) })
-	n, err := applyLimit(a.Limit.v, len(items))
+	n, err := applyLimit(a.Limit.V, len(items))
 	if err != nil {
 		return nil, err
 	}
@@ -444,7 +444,7 @@ func listPatientMedicalRecords(_ context.Context, e *Env, a patientRecordsArgs) 
 }
 
 func listAvailableProviders(_ context.Context, e *Env, a providersArgs) (any, error) {
-	spec := a.Specialty.v
+	spec := a.Specialty.V
 	var list []*Provider
 	var ids []string
 	for id, p := range e.d.db.Providers.All() {
@@ -481,17 +481,17 @@ func listAvailableProviders(_ context.Context, e *Env, a providersArgs) (any, er
 }
 
 func listPatientAppointments(_ context.Context, e *Env, a patientAppointmentsArgs) (any, error) {
-	p, ok, err := e.patientByArg(a.PatientID.v)
+	p, ok, err := e.patientByArg(a.PatientID.V)
 	if err != nil {
 		return nil, err
 	}
-	pid := pyjson.Str(a.PatientID.v)
+	pid := pyjson.Str(a.PatientID.V)
 	if !ok {
 		return fmt.Sprintf("Patient with ID %s not found.", pid), nil
 	}
 	filter := ""
-	if truthy(a.StatusFilter.v) {
-		s, err := strArg(a.StatusFilter.v, "lower")
+	if truthy(a.StatusFilter.V) {
+		s, err := strArg(a.StatusFilter.V, "lower")
 		if err != nil {
 			return nil, err
 		}
@@ -518,7 +518,7 @@ func listPatientAppointments(_ context.Context, e *Env, a patientAppointmentsArg
 	}
 	if len(items) == 0 {
 		if filter != "" {
-			return fmt.Sprintf("No appointments found for patient %s with status %s.", pid, pyjson.Str(a.StatusFilter.v)), nil
+			return fmt.Sprintf("No appointments found for patient %s with status %s.", pid, pyjson.Str(a.StatusFilter.V)), nil
 		}
 		return fmt.Sprintf("No appointments found for patient %s.", pid), nil
 	}
@@ -530,7 +530,7 @@ func listPatientAppointments(_ context.Context, e *Env, a patientAppointmentsArg
 	})
 	header := fmt.Sprintf("Appointments for %s %s (ID: %s)", p.Name.FirstName, p.Name.LastName, pid)
 	if filter != "" {
-		header += " with status " + pyjson.Str(a.StatusFilter.v)
+		header += " with status " + pyjson.Str(a.StatusFilter.V)
 	}
 	lines := []string{header}
 	for _, it := range items {
@@ -555,7 +555,7 @@ func listMedicationSuppliers(_ context.Context, e *Env, a suppliersArgs) (any, e
 	for _, k := range catalog.Keys() {
 		canonical[pyjson.Lower(k)] = k // a later key with the same lower case wins
 	}
-	med, err := strArg(a.Medication.v, "lower")
+	med, err := strArg(a.Medication.V, "lower")
 	if err != nil {
 		return nil, err
 	}
@@ -571,8 +571,8 @@ func listMedicationSuppliers(_ context.Context, e *Env, a suppliersArgs) (any, e
 		return "No supplier information found for " + med + ".", nil
 	}
 	filtered := suppliers
-	if truthy(a.CountryFilter.v) {
-		country, err := strArg(a.CountryFilter.v, "lower")
+	if truthy(a.CountryFilter.V) {
+		country, err := strArg(a.CountryFilter.V, "lower")
 		if err != nil {
 			return nil, err
 		}
@@ -588,7 +588,7 @@ func listMedicationSuppliers(_ context.Context, e *Env, a suppliersArgs) (any, e
 	}
 	sorted := append([]*Supplier(nil), filtered...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].PriceUSD < sorted[j].PriceUSD })
-	n, err := applyLimit(a.Limit.v, len(sorted))
+	n, err := applyLimit(a.Limit.V, len(sorted))
 	if err != nil {
 		return nil, err
 	}
@@ -601,10 +601,10 @@ func listMedicationSuppliers(_ context.Context, e *Env, a suppliersArgs) (any, e
 }
 
 func listTelemetryUploads(_ context.Context, e *Env, a uploadsArgs) (any, error) {
-	start, end := a.StartDate.v, a.EndDate.v
+	start, end := a.StartDate.V, a.EndDate.V
 	var out []*Upload
 	for _, u := range e.d.db.TelemetryUploads {
-		if !equalStr(u.DeviceID, a.DeviceID.v) {
+		if !equalStr(u.DeviceID, a.DeviceID.V) {
 			continue
 		}
 		if truthy(start) {
@@ -628,12 +628,12 @@ func listTelemetryUploads(_ context.Context, e *Env, a uploadsArgs) (any, error)
 		out = append(out, u)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Date < out[j].Date })
-	n, err := applyLimit(a.Limit.v, len(out))
+	n, err := applyLimit(a.Limit.V, len(out))
 	if err != nil {
 		return nil, err
 	}
 	if n == 0 {
-		return fmt.Sprintf("No telemetry uploads found for device %s in the specified window.", pyjson.Str(a.DeviceID.v)), nil
+		return fmt.Sprintf("No telemetry uploads found for device %s in the specified window.", pyjson.Str(a.DeviceID.V)), nil
 	}
 	return pyjson.String(out[:n]), nil
 }
@@ -686,11 +686,11 @@ func checkDrugInteractions(_ context.Context, e *Env, a interactionsArgs) (any, 
 		}
 		return nil, nil
 	}
-	meds, err := pyjson.Iterate(a.CurrentMedications.v)
+	meds, err := pyjson.Iterate(a.CurrentMedications.V)
 	if err != nil {
 		return nil, err
 	}
-	_, medsDict := a.CurrentMedications.v.(*pyjson.Dict)
+	_, medsDict := a.CurrentMedications.V.(*pyjson.Dict)
 	var lines []string
 	skip := map[string]bool{}
 	emergency := false
@@ -731,7 +731,7 @@ func checkDrugInteractions(_ context.Context, e *Env, a interactionsArgs) (any, 
 		return nil
 	}
 	for _, m := range meds {
-		if err := record(a.PrimaryMedication.v, m); err != nil {
+		if err := record(a.PrimaryMedication.V, m); err != nil {
 			return nil, err
 		}
 	}
@@ -802,26 +802,26 @@ func checkSlot(p *Provider, providerID string, date, tm any) (msg string, err er
 }
 
 func scheduleAppointment(_ context.Context, e *Env, a scheduleArgs) (any, error) {
-	patient, ok, err := e.patientByArg(a.PatientID.v)
+	patient, ok, err := e.patientByArg(a.PatientID.V)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Patient with ID %s not found.", pyjson.Str(a.PatientID.v)), nil
+		return fmt.Sprintf("Patient with ID %s not found.", pyjson.Str(a.PatientID.V)), nil
 	}
-	provider, ok, err := e.providerByArg(a.ProviderID.v)
+	provider, ok, err := e.providerByArg(a.ProviderID.V)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Provider with ID %s not found.", pyjson.Str(a.ProviderID.v)), nil
+		return fmt.Sprintf("Provider with ID %s not found.", pyjson.Str(a.ProviderID.V)), nil
 	}
-	pid, provID := a.PatientID.v.(string), a.ProviderID.v.(string)
-	msg, err := checkSlot(provider, provID, a.Date.v, a.Time.v)
+	pid, provID := a.PatientID.V.(string), a.ProviderID.V.(string)
+	msg, err := checkSlot(provider, provID, a.Date.V, a.Time.V)
 	if err != nil || msg != "" {
 		return msg, err
 	}
-	date, tm := a.Date.v.(string), a.Time.v.(string)
+	date, tm := a.Date.V.(string), a.Time.V.(string)
 	for _, ap := range e.appointments.All() {
 		if ap.ProviderID == provID && ap.Date == date && ap.Time == tm && (ap.Status == "scheduled" || ap.Status == "pending_approval") {
 			return fmt.Sprintf("Provider %s already has an appointment scheduled at %s on %s.", provID, tm, date), nil
@@ -837,12 +837,12 @@ func scheduleAppointment(_ context.Context, e *Env, a scheduleArgs) (any, error)
 	if provider.Specialty == "Primary Care" {
 		copay = ins.CopayPrimary
 	}
-	billInsurance := truthy(a.BillInsurance.or(true))
-	voucher := a.VoucherID.or(nil)
-	notes := a.PaymentNotes.or(nil)
+	billInsurance := truthy(a.BillInsurance.Or(true))
+	voucher := a.VoucherID.Or(nil)
+	notes := a.PaymentNotes.Or(nil)
 	ap := &Appointment{
 		AppointmentID: id, PatientID: pid, ProviderID: provID, Date: date, Time: tm,
-		DurationMinutes: 30, Type: a.AppointmentType.v, Status: "scheduled", Notes: "",
+		DurationMinutes: 30, Type: a.AppointmentType.V, Status: "scheduled", Notes: "",
 		MeetingLink: "https://telehealth.healthcenter.com/room/" + id,
 	}
 	if truthy(notes) {
@@ -862,7 +862,7 @@ func scheduleAppointment(_ context.Context, e *Env, a scheduleArgs) (any, error)
 		"insurance_authorization", "copay_amount", "meeting_link", "payment_method", "voucher_id", "insurance_billed"}
 	e.appointments.Add(id, ap)
 
-	typ, err := strArg(a.AppointmentType.v, "replace") // raised after the insert, as upstream
+	typ, err := strArg(a.AppointmentType.V, "replace") // raised after the insert, as upstream
 	if err != nil {
 		return nil, err
 	}
@@ -936,12 +936,12 @@ func pyInt(s string) (*big.Int, error) {
 }
 
 func cancelAppointment(_ context.Context, e *Env, a appointmentArgs) (any, error) {
-	key, ok, err := e.appointmentKey(a.AppointmentID.v)
+	key, ok, err := e.appointmentKey(a.AppointmentID.V)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Appointment with ID %s not found.", pyjson.Str(a.AppointmentID.v)), nil
+		return fmt.Sprintf("Appointment with ID %s not found.", pyjson.Str(a.AppointmentID.V)), nil
 	}
 	cur, _ := e.appointments.Get(key)
 	switch cur.Status {
@@ -962,12 +962,12 @@ func cancelAppointment(_ context.Context, e *Env, a appointmentArgs) (any, error
 }
 
 func rescheduleAppointment(_ context.Context, e *Env, a rescheduleArgs) (any, error) {
-	key, ok, err := e.appointmentKey(a.AppointmentID.v)
+	key, ok, err := e.appointmentKey(a.AppointmentID.V)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Appointment with ID %s not found.", pyjson.Str(a.AppointmentID.v)), nil
+		return fmt.Sprintf("Appointment with ID %s not found.", pyjson.Str(a.AppointmentID.V)), nil
 	}
 	cur, _ := e.appointments.Get(key)
 	switch cur.Status {
@@ -980,11 +980,11 @@ func rescheduleAppointment(_ context.Context, e *Env, a rescheduleArgs) (any, er
 	if !ok {
 		return nil, pyjson.KeyError(cur.ProviderID)
 	}
-	msg, err := checkSlot(provider, cur.ProviderID, a.NewDate.v, a.NewTime.v)
+	msg, err := checkSlot(provider, cur.ProviderID, a.NewDate.V, a.NewTime.V)
 	if err != nil || msg != "" {
 		return msg, err
 	}
-	date, tm := a.NewDate.v.(string), a.NewTime.v.(string)
+	date, tm := a.NewDate.V.(string), a.NewTime.V.(string)
 	for id, ap := range e.appointments.All() {
 		if id != key && ap.ProviderID == cur.ProviderID && ap.Date == date && ap.Time == tm && (ap.Status == "scheduled" || ap.Status == "pending_approval") {
 			return fmt.Sprintf("Provider %s already has an appointment scheduled at %s on %s.", cur.ProviderID, tm, date), nil
@@ -1003,7 +1003,7 @@ func rescheduleAppointment(_ context.Context, e *Env, a rescheduleArgs) (any, er
 // ---- 17-19: utilities ----
 
 func calculateTool(_ context.Context, _ *Env, a calculateArgs) (any, error) {
-	switch x := a.Expression.v.(type) {
+	switch x := a.Expression.V.(type) {
 	case string:
 		return pycalc.Tau1(x), nil
 	case []any, *pyjson.Dict:
@@ -1021,20 +1021,20 @@ func calculateTool(_ context.Context, _ *Env, a calculateArgs) (any, error) {
 		}
 		return "Error: eval() arg 1 must be a string, bytes or code object", nil
 	}
-	return nil, fmt.Errorf("'%s' object is not iterable", pyjson.TypeName(a.Expression.v))
+	return nil, fmt.Errorf("'%s' object is not iterable", pyjson.TypeName(a.Expression.V))
 }
 
 func think(context.Context, *Env, thinkArgs) (any, error) { return "", nil }
 
 func transferToHumanSupport(_ context.Context, _ *Env, a transferArgs) (any, error) {
-	return "Transferring you to a human support representative.\n\nReason for transfer: " + pyjson.Str(a.Reason.v) +
+	return "Transferring you to a human support representative.\n\nReason for transfer: " + pyjson.Str(a.Reason.V) +
 		"\n\nPlease hold while we connect you to a member of our support team. They will be able to assist you with your request.\n\nEstimated wait time: 2-3 minutes.\n\nThank you for your patience.", nil
 }
 
 // ---- 20-23: records and telemetry ----
 
 func updatePrescriptionSupplier(_ context.Context, e *Env, a supplierUpdateArgs) (any, error) {
-	key, ok, err := e.recordKey(a.RecordID.v)
+	key, ok, err := e.recordKey(a.RecordID.V)
 	if err != nil {
 		return nil, err
 	}
@@ -1055,7 +1055,7 @@ func updatePrescriptionSupplier(_ context.Context, e *Env, a supplierUpdateArgs)
 		}
 		index[n] = i
 	}
-	med, err := strArg(a.Medication.v, "strip")
+	med, err := strArg(a.Medication.V, "strip")
 	if err != nil {
 		return nil, err
 	}
@@ -1074,17 +1074,17 @@ func updatePrescriptionSupplier(_ context.Context, e *Env, a supplierUpdateArgs)
 	}
 	rec, _ := e.records.Mut(key)
 	rx := &rec.Prescriptions[i]
-	rx.Pharmacy = pyjson.Str(a.SupplierCompany.v) + " (" + pyjson.Str(a.BrandName.v) + ")"
+	rx.Pharmacy = pyjson.Str(a.SupplierCompany.V) + " (" + pyjson.Str(a.BrandName.V) + ")"
 	rx.add("pharmacy")
-	price, err := pyFloat(a.PriceUSD.v)
+	price, err := pyFloat(a.PriceUSD.V)
 	if err != nil {
 		return nil, err // the pharmacy change stays, as upstream
 	}
 	sup := &pyjson.Dict{}
-	sup.Set("company", a.SupplierCompany.v)
-	sup.Set("brand_name", a.BrandName.v)
+	sup.Set("company", a.SupplierCompany.V)
+	sup.Set("brand_name", a.BrandName.V)
 	sup.Set("price_usd", price)
-	sup.Set("currency", a.Currency.or("USD"))
+	sup.Set("currency", a.Currency.Or("USD"))
 	rx.Supplier = sup
 	rx.add("supplier")
 	return pyjson.String(rec), nil
@@ -1096,8 +1096,8 @@ func listTelemetryDevices(_ context.Context, e *Env, a devicesArgs) (any, error)
 		return "Telemetry inventory is empty.", nil
 	}
 	filtered := inv
-	if truthy(a.StatusFilter.v) {
-		s, err := strArg(a.StatusFilter.v, "lower")
+	if truthy(a.StatusFilter.V) {
+		s, err := strArg(a.StatusFilter.V, "lower")
 		if err != nil {
 			return nil, err
 		}
@@ -1113,7 +1113,7 @@ func listTelemetryDevices(_ context.Context, e *Env, a devicesArgs) (any, error)
 	}
 	sorted := append([]*Device(nil), filtered...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].DeviceID < sorted[j].DeviceID })
-	n, err := applyLimit(a.Limit.v, len(sorted))
+	n, err := applyLimit(a.Limit.V, len(sorted))
 	if err != nil {
 		return nil, err
 	}
@@ -1126,25 +1126,25 @@ func listTelemetryDevices(_ context.Context, e *Env, a devicesArgs) (any, error)
 
 func getTelemetryUpload(_ context.Context, e *Env, a uploadArgs) (any, error) {
 	for _, u := range e.d.db.TelemetryUploads {
-		if equalStr(u.DeviceID, a.DeviceID.v) && equalStr(u.Date, a.Date.v) {
+		if equalStr(u.DeviceID, a.DeviceID.V) && equalStr(u.Date, a.Date.V) {
 			return pyjson.String(u), nil
 		}
 	}
-	return fmt.Sprintf("No telemetry upload found for device %s on %s.", pyjson.Str(a.DeviceID.v), pyjson.Str(a.Date.v)), nil
+	return fmt.Sprintf("No telemetry upload found for device %s on %s.", pyjson.Str(a.DeviceID.V), pyjson.Str(a.Date.V)), nil
 }
 
 func updateMedicalRecordNote(_ context.Context, e *Env, a noteArgs) (any, error) {
-	key, ok, err := e.recordKey(a.RecordID.v)
+	key, ok, err := e.recordKey(a.RecordID.V)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Error: medical record %s not found", pyjson.Str(a.RecordID.v)), nil
+		return fmt.Sprintf("Error: medical record %s not found", pyjson.Str(a.RecordID.V)), nil
 	}
 	rec, _ := e.records.Mut(key)
 	entry := &pyjson.Dict{}
-	entry.Set("note", a.Note.v)
-	if md := a.Metadata.or(nil); truthy(md) {
+	entry.Set("note", a.Note.V)
+	if md := a.Metadata.Or(nil); truthy(md) {
 		entry.Set("metadata", md)
 	}
 	rec.Notes = append(rec.Notes, entry)
