@@ -243,25 +243,10 @@ func (e *Env) DumpDB() (agent, user any) { return e.Snapshot(), nil }
 // be modified.
 func (e *Env) Snapshot() *DB {
 	return &DB{
-		Flights:      snapshot(&e.flights, cloneFlight),
-		Users:        snapshot(&e.users, cloneUser),
-		Reservations: snapshot(&e.reservations, cloneReservation),
+		Flights:      e.flights.Snapshot(),
+		Users:        e.users.Snapshot(),
+		Reservations: e.reservations.Snapshot(),
 	}
-}
-
-func snapshot[V any](t *table.Table[V], clone func(*V) *V) omap.Map[*V] {
-	owned := make(map[string]bool)
-	for _, k := range t.Touched() {
-		owned[k] = true
-	}
-	var m omap.Map[*V]
-	for k, v := range t.All() {
-		if owned[k] {
-			v = clone(v)
-		}
-		m.Set(k, v)
-	}
-	return m
 }
 
 // MarshalJSON encodes the database as upstream's model_dump JSON.

@@ -22,7 +22,6 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/data"
-	"github.com/ledgerbench/ledgerbench/internal/omap"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/pyschema"
 	"github.com/ledgerbench/ledgerbench/internal/table"
@@ -152,22 +151,7 @@ func (e *Env) DumpDB() (agent, user any) { return e.Snapshot(), nil }
 func (e *Env) Snapshot() *DB {
 	return &DB{
 		Products: e.d.db.Products,
-		Users:    snapshot(&e.users, cloneUser),
-		Orders:   snapshot(&e.orders, cloneOrder),
+		Users:    e.users.Snapshot(),
+		Orders:   e.orders.Snapshot(),
 	}
-}
-
-func snapshot[V any](t *table.Table[V], clone func(*V) *V) omap.Map[*V] {
-	owned := make(map[string]bool)
-	for _, k := range t.Touched() {
-		owned[k] = true
-	}
-	var m omap.Map[*V]
-	for k, v := range t.All() {
-		if owned[k] {
-			v = clone(v)
-		}
-		m.Set(k, v)
-	}
-	return m
 }
