@@ -259,11 +259,11 @@ func getProviderDetails(_ context.Context, e *Env, a providerArgs) (any, error) 
 
 func getMedicalRecord(_ context.Context, e *Env, a medicalRecordArgs) (any, error) {
 	rid, aid := a.RecordID.V, a.AppointmentID.V
-	if !truthy(rid) && !truthy(aid) {
+	if !pyjson.Truthy(rid) && !pyjson.Truthy(aid) {
 		return "Please provide a record_id or appointment_id to look up the medical record.", nil
 	}
 	var rec *Record
-	if truthy(rid) {
+	if pyjson.Truthy(rid) {
 		key, ok, err := e.recordKey(rid)
 		if err != nil {
 			return nil, err
@@ -461,14 +461,14 @@ func listAvailableProviders(_ context.Context, e *Env, a providersArgs) (any, er
 		ids = append(ids, id)
 	}
 	if len(list) == 0 {
-		if truthy(spec) {
+		if pyjson.Truthy(spec) {
 			return "No providers found with specialty: " + pyjson.Str(spec), nil
 		}
 		return "No providers found.", nil
 	}
 	var b strings.Builder
 	b.WriteString("Available Providers")
-	if truthy(spec) {
+	if pyjson.Truthy(spec) {
 		b.WriteString(" - " + pyjson.Str(spec))
 	}
 	b.WriteString(":\n\n")
@@ -490,7 +490,7 @@ func listPatientAppointments(_ context.Context, e *Env, a patientAppointmentsArg
 		return fmt.Sprintf("Patient with ID %s not found.", pid), nil
 	}
 	filter := ""
-	if truthy(a.StatusFilter.V) {
+	if pyjson.Truthy(a.StatusFilter.V) {
 		s, err := strArg(a.StatusFilter.V, "lower")
 		if err != nil {
 			return nil, err
@@ -571,7 +571,7 @@ func listMedicationSuppliers(_ context.Context, e *Env, a suppliersArgs) (any, e
 		return "No supplier information found for " + med + ".", nil
 	}
 	filtered := suppliers
-	if truthy(a.CountryFilter.V) {
+	if pyjson.Truthy(a.CountryFilter.V) {
 		country, err := strArg(a.CountryFilter.V, "lower")
 		if err != nil {
 			return nil, err
@@ -607,7 +607,7 @@ func listTelemetryUploads(_ context.Context, e *Env, a uploadsArgs) (any, error)
 		if !equalStr(u.DeviceID, a.DeviceID.V) {
 			continue
 		}
-		if truthy(start) {
+		if pyjson.Truthy(start) {
 			s, ok := start.(string)
 			if !ok {
 				return nil, fmt.Errorf("'<' not supported between instances of 'str' and '%s'", pyjson.TypeName(start))
@@ -616,7 +616,7 @@ func listTelemetryUploads(_ context.Context, e *Env, a uploadsArgs) (any, error)
 				continue
 			}
 		}
-		if truthy(end) {
+		if pyjson.Truthy(end) {
 			s, ok := end.(string)
 			if !ok {
 				return nil, fmt.Errorf("'>' not supported between instances of 'str' and '%s'", pyjson.TypeName(end))
@@ -837,7 +837,7 @@ func scheduleAppointment(_ context.Context, e *Env, a scheduleArgs) (any, error)
 	if provider.Specialty == "Primary Care" {
 		copay = ins.CopayPrimary
 	}
-	billInsurance := truthy(a.BillInsurance.Or(true))
+	billInsurance := pyjson.Truthy(a.BillInsurance.Or(true))
 	voucher := a.VoucherID.Or(nil)
 	notes := a.PaymentNotes.Or(nil)
 	ap := &Appointment{
@@ -845,7 +845,7 @@ func scheduleAppointment(_ context.Context, e *Env, a scheduleArgs) (any, error)
 		DurationMinutes: 30, Type: a.AppointmentType.V, Status: "scheduled", Notes: "",
 		MeetingLink: "https://telehealth.healthcenter.com/room/" + id,
 	}
-	if truthy(notes) {
+	if pyjson.Truthy(notes) {
 		ap.Notes = notes
 	}
 	if billInsurance {
@@ -853,7 +853,7 @@ func scheduleAppointment(_ context.Context, e *Env, a scheduleArgs) (any, error)
 		ap.InsuranceAuthorization, ap.CopayAmount, ap.PaymentMethod, ap.InsuranceBilled = &auth, copay, "insurance", true
 	} else {
 		ap.PaymentMethod = "self_pay"
-		if truthy(voucher) {
+		if pyjson.Truthy(voucher) {
 			ap.PaymentMethod = "telehealth_voucher"
 		}
 		ap.VoucherID = voucher
@@ -879,11 +879,11 @@ func scheduleAppointment(_ context.Context, e *Env, a scheduleArgs) (any, error)
 		lines = append(lines, "Copay: $"+fixed2(ap.CopayAmount), "Insurance Authorization: "+*ap.InsuranceAuthorization)
 	} else {
 		lines = append(lines, "Insurance Billing: Skipped", "Payment Method: "+readable(ap.PaymentMethod))
-		if truthy(voucher) {
+		if pyjson.Truthy(voucher) {
 			lines = append(lines, "Voucher Applied: "+pyjson.Str(voucher))
 		}
 		lines = append(lines, "Amount Due Today: $0.00")
-		if truthy(notes) {
+		if pyjson.Truthy(notes) {
 			lines = append(lines, "Billing Notes: "+pyjson.Str(notes))
 		}
 	}
@@ -1076,7 +1076,7 @@ func updatePrescriptionSupplier(_ context.Context, e *Env, a supplierUpdateArgs)
 	rx := &rec.Prescriptions[i]
 	rx.Pharmacy = pyjson.Str(a.SupplierCompany.V) + " (" + pyjson.Str(a.BrandName.V) + ")"
 	rx.add("pharmacy")
-	price, err := pyFloat(a.PriceUSD.V)
+	price, err := pyjson.ToFloat(a.PriceUSD.V)
 	if err != nil {
 		return nil, err // the pharmacy change stays, as upstream
 	}
@@ -1096,7 +1096,7 @@ func listTelemetryDevices(_ context.Context, e *Env, a devicesArgs) (any, error)
 		return "Telemetry inventory is empty.", nil
 	}
 	filtered := inv
-	if truthy(a.StatusFilter.V) {
+	if pyjson.Truthy(a.StatusFilter.V) {
 		s, err := strArg(a.StatusFilter.V, "lower")
 		if err != nil {
 			return nil, err
@@ -1144,7 +1144,7 @@ func updateMedicalRecordNote(_ context.Context, e *Env, a noteArgs) (any, error)
 	rec, _ := e.records.Mut(key)
 	entry := &pyjson.Dict{}
 	entry.Set("note", a.Note.V)
-	if md := a.Metadata.Or(nil); truthy(md) {
+	if md := a.Metadata.Or(nil); pyjson.Truthy(md) {
 		entry.Set("metadata", md)
 	}
 	rec.Notes = append(rec.Notes, entry)
