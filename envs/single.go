@@ -78,7 +78,8 @@ func (s *Single[E]) CallTool(ctx context.Context, e E, requestor message.Request
 // run_env_function_call, which looks the name up with getattr on the side's
 // toolkit and then syncs, a no-op with a single toolkit). Only the
 // assistant side has a toolkit; every function a task of these domains can
-// name is a tool. class is the toolkit's Python class name.
+// name is a tool. The AttributeError names the toolkit's Python class
+// (tool.Set.Class).
 func (s *Single[E]) RunToolFunction(ctx context.Context, e E, side message.Requestor, name string, args json.RawMessage) (any, error) {
 	switch side {
 	case message.ByAssistant:
