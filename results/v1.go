@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/domains/known"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/message"
 	"github.com/ledgerbench/ledgerbench/tasks"
@@ -115,9 +116,6 @@ type V1Labels struct {
 	UserBackbone string
 }
 
-// v1Domains are the domains a v1 file can be about.
-var v1Domains = []string{"airline", "retail", "telecom", "telehealth"}
-
 // τ-bench / τ-Trait checkpoint names:
 // {strategy}-{model}-{temperature}_range_{start}-{end}_user-{user model}-{user strategy}_{time}.json
 var v1Checkpoint = regexp.MustCompile(`^(tool-calling|act|react|few-shot)-(.+)-([0-9.]+)_range_(-?\d+)-(-?\d+)_user-(.+)-(llm|react|verify|reflection|human)_(.+)$`)
@@ -137,7 +135,7 @@ func V1LabelsFromName(path string) V1Labels {
 		}
 		return l
 	}
-	for _, d := range v1Domains {
+	for _, d := range known.Bases() { // the domains a v1 file can be about
 		if model, ok := strings.CutSuffix(name, "-"+d); ok && model != "" {
 			return V1Labels{Domain: d, Agent: "baseline", Backbone: model}
 		}
@@ -201,7 +199,7 @@ func v1DomainOf(list []V1Result) string {
 			}
 			head, _, _ := strings.Cut(strings.TrimSpace(*m.Content), "\n")
 			head = strings.ToLower(head)
-			for _, d := range v1Domains {
+			for _, d := range known.Bases() { // the domains a v1 file can be about
 				if strings.Contains(head, d) {
 					return d
 				}

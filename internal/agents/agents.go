@@ -24,6 +24,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/baseline"
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/domains/known"
 	"github.com/ledgerbench/ledgerbench/internal/judge"
 	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/internal/offline"
@@ -77,8 +78,8 @@ type Options struct {
 	LLM llm.Options
 	// Pool, when set, provides the clients (shared across builds).
 	Pool *llm.Pool
-	// UserStyle is StyleTau2 or StyleTauTrait; empty: τ-Trait for
-	// telehealth, τ²-bench otherwise.
+	// UserStyle is StyleTau2 or StyleTauTrait; empty: τ-Trait's for
+	// τ-Trait's domains (known.TauTrait), τ²-bench's otherwise.
 	UserStyle string
 	// Traits and TraitMode configure the τ-Trait user.
 	Traits    usersim.Traits
@@ -88,7 +89,7 @@ type Options struct {
 	// Solo runs τ²-bench's solo mode (see buildSolo): Domain must be
 	// loaded in solo mode; UserBackbone is not used.
 	Solo bool
-	// Loop is LoopTau2 or LoopTauTrait; empty: τ-Trait's for telehealth,
+	// Loop is LoopTau2 or LoopTauTrait; empty: τ-Trait's for τ-Trait's domains,
 	// τ²-bench's otherwise.
 	Loop string
 }
@@ -97,7 +98,7 @@ type Options struct {
 func LoopOf(name, domain string) (string, error) {
 	switch name {
 	case "":
-		if domain == "telehealth" {
+		if known.BenchmarkOf(domain) == known.TauTrait {
 			return LoopTauTrait, nil
 		}
 		return LoopTau2, nil
@@ -321,7 +322,7 @@ func (b *builder) prompts(tauTrait bool) string {
 		return results.PromptsModified
 	}
 	switch style := b.userStyle(); {
-	case !tauTrait && style == StyleTau2 && o.Domain.Name() != "telehealth":
+	case !tauTrait && style == StyleTau2 && known.BenchmarkOf(o.Domain.Name()) == known.Tau2:
 		return results.PromptsUpstream
 	case tauTrait && style == StyleTauTrait && (len(o.Traits) == 0 || o.TraitMode == usersim.TraitIgnore || o.UserBackbone == SteerBackbone):
 		return results.PromptsUpstream
@@ -349,7 +350,7 @@ func (b *builder) userStyle() string {
 	if b.opts.UserStyle != "" {
 		return b.opts.UserStyle
 	}
-	if b.opts.Domain.Name() == "telehealth" {
+	if known.BenchmarkOf(b.opts.Domain.Name()) == known.TauTrait {
 		return StyleTauTrait
 	}
 	return StyleTau2

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"regexp"
@@ -31,7 +32,7 @@ var positiveFlags = []string{"trials", "concurrency", "k"}
 
 // labelCommands take --domain and --agent as free labels, not as names of
 // ported domains and agents.
-var labelCommands = []string{"report"}
+var labelCommands = []string{"report", "view"}
 
 // contract applies the contract to root and every command below it.
 func contract(s *Streams, root *cobra.Command) {
@@ -178,51 +179,31 @@ func checkNames(f *pflag.FlagSet, flag string, names []string) []error {
 	return errs
 }
 
-// formatAliases are the formats a command with a --json switch prints.
-var formatAliases = []string{"text", "json"}
-
-// addFormatAlias gives a command that has --json and no --format a
-// --format text|json, --json staying as its alias.
-func addFormatAlias(c *cobra.Command) {
-	if c.Flags().Lookup("json") == nil || c.Flags().Lookup("format") != nil {
-		return
-	}
-	c.Flags().String("format", "text", "output format: "+strings.Join(formatAliases, " or ")+" (--json is --format json)")
-}
-
-// formatAlias checks --format and maps --format json onto --json, on the
-// commands addFormatAlias gave one.
-func formatAlias(cmd *cobra.Command) error {
-	f := cmd.Flags()
-	fl, js := f.Lookup("format"), f.Lookup("json")
-	if fl == nil || js == nil || !fl.Changed {
-		return nil
-	}
-	v := fl.Value.String()
-	if !slices.Contains(formatAliases, v) {
-		return fmt.Errorf("--format %q: %s prints %s", v, cmd.CommandPath(), strings.Join(formatAliases, " or "))
-	}
-	if js.Changed && (v == "json") != (js.Value.String() == "true") {
-		return fmt.Errorf("--format %s and --json disagree", v)
-	}
-	return f.Set("json", strconv.FormatBool(v == "json"))
-}
-
 // versionLine is what `version` prints.
 func versionLine() string {
 	return fmt.Sprintf("ledgerbench %s (%s, %s/%s)", Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
-func newCmdVersion() *cobra.Command {
+type versionOptions struct{}
+
+func newCmdVersion(s *Streams, runF func(context.Context, *Streams, *versionOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runVersion
+	}
+	opts := &versionOptions{}
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintln(cmd.OutOrStdout(), versionLine())
-			return err
+			return runF(cmd.Context(), s, opts)
 		},
 	}
+}
+
+func runVersion(_ context.Context, s *Streams, _ *versionOptions) error {
+	_, err := fmt.Fprintln(s.Out, versionLine())
+	return err
 }
 
 // Flag errors in words a person reads (no Go type or function names).
@@ -273,8 +254,8 @@ func complete(c *cobra.Command) {
 	reg("table", fixed(report.TableIDs...))
 	if fl := c.Flags().Lookup("format"); fl != nil {
 		switch {
-		case c.Flags().Lookup("json") != nil:
-			reg("format", fixed(formatAliases...))
+		case formatNames(c) != nil:
+			reg("format", fixed(formatNames(c)...))
 		case c.Name() == "export":
 			reg("format", fixed("tau2"))
 		default:

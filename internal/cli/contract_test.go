@@ -31,7 +31,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--domain", "retail", "--timeout", "5"}, `--timeout "5": want a duration such as 90s`},
 		{[]string{"run", "--domain", "retail", "--min-pass", "high"}, `--min-pass "high": want a number`},
 		{[]string{"run", "--nope"}, "unknown flag: --nope"},
-		{[]string{"verify", "--format", "csv"}, `--format "csv": ledgerbench verify prints text or json`},
+		{[]string{"verify", "--format", "xml"}, `--format "xml": ledgerbench verify prints text, json, csv or markdown`},
+		{[]string{"rescore", "--format", "csv", "x.json"}, `--format "csv": ledgerbench rescore prints text or json`},
 		{[]string{"gate-audit", "--format", "text", "--json"}, "--format text and --json disagree"},
 		{[]string{"run", "--domain", "retail", "--backbone", "sim", "--shard", "auto"}, "neither SLURM_ARRAY_TASK_ID"},
 		{[]string{"run", "--domain", "retail", "--backbone", "sim", "--shard-count", "2"}, "--shard-count goes with --shard auto"},
@@ -91,7 +92,9 @@ func TestCompletion(t *testing.T) {
 		{[]string{"run", "--backbones", "../../backbones.yaml", "--backbone", ""}, []string{"sim", "gold", "gpt-4.1"}},
 		{[]string{"report", "--table", ""}, []string{"table2", "gate", "costs"}},
 		{[]string{"report", "--format", ""}, []string{"text", "markdown", "csv", "json"}},
-		{[]string{"verify", "--format", ""}, []string{"text", "json"}},
+		{[]string{"verify", "--format", ""}, []string{"text", "json", "csv", "markdown"}},
+		{[]string{"gate-audit", "--format", ""}, []string{"text", "json", "csv", "markdown"}},
+		{[]string{"rescore", "--format", ""}, []string{"text", "json"}},
 	}
 	for _, tc := range tests {
 		r := mustRun(t, append([]string{"__complete"}, tc.args...)...)

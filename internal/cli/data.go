@@ -1,23 +1,49 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ledgerbench/ledgerbench/envs/telehealth"
 	"github.com/ledgerbench/ledgerbench/internal/data"
+	"github.com/ledgerbench/ledgerbench/internal/domains"
 )
 
-func newCmdData(s *Streams, g *globalOptions) *cobra.Command {
+type dataPullOptions struct {
+	DataDir string
+	// From is a local folder or URL with the upstream layout (empty:
+	// GitHub at the pinned commits).
+	From string
+}
+
+type dataCheckOptions struct {
+	DataDir string
+}
+
+// dataRunners are the data subcommands' run functions (nil: the real ones).
+type dataRunners struct {
+	pull  func(context.Context, *Streams, *dataPullOptions) error
+	check func(context.Context, *Streams, *dataCheckOptions) error
+}
+
+func newCmdData(s *Streams, g *globalOptions, runF dataRunners) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "data",
 		Short: "Fetch and check the pinned upstream data",
 	}
-	var from string
-	pull := &cobra.Command{
+	cmd.AddCommand(newCmdDataPull(s, g, runF.pull), newCmdDataCheck(s, g, runF.check))
+	return cmd
+}
+
+func newCmdDataPull(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *dataPullOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runDataPull
+	}
+	opts := &dataPullOptions{}
+	cmd := &cobra.Command{
 		Use:   "pull [--from DIR|URL]",
 		Short: "Fetch every pinned upstream file into the data directory and check its sha256",
 		Long: `Fetch the τ²-bench and τ-Trait files ledgerbench uses, at the commits pinned in its
@@ -28,80 +54,84 @@ upstream repository (tau2-bench/, tau-trait/) laid out like the repository, or a
 serving that layout; the default is GitHub at the pinned commits.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir, err := g.dataDir(s)
-			if err != nil {
+			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err
 			}
-			m, err := data.LoadManifest()
-			if err != nil {
-				return err
-			}
-			var src data.Source
-			if from != "" {
-				src = data.ParseSource(from)
-			}
-			fetched, kept := 0, 0
-			_, err = data.Pull(cmd.Context(), m, src, dir, func(st data.Status) {
-				switch st.Action {
-				case "fetched":
-					fetched++
-				case "ok":
-					kept++
-				}
-			})
-			if err != nil {
-				return err
-			}
-			if err := convertDerived(dir); err != nil {
-				return err
-			}
-			fmt.Fprintf(s.Out, "data in %s: %d files fetched, %d already present, all %d verified\n", dir, fetched, kept, len(m.Files))
-			return nil
+			return runF(cmd.Context(), s, opts)
 		},
 	}
-	pull.Flags().StringVar(&from, "from", "", "local folder or URL with the upstream layout (default: GitHub at the pinned commits)")
-	check := &cobra.Command{
+	cmd.Flags().StringVar(&opts.From, "from", "", "local folder or URL with the upstream layout (default: GitHub at the pinned commits)")
+	return cmd
+}
+
+func runDataPull(ctx context.Context, s *Streams, opts *dataPullOptions) error {
+	m, err := data.LoadManifest()
+	if err != nil {
+		return err
+	}
+	var src data.Source
+	if opts.From != "" {
+		src = data.ParseSource(opts.From)
+	}
+	fetched, kept := 0, 0
+	_, err = data.Pull(ctx, m, src, opts.DataDir, func(st data.Status) {
+		switch st.Action {
+		case "fetched":
+			fetched++
+		case "ok":
+			kept++
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if err := convertDerived(opts.DataDir); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.Out, "data in %s: %d files fetched, %d already present, all %d verified\n", opts.DataDir, fetched, kept, len(m.Files))
+	return nil
+}
+
+func newCmdDataCheck(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *dataCheckOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runDataCheck
+	}
+	opts := &dataCheckOptions{}
+	return &cobra.Command{
 		Use:   "check",
 		Short: "Check that the data directory holds every pinned file with its hash",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir, err := g.dataDir(s)
-			if err != nil {
+			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err
 			}
-			m, err := data.LoadManifest()
-			if err != nil {
-				return err
-			}
-			if err := data.Check(m, dir); err != nil {
-				return err
-			}
-			fmt.Fprintf(s.Out, "data in %s: all %d files verified\n", dir, len(m.Files))
-			return nil
+			return runF(cmd.Context(), s, opts)
 		},
 	}
-	cmd.AddCommand(pull, check)
-	return cmd
 }
 
-// convertDerived writes files derived from the pulled data: τ-Trait's task
-// lists converted from Python literals to JSON (tasks_<split>.json beside each
-// tasks_<split>.py), for inspection and for other tools. ledgerbench itself
-// parses the .py files when it loads the domain.
+func runDataCheck(_ context.Context, s *Streams, opts *dataCheckOptions) error {
+	m, err := data.LoadManifest()
+	if err != nil {
+		return err
+	}
+	if err := data.Check(m, opts.DataDir); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.Out, "data in %s: all %d files verified\n", opts.DataDir, len(m.Files))
+	return nil
+}
+
+// convertDerived writes the files the domains derive from the pulled data
+// (τ-Trait's task lists as JSON, for inspection and for other tools).
 func convertDerived(dir string) error {
-	th := data.Telehealth(dir)
-	for _, split := range []string{"test", "dev", "train"} {
-		src := filepath.Join(th, "tasks_"+split+".py")
-		b, err := os.ReadFile(src)
-		if err != nil {
-			return fmt.Errorf("convert τ-Trait tasks: %w", err)
-		}
-		out, err := telehealth.ConvertTasks(src, b)
-		if err != nil {
-			return fmt.Errorf("convert τ-Trait tasks: %w", err)
-		}
-		if err := writeAtomic(filepath.Join(th, "tasks_"+split+".json"), out); err != nil {
-			return fmt.Errorf("convert τ-Trait tasks: %w", err)
+	files, err := domains.Derived(dir)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := writeAtomic(f.Path, f.Data); err != nil {
+			return fmt.Errorf("derived data: %w", err)
 		}
 	}
 	return nil

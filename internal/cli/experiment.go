@@ -137,7 +137,7 @@ func runExperiment(ctx context.Context, opts *experimentOptions) error {
 		fmt.Fprintf(s.ErrOut, "budget: %s; rerun the same command to continue (with a higher cap)\n", res.Stopped)
 	}
 	if !opts.NoReport {
-		rep, files, err := experiment.WriteReport(cfg, res, doms.Catalog(), func(src []*report.Source) { addShadowVerdicts(src, doms.List()) })
+		rep, files, err := experiment.WriteReport(cfg, res, doms.Catalog(), func(src []*report.Source) { report.AddShadowVerdicts(src, doms.List()) })
 		if err != nil {
 			return errors.Join(runErr, err)
 		}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,8 +13,19 @@ import (
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
 
-func newCmdExport(s *Streams, g *globalOptions) *cobra.Command {
-	var format string
+type exportOptions struct {
+	DataDir string
+	// Format is the harness format written: tau2.
+	Format string
+	Run    string
+	Out    string
+}
+
+func newCmdExport(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *exportOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runExport
+	}
+	opts := &exportOptions{}
 	cmd := &cobra.Command{
 		Use:   "export --format tau2 RUN OUT.json",
 		Short: "Write a run in another harness's results format",
@@ -24,41 +36,48 @@ directory; without it they are left empty. Records are written task by task, tri
 by trial, the latest record of each unit.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "tau2" {
-				return usageError{fmt.Errorf("--format %q: the only format is tau2", format)}
+			if opts.Format != "tau2" {
+				return usageError{fmt.Errorf("--format %q: the only format is tau2", opts.Format)}
 			}
-			run, err := results.LoadRun(args[0])
-			if err != nil {
-				return err
+			opts.Run, opts.Out = args[0], args[1]
+			if dir, err := g.dataDir(s); err == nil {
+				opts.DataDir = dir // without one the file has no policy or tasks
 			}
-			env := results.Tau2Env{}
-			dir, derr := g.dataDir(s)
-			if derr == nil {
-				load := domains.Load
-				if run.Manifest.Solo {
-					load = domains.LoadSolo
-				}
-				if dom, err := load(run.Manifest.Domain, dir); err == nil {
-					env.Policy = dom.Policy()
-					env.Tasks = runTasks(dom.Tasks(), run.Manifest.TaskIDs)
-				} else {
-					fmt.Fprintf(s.ErrOut, "export: no policy or tasks in the file: %v\n", err)
-				}
-			}
-			recs := sortedRecords(run.Records, run.Manifest.TaskIDs)
-			if err := results.WriteTau2(args[1], run.Manifest, recs, env); err != nil {
-				return err
-			}
-			fmt.Fprintf(s.Out, "wrote %d simulations of %d tasks to %s\n", len(recs), len(env.Tasks), args[1])
-			return nil
+			return runF(cmd.Context(), s, opts)
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "tau2", "output format: tau2")
+	cmd.Flags().StringVar(&opts.Format, "format", "tau2", "output format: tau2")
 	return cmd
 }
 
-// runTasks returns the tasks with the given ids, in that order.
-func runTasks(set *tasks.Set, ids []string) []tasks.Task {
+func runExport(_ context.Context, s *Streams, opts *exportOptions) error {
+	run, err := results.LoadRun(opts.Run)
+	if err != nil {
+		return err
+	}
+	env := results.Tau2Env{}
+	if opts.DataDir != "" {
+		load := domains.Load
+		if run.Manifest.Solo {
+			load = domains.LoadSolo
+		}
+		if dom, err := load(run.Manifest.Domain, opts.DataDir); err == nil {
+			env.Policy = dom.Policy()
+			env.Tasks = tasksByID(dom.Tasks(), run.Manifest.TaskIDs)
+		} else {
+			fmt.Fprintf(s.ErrOut, "export: no policy or tasks in the file: %v\n", err)
+		}
+	}
+	recs := sortedRecords(run.Records, run.Manifest.TaskIDs)
+	if err := results.WriteTau2(opts.Out, run.Manifest, recs, env); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.Out, "wrote %d simulations of %d tasks to %s\n", len(recs), len(env.Tasks), opts.Out)
+	return nil
+}
+
+// tasksByID returns the tasks with the given ids, in that order.
+func tasksByID(set *tasks.Set, ids []string) []tasks.Task {
 	var out []tasks.Task
 	for _, id := range ids {
 		if t, err := findTask(set, id); err == nil {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -8,19 +9,14 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ledgerbench/ledgerbench/envs"
-	"github.com/ledgerbench/ledgerbench/evaluator"
-	"github.com/ledgerbench/ledgerbench/evaluator/rescore"
-	"github.com/ledgerbench/ledgerbench/internal/domains"
-	"github.com/ledgerbench/ledgerbench/internal/parallel"
+	"github.com/ledgerbench/ledgerbench/internal/gateaudit"
+	"github.com/ledgerbench/ledgerbench/internal/report"
 	"github.com/ledgerbench/ledgerbench/ledgeragent"
-	"github.com/ledgerbench/ledgerbench/results"
-	"github.com/ledgerbench/ledgerbench/tasks"
 )
 
 type gateAuditOptions struct {
@@ -31,15 +27,19 @@ type gateAuditOptions struct {
 	// Recorded are τ²-bench results files (globs expanded) to audit in
 	// shadow mode.
 	Recorded []string
-	JSON     bool
-	Verbose  bool
-	Strict   bool
+	// Format is text, json (one object per line), csv or markdown.
+	Format  string
+	Verbose bool
+	Strict  bool
 }
 
 func newCmdGateAudit(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *gateAuditOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runGateAudit
+	}
 	opts := &gateAuditOptions{}
 	cmd := &cobra.Command{
-		Use:   "gate-audit [--domain D…] [--recorded] [FILE|GLOB…] [--json] [-v]",
+		Use:   "gate-audit [--domain D…] [--recorded] [FILE|GLOB…] [--format F] [-v]",
 		Short: "Measure the policy gate: false positives on gold, recall on mutations, verdicts on recorded runs",
 		Long: `Three offline reports per domain:
   gold       every task's gold writes, preceded by the reads they need, through the gate;
@@ -53,32 +53,29 @@ func newCmdGateAudit(s *Streams, g *globalOptions, runF func(context.Context, *S
              (llm_agent_solo / dummy_user) are audited as solo runs.
 
 Recorded files are the arguments and the values of --recorded; quoted globs are
-expanded. --json prints one object per line, with one "verdict" object per write the
-gate would not have allowed; -v prints the same per-verdict lines in the text output.`,
+expanded. --format json (--json) prints one object per line, with one "verdict"
+object per write the gate would not have allowed; text, csv and markdown print one
+table per report, and -v adds the same per-verdict lines (a verdicts table in csv
+and markdown).`,
 		Example: `  ledgerbench gate-audit --domain airline
   ledgerbench gate-audit --recorded ../shared/upstream/trajectories/sierra-research+tau2-bench/*.json
   ledgerbench gate-audit -v --json 'runs/*.json'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := g.dataDir(s)
-			if err != nil {
+			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err
 			}
-			opts.DataDir = dir
 			files, err := expandRecorded(append(slices.Clone(opts.Recorded), args...))
 			if err != nil {
 				return usageError{err}
 			}
 			opts.Recorded = files
-			if runF != nil {
-				return runF(cmd.Context(), s, opts)
-			}
-			return runGateAudit(cmd.Context(), s, opts)
+			return runF(cmd.Context(), s, opts)
 		},
 	}
 	cmd.Flags().StringSliceVar(&opts.Domains, "domain", nil, "domains (default: all with gate predicates)")
 	cmd.Flags().StringVar(&opts.Split, "split", "", "task split for the gold and mutation reports (default: each domain's default)")
 	cmd.Flags().StringSliceVar(&opts.Recorded, "recorded", nil, "τ²-bench results files or globs to audit in shadow mode (more may follow as arguments)")
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON object per line")
+	addFormatFlags(cmd, &opts.Format, tableFormats...)
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print every write the gate would not have allowed")
 	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "exit 3 if any gold write is not allowed")
 	return cmd
@@ -106,119 +103,130 @@ func expandRecorded(in []string) ([]string, error) {
 }
 
 func runGateAudit(ctx context.Context, s *Streams, opts *gateAuditOptions) error {
-	doms := opts.Domains
-	if len(doms) == 0 {
-		for _, n := range domains.Names() {
-			if !strings.Contains(n, "-") { // variants share their base domain's gate
-				doms = append(doms, n)
-			}
-		}
-	}
-	emit := func(v any) error {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintln(s.Out, string(b))
+	a, err := gateaudit.Run(ctx, gateaudit.Options{DataDir: opts.DataDir, Domains: opts.Domains, Split: opts.Split, Recorded: opts.Recorded,
+		Skipped: func(d string) { fmt.Fprintf(s.ErrOut, "%s: no gate predicates; skipped\n", d) }})
+	if err != nil {
 		return err
 	}
-	tw := tabwriter.NewWriter(s.Out, 0, 0, 2, ' ', 0)
-	totalFP := 0
-	if !opts.JSON {
-		fmt.Fprintln(tw, "REPORT\tDOMAIN\tKIND\tWRITES\tRESULT\tRATE")
+	if err := writeGateAudit(s.Out, report.Format(opts.Format), opts.Verbose, a); err != nil {
+		return err
 	}
-	loaded := map[string]envs.Domain{}
-	for _, name := range doms {
-		dom, err := domains.Load(name, opts.DataDir)
-		if err != nil {
-			return err
-		}
-		loaded[name] = dom
-		if _, ok := ledgeragent.PolicyOf(dom); !ok {
-			fmt.Fprintf(s.ErrOut, "%s: no gate predicates; skipped\n", name)
-			continue
-		}
-		sel, err := dom.Tasks().Select(tasks.Selection{Split: opts.Split})
-		if err != nil {
-			return err
-		}
-		gold, err := ledgeragent.AuditGold(ctx, dom, sel)
-		if err != nil {
-			return err
-		}
-		totalFP += gold.FalsePositives
-		muts, err := ledgeragent.AuditMutations(ctx, dom, sel)
-		if err != nil {
-			return err
-		}
-		if opts.JSON {
-			if err := emit(gold); err != nil {
-				return err
-			}
-			for _, m := range muts {
-				if err := emit(m); err != nil {
-					return err
-				}
-			}
-			continue
-		}
-		fmt.Fprintf(tw, "gold\t%s\t-\t%d\t%d false positives (%d gold writes rejected by the environment, not judged)\t%s false positives\n", name, gold.Writes, gold.FalsePositives, gold.RejectedByEnv, rate(gold.FalsePositives, gold.Writes))
-		for _, m := range muts {
-			fmt.Fprintf(tw, "mutations\t%s\t%s\t%d\t%d caught\t%s recall\n", name, m.Kind, m.Total, m.Caught, rate(m.Caught, m.Total))
-		}
-	}
-	var stops []ledgeragent.RecordedVerdict
-	for _, file := range opts.Recorded {
-		reps, vs, err := auditRecordedFile(ctx, file, opts.DataDir, loaded)
-		if err != nil {
-			return err
-		}
-		for _, r := range reps {
-			if opts.JSON {
-				if err := emit(r); err != nil {
-					return err
-				}
-				continue
-			}
-			stopped := r.Revise + r.Block
-			fmt.Fprintf(tw, "recorded\t%s\t%s (rescored: %s) runs=%d (%s)\t%d\t%d stopped: %d revise, %d block; %d rejected by the environment anyway, %d not rejected; %d runs flagged\t%s of writes stopped\n",
-				r.Domain, r.Outcome, r.Rescored, r.Runs, r.File, r.Writes, stopped, r.Revise, r.Block, r.StoppedEnvRejected, r.StoppedNotRejected, r.Flagged, rate(stopped, r.Writes))
-		}
-		if opts.JSON {
-			for _, v := range vs {
-				if err := emit(v); err != nil {
-					return err
-				}
-			}
-		}
-		stops = append(stops, vs...)
-	}
-	if !opts.JSON {
-		tw.Flush()
-		if opts.Verbose {
-			writeVerdictLines(s.Out, stops)
-		}
-	}
-	if opts.Strict && totalFP > 0 {
-		return fmt.Errorf("gate-audit: %w: %d gold writes were not allowed", ErrFailed, totalFP)
+	if fp := a.FalsePositives(); opts.Strict && fp > 0 {
+		return fmt.Errorf("gate-audit: %w: %d gold writes were not allowed", ErrFailed, fp)
 	}
 	return nil
 }
 
+// writeGateAudit prints the audit: JSON objects one per line (a verdict
+// object per stopped write), or tables.
+func writeGateAudit(w io.Writer, f report.Format, verbose bool, a *gateaudit.Result) error {
+	if f == report.JSON {
+		return writeGateAuditJSON(w, a)
+	}
+	verdicts := a.Verdicts()
+	tables := gateAuditTables(a)
+	if verbose && f != report.Text {
+		tables = append(tables, verdictTable(verdicts))
+	}
+	if err := report.WriteTables(w, f, tables...); err != nil {
+		return err
+	}
+	if verbose && f == report.Text {
+		return writeVerdictLines(w, verdicts)
+	}
+	return nil
+}
+
+func writeGateAuditJSON(w io.Writer, a *gateaudit.Result) error {
+	for _, d := range a.Domains {
+		if err := writeJSONLine(w, d.Gold); err != nil {
+			return err
+		}
+		for _, m := range d.Mutations {
+			if err := writeJSONLine(w, m); err != nil {
+				return err
+			}
+		}
+	}
+	for _, fa := range a.Files {
+		for _, r := range fa.Reports {
+			if err := writeJSONLine(w, r); err != nil {
+				return err
+			}
+		}
+		for _, v := range fa.Verdicts {
+			if err := writeJSONLine(w, v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// gateAuditTables are the gold, mutation and recorded tables (those with
+// rows).
+func gateAuditTables(a *gateaudit.Result) []report.Table {
+	gold := report.Table{ID: "gold", Title: "Gold writes through the gate: false positives",
+		Header: []string{"Domain", "Tasks", "Writes", "False positives", "Rejected by env (not judged)", "False positive rate (%)"}}
+	muts := report.Table{ID: "mutations", Title: "Gold writes mutated into policy violations: recall",
+		Header: []string{"Domain", "Kind", "Mutations", "Caught", "Recall (%)"}}
+	for _, d := range a.Domains {
+		g := d.Gold
+		gold.Rows = append(gold.Rows, []string{g.Domain, strconv.Itoa(g.Tasks), strconv.Itoa(g.Writes), strconv.Itoa(g.FalsePositives), strconv.Itoa(g.RejectedByEnv), rate(g.FalsePositives, g.Writes)})
+		for _, m := range d.Mutations {
+			muts.Rows = append(muts.Rows, []string{m.Domain, m.Kind, strconv.Itoa(m.Total), strconv.Itoa(m.Caught), rate(m.Caught, m.Total)})
+		}
+	}
+	rec := report.Table{ID: "recorded", Title: "Recorded runs in shadow mode: writes the gate would have stopped",
+		Header: []string{"File", "Domain", "Outcome", "Rescored", "Runs", "Writes", "Stopped", "Revise", "Block",
+			"Stopped, env rejected anyway", "Stopped, not rejected", "Flagged runs", "% of writes stopped"}}
+	for _, fa := range a.Files {
+		for _, r := range fa.Reports {
+			stopped := r.Revise + r.Block
+			rec.Rows = append(rec.Rows, []string{r.File, r.Domain, r.Outcome, r.Rescored, strconv.Itoa(r.Runs), strconv.Itoa(r.Writes), strconv.Itoa(stopped),
+				strconv.Itoa(r.Revise), strconv.Itoa(r.Block), strconv.Itoa(r.StoppedEnvRejected), strconv.Itoa(r.StoppedNotRejected), strconv.Itoa(r.Flagged), rate(stopped, r.Writes)})
+		}
+	}
+	var out []report.Table
+	for _, t := range []report.Table{gold, muts, rec} {
+		if len(t.Rows) > 0 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// verdictTable lists the stopped writes, one row per write.
+func verdictTable(vs []ledgeragent.RecordedVerdict) report.Table {
+	t := report.Table{ID: "verdicts", Title: "Writes the gate would have stopped",
+		Header: []string{"File", "Simulation", "Message", "Call", "Task", "Trial", "Verdict", "Tool", "Arguments", "Outcome", "Rescored", "Rejected by the environment", "Predicates"}}
+	for _, v := range vs {
+		var preds []string
+		for _, p := range v.Predicates {
+			preds = append(preds, p.ID+": "+p.Reason)
+		}
+		t.Rows = append(t.Rows, []string{v.File, strconv.Itoa(v.SimulationIndex), strconv.Itoa(v.MessageIndex), v.CallID, v.TaskID, strconv.Itoa(v.Trial),
+			string(v.Verdict), v.Tool, compactArgs(v.Arguments), v.Outcome, v.Rescored, strconv.FormatBool(v.EnvRejected), strings.Join(preds, "; ")})
+	}
+	return t
+}
+
 // writeVerdictLines prints one line per stopped write and one indented line
 // per failing predicate.
-func writeVerdictLines(w io.Writer, vs []ledgeragent.RecordedVerdict) {
+func writeVerdictLines(w io.Writer, vs []ledgeragent.RecordedVerdict) error {
+	bw := bufio.NewWriter(w)
 	for _, v := range vs {
 		rej := "not rejected"
 		if v.EnvRejected {
 			rej = "rejected by the environment"
 		}
-		fmt.Fprintf(w, "verdict %s sim=%d msg=%d call=%s task=%s trial=%d %s %s %s %s (rescored: %s) %s\n",
+		fmt.Fprintf(bw, "verdict %s sim=%d msg=%d call=%s task=%s trial=%d %s %s %s %s (rescored: %s) %s\n",
 			v.File, v.SimulationIndex, v.MessageIndex, v.CallID, v.TaskID, v.Trial, v.Verdict, v.Tool, compactArgs(v.Arguments), v.Outcome, v.Rescored, rej)
 		for _, p := range v.Predicates {
-			fmt.Fprintf(w, "  %s: %s\n", p.ID, p.Reason)
+			fmt.Fprintf(bw, "  %s: %s\n", p.ID, p.Reason)
 		}
 	}
+	return bw.Flush()
 }
 
 func compactArgs(raw json.RawMessage) string {
@@ -229,78 +237,10 @@ func compactArgs(raw json.RawMessage) string {
 	return b.String()
 }
 
-// auditRecordedFile audits one τ²-bench results file in shadow mode.
-func auditRecordedFile(ctx context.Context, file, dataDir string, loaded map[string]envs.Domain) ([]ledgeragent.RecordedReport, []ledgeragent.RecordedVerdict, error) {
-	f, err := results.ReadTau2(file)
-	if err != nil {
-		return nil, nil, err
-	}
-	name, err := tau2Domain(f)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", file, err)
-	}
-	// A solo run (upstream's solo agent with its dummy user) is audited in
-	// the domain's solo mode: no user, the agent holds the phone's tools.
-	load, key := domains.Load, name
-	if results.IsSolo(f.Info) {
-		load, key = domains.LoadSolo, name+" (solo)"
-	}
-	dom := loaded[key]
-	if dom == nil {
-		if dom, err = load(name, dataDir); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", file, err)
-		}
-		loaded[key] = dom
-	}
-	recs, err := results.FromTau2(f)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", file, err)
-	}
-	runs, err := parallel.Map(ctx, len(recs), func(gctx context.Context, i int) (ledgeragent.RecordedRun, error) {
-		r := &recs[i]
-		run := ledgeragent.RecordedRun{Index: i, TaskID: r.TaskID, Trial: r.Trial, Messages: r.Messages}
-		if r.RewardInfo != nil {
-			run.Reward = r.RewardInfo.Reward
-		}
-		task, err := findTask(dom.Tasks(), r.TaskID)
-		if scored, ok := rescore.ScoredTaskID(r); ok && scored != r.TaskID {
-			if t, err2 := findTask(dom.Tasks(), scored); err2 == nil {
-				task, err = t, nil // the recorded evaluation used this task's criteria
-			}
-		}
-		if err != nil {
-			return run, nil // not in the pinned tasks: not rescored
-		}
-		ours, err := evaluator.Evaluate(gctx, dom, task, r.Messages, r.TerminationReason, evaluator.Options{Lenient: true})
-		if err != nil {
-			return run, fmt.Errorf("%s: rescore task %s trial %d: %w", file, r.TaskID, r.Trial, err)
-		}
-		reward, _ := rescore.Reward(r.RewardInfo, &ours)
-		run.Rescored = &reward
-		return run, nil
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	return ledgeragent.AuditRecorded(dom, filepath.Base(file), runs)
-}
-
+// rate is n/d in percent, report.Missing when d is 0.
 func rate(n, d int) string {
 	if d == 0 {
-		return "-"
+		return report.Missing
 	}
-	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(d))
-}
-
-// tau2Domain reads the domain name of a τ²-bench results file.
-func tau2Domain(f *results.Tau2File) (string, error) {
-	var info struct {
-		EnvironmentInfo struct {
-			DomainName string `json:"domain_name"`
-		} `json:"environment_info"`
-	}
-	if err := json.Unmarshal(f.Info, &info); err != nil || info.EnvironmentInfo.DomainName == "" {
-		return "", fmt.Errorf("no info.environment_info.domain_name")
-	}
-	return info.EnvironmentInfo.DomainName, nil
+	return strconv.FormatFloat(100*float64(n)/float64(d), 'f', 1, 64)
 }

@@ -3,11 +3,13 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -150,7 +152,79 @@ func TestGateAuditVerdictObjects(t *testing.T) {
 	if n := strings.Count(txt.out, "\nverdict "); n != verdicts {
 		t.Errorf("-v printed %d verdict lines; want %d\n%s", n, verdicts, txt.out)
 	}
-	if strings.Contains(txt.out, "\tRATE\n") || !strings.Contains(txt.out, "of writes stopped") || !strings.Contains(txt.out, "false positives\n") {
+	if !strings.Contains(txt.out, "% of writes stopped") || !strings.Contains(txt.out, "False positive rate (%)") || !strings.Contains(txt.out, "Recall (%)") {
 		t.Errorf("rate column must say what it measures:\n%s", txt.out)
 	}
+}
+
+// TestGateAuditFormats: the CSV tables carry the numbers of the JSON
+// objects (one per gold report and mutation kind), and --strict exits 3
+// exactly when a gold write was not allowed.
+func TestGateAuditFormats(t *testing.T) {
+	js := mustRun(t, "gate-audit", "--domain", "retail", "--json")
+	type row struct {
+		Report         string `json:"report"`
+		Domain         string `json:"domain"`
+		Kind           string `json:"kind"`
+		Writes         int    `json:"writes"`
+		FalsePositives int    `json:"false_positives"`
+		Total          int    `json:"total"`
+		Caught         int    `json:"caught"`
+	}
+	var want []row
+	for _, line := range strings.Split(strings.TrimSpace(js.out), "\n") {
+		var r row
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		want = append(want, r)
+	}
+	csvOut := mustRun(t, "gate-audit", "--domain", "retail", "--format", "csv").out
+	tables := map[string][][]string{}
+	for _, sec := range strings.Split(csvOut, "\n\n") {
+		head, body, _ := strings.Cut(sec, "\n")
+		id, _, _ := strings.Cut(strings.TrimPrefix(head, "# "), ":")
+		recs, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+		if err != nil {
+			t.Fatalf("table %s: %v", id, err)
+		}
+		tables[id] = recs[1:]
+	}
+	var got []row
+	for _, r := range tables["gold"] {
+		got = append(got, row{Report: "gold", Domain: r[0], Writes: atoiT(t, r[2]), FalsePositives: atoiT(t, r[3])})
+	}
+	for _, r := range tables["mutations"] {
+		got = append(got, row{Report: "mutations", Domain: r[0], Kind: r[1], Total: atoiT(t, r[2]), Caught: atoiT(t, r[3])})
+	}
+	if len(got) != len(want) || len(got) < 2 {
+		t.Fatalf("csv has %d gold/mutation rows, json %d objects\n%s", len(got), len(want), csvOut)
+	}
+	fp := 0
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("csv row %d = %+v; json %+v", i, got[i], want[i])
+		}
+		fp += want[i].FalsePositives
+	}
+	md := mustRun(t, "gate-audit", "--domain", "retail", "--format", "markdown").out
+	if !strings.Contains(md, "### Gold writes through the gate") || !strings.Contains(md, "| retail ") {
+		t.Errorf("markdown output lacks its tables:\n%s", md)
+	}
+	wantCode := ExitOK
+	if fp > 0 {
+		wantCode = ExitFailed
+	}
+	if r := execCLI(t, t.Context(), "gate-audit", "--domain", "retail", "--strict"); r.code != wantCode {
+		t.Errorf("--strict with %d false positives: exit %d; want %d", fp, r.code, wantCode)
+	}
+}
+
+func atoiT(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatalf("cell %q is not a whole number", s)
+	}
+	return n
 }

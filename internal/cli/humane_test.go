@@ -32,7 +32,8 @@ func TestBackbonesFileErrors(t *testing.T) {
 	bb := filepath.Join(t.TempDir(), "backbones.yaml")
 	os.WriteFile(bb, []byte("judge: gpt\nbackbones:\n  gpt:\n    base_url: http://x\n    model: m\n    timeout: abc\n    max_retries: many\n"), 0o644)
 	r := execCLI(t, t.Context(), "run", "--domain", "retail", "--backbone", "gpt", "--backbones", bb)
-	for _, want := range []string{"line 6: `abc` is not a duration", "line 7: `many` is not a whole number"} {
+	for _, want := range []string{"backbones.yaml:6: backbone \"gpt\": timeout: `abc` is not a duration such as 90s or 5m\n",
+		"backbones.yaml:7: backbone \"gpt\": max_retries: `many` is not a whole number"} {
 		if !strings.Contains(r.errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.errOut)
 		}

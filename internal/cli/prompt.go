@@ -22,7 +22,6 @@ import (
 )
 
 type promptOptions struct {
-	Streams       *Streams
 	DataDir       string
 	Domain        string
 	TaskID        string
@@ -47,8 +46,11 @@ const (
 // the agent's first request (the prompt command calls no model).
 const placeholderUserMessage = "(the user simulator's first message)"
 
-func newCmdPrompt(s *Streams, g *globalOptions) *cobra.Command {
-	opts := &promptOptions{Streams: s}
+func newCmdPrompt(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *promptOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runPrompt
+	}
+	opts := &promptOptions{}
 	cmd := &cobra.Command{
 		Use:   "prompt --domain D --task ID [--agent A] [--role agent|user|judge]",
 		Short: "Print the exact first request body a role would send, without calling a model",
@@ -67,12 +69,18 @@ sampling options, as in run; no API key is needed.`,
   ledgerbench prompt --domain retail --task 5 --agent ledger --backbone gpt-4.1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir, err := g.dataDir(s)
-			if err != nil {
+			if opts.Domain == "" || opts.TaskID == "" {
+				return usageError{errors.New("prompt needs --domain and --task")}
+			}
+			switch opts.Role {
+			case roleAgent, roleUser, roleJudge:
+			default:
+				return usageError{fmt.Errorf("--role %q: want agent, user or judge", opts.Role)}
+			}
+			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err
 			}
-			opts.DataDir = dir
-			return runPrompt(cmd.Context(), opts)
+			return runF(cmd.Context(), s, opts)
 		},
 	}
 	f := cmd.Flags()
@@ -124,16 +132,7 @@ func (c *captureTransport) first() ([]byte, bool) {
 	return c.bodies[0], true
 }
 
-func runPrompt(ctx context.Context, opts *promptOptions) error {
-	s := opts.Streams
-	if opts.Domain == "" || opts.TaskID == "" {
-		return usageError{errors.New("prompt needs --domain and --task")}
-	}
-	switch opts.Role {
-	case roleAgent, roleUser, roleJudge:
-	default:
-		return usageError{fmt.Errorf("--role %q: want agent, user or judge", opts.Role)}
-	}
+func runPrompt(ctx context.Context, s *Streams, opts *promptOptions) error {
 	dom, err := domains.Load(opts.Domain, opts.DataDir)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,9 +14,21 @@ import (
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
 
-func newCmdReplay(s *Streams, g *globalOptions) *cobra.Command {
-	var domain, taskID, callsFile string
-	var dump bool
+type replayOptions struct {
+	DataDir string
+	Domain  string
+	TaskID  string
+	// CallsFile is a JSON array of calls to replay instead of the gold
+	// actions.
+	CallsFile string
+	DumpDB    bool
+}
+
+func newCmdReplay(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *replayOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runReplay
+	}
+	opts := &replayOptions{}
 	cmd := &cobra.Command{
 		Use:   "replay --domain D --task ID [--calls FILE] --dump-db",
 		Short: "Replay a task's gold actions (or given calls) and print the final databases",
@@ -26,64 +39,73 @@ compared with it. --calls FILE replays a JSON array of {"name", "arguments",
 "requestor"} instead of the gold actions.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if domain == "" || taskID == "" {
+			if opts.Domain == "" || opts.TaskID == "" {
 				return usageError{fmt.Errorf("replay needs --domain and --task")}
 			}
-			if !dump {
+			if !opts.DumpDB {
 				return usageError{fmt.Errorf("replay: nothing to print; pass --dump-db")}
 			}
-			dir, err := g.dataDir(s)
-			if err != nil {
+			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err
 			}
-			dom, err := domains.Load(domain, dir)
-			if err != nil {
-				return err
-			}
-			task, err := findTask(dom.Tasks(), taskID)
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			if callsFile != "" {
-				b, err := os.ReadFile(callsFile)
-				if err != nil {
-					return fmt.Errorf("read calls: %w", err)
-				}
-				var acts []tasks.Action
-				if err := json.Unmarshal(b, &acts); err != nil {
-					return fmt.Errorf("%s: want a JSON array of {name, arguments, requestor}: %w", callsFile, err)
-				}
-				t := *task
-				crit := tasks.EvaluationCriteria{}
-				if t.EvaluationCriteria != nil {
-					crit = *t.EvaluationCriteria
-				}
-				crit.Actions = acts
-				t.EvaluationCriteria = &crit
-				task = &t
-			}
-			env, err := evaluator.GoldEnv(ctx, dom, task)
-			if err != nil {
-				return err
-			}
-			agentDB, userDB := env.DumpDB()
-			out := &pyjson.Dict{}
-			out.Set("db", agentDB)
-			out.Set("user_db", userDB)
-			b, err := pyjson.Marshal(out)
-			if err != nil {
-				return err
-			}
-			_, err = fmt.Fprintln(s.Out, string(b))
-			return err
+			return runF(cmd.Context(), s, opts)
 		},
 	}
-	cmd.Flags().StringVar(&domain, "domain", "", "domain")
-	cmd.Flags().StringVar(&taskID, "task", "", "task id")
-	cmd.Flags().StringVar(&callsFile, "calls", "", "JSON file of calls to replay instead of the gold actions")
-	cmd.Flags().BoolVar(&dump, "dump-db", false, "print the final databases as JSON")
+	cmd.Flags().StringVar(&opts.Domain, "domain", "", "domain")
+	cmd.Flags().StringVar(&opts.TaskID, "task", "", "task id")
+	cmd.Flags().StringVar(&opts.CallsFile, "calls", "", "JSON file of calls to replay instead of the gold actions")
+	cmd.Flags().BoolVar(&opts.DumpDB, "dump-db", false, "print the final databases as JSON")
 	return cmd
+}
+
+func runReplay(ctx context.Context, s *Streams, opts *replayOptions) error {
+	dom, err := domains.Load(opts.Domain, opts.DataDir)
+	if err != nil {
+		return err
+	}
+	task, err := findTask(dom.Tasks(), opts.TaskID)
+	if err != nil {
+		return err
+	}
+	if opts.CallsFile != "" {
+		if task, err = withCalls(task, opts.CallsFile); err != nil {
+			return err
+		}
+	}
+	env, err := evaluator.GoldEnv(ctx, dom, task)
+	if err != nil {
+		return err
+	}
+	agentDB, userDB := env.DumpDB()
+	out := &pyjson.Dict{}
+	out.Set("db", agentDB)
+	out.Set("user_db", userDB)
+	b, err := pyjson.Marshal(out)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(s.Out, string(b))
+	return err
+}
+
+// withCalls is a copy of task whose gold actions are the calls in file.
+func withCalls(task *tasks.Task, file string) (*tasks.Task, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("read calls: %w", err)
+	}
+	var acts []tasks.Action
+	if err := json.Unmarshal(b, &acts); err != nil {
+		return nil, fmt.Errorf("%s: want a JSON array of {name, arguments, requestor}: %w", file, err)
+	}
+	t := *task
+	crit := tasks.EvaluationCriteria{}
+	if t.EvaluationCriteria != nil {
+		crit = *t.EvaluationCriteria
+	}
+	crit.Actions = acts
+	t.EvaluationCriteria = &crit
+	return &t, nil
 }
 
 // findTask looks a task up by id in every task list of a set.

@@ -2,17 +2,15 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/envs"
-	"github.com/ledgerbench/ledgerbench/internal/domains"
 	"github.com/ledgerbench/ledgerbench/internal/report"
-	"github.com/ledgerbench/ledgerbench/ledgeragent"
 	"github.com/ledgerbench/ledgerbench/metrics"
 )
 
@@ -31,6 +29,9 @@ type reportOptions struct {
 }
 
 func newCmdReport(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *reportOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runReport
+	}
 	opts := &reportOptions{}
 	cmd := &cobra.Command{
 		Use:   "report RUN…",
@@ -82,16 +83,11 @@ name unless --domain/--agent/--backbone/--user-backbone say.`,
 				}
 			}
 			if !opts.NoDomains {
-				dir, err := g.dataDir(s)
-				if err != nil {
+				if err := g.setDataDir(s, &opts.DataDir); err != nil {
 					return err
 				}
-				opts.DataDir = dir
 			}
-			if runF != nil {
-				return runF(cmd.Context(), s, opts)
-			}
-			return runReport(cmd.Context(), s, opts)
+			return runF(cmd.Context(), s, opts)
 		},
 	}
 	f := cmd.Flags()
@@ -125,8 +121,8 @@ func runReport(_ context.Context, s *Streams, opts *reportOptions) error {
 	var cat metrics.Catalog
 	if !opts.NoDomains {
 		var doms []envs.Domain
-		cat, doms = loadCatalog(s, opts.DataDir, sources)
-		addShadowVerdicts(sources, doms)
+		cat, doms = report.LoadDomains(opts.DataDir, sources, noteTo(s.ErrOut))
+		report.AddShadowVerdicts(sources, doms)
 		for _, src := range sources {
 			if src.Kind == report.V1 {
 				fmt.Fprintf(s.ErrOut, "note: %s is a τ-bench v1 list: no gate adherence (its tool outputs follow τ-bench v1's schema, not the ported domain's)\n", src.Path)
@@ -174,76 +170,7 @@ func checkK(k int, groups []metrics.Summary) error {
 	return nil
 }
 
-// loadCatalog loads the domains the records name; a domain that cannot be
-// loaded is reported once and left out.
-func loadCatalog(s *Streams, dataDir string, sources []*report.Source) (metrics.Catalog, []envs.Domain) {
-	var names []string
-	for _, src := range sources {
-		for i := range src.Records {
-			if d := src.Records[i].Domain; d != "" && !slices.Contains(names, d) {
-				names = append(names, d)
-			}
-		}
-	}
-	var doms []envs.Domain
-	for _, n := range names {
-		if !slices.Contains(domains.Names(), n) {
-			fmt.Fprintf(s.ErrOut, "note: domain %q is not ported; using what its records carry\n", n)
-			continue
-		}
-		d, err := domains.Load(n, dataDir)
-		if err != nil {
-			fmt.Fprintf(s.ErrOut, "note: %v; using what its records carry\n", err)
-			continue
-		}
-		doms = append(doms, d)
-	}
-	if len(doms) == 0 {
-		return nil, nil
-	}
-	return metrics.NewDomainCatalog(doms...), doms
-}
-
-// addShadowVerdicts gives records whose agent had no gate (baseline runs,
-// recorded upstream runs) the verdicts the domain's gate would have given in
-// shadow mode, judged against the ledger built from the run's own successful
-// reads, so the report can compute their policy adherence.
-func addShadowVerdicts(sources []*report.Source, doms []envs.Domain) {
-	byName := map[string]envs.Domain{}
-	for _, d := range doms {
-		byName[d.Name()] = d
-	}
-	for _, src := range sources {
-		if src.Kind == report.V1 {
-			// τ-bench v1 tool outputs have another schema: the ported
-			// domain's gate cannot judge them.
-			continue
-		}
-		for i := range src.Records {
-			r := &src.Records[i]
-			dom := byName[r.Domain]
-			if dom == nil {
-				continue
-			}
-			if _, has := metrics.GateVerdicts(r); has {
-				continue
-			}
-			verdicts, err := ledgeragent.ShadowVerdicts(dom, r.Messages)
-			if err != nil {
-				continue // the domain has no gate
-			}
-			info := map[string]json.RawMessage{}
-			if len(r.AgentInfo) > 0 && json.Unmarshal(r.AgentInfo, &info) != nil {
-				continue
-			}
-			gate, err := json.Marshal(map[string]any{"mode": "shadow", "verdicts": verdicts})
-			if err != nil {
-				continue
-			}
-			info["gate"] = gate
-			if b, err := json.Marshal(info); err == nil {
-				r.AgentInfo = b
-			}
-		}
-	}
+// noteTo prints a note line on w.
+func noteTo(w io.Writer) func(string) {
+	return func(msg string) { fmt.Fprintf(w, "note: %s\n", msg) }
 }

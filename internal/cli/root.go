@@ -118,21 +118,21 @@ retail and telecom domains and τ-Trait's telehealth domain, scores them with
 	root.PersistentFlags().StringVar(&g.DataDir, "data", "", "data directory (default $LEDGERBENCH_DATA or the user cache dir)")
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
-		newCmdData(s, g),
+		newCmdData(s, g, dataRunners{}),
 		newCmdVerify(s, g, nil),
-		newCmdReplay(s, g),
-		newCmdTasks(s, g),
+		newCmdReplay(s, g, nil),
+		newCmdTasks(s, g, nil),
 		newCmdGateAudit(s, g, nil),
 		newCmdRun(s, g, nil),
-		newCmdPrompt(s, g),
+		newCmdPrompt(s, g, nil),
 		newCmdMerge(s, nil),
-		newCmdExport(s, g),
+		newCmdExport(s, g, nil),
 		newCmdRescore(s, g, nil),
 		newCmdReport(s, g, nil),
 		newCmdExperiment(s, g, nil),
-		newCmdView(s, g),
-		newCmdSubmit(s, g),
-		newCmdVersion(),
+		newCmdView(s, g, nil),
+		newCmdSubmit(s, g, submitRunners{}),
+		newCmdVersion(s, nil),
 	)
 	contract(s, root)
 	return root
@@ -152,4 +152,11 @@ func (g *globalOptions) dataDir(s *Streams) (string, error) {
 		return "", fmt.Errorf("no data directory: pass --data or set LEDGERBENCH_DATA: %w", err)
 	}
 	return filepath.Join(c, "ledgerbench"), nil
+}
+
+// setDataDir resolves the data directory into dst (a command's options).
+func (g *globalOptions) setDataDir(s *Streams, dst *string) error {
+	d, err := g.dataDir(s)
+	*dst = d
+	return err
 }

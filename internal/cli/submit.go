@@ -3,28 +3,30 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/internal/domains"
 	"github.com/ledgerbench/ledgerbench/internal/submit"
-	"github.com/ledgerbench/ledgerbench/results"
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
 
-func newCmdSubmit(s *Streams, g *globalOptions) *cobra.Command {
+// submitRunners are the submit subcommands' run functions (nil: the real
+// ones).
+type submitRunners struct {
+	prepare  func(context.Context, *Streams, *submitPrepareOptions) error
+	validate func(context.Context, *Streams, *submitValidateOptions) error
+}
+
+func newCmdSubmit(s *Streams, g *globalOptions, runF submitRunners) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "submit",
 		Short: "Prepare and validate a τ-bench leaderboard submission",
 		Long: `prepare writes a submission directory as τ²-bench's "tau2 submit prepare" does;
 validate runs the checks of "tau2 submit validate" on one.`,
 	}
-	cmd.AddCommand(newCmdSubmitPrepare(s, g), newCmdSubmitValidate(s, g))
+	cmd.AddCommand(newCmdSubmitPrepare(s, g, runF.prepare), newCmdSubmitValidate(s, g, runF.validate))
 	return cmd
 }
 
@@ -35,7 +37,10 @@ type submitPrepareOptions struct {
 	Opts    submit.Options
 }
 
-func newCmdSubmitPrepare(s *Streams, g *globalOptions) *cobra.Command {
+func newCmdSubmitPrepare(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *submitPrepareOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runSubmitPrepare
+	}
 	o := &submitPrepareOptions{}
 	cmd := &cobra.Command{
 		Use:   "prepare RUN… --out DIR",
@@ -72,16 +77,14 @@ omitted_questions is set when an input does not cover the domain's base split.`,
 			if o.Out == "" {
 				return usageError{fmt.Errorf("submit prepare needs --out DIR")}
 			}
-			dir, err := g.dataDir(s)
-			if err != nil {
+			if err := g.setDataDir(s, &o.DataDir); err != nil {
 				return err
 			}
-			o.DataDir = dir
 			if o.Opts.Date == "" {
 				o.Opts.Date = time.Now().Format(time.DateOnly)
 			}
 			o.Opts.Harness = Version
-			return runSubmitPrepare(cmd.Context(), s, o)
+			return runF(cmd.Context(), s, o)
 		},
 	}
 	f := cmd.Flags()
@@ -102,7 +105,9 @@ omitted_questions is set when an input does not cover the domain's base split.`,
 func runSubmitPrepare(_ context.Context, s *Streams, o *submitPrepareOptions) error {
 	var inputs []submit.Input
 	for _, arg := range o.Runs {
-		ins, err := submitInputs(s, arg)
+		ins, err := submit.Inputs(arg, func(path, why string) {
+			fmt.Fprintf(s.ErrOut, "note: %s: %s; nothing records its prompts, so it is submitted as custom with modified_prompts\n", path, why)
+		})
 		if err != nil {
 			return err
 		}
@@ -135,7 +140,7 @@ func runSubmitPrepare(_ context.Context, s *Streams, o *submitPrepareOptions) er
 			}
 			if run := in.Run; run != nil {
 				in.Records = sortedRecords(run.Records, run.Manifest.TaskIDs)
-				in.Tasks, in.Policy = runTasks(dom.Tasks(), run.Manifest.TaskIDs), dom.Policy()
+				in.Tasks, in.Policy = tasksByID(dom.Tasks(), run.Manifest.TaskIDs), dom.Policy()
 			}
 			inputs = append(inputs, in)
 		}
@@ -166,70 +171,16 @@ func runSubmitPrepare(_ context.Context, s *Streams, o *submitPrepareOptions) er
 	return nil
 }
 
-// submitInputs resolves one RUN argument as upstream's expand_paths does for
-// .json files: a run directory (manifest.json + simulations.jsonl), a
-// τ²-bench results file, or a directory of results files (every *.json
-// below it; its results.json alone when it has one).
-func submitInputs(s *Streams, arg string) ([]submit.Input, error) {
-	fi, err := os.Stat(arg)
-	if err != nil {
-		return nil, fmt.Errorf("submit prepare: %w", err)
-	}
-	if !fi.IsDir() && filepath.Base(arg) == results.SimulationsFile {
-		arg, fi = filepath.Dir(arg), nil
-	}
-	if fi == nil || fi.IsDir() {
-		if ok, err := results.Exists(arg); err != nil {
-			return nil, err
-		} else if ok {
-			run, err := results.LoadRun(arg)
-			if err != nil {
-				return nil, err
-			}
-			return []submit.Input{{Run: run}}, nil
-		}
-	}
-	var paths []string
-	switch {
-	case !fi.IsDir():
-		paths = []string{arg}
-	default:
-		if _, err := os.Stat(filepath.Join(arg, "results.json")); err == nil {
-			paths = []string{filepath.Join(arg, "results.json")}
-			break
-		}
-		err := filepath.WalkDir(arg, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".json") && d.Name() != results.ManifestFile {
-				paths = append(paths, p)
-			}
-			return err
-		})
-		if err != nil {
-			return nil, fmt.Errorf("submit prepare: %w", err)
-		}
-		if len(paths) == 0 {
-			return nil, fmt.Errorf("submit prepare: %s is neither a run directory nor holds τ²-bench results files", arg)
-		}
-	}
-	var out []submit.Input
-	for _, p := range paths {
-		f, err := results.ReadTau2(p)
-		if err != nil {
-			return nil, fmt.Errorf("submit prepare: %w", err)
-		}
-		m, why, err := submit.FileManifest(p, f)
-		if err != nil {
-			return nil, err
-		}
-		if m == nil {
-			fmt.Fprintf(s.ErrOut, "note: %s: %s; nothing records its prompts, so it is submitted as custom with modified_prompts\n", p, why)
-		}
-		out = append(out, submit.Input{File: f, Path: p, Manifest: m})
-	}
-	return out, nil
+type submitValidateOptions struct {
+	DataDir string
+	Dir     string
 }
 
-func newCmdSubmitValidate(s *Streams, g *globalOptions) *cobra.Command {
+func newCmdSubmitValidate(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *submitValidateOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runSubmitValidate
+	}
+	opts := &submitValidateOptions{}
 	return &cobra.Command{
 		Use:   "validate DIR",
 		Short: "Check a leaderboard submission directory as tau2 submit validate does",
@@ -241,44 +192,48 @@ equal those computed from the trajectories. Exits 1 when a check fails; warnings
 (model or user simulator names that differ from the trajectories') are printed.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := g.dataDir(s)
-			if err != nil {
+			opts.Dir = args[0]
+			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err
 			}
-			base := func(domain string) ([]tasks.Task, error) {
-				dom, err := domains.Load(domain, dir)
-				if err != nil {
-					return nil, err
-				}
-				return dom.Tasks().Select(tasks.Selection{Split: "base"})
-			}
-			rep, err := submit.Validate(args[0], base)
-			if err != nil {
-				return err
-			}
-			for _, c := range rep.Checks {
-				mark := "ok  "
-				if !c.OK {
-					mark = "FAIL"
-				}
-				where := ""
-				if c.File != "" {
-					where = " [" + c.File + "]"
-				}
-				fmt.Fprintf(s.Out, "%s %s%s", mark, c.Name, where)
-				if c.Detail != "" {
-					fmt.Fprintf(s.Out, ": %s", c.Detail)
-				}
-				fmt.Fprintln(s.Out)
-			}
-			for _, w := range rep.Warnings {
-				fmt.Fprintf(s.Out, "warning: %s\n", w)
-			}
-			if !rep.OK() {
-				return fmt.Errorf("submission %s is not valid", args[0])
-			}
-			fmt.Fprintf(s.Out, "submission %s is valid\n", args[0])
-			return nil
+			return runF(cmd.Context(), s, opts)
 		},
 	}
+}
+
+func runSubmitValidate(_ context.Context, s *Streams, opts *submitValidateOptions) error {
+	base := func(domain string) ([]tasks.Task, error) {
+		dom, err := domains.Load(domain, opts.DataDir)
+		if err != nil {
+			return nil, err
+		}
+		return dom.Tasks().Select(tasks.Selection{Split: "base"})
+	}
+	rep, err := submit.Validate(opts.Dir, base)
+	if err != nil {
+		return err
+	}
+	for _, c := range rep.Checks {
+		mark := "ok  "
+		if !c.OK {
+			mark = "FAIL"
+		}
+		where := ""
+		if c.File != "" {
+			where = " [" + c.File + "]"
+		}
+		fmt.Fprintf(s.Out, "%s %s%s", mark, c.Name, where)
+		if c.Detail != "" {
+			fmt.Fprintf(s.Out, ": %s", c.Detail)
+		}
+		fmt.Fprintln(s.Out)
+	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(s.Out, "warning: %s\n", w)
+	}
+	if !rep.OK() {
+		return fmt.Errorf("submission %s is not valid", opts.Dir)
+	}
+	fmt.Fprintf(s.Out, "submission %s is valid\n", opts.Dir)
+	return nil
 }

@@ -1,56 +1,76 @@
 package cli
 
 import (
+	"context"
 	"fmt"
-	"text/tabwriter"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/internal/domains"
+	"github.com/ledgerbench/ledgerbench/internal/report"
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
 
-func newCmdTasks(s *Streams, g *globalOptions) *cobra.Command {
-	var domain, split string
-	var ids []string
-	var limit int
+type tasksOptions struct {
+	DataDir string
+	Domain  string
+	Split   string
+	TaskIDs []string
+	Limit   int
+	// Format is text, json, csv or markdown.
+	Format string
+}
+
+func newCmdTasks(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *tasksOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runTasks
+	}
+	opts := &tasksOptions{}
 	cmd := &cobra.Command{
 		Use:   "tasks --domain D [--split S]",
 		Short: "List a domain's tasks, splits and gold action counts",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if domain == "" {
+			if opts.Domain == "" {
 				return usageError{fmt.Errorf("tasks needs --domain (one of %v)", domains.Names())}
 			}
-			dir, err := g.dataDir(s)
-			if err != nil {
+			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err
 			}
-			dom, err := domains.Load(domain, dir)
-			if err != nil {
-				return err
-			}
-			set := dom.Tasks()
-			sel, err := set.Select(tasks.Selection{Split: split, TaskIDs: ids, Limit: limit})
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(s.Out, "%s: %d tasks selected; splits: %v (default %q)\n", domain, len(sel), set.SplitNames(), set.DefaultSplit)
-			tw := tabwriter.NewWriter(s.Out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tGOLD ACTIONS\tREWARD BASIS")
-			for _, t := range sel {
-				basis := []tasks.RewardType{}
-				if t.EvaluationCriteria != nil {
-					basis = t.EvaluationCriteria.Basis()
-				}
-				fmt.Fprintf(tw, "%s\t%d\t%v\n", t.ID, len(t.GoldActions()), basis)
-			}
-			return tw.Flush()
+			return runF(cmd.Context(), s, opts)
 		},
 	}
-	cmd.Flags().StringVar(&domain, "domain", "", "domain")
-	cmd.Flags().StringVar(&split, "split", "", "split")
-	cmd.Flags().StringSliceVar(&ids, "task-ids", nil, "task ids")
-	cmd.Flags().IntVar(&limit, "limit", 0, "first N tasks")
+	cmd.Flags().StringVar(&opts.Domain, "domain", "", "domain")
+	cmd.Flags().StringVar(&opts.Split, "split", "", "split")
+	cmd.Flags().StringSliceVar(&opts.TaskIDs, "task-ids", nil, "task ids")
+	cmd.Flags().IntVar(&opts.Limit, "limit", 0, "first N tasks")
+	addFormatFlags(cmd, &opts.Format, tableFormats...)
 	return cmd
+}
+
+func runTasks(_ context.Context, s *Streams, opts *tasksOptions) error {
+	dom, err := domains.Load(opts.Domain, opts.DataDir)
+	if err != nil {
+		return err
+	}
+	set := dom.Tasks()
+	sel, err := set.Select(tasks.Selection{Split: opts.Split, TaskIDs: opts.TaskIDs, Limit: opts.Limit})
+	if err != nil {
+		return err
+	}
+	t := report.Table{ID: "tasks",
+		Title:  fmt.Sprintf("%s: %d tasks selected; splits: %v (default %q)", opts.Domain, len(sel), set.SplitNames(), set.DefaultSplit),
+		Header: []string{"ID", "Gold actions", "Reward basis"}}
+	for _, task := range sel {
+		var basis []string
+		if task.EvaluationCriteria != nil {
+			for _, b := range task.EvaluationCriteria.Basis() {
+				basis = append(basis, string(b))
+			}
+		}
+		t.Rows = append(t.Rows, []string{task.ID, strconv.Itoa(len(task.GoldActions())), strings.Join(basis, " ")})
+	}
+	return report.WriteTables(s.Out, report.Format(opts.Format), t)
 }

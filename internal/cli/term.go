@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"unicode/utf8"
 )
@@ -16,11 +15,6 @@ import (
 
 // defaultWidth is the width assumed when the terminal's is unknown.
 const defaultWidth = 80
-
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
 
 // width is the terminal width for lines drawn on stderr: Streams.Width,
 // else $COLUMNS, else 80.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -116,5 +117,34 @@ func TestPrefixWriter(t *testing.T) {
 	fmt.Fprint(w, "o\n\nthree\n")
 	if got, want := b.String(), "[a] one\n[a] two\n[a] \n[a] three\n"; got != want {
 		t.Errorf("got %q; want %q", got, want)
+	}
+}
+
+// Item 8: what is not a terminal is told apart from one, /dev/null (a
+// character device) included, so redirected output draws no bar.
+func TestIsTerminalNot(t *testing.T) {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Skipf("no %s: %v", os.DevNull, err)
+	}
+	defer null.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for name, file := range map[string]*os.File{"/dev/null": null, "pipe": w, "file": f} {
+		if isTerminal(file) {
+			t.Errorf("isTerminal(%s) = true", name)
+		}
+		if n := terminalWidth(file); n != 0 {
+			t.Errorf("terminalWidth(%s) = %d; want 0", name, n)
+		}
 	}
 }

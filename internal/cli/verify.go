@@ -2,10 +2,9 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,21 +14,26 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/domains"
 	"github.com/ledgerbench/ledgerbench/internal/gold"
 	"github.com/ledgerbench/ledgerbench/internal/parallel"
+	"github.com/ledgerbench/ledgerbench/internal/report"
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
 
 type verifyOptions struct {
+	DataDir string
 	Domains []string
 	Split   string
 	TaskIDs []string
 	Limit   int
-	JSON    bool
+	// Format is text, json (one line per task), csv or markdown.
+	Format string
 	// AllowModifiedData lets data files that differ from their pins through.
 	AllowModifiedData bool
-	DataDir           string
 }
 
 func newCmdVerify(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *verifyOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runVerify
+	}
 	opts := &verifyOptions{}
 	cmd := &cobra.Command{
 		Use:   "verify [--domain D…] [--split S]",
@@ -37,28 +41,24 @@ func newCmdVerify(s *Streams, g *globalOptions, runF func(context.Context, *Stre
 		Long: `For every selected task: a fresh environment with the task's initial state, a gold
 trajectory (the gold actions as tool calls by their requestors, plus agent messages
 stating each communicate_info item), and τ²-bench's evaluation. NL assertions need a
-judge and are reported as not evaluated. Exits with status 3 if any task fails.`,
+judge and are reported as not evaluated. Exits with status 3 if any task fails.
+--format json prints one JSON line per task; text, csv and markdown a table per domain.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir, err := g.dataDir(s)
-			if err != nil {
+			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err
 			}
-			opts.DataDir = dir
 			if len(opts.Domains) == 0 {
 				opts.Domains = domains.Names()
 			}
-			if runF != nil {
-				return runF(cmd.Context(), s, opts)
-			}
-			return runVerify(cmd.Context(), s, opts)
+			return runF(cmd.Context(), s, opts)
 		},
 	}
 	cmd.Flags().StringSliceVar(&opts.Domains, "domain", nil, "domains to verify (default: all)")
 	cmd.Flags().StringVar(&opts.Split, "split", "", "task split (default: each domain's default)")
 	cmd.Flags().StringSliceVar(&opts.TaskIDs, "task-ids", nil, "only these task ids")
 	cmd.Flags().IntVar(&opts.Limit, "limit", 0, "only the first N tasks")
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON line per task")
+	addFormatFlags(cmd, &opts.Format, tableFormats...)
 	cmd.Flags().BoolVar(&opts.AllowModifiedData, "allow-modified-data", false, allowModifiedUsage)
 	return cmd
 }
@@ -73,14 +73,16 @@ type verifyLine struct {
 	Calls           []gold.Call                   `json:"calls"`
 }
 
+// verifyRow is one domain's outcome.
+type verifyRow struct {
+	domain                 string
+	tasks, passed, notEval int
+	elapsed                time.Duration
+	failed                 []string
+}
+
 func runVerify(ctx context.Context, s *Streams, opts *verifyOptions) error {
-	type row struct {
-		domain                 string
-		tasks, passed, notEval int
-		elapsed                time.Duration
-		failed                 []string
-	}
-	var rows []row
+	var rows []verifyRow
 	anyFailed := false
 	for _, name := range opts.Domains {
 		start := time.Now()
@@ -96,7 +98,7 @@ func runVerify(ctx context.Context, s *Streams, opts *verifyOptions) error {
 		if err != nil {
 			return err
 		}
-		r := row{domain: name, tasks: len(sel)}
+		r := verifyRow{domain: name, tasks: len(sel)}
 		for _, v := range res {
 			if v.Passed {
 				r.passed++
@@ -106,39 +108,40 @@ func runVerify(ctx context.Context, s *Streams, opts *verifyOptions) error {
 			if len(v.Info.NotEvaluated) > 0 {
 				r.notEval++
 			}
-			if opts.JSON {
-				line := verifyLine{Domain: v.Domain, TaskID: v.TaskID, Reward: v.Reward, RewardBreakdown: v.Info.RewardBreakdown,
-					NotEvaluated: v.Info.NotEvaluated, EnvAssertions: v.Info.EnvAssertions, Calls: v.Calls}
-				b, err := json.Marshal(line)
-				if err != nil {
+			if opts.Format == string(report.JSON) {
+				if err := writeJSONLine(s.Out, verifyLine{Domain: v.Domain, TaskID: v.TaskID, Reward: v.Reward, RewardBreakdown: v.Info.RewardBreakdown,
+					NotEvaluated: v.Info.NotEvaluated, EnvAssertions: v.Info.EnvAssertions, Calls: v.Calls}); err != nil {
 					return err
 				}
-				fmt.Fprintln(s.Out, string(b))
 			}
 		}
 		r.elapsed = time.Since(start)
-		if len(r.failed) > 0 {
-			anyFailed = true
-		}
+		anyFailed = anyFailed || len(r.failed) > 0
 		rows = append(rows, r)
 	}
-	if !opts.JSON {
-		tw := tabwriter.NewWriter(s.Out, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "DOMAIN\tTASKS\tPASSED\tFAILED\tNL NOT EVALUATED\tTIME")
-		for _, r := range rows {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\n", r.domain, r.tasks, r.passed, len(r.failed), r.notEval, r.elapsed.Round(time.Millisecond))
-		}
-		tw.Flush()
-		for _, r := range rows {
-			if len(r.failed) > 0 {
-				fmt.Fprintf(s.Out, "%s failed: %s\n", r.domain, strings.Join(r.failed, ", "))
-			}
+	if opts.Format != string(report.JSON) {
+		if err := report.WriteTables(s.Out, report.Format(opts.Format), verifyTable(rows)); err != nil {
+			return err
 		}
 	}
 	if anyFailed {
 		return fmt.Errorf("verify: %w: some gold trajectories did not earn full reward", ErrFailed)
 	}
 	return nil
+}
+
+// verifyTable is the per-domain table; the notes name the failed tasks.
+func verifyTable(rows []verifyRow) report.Table {
+	t := report.Table{ID: "verify", Title: "Gold trajectories earning full reward",
+		Header: []string{"Domain", "Tasks", "Passed", "Failed", "NL not evaluated", "Time (s)"}}
+	for _, r := range rows {
+		t.Rows = append(t.Rows, []string{r.domain, strconv.Itoa(r.tasks), strconv.Itoa(r.passed), strconv.Itoa(len(r.failed)),
+			strconv.Itoa(r.notEval), strconv.FormatFloat(r.elapsed.Seconds(), 'f', 3, 64)})
+		if len(r.failed) > 0 {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s failed: %s", r.domain, strings.Join(r.failed, ", ")))
+		}
+	}
+	return t
 }
 
 // verifyTasks verifies tasks on every core, keeping their order.

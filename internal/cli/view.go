@@ -34,7 +34,10 @@ type viewOptions struct {
 // the page rather than inside it.
 const splitAt = 5000
 
-func newCmdView(s *Streams, g *globalOptions) *cobra.Command {
+func newCmdView(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *viewOptions) error) *cobra.Command {
+	if runF == nil {
+		runF = runView
+	}
 	opts := &viewOptions{}
 	cmd := &cobra.Command{
 		Use:   "view RUN… [--out FILE.html] [--open]",
@@ -70,14 +73,20 @@ directory give tasks and gold actions.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
+			switch opts.Split {
+			case "auto", "always", "never":
+			default:
+				return usageError{fmt.Errorf("view: --split %q: want auto, always or never", opts.Split)}
+			}
+			if opts.Plain && opts.Split == "always" {
+				return usageError{fmt.Errorf("view: --plain embeds every simulation in the page; it cannot be combined with --split always")}
+			}
 			if !opts.NoDomains {
-				dir, err := g.dataDir(s)
-				if err != nil {
+				if err := g.setDataDir(s, &opts.DataDir); err != nil {
 					return err
 				}
-				opts.DataDir = dir
 			}
-			return runView(cmd.Context(), s, opts)
+			return runF(cmd.Context(), s, opts)
 		},
 	}
 	f := cmd.Flags()
@@ -106,22 +115,14 @@ func runView(ctx context.Context, s *Streams, opts *viewOptions) error {
 	var cat metrics.Catalog
 	var doms []envs.Domain
 	if !opts.NoDomains {
-		cat, doms = loadCatalog(s, opts.DataDir, sources)
-		addShadowVerdicts(sources, doms)
+		cat, doms = report.LoadDomains(opts.DataDir, sources, noteTo(s.ErrOut))
+		report.AddShadowVerdicts(sources, doms)
 	}
 	n := 0
 	for _, src := range sources {
 		n += len(src.Records)
 	}
 	vo := view.Options{Title: view.Title(opts.Inputs), Catalog: cat, Domains: doms, MaxDBDiffs: opts.DBDiffs, Plain: opts.Plain}
-	switch opts.Split {
-	case "auto", "always", "never":
-	default:
-		return usageError{fmt.Errorf("view: --split %q: want auto, always or never", opts.Split)}
-	}
-	if opts.Plain && opts.Split == "always" {
-		return usageError{fmt.Errorf("view: --plain embeds every simulation in the page; it cannot be combined with --split always")}
-	}
 	if !opts.Plain && (opts.Split == "always" || opts.Split == "auto" && n > splitAt) {
 		vo.ChunkDir = strings.TrimSuffix(opts.Out, filepath.Ext(opts.Out)) + ".chunks"
 		// Chunks of an earlier page must not mix with this one's.

@@ -1,11 +1,15 @@
-// Package domains is the list of ported domains: the one place that names
-// them all. Adding a domain means adding its package and one line here.
+// Package domains loads the ported domains: each name of internal/domains/known
+// paired with its loader, its solo-mode loader and the derived files built
+// at pull time. Adding a domain means adding its package, a line in known
+// and a line here.
 package domains
 
 import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/envs"
@@ -13,6 +17,8 @@ import (
 	"github.com/ledgerbench/ledgerbench/envs/retail"
 	"github.com/ledgerbench/ledgerbench/envs/telecom"
 	"github.com/ledgerbench/ledgerbench/envs/telehealth"
+	"github.com/ledgerbench/ledgerbench/internal/data"
+	"github.com/ledgerbench/ledgerbench/internal/domains/known"
 )
 
 type entry struct {
@@ -21,28 +27,28 @@ type entry struct {
 	// solo loads the domain in τ²-bench's solo mode; nil when upstream has
 	// none for the domain.
 	solo func(root string) (envs.Domain, error)
+	// derive builds the files derived from the pulled data (nil: none).
+	derive func(root string) ([]File, error)
 }
 
-// list is fixed at compile time; it holds no state.
+// list is fixed at compile time; it holds no state. Its names are
+// known.Names(), in the same order (TestListMatchesKnown).
 var list = []entry{
-	// domain entries: {"airline", func(r string) (envs.Domain, error) { return airline.Load(r) }},
-	{"airline", func(r string) (envs.Domain, error) { return airline.Load(r) }, nil},
-	{"retail", func(r string) (envs.Domain, error) { return retail.Load(r) }, nil},
-	{"telecom", func(r string) (envs.Domain, error) { return telecom.Load(r) },
-		func(r string) (envs.Domain, error) { return telecom.LoadSolo(r, telecom.Manual) }},
-	{"telecom-workflow", func(r string) (envs.Domain, error) { return telecom.LoadWorkflow(r) },
-		func(r string) (envs.Domain, error) { return telecom.LoadSolo(r, telecom.Workflow) }},
-	{"telehealth", func(r string) (envs.Domain, error) { return telehealth.Load(r) }, nil},
+	{name: "airline", load: func(r string) (envs.Domain, error) { return airline.Load(r) }},
+	{name: "retail", load: func(r string) (envs.Domain, error) { return retail.Load(r) }},
+	{name: "telecom", load: func(r string) (envs.Domain, error) { return telecom.Load(r) },
+		solo: func(r string) (envs.Domain, error) { return telecom.LoadSolo(r, telecom.Manual) }},
+	{name: "telecom-workflow", load: func(r string) (envs.Domain, error) { return telecom.LoadWorkflow(r) },
+		solo: func(r string) (envs.Domain, error) { return telecom.LoadSolo(r, telecom.Workflow) }},
+	{name: "telehealth", load: func(r string) (envs.Domain, error) { return telehealth.Load(r) },
+		derive: telehealthTasksJSON},
 }
 
 // Names lists the domain names in order.
-func Names() []string {
-	out := make([]string, len(list))
-	for i, e := range list {
-		out[i] = e.name
-	}
-	return out
-}
+func Names() []string { return known.Names() }
+
+// Bases lists the base domains (no variants) in order.
+func Bases() []string { return known.Bases() }
 
 // ErrNoData is wrapped when a domain's data files are missing.
 var ErrNoData = errors.New("data not found")
@@ -69,25 +75,79 @@ func SoloNames() []string {
 	return out
 }
 
-func load(name, root string, solo bool) (envs.Domain, error) {
+func lookup(name string) (entry, error) {
 	for _, e := range list {
 		if e.name == name {
-			loadFn := e.load
-			if solo {
-				if e.solo == nil {
-					return nil, fmt.Errorf("domain %s has no solo mode (upstream's solo mode: %s)", name, strings.Join(SoloNames(), ", "))
-				}
-				loadFn = e.solo
-			}
-			d, err := loadFn(root)
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) {
-					return nil, fmt.Errorf("load %s from %s: %w: %w (run `ledgerbench data pull` first, or pass --data)", name, root, ErrNoData, err)
-				}
-				return nil, fmt.Errorf("load %s: %w", name, err)
-			}
-			return d, nil
+			return e, nil
 		}
 	}
-	return nil, fmt.Errorf("unknown domain %q (known: %s)", name, strings.Join(Names(), ", "))
+	return entry{}, fmt.Errorf("unknown domain %q (known: %s)", name, strings.Join(Names(), ", "))
+}
+
+func load(name, root string, solo bool) (envs.Domain, error) {
+	e, err := lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	loadFn := e.load
+	if solo {
+		if e.solo == nil {
+			return nil, fmt.Errorf("domain %s has no solo mode (upstream's solo mode: %s)", name, strings.Join(SoloNames(), ", "))
+		}
+		loadFn = e.solo
+	}
+	d, err := loadFn(root)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("load %s from %s: %w: %w (run `ledgerbench data pull` first, or pass --data)", name, root, ErrNoData, err)
+		}
+		return nil, fmt.Errorf("load %s: %w", name, err)
+	}
+	return d, nil
+}
+
+// File is a file derived from the pulled data: Path in the data directory
+// and its contents.
+type File struct {
+	Path string
+	Data []byte
+}
+
+// Derived builds every domain's derived files from the data in root (the
+// caller writes them).
+func Derived(root string) ([]File, error) {
+	var out []File
+	for _, e := range list {
+		if e.derive == nil {
+			continue
+		}
+		fs, err := e.derive(root)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e.name, err)
+		}
+		out = append(out, fs...)
+	}
+	return out, nil
+}
+
+// telehealthTasksJSON converts τ-Trait's task lists from Python literals to
+// JSON (tasks_<split>.json beside each tasks_<split>.py), for inspection and
+// for other tools; ledgerbench itself parses the .py files when it loads
+// the domain.
+func telehealthTasksJSON(root string) ([]File, error) {
+	th := data.Telehealth(root)
+	var out []File
+	for _, split := range []string{"test", "dev", "train"} {
+		src := filepath.Join(th, "tasks_"+split+".py")
+		b, err := os.ReadFile(src)
+		if err != nil {
+			return nil, fmt.Errorf("convert τ-Trait tasks: %w", err)
+		}
+		j, err := telehealth.ConvertTasks(src, b)
+		if err != nil {
+			return nil, fmt.Errorf("convert τ-Trait tasks: %w", err)
+		}
+		out = append(out, File{Path: filepath.Join(th, "tasks_"+split+".json"), Data: j})
+	}
+	return out, nil
 }

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/ledgerbench/ledgerbench/message"
 )
 
@@ -30,6 +28,8 @@ type Config struct {
 	// Backbones maps a name (used on the command line and in results) to
 	// its endpoint and parameters.
 	Backbones map[string]Backbone `yaml:"backbones"`
+	// pos holds the lines of the file's keys (nil when not read from one).
+	pos *positions
 }
 
 // Backbone is one model endpoint speaking the OpenAI chat completions API.
@@ -113,40 +113,36 @@ func (b Backbone) maxRetries() int {
 	return DefaultMaxRetries
 }
 
-// Load reads and validates a backbones file.
+// Load reads and validates a backbones file. Every problem is reported at
+// once, each on its own line as "PATH:LINE: message" (unknown keys, values
+// of the wrong type, missing fields, bad values).
 func Load(path string) (*Config, error) {
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("load backbones: %w", err)
 	}
-	defer f.Close()
-	cfg, err := Decode(f)
-	if err != nil {
-		return nil, fmt.Errorf("load backbones %s: %w", path, err)
+	cfg, probs := decode(b)
+	if len(probs) == 0 {
+		probs = cfg.located()
 	}
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("load backbones %s: %w", path, err)
+	if len(probs) > 0 {
+		return nil, probs.err(path)
 	}
 	return cfg, nil
 }
 
 // Decode reads a backbones document strictly (unknown keys are errors)
-// without validating it.
+// without validating it; errors name their line ("line 3: …").
 func Decode(r io.Reader) (*Config, error) {
-	dec := yaml.NewDecoder(r)
-	dec.KnownFields(true)
-	var cfg Config
-	if err := dec.Decode(&cfg); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, errors.New("empty document")
-		}
-		return nil, err
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read backbones: %w", err)
 	}
-	for name, b := range cfg.Backbones {
-		b.Name = name
-		cfg.Backbones[name] = b
+	cfg, probs := decode(b)
+	if len(probs) > 0 {
+		return nil, probs.err("")
 	}
-	return &cfg, nil
+	return cfg, nil
 }
 
 var (
@@ -162,79 +158,113 @@ var reasoningEfforts = []string{"", "none", "minimal", "low", "medium", "high", 
 // Validate reports every problem of the configuration at once.
 func (c *Config) Validate() error {
 	var errs []error
+	for _, p := range c.problems() {
+		errs = append(errs, errors.New(p.text()))
+	}
+	return errors.Join(errs...)
+}
+
+// problem is one validation problem: of the backbone called backbone (""
+// for the file's own keys), about key (empty: the backbone as a whole).
+type problem struct {
+	backbone, key, msg string
+}
+
+func (p problem) text() string {
+	if p.backbone == "" {
+		return p.msg
+	}
+	return "backbone " + p.backbone + ": " + p.msg
+}
+
+func (c *Config) problems() []problem {
+	var out []problem
 	if len(c.Backbones) == 0 {
-		errs = append(errs, errors.New("no backbones defined"))
+		out = append(out, problem{key: "backbones", msg: "no backbones defined"})
 	}
 	if c.Judge != "" {
 		if _, ok := c.Backbones[c.Judge]; !ok {
-			errs = append(errs, fmt.Errorf("judge: unknown backbone %q", c.Judge))
+			out = append(out, problem{key: "judge", msg: fmt.Sprintf("judge: unknown backbone %q (known: %s)", c.Judge, strings.Join(c.Names(), ", "))})
 		}
 	}
 	for _, name := range c.Names() {
-		if err := c.Backbones[name].Validate(); err != nil {
-			errs = append(errs, err)
-		}
+		out = append(out, c.Backbones[name].problems()...)
 	}
-	return errors.Join(errs...)
+	return out
 }
 
 // Validate reports every problem of one backbone, each prefixed with its
 // name.
 func (b Backbone) Validate() error {
 	var errs []error
-	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("backbone %s: "+format, append([]any{b.Name}, args...)...))
+	for _, p := range b.problems() {
+		errs = append(errs, errors.New(p.text()))
+	}
+	return errors.Join(errs...)
+}
+
+func (b Backbone) problems() []problem {
+	var out []problem
+	bad := func(key, format string, args ...any) {
+		out = append(out, problem{backbone: b.Name, key: key, msg: fmt.Sprintf(format, args...)})
 	}
 	if !nameRE.MatchString(b.Name) {
-		bad("name must start with a letter or digit and use only letters, digits and . _ : / -")
+		bad("", "name must start with a letter or digit and use only letters, digits and . _ : / -")
 	}
 	if b.BaseURL == "" {
-		bad("base_url is required")
+		bad("", "base_url is required")
 	} else if u, err := url.Parse(b.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		bad("base_url %q is not an http(s) URL", b.BaseURL)
+		bad("base_url", "base_url %q is not an http(s) URL", b.BaseURL)
 	} else if u.User != nil {
-		bad("base_url must not contain credentials; use api_key_env")
+		bad("base_url", "base_url must not contain credentials; use api_key_env")
 	}
 	if b.Model == "" {
-		bad("model is required")
+		bad("", "model is required")
 	}
 	if b.APIKeyEnv != "" && !envNameRE.MatchString(b.APIKeyEnv) {
 		// Never echo the value: it may be a key pasted in by mistake.
-		bad("api_key_env must be the name of an environment variable (e.g. OPENAI_API_KEY), not a key")
+		bad("api_key_env", "api_key_env must be the name of an environment variable (e.g. OPENAI_API_KEY), not a key")
 	}
 	if t := b.Temperature; t != nil && (*t < 0 || *t > 2) {
-		bad("temperature %v is outside [0, 2]", *t)
+		bad("temperature", "temperature %v is outside [0, 2]", *t)
 	}
 	if b.MaxTokens < 0 || b.MaxCompletionTokens < 0 {
-		bad("max_tokens and max_completion_tokens must not be negative")
+		bad(cmpKey(b.MaxTokens < 0, "max_tokens", "max_completion_tokens"), "max_tokens and max_completion_tokens must not be negative")
 	}
 	if b.MaxTokens > 0 && b.MaxCompletionTokens > 0 {
-		bad("set max_tokens or max_completion_tokens, not both")
+		bad("max_completion_tokens", "set max_tokens or max_completion_tokens, not both")
 	}
 	if !slices.Contains(reasoningEfforts, b.ReasoningEffort) {
-		bad("reasoning_effort %q is not one of %s", b.ReasoningEffort, strings.Join(reasoningEfforts[1:], ", "))
+		bad("reasoning_effort", "reasoning_effort %q is not one of %s", b.ReasoningEffort, strings.Join(reasoningEfforts[1:], ", "))
 	}
 	for _, k := range sortedKeys(b.ExtraBody) {
 		if slices.Contains(reservedBody, k) {
-			bad("extra_body may not set %q", k)
+			bad("extra_body."+k, "extra_body may not set %q", k)
 		}
 		if _, err := json.Marshal(b.ExtraBody[k]); err != nil {
-			bad("extra_body.%s: %v", k, err)
+			bad("extra_body."+k, "extra_body.%s: %v", k, err)
 		}
 	}
-	if b.Price.Input < 0 || b.Price.CachedInput < 0 || b.Price.Output < 0 {
-		bad("prices must not be negative")
+	if p := b.Price; p.Input < 0 || p.CachedInput < 0 || p.Output < 0 {
+		bad("price."+cmpKey(p.Input < 0, "input", cmpKey(p.CachedInput < 0, "cached_input", "output")), "prices must not be negative")
 	}
 	if b.RPM < 0 || b.TPM < 0 {
-		bad("rpm and tpm must not be negative")
+		bad(cmpKey(b.RPM < 0, "rpm", "tpm"), "rpm and tpm must not be negative")
 	}
 	if b.Timeout < 0 {
-		bad("timeout must not be negative")
+		bad("timeout", "timeout must not be negative")
 	}
 	if r := b.MaxRetries; r != nil && (*r < 0 || *r > 20) {
-		bad("max_retries %d is outside [0, 20]", *r)
+		bad("max_retries", "max_retries %d is outside [0, 20]", *r)
 	}
-	return errors.Join(errs...)
+	return out
+}
+
+func cmpKey(first bool, a, b string) string {
+	if first {
+		return a
+	}
+	return b
 }
 
 // Names lists the backbone names, sorted.

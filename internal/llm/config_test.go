@@ -50,10 +50,10 @@ func TestDecodeStrict(t *testing.T) {
 		doc     string
 		wantErr string
 	}{
-		{"unknown backbone field", "backbones:\n  a:\n    base_url: http://x/v1\n    model: m\n    temprature: 0\n", "field temprature not found"},
-		{"unknown top-level field", "backbone: {}\n", "field backbone not found"},
-		{"unknown price field", "backbones:\n  a:\n    base_url: http://x/v1\n    model: m\n    price: {inputs: 1}\n", "field inputs not found"},
-		{"bad duration", "backbones:\n  a:\n    base_url: http://x/v1\n    model: m\n    timeout: soon\n", "into time.Duration"},
+		{"unknown backbone field", "backbones:\n  a:\n    base_url: http://x/v1\n    model: m\n    temprature: 0\n", `line 5: backbone "a": unknown key "temprature" (did you mean "temperature"?)`},
+		{"unknown top-level field", "backbone: {}\n", `line 1: unknown key "backbone" (did you mean "backbones"?)`},
+		{"unknown price field", "backbones:\n  a:\n    base_url: http://x/v1\n    model: m\n    price: {inputs: 1}\n", `line 5: backbone "a": price: unknown key "inputs" (did you mean "input"?)`},
+		{"bad duration", "backbones:\n  a:\n    base_url: http://x/v1\n    model: m\n    timeout: soon\n", "line 5: backbone \"a\": timeout: `soon` is not a duration such as 90s or 5m"},
 		{"empty", "", "empty document"},
 		{"ok", "backbones:\n  a:\n    base_url: http://x/v1\n    model: m\n    timeout: 90s\n    max_retries: 0\n", ""},
 	}

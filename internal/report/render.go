@@ -50,21 +50,23 @@ func (r *Report) Write(w io.Writer, f Format, ids ...string) error {
 	if err != nil {
 		return err
 	}
+	if f != JSON {
+		return WriteTables(w, f, tables...)
+	}
+	out := JSONReport{Tables: machineTables(tables)}
+	if len(ids) == 0 {
+		out.Groups = r.JSON()
+	}
+	return writeJSON(w, out)
+}
+
+// WriteTables renders tables in a format, as the report renders its own:
+// text and markdown tables with their notes, CSV with numbers as numbers
+// (each table after a "# id: title" line when there are several), JSON as
+// {"tables": [...]}. Every command that prints a table renders it here.
+func WriteTables(w io.Writer, f Format, tables ...Table) error {
 	if f == JSON {
-		out := JSONReport{Tables: []TableJSON{}}
-		for _, t := range tables {
-			out.Tables = append(out.Tables, machine(t))
-		}
-		if len(ids) == 0 {
-			out.Groups = r.JSON()
-		}
-		b, err := json.MarshalIndent(out, "", "  ")
-		if err != nil {
-			return fmt.Errorf("encode report: %w", err)
-		}
-		b = append(b, '\n')
-		_, err = w.Write(b)
-		return err
+		return writeJSON(w, JSONReport{Tables: machineTables(tables)})
 	}
 	for i, t := range tables {
 		if i > 0 {
@@ -88,6 +90,24 @@ func (r *Report) Write(w io.Writer, f Format, ids ...string) error {
 		}
 	}
 	return nil
+}
+
+func machineTables(tables []Table) []TableJSON {
+	out := []TableJSON{}
+	for _, t := range tables {
+		out = append(out, machine(t))
+	}
+	return out
+}
+
+func writeJSON(w io.Writer, v JSONReport) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode report: %w", err)
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
 }
 
 func (r *Report) selectTables(ids []string) ([]Table, error) {

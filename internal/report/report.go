@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ledgerbench/ledgerbench/internal/domains/known"
 	"github.com/ledgerbench/ledgerbench/internal/omap"
 	"github.com/ledgerbench/ledgerbench/metrics"
 )
@@ -88,9 +89,10 @@ func (r *Report) Table(id string) (Table, bool) {
 	return Table{}, false
 }
 
-var domainOrder = []string{"airline", "retail", "telecom", "telehealth"}
-
+// compareDomain orders base domains as internal/domains/known lists them,
+// then the others (variants and unported domains).
 func compareDomain(a, b string) int {
+	domainOrder := known.Bases()
 	ia, ib := slices.Index(domainOrder, a), slices.Index(domainOrder, b)
 	if ia < 0 {
 		ia = len(domainOrder)

@@ -1,0 +1,37 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestBackbonesErrorsInFull: a bad backbones file is reported with the
+// file, the line and the whole hint (every known key), each problem on its
+// own line.
+func TestBackbonesErrorsInFull(t *testing.T) {
+	tests := []struct {
+		file string
+		want []string
+	}{
+		{"unknown_key_far.yaml", []string{`unknown_key_far.yaml:5: backbone "x": unknown key "concurrency" (known keys: base_url, model, api_key_env, ` +
+			`temperature, max_tokens, max_completion_tokens, reasoning_effort, send_reasoning, strip_think, extra_body, price, rpm, tpm, timeout, max_retries)`}},
+		{"wrong_type.yaml", []string{"wrong_type.yaml:5: backbone \"x\": temperature: `hot` is not a number\n",
+			"wrong_type.yaml:7: backbone \"x\": timeout: `90` is not a duration such as 90s or 5m\n"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			r := execCLI(t, t.Context(), "prompt", "--domain", "retail", "--task", "0", "--backbones", "../llm/testdata/backbones/"+tc.file)
+			if r.code != ExitError {
+				t.Errorf("exit %d; want %d", r.code, ExitError)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(r.errOut, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, r.errOut)
+				}
+			}
+			if strings.Contains(r.errOut, "…") || strings.Contains(r.errOut, "time.Duration") {
+				t.Errorf("stderr cut or names a Go type:\n%s", r.errOut)
+			}
+		})
+	}
+}
