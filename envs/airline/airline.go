@@ -29,7 +29,6 @@ package airline
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -43,7 +42,6 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/pyschema"
 	"github.com/ledgerbench/ledgerbench/internal/table"
-	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/message"
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
@@ -55,12 +53,10 @@ const Name = "airline"
 const toolkitClass = "AirlineTools"
 
 // Domain is the loaded airline domain: database, policy, tasks and tools.
+// envs.Single provides Name, Policy, AgentTools, UserTools and Tasks.
 type Domain struct {
-	db     *DB
-	policy string
-	tasks  *tasks.Set
-	tools  *tool.Set[*Env]
-	infos  []tool.Info
+	envs.Single[*Env]
+	db *DB
 }
 
 var _ envs.Domain = (*Domain)(nil)
@@ -87,12 +83,12 @@ func Load(root string) (*Domain, error) {
 		return nil, fmt.Errorf("load airline tasks: %w", err)
 	}
 	d := New(db, string(policy), ts)
-	d.tools, err = pyschema.Described(d.tools, data.Tau2Source(root, "domains/airline/tools.py"), toolkitClass,
+	tools, err := pyschema.Described(d.Toolset(), data.Tau2Source(root, "domains/airline/tools.py"), toolkitClass,
 		data.Tau2Source(root, "domains/airline/data_model.py"))
 	if err != nil {
 		return nil, fmt.Errorf("airline tools: %w", err)
 	}
-	d.infos = d.tools.Infos()
+	d.SetToolset(tools)
 	return d, nil
 }
 
@@ -107,25 +103,8 @@ func loadDB(raw []byte) (*DB, error) {
 // descriptions and only the parameter structure of their argument types:
 // what the model is shown comes from upstream's source, which Load reads.
 func New(db *DB, policy string, ts *tasks.Set) *Domain {
-	d := &Domain{db: db, policy: policy, tasks: ts, tools: newToolSet()}
-	d.infos = d.tools.Infos()
-	return d
+	return &Domain{Single: envs.NewSingle(Name, policy, ts, newToolSet()), db: db}
 }
-
-// Name implements envs.Domain.
-func (d *Domain) Name() string { return Name }
-
-// Policy is policy.md as upstream reads it.
-func (d *Domain) Policy() string { return d.policy }
-
-// AgentTools lists the agent's tools in upstream order.
-func (d *Domain) AgentTools() []tool.Info { return d.infos }
-
-// UserTools is nil: airline users have no tools.
-func (d *Domain) UserTools() []tool.Info { return nil }
-
-// Tasks returns the task set (nil for a domain built by New without tasks).
-func (d *Domain) Tasks() *tasks.Set { return d.tasks }
 
 // DB returns the shared loaded database. It must not be modified.
 func (d *Domain) DB() *DB { return d.db }
@@ -154,37 +133,16 @@ type Env struct {
 
 var _ envs.Env = (*Env)(nil)
 
-// Call runs an agent tool (upstream's make_tool_call). Airline has no user
-// tools.
+// Call runs an agent tool (upstream's make_tool_call; envs.Single.CallTool).
+// Airline has no user tools.
 func (e *Env) Call(ctx context.Context, requestor message.Requestor, name string, args json.RawMessage) (any, error) {
-	switch requestor {
-	case message.ByAssistant:
-		return e.d.tools.Call(ctx, e, name, args)
-	case message.ByUser:
-		return nil, errors.New("User tools not available")
-	}
-	return nil, fmt.Errorf("Invalid requestor: %s", requestor)
+	return e.d.CallTool(ctx, e, requestor, name, args)
 }
 
 // RunFunction calls a toolkit function by name (upstream's
-// run_env_function_call, which looks the name up with getattr). Only the
-// agent side exists; every airline function a task can name is a tool.
+// run_env_function_call; envs.Single.RunToolFunction).
 func (e *Env) RunFunction(ctx context.Context, side message.Requestor, name string, args json.RawMessage) (any, error) {
-	switch side {
-	case message.ByAssistant:
-		if _, ok := e.d.tools.Lookup(name); !ok {
-			return nil, fmt.Errorf("'%s' object has no attribute '%s'", toolkitClass, name)
-		}
-		res, err := e.d.tools.Call(ctx, e, name, args)
-		if err != nil {
-			return nil, err
-		}
-		e.Sync()
-		return res, nil
-	case message.ByUser:
-		return nil, fmt.Errorf("'NoneType' object has no attribute '%s'", name)
-	}
-	return nil, fmt.Errorf("Invalid environment type: %s", side)
+	return e.d.RunToolFunction(ctx, e, side, name, args)
 }
 
 // Sync is a no-op: airline has a single database.
@@ -285,25 +243,10 @@ func (e *Env) DumpDB() (agent, user any) { return e.Snapshot(), nil }
 // be modified.
 func (e *Env) Snapshot() *DB {
 	return &DB{
-		Flights:      snapshot(&e.flights, cloneFlight),
-		Users:        snapshot(&e.users, cloneUser),
-		Reservations: snapshot(&e.reservations, cloneReservation),
+		Flights:      e.flights.Snapshot(),
+		Users:        e.users.Snapshot(),
+		Reservations: e.reservations.Snapshot(),
 	}
-}
-
-func snapshot[V any](t *table.Table[V], clone func(*V) *V) omap.Map[*V] {
-	owned := make(map[string]bool)
-	for _, k := range t.Touched() {
-		owned[k] = true
-	}
-	var m omap.Map[*V]
-	for k, v := range t.All() {
-		if owned[k] {
-			v = clone(v)
-		}
-		m.Set(k, v)
-	}
-	return m
 }
 
 // MarshalJSON encodes the database as upstream's model_dump JSON.

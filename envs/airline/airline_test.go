@@ -153,7 +153,7 @@ func TestSameDB(t *testing.T) {
 		t.Error("SameDB is not symmetric")
 	}
 	// Envs of separately loaded domains compare by content.
-	other := New(d.db, d.policy, d.tasks)
+	other := New(d.db, d.Policy(), d.Tasks())
 	if same, _ := other.Env().SameDB(fresh); !same {
 		t.Error("fresh envs of two domains differ")
 	}

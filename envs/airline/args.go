@@ -3,6 +3,7 @@ package airline
 import (
 	"strconv"
 
+	"github.com/ledgerbench/ledgerbench/internal/pydantic"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 )
 
@@ -98,53 +99,53 @@ type FlightInfo struct {
 }
 
 func flightInfoOf(d *pyjson.Dict) (FlightInfo, error) {
-	var v validator
+	var v pydantic.Validator
 	var f FlightInfo
-	if x, ok := v.field(d, "flight_number"); ok {
-		f.FlightNumber = v.str("flight_number", x)
+	if x, ok := v.Field(d, "flight_number"); ok {
+		f.FlightNumber = v.Str("flight_number", x)
 	}
-	if x, ok := v.field(d, "date"); ok {
-		f.Date = v.str("date", x)
+	if x, ok := v.Field(d, "date"); ok {
+		f.Date = v.Str("date", x)
 	}
-	return f, v.err("FlightInfo")
+	return f, v.Err("FlightInfo")
 }
 
 // passenger validates a Passenger from a dict into v.
-func (v *validator) passenger(d *pyjson.Dict) Passenger {
+func passengerField(v *pydantic.Validator, d *pyjson.Dict) Passenger {
 	var p Passenger
-	if x, ok := v.field(d, "first_name"); ok {
-		p.FirstName = v.str("first_name", x)
+	if x, ok := v.Field(d, "first_name"); ok {
+		p.FirstName = v.Str("first_name", x)
 	}
-	if x, ok := v.field(d, "last_name"); ok {
-		p.LastName = v.str("last_name", x)
+	if x, ok := v.Field(d, "last_name"); ok {
+		p.LastName = v.Str("last_name", x)
 	}
-	if x, ok := v.field(d, "dob"); ok {
-		p.DOB = v.str("dob", x)
+	if x, ok := v.Field(d, "dob"); ok {
+		p.DOB = v.Str("dob", x)
 	}
 	return p
 }
 
 func passengerOf(d *pyjson.Dict) (Passenger, error) {
-	var v validator
-	p := v.passenger(d)
-	return p, v.err("Passenger")
+	var v pydantic.Validator
+	p := passengerField(&v, d)
+	return p, v.Err("Passenger")
 }
 
-func (v *validator) payment(d *pyjson.Dict) Payment {
+func paymentField(v *pydantic.Validator, d *pyjson.Dict) Payment {
 	var p Payment
-	if x, ok := v.field(d, "payment_id"); ok {
-		p.PaymentID = v.str("payment_id", x)
+	if x, ok := v.Field(d, "payment_id"); ok {
+		p.PaymentID = v.Str("payment_id", x)
 	}
-	if x, ok := v.field(d, "amount"); ok {
-		p.Amount = v.int("amount", x)
+	if x, ok := v.Field(d, "amount"); ok {
+		p.Amount = v.Int("amount", x)
 	}
 	return p
 }
 
 func paymentOf(d *pyjson.Dict) (Payment, error) {
-	var v validator
-	p := v.payment(d)
-	return p, v.err("Payment")
+	var v pydantic.Validator
+	p := paymentField(&v, d)
+	return p, v.Err("Payment")
 }
 
 // modelList is a list argument after upstream's
@@ -157,7 +158,7 @@ type modelList[T any] struct {
 }
 
 func asModels[T any](v any, conv func(*pyjson.Dict) (T, error)) (modelList[T], error) {
-	items, err := iterate(v)
+	items, err := pyjson.Iterate(v)
 	if err != nil {
 		return modelList[T]{}, err
 	}
@@ -181,13 +182,13 @@ func asModels[T any](v any, conv func(*pyjson.Dict) (T, error)) (modelList[T], e
 
 // modelField validates a list[Model] field of an enclosing model: converted
 // lists pass; anything else is validated item by item as pydantic would.
-func modelField[T any](v *validator, loc, model string, ml modelList[T], item func(*validator, *pyjson.Dict) T) []T {
+func modelField[T any](v *pydantic.Validator, loc, model string, ml modelList[T], item func(*pydantic.Validator, *pyjson.Dict) T) []T {
 	if ml.converted {
 		return ml.models
 	}
 	list, ok := ml.orig.([]any)
 	if !ok {
-		v.add(loc, "list_type", "Input should be a valid list", ml.orig)
+		v.Add(loc, "list_type", "Input should be a valid list", ml.orig)
 		return nil
 	}
 	out := make([]T, 0, len(list))
@@ -195,12 +196,12 @@ func modelField[T any](v *validator, loc, model string, ml modelList[T], item fu
 		at := loc + "." + strconv.Itoa(i)
 		d, ok := it.(*pyjson.Dict)
 		if !ok {
-			v.add(at, "model_type", "Input should be a valid dictionary or instance of "+model, it)
+			v.Add(at, "model_type", "Input should be a valid dictionary or instance of "+model, it)
 			continue
 		}
-		sub := validator{prefix: v.prefix + at + "."}
+		sub := pydantic.Validator{Prefix: v.Prefix + at + "."}
 		out = append(out, item(&sub, d))
-		v.lines = append(v.lines, sub.lines...)
+		v.Lines = append(v.Lines, sub.Lines...)
 	}
 	return out
 }

@@ -74,7 +74,7 @@ func toolCall(name string, kv ...string) message.ToolCall {
 // matters, and for a certificate reads the user's reservations and their
 // flights' statuses.
 func (d *Domain) EvidenceReads(tool string, args json.RawMessage) []message.ToolCall {
-	a, err := d.tools.Decode(tool, args) // the values are read as far as they have the documented types
+	a, err := d.Toolset().Decode(tool, args) // the values are read as far as they have the documented types
 	if err != nil {
 		return nil
 	}

@@ -340,7 +340,7 @@ func q(s string) string { return pyjson.ReprString(s) }
 // decodeArgs decodes a write's arguments as its tool does and checks their
 // types.
 func (d *Domain) decodeArgs(tool string, raw json.RawMessage) (any, error) {
-	a, err := d.tools.Decode(tool, raw)
+	a, err := d.Toolset().Decode(tool, raw)
 	if err != nil {
 		return nil, err
 	}

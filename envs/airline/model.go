@@ -549,7 +549,7 @@ func (n Num) Float64() float64 {
 func (n Num) String() string {
 	switch {
 	case n.isRaw:
-		return pyStr(n.raw)
+		return pyjson.Str(n.raw)
 	case n.isFloat:
 		return pyjson.Float(n.f)
 	case n.isBool && n.i == 1:
@@ -632,7 +632,7 @@ func (n Num) isZero() bool { return n.Float64() == 0 }
 func (n Num) typeName() string {
 	switch {
 	case n.isRaw:
-		return pyType(n.raw)
+		return pyjson.TypeName(n.raw)
 	case n.isFloat:
 		return "float"
 	case n.isBool:

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/pycalc"
+	"github.com/ledgerbench/ledgerbench/internal/pydantic"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/tool"
 )
@@ -53,7 +54,7 @@ func newToolSet() *tool.Set[*Env] {
 // Lookups (upstream's _get_* helpers).
 
 func (e *Env) getUser(id any) (string, *User, error) {
-	k, ok, err := hashKey(id)
+	k, ok, err := pyjson.DictKey(id)
 	if err != nil {
 		return "", nil, err
 	}
@@ -62,11 +63,11 @@ func (e *Env) getUser(id any) (string, *User, error) {
 			return k, u, nil
 		}
 	}
-	return "", nil, fmt.Errorf("User %s not found", pyStr(id))
+	return "", nil, fmt.Errorf("User %s not found", pyjson.Str(id))
 }
 
 func (e *Env) getReservation(id any) (string, *Reservation, error) {
-	k, ok, err := hashKey(id)
+	k, ok, err := pyjson.DictKey(id)
 	if err != nil {
 		return "", nil, err
 	}
@@ -75,11 +76,11 @@ func (e *Env) getReservation(id any) (string, *Reservation, error) {
 			return k, r, nil
 		}
 	}
-	return "", nil, fmt.Errorf("Reservation %s not found", pyStr(id))
+	return "", nil, fmt.Errorf("Reservation %s not found", pyjson.Str(id))
 }
 
 func (e *Env) getFlight(number any) (*Flight, error) {
-	k, ok, err := hashKey(number)
+	k, ok, err := pyjson.DictKey(number)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +89,7 @@ func (e *Env) getFlight(number any) (*Flight, error) {
 			return f, nil
 		}
 	}
-	return nil, fmt.Errorf("Flight %s not found", pyStr(number))
+	return nil, fmt.Errorf("Flight %s not found", pyjson.Str(number))
 }
 
 func (e *Env) getFlightInstance(number, date any) (FlightStatus, error) {
@@ -96,7 +97,7 @@ func (e *Env) getFlightInstance(number, date any) (FlightStatus, error) {
 	if err != nil {
 		return nil, err
 	}
-	k, ok, err := hashKey(date)
+	k, ok, err := pyjson.DictKey(date)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +106,7 @@ func (e *Env) getFlightInstance(number, date any) (FlightStatus, error) {
 			return s, nil
 		}
 	}
-	return nil, fmt.Errorf("Flight %s not found on date %s", pyStr(number), pyStr(date))
+	return nil, fmt.Errorf("Flight %s not found on date %s", pyjson.Str(number), pyjson.Str(date))
 }
 
 // newReservationID returns the first unused of upstream's three fixed ids.
@@ -162,18 +163,18 @@ func bookReservation(_ context.Context, e *Env, a bookArgs) (any, error) {
 	}
 
 	// Reservation(...): pydantic validates every field, reporting all errors.
-	var v validator
+	var v pydantic.Validator
 	r := &Reservation{ReservationID: resID, UserID: userID, CreatedAt: now, Flights: []ReservationFlight{}}
-	r.Origin = v.str("origin", a.Origin.v)
-	r.Destination = v.str("destination", a.Destination.v)
-	r.FlightType = v.literal("flight_type", a.FlightType.v, flightTypes...)
-	r.Cabin = v.literal("cabin", a.Cabin.v, cabinTypes...)
-	r.Passengers = modelField(&v, "passengers", "Passenger", passengers, (*validator).passenger)
-	r.PaymentHistory = modelField(&v, "payment_history", "Payment", payments, (*validator).payment)
-	r.TotalBaggages = Int(int64(v.int("total_baggages", a.TotalBaggages.v)))
-	r.NonfreeBaggages = Int(int64(v.int("nonfree_baggages", a.NonfreeBaggages.v)))
-	r.Insurance = v.literal("insurance", a.Insurance.v, insurances...)
-	if err := v.err("Reservation"); err != nil {
+	r.Origin = v.Str("origin", a.Origin.v)
+	r.Destination = v.Str("destination", a.Destination.v)
+	r.FlightType = v.Literal("flight_type", a.FlightType.v, flightTypes...)
+	r.Cabin = v.Literal("cabin", a.Cabin.v, cabinTypes...)
+	r.Passengers = modelField(&v, "passengers", "Passenger", passengers, passengerField)
+	r.PaymentHistory = modelField(&v, "payment_history", "Payment", payments, paymentField)
+	r.TotalBaggages = Int(int64(v.Int("total_baggages", a.TotalBaggages.v)))
+	r.NonfreeBaggages = Int(int64(v.Int("nonfree_baggages", a.NonfreeBaggages.v)))
+	r.Insurance = v.Literal("insurance", a.Insurance.v, insurances...)
+	if err := v.Err("Reservation"); err != nil {
 		return nil, err
 	}
 	// From here passengers and payments are models (a raw list always fails
@@ -183,7 +184,7 @@ func bookReservation(_ context.Context, e *Env, a bookArgs) (any, error) {
 	total := Int(0)
 	for i, item := range flights.items {
 		if !flights.converted {
-			return nil, fmt.Errorf("'%s' object has no attribute 'flight_number'", pyType(item))
+			return nil, fmt.Errorf("'%s' object has no attribute 'flight_number'", pyjson.TypeName(item))
 		}
 		fi := flights.models[i]
 		flight, err := e.getFlight(fi.FlightNumber)
@@ -241,7 +242,7 @@ func bookReservation(_ context.Context, e *Env, a bookArgs) (any, error) {
 	for _, p := range payments.models {
 		pm, ok := u.PaymentMethods.Get(p.PaymentID)
 		if !ok { // a certificate listed twice: popped already
-			return nil, keyError(p.PaymentID)
+			return nil, pyjson.KeyError(p.PaymentID)
 		}
 		switch m := pm.(type) {
 		case *GiftCard:
@@ -272,7 +273,7 @@ func baggageFee(x any) (Num, error) {
 	if n, ok := numOf(x); ok {
 		return Int(50).mul(n), nil
 	}
-	return Num{}, fmt.Errorf("unsupported operand type(s) for +=: 'int' and '%s'", pyType(x))
+	return Num{}, fmt.Errorf("unsupported operand type(s) for +=: 'int' and '%s'", pyjson.TypeName(x))
 }
 
 // balance is the amount of a gift card or certificate.
@@ -295,14 +296,14 @@ func calculate(_ context.Context, _ *Env, a expressionArgs) (any, error) {
 	if !ok {
 		// Iterating a non-string: list items and dict keys are tested as
 		// substrings; whatever passes then fails in eval.
-		items, err := iterate(a.Expression.v)
+		items, err := pyjson.Iterate(a.Expression.v)
 		if err != nil {
 			return nil, err
 		}
 		for _, it := range items {
 			s, ok := it.(string)
 			if !ok {
-				return nil, fmt.Errorf("'in <string>' requires string as left operand, not %s", pyType(it))
+				return nil, fmt.Errorf("'in <string>' requires string as left operand, not %s", pyjson.TypeName(it))
 			}
 			if !strings.Contains(pycalc.Chars, s) {
 				return nil, errors.New("Invalid characters in expression")
@@ -391,7 +392,7 @@ func (e *Env) searchDirect(date, origin, destination any, leaveAfter *string) ([
 		if !matches(f.Origin, origin) || !matches(f.Destination, destination) {
 			continue
 		}
-		k, ok, err := hashKey(date)
+		k, ok, err := pyjson.DictKey(date)
 		if err != nil {
 			return nil, err
 		}
@@ -475,14 +476,14 @@ func sendCertificate(_ context.Context, e *Env, a certificateArgs) (any, error) 
 		if user.PaymentMethods.Has(id) {
 			continue
 		}
-		var v validator
-		amount := v.float("amount", a.Amount.v)
-		if err := v.err("Certificate"); err != nil {
+		var v pydantic.Validator
+		amount := v.Float("amount", a.Amount.v)
+		if err := v.Err("Certificate"); err != nil {
 			return nil, err
 		}
 		u, _ := e.users.Mut(userID)
 		u.PaymentMethods.Set(id, &Certificate{Source: SourceCertificate, ID: id, Amount: amount})
-		return fmt.Sprintf("Certificate %s added to user %s with amount %s.", id, userID, pyStr(a.Amount.v)), nil
+		return fmt.Sprintf("Certificate %s added to user %s with amount %s.", id, userID, pyjson.Str(a.Amount.v)), nil
 	}
 	return nil, errors.New("Too many certificates")
 }
@@ -500,7 +501,7 @@ func transferToHumanAgents(context.Context, *Env, transferArgs) (any, error) {
 // (nil for a zero total). A non-nil refuse is returned once the checks have
 // passed, before anything changes (for values the port cannot store).
 func (e *Env) paymentForUpdate(userID string, user *User, paymentID any, total Num, refuse error) (*Payment, error) {
-	k, ok, err := hashKey(paymentID)
+	k, ok, err := pyjson.DictKey(paymentID)
 	if err != nil {
 		return nil, err
 	}
@@ -530,9 +531,9 @@ func (e *Env) paymentForUpdate(userID string, user *User, paymentID any, total N
 	if total.isZero() {
 		return nil, nil
 	}
-	var v validator
-	amount := v.int("amount", total.value())
-	if err := v.err("Payment"); err != nil {
+	var v pydantic.Validator
+	amount := v.Int("amount", total.value())
+	if err := v.Err("Payment"); err != nil {
 		return nil, err // after the gift card was debited, as upstream
 	}
 	return &Payment{PaymentID: k, Amount: amount}, nil
@@ -556,7 +557,7 @@ func updateReservationBaggages(_ context.Context, e *Env, a baggagesArgs) (any, 
 	}
 	nonfree, ok := numOrBool(a.NonfreeBaggages.v)
 	if !ok {
-		return nil, fmt.Errorf("unsupported operand type(s) for -: '%s' and '%s'", pyType(a.NonfreeBaggages.v), r.NonfreeBaggages.typeName())
+		return nil, fmt.Errorf("unsupported operand type(s) for -: '%s' and '%s'", pyjson.TypeName(a.NonfreeBaggages.v), r.NonfreeBaggages.typeName())
 	}
 	// 50 * max(0, new - old): max returns the int 0 unless the difference is
 	// positive.
@@ -619,7 +620,7 @@ func updateReservationFlights(_ context.Context, e *Env, a flightsUpdateArgs) (a
 	newFlights := []ReservationFlight{}
 	for i, item := range flights.items {
 		if !flights.converted {
-			return nil, fmt.Errorf("'%s' object has no attribute 'flight_number'", pyType(item))
+			return nil, fmt.Errorf("'%s' object has no attribute 'flight_number'", pyjson.TypeName(item))
 		}
 		fi := flights.models[i]
 		// A segment already on the reservation keeps its price, unless the
@@ -668,7 +669,7 @@ func updateReservationFlights(_ context.Context, e *Env, a flightsUpdateArgs) (a
 	// would store it, the port refuses once the payment checks have passed.
 	var refuse error
 	if !isStr {
-		refuse = fmt.Errorf("cabin must be a string, not %s (ledgerbench does not store other values)", pyType(a.Cabin.v))
+		refuse = fmt.Errorf("cabin must be a string, not %s (ledgerbench does not store other values)", pyjson.TypeName(a.Cabin.v))
 	}
 	payment, err := e.paymentForUpdate(userID, user, a.PaymentID.v, Int(int64(total)), refuse)
 	if err != nil {
@@ -687,7 +688,7 @@ func updateReservationFlights(_ context.Context, e *Env, a flightsUpdateArgs) (a
 // cabinEntry is available_seats[cabin] and prices[cabin] with Python's dict
 // errors for a bad key.
 func cabinEntry(av *Available, cabin any) (seats, price int, err error) {
-	k, ok, err := hashKey(cabin)
+	k, ok, err := pyjson.DictKey(cabin)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -697,7 +698,7 @@ func cabinEntry(av *Available, cabin any) (seats, price int, err error) {
 			return *s, *p, nil
 		}
 	}
-	return 0, 0, keyError(cabin)
+	return 0, 0, pyjson.KeyError(cabin)
 }
 
 type passengersUpdateArgs struct {

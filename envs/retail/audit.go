@@ -115,7 +115,7 @@ type writeArgs struct {
 // the editable form; ok is false for a call that is not a valid write.
 func (d *Domain) template(tool string, args json.RawMessage) (writeArgs, bool) {
 	var a writeArgs
-	if ti, ok := d.tools.Lookup(tool); !ok || !ti.Mutates() {
+	if ti, ok := d.Toolset().Lookup(tool); !ok || !ti.Mutates() {
 		return a, false
 	}
 	v, err := d.decodeArgs(tool, args)
@@ -150,7 +150,7 @@ func templateOf(v any) writeArgs {
 
 // encodeWrite writes arguments back as the tool's JSON object.
 func (d *Domain) encodeWrite(tool string, a writeArgs) json.RawMessage {
-	ti, ok := d.tools.Lookup(tool)
+	ti, ok := d.Toolset().Lookup(tool)
 	if !ok {
 		return nil
 	}

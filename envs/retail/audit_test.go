@@ -117,7 +117,7 @@ func TestMutationsViolate(t *testing.T) {
 		}
 		for _, a := range task.GoldActions() {
 			tc := message.ToolCall{Name: a.Name, Arguments: a.Arguments}
-			if ti, ok := d.tools.Lookup(a.Name); !ok || !ti.Mutates() {
+			if ti, ok := d.Toolset().Lookup(a.Name); !ok || !ti.Mutates() {
 				run(tc)
 				continue
 			}

@@ -169,7 +169,7 @@ func validateArgs(args any) error {
 
 // decodeArgs decodes a write's arguments as its tool does.
 func (d *Domain) decodeArgs(tool string, raw json.RawMessage) (any, error) {
-	a, err := d.tools.Decode(tool, raw)
+	a, err := d.Toolset().Decode(tool, raw)
 	if err != nil {
 		return nil, err
 	}

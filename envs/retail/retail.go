@@ -16,18 +16,15 @@ package retail
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/data"
-	"github.com/ledgerbench/ledgerbench/internal/omap"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/pyschema"
 	"github.com/ledgerbench/ledgerbench/internal/table"
-	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/message"
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
@@ -39,12 +36,10 @@ const Name = "retail"
 const toolkitClass = "RetailTools"
 
 // Domain is the loaded retail domain: database, policy, tasks and tools.
+// envs.Single provides Name, Policy, AgentTools, UserTools and Tasks.
 type Domain struct {
-	db     *DB
-	policy string
-	tasks  *tasks.Set
-	tools  *tool.Set[*Env]
-	infos  []tool.Info
+	envs.Single[*Env]
+	db *DB
 	// productTypes is list_all_product_types' output, fixed because products
 	// never change.
 	productTypes string
@@ -74,12 +69,12 @@ func Load(root string) (*Domain, error) {
 		return nil, fmt.Errorf("load retail tasks: %w", err)
 	}
 	d := New(db, string(policy), ts)
-	d.tools, err = pyschema.Described(d.tools, data.Tau2Source(root, "domains/retail/tools.py"), toolkitClass,
+	tools, err := pyschema.Described(d.Toolset(), data.Tau2Source(root, "domains/retail/tools.py"), toolkitClass,
 		data.Tau2Source(root, "domains/retail/data_model.py"))
 	if err != nil {
 		return nil, fmt.Errorf("retail tools: %w", err)
 	}
-	d.infos = d.tools.Infos()
+	d.SetToolset(tools)
 	return d, nil
 }
 
@@ -88,26 +83,8 @@ func Load(root string) (*Domain, error) {
 // descriptions and only the parameter structure of their argument types:
 // what the model is shown comes from upstream's source, which Load reads.
 func New(db *DB, policy string, ts *tasks.Set) *Domain {
-	d := &Domain{db: db, policy: policy, tasks: ts, tools: newToolSet()}
-	d.infos = d.tools.Infos()
-	d.productTypes = productTypes(db)
-	return d
+	return &Domain{Single: envs.NewSingle(Name, policy, ts, newToolSet()), db: db, productTypes: productTypes(db)}
 }
-
-// Name implements envs.Domain.
-func (d *Domain) Name() string { return Name }
-
-// Policy is policy.md as upstream reads it.
-func (d *Domain) Policy() string { return d.policy }
-
-// AgentTools lists the agent's tools in upstream order.
-func (d *Domain) AgentTools() []tool.Info { return d.infos }
-
-// UserTools is nil: retail users have no tools.
-func (d *Domain) UserTools() []tool.Info { return nil }
-
-// Tasks returns the task set (nil for a domain built by New without tasks).
-func (d *Domain) Tasks() *tasks.Set { return d.tasks }
 
 // DB returns the shared loaded database. It must not be modified.
 func (d *Domain) DB() *DB { return d.db }
@@ -134,37 +111,18 @@ type Env struct {
 
 var _ envs.Env = (*Env)(nil)
 
-// Call runs an agent tool (upstream's make_tool_call; an empty requestor is
-// the assistant, upstream's default). Retail has no user tools.
+// Call runs an agent tool (upstream's make_tool_call; envs.Single.CallTool).
+// Retail has no user tools. Upstream's requestor defaults to "assistant" in
+// the ToolCall message, never in make_tool_call: an empty requestor is
+// invalid here as there (envs.Respond supplies the default).
 func (e *Env) Call(ctx context.Context, requestor message.Requestor, name string, args json.RawMessage) (any, error) {
-	switch requestor {
-	case message.ByAssistant, "":
-		return e.d.tools.Call(ctx, e, name, args)
-	case message.ByUser:
-		return nil, errors.New("User tools not available")
-	}
-	return nil, fmt.Errorf("Invalid requestor: %s", requestor)
+	return e.d.CallTool(ctx, e, requestor, name, args)
 }
 
 // RunFunction calls a toolkit function by name (upstream's
-// run_env_function_call, which looks the name up with getattr). Only the
-// agent side exists; every retail function a task can name is a tool.
+// run_env_function_call; envs.Single.RunToolFunction).
 func (e *Env) RunFunction(ctx context.Context, side message.Requestor, name string, args json.RawMessage) (any, error) {
-	switch side {
-	case message.ByAssistant:
-		if _, ok := e.d.tools.Lookup(name); !ok {
-			return nil, fmt.Errorf("'%s' object has no attribute '%s'", toolkitClass, name)
-		}
-		res, err := e.d.tools.Call(ctx, e, name, args)
-		if err != nil {
-			return nil, err
-		}
-		e.Sync()
-		return res, nil
-	case message.ByUser:
-		return nil, fmt.Errorf("'NoneType' object has no attribute '%s'", name)
-	}
-	return nil, fmt.Errorf("Invalid environment type: %s", side)
+	return e.d.RunToolFunction(ctx, e, side, name, args)
 }
 
 // Sync is a no-op: retail has a single database.
@@ -193,22 +151,7 @@ func (e *Env) DumpDB() (agent, user any) { return e.Snapshot(), nil }
 func (e *Env) Snapshot() *DB {
 	return &DB{
 		Products: e.d.db.Products,
-		Users:    snapshot(&e.users, cloneUser),
-		Orders:   snapshot(&e.orders, cloneOrder),
+		Users:    e.users.Snapshot(),
+		Orders:   e.orders.Snapshot(),
 	}
-}
-
-func snapshot[V any](t *table.Table[V], clone func(*V) *V) omap.Map[*V] {
-	owned := make(map[string]bool)
-	for _, k := range t.Touched() {
-		owned[k] = true
-	}
-	var m omap.Map[*V]
-	for k, v := range t.All() {
-		if owned[k] {
-			v = clone(v)
-		}
-		m.Set(k, v)
-	}
-	return m
 }

@@ -2,13 +2,11 @@ package retail
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/ledgerbench/ledgerbench/internal/pycalc"
@@ -104,71 +102,55 @@ type returnArgs struct {
 }
 
 type transferArgs struct {
-	Summary anyValue `json:"summary"`
-}
-
-// anyValue is a parameter upstream never inspects: any JSON value is
-// accepted, as Python would. Its schema says string.
-type anyValue json.RawMessage
-
-// UnmarshalJSON keeps the raw value.
-func (a *anyValue) UnmarshalJSON(b []byte) error {
-	*a = append((*a)[:0], b...)
-	return nil
-}
-
-// JSONSchema implements tool.Schemer.
-func (anyValue) JSONSchema() *pyjson.Dict {
-	d := &pyjson.Dict{}
-	d.Set("type", "string")
-	return d
+	Summary tool.StrValue `json:"summary"` // never inspected: any JSON value, as in Python
 }
 
 func newToolSet() *tool.Set[*Env] {
 	return tool.NewSet(toolkitClass,
 		tool.New("calculate", tool.Generic, "",
-			func(_ context.Context, _ *Env, a calculateArgs) (any, error) {
-				if a.Expression == nil {
-					return nil, errNotIterable
-				}
-				return pycalc.Tau2(*a.Expression)
-			}),
+			calculate),
 		tool.New("cancel_pending_order", tool.Write, "",
-			method((*Env).cancelPendingOrder)),
+			cancelPendingOrder),
 		tool.New("exchange_delivered_order_items", tool.Write, "",
-			method((*Env).exchangeDeliveredOrderItems)),
+			exchangeDeliveredOrderItems),
 		tool.New("find_user_id_by_name_zip", tool.Read, "",
-			method((*Env).findUserIDByNameZip)),
+			findUserIDByNameZip),
 		tool.New("find_user_id_by_email", tool.Read, "",
-			method((*Env).findUserIDByEmail)),
+			findUserIDByEmail),
 		tool.New("get_order_details", tool.Read, "",
-			method((*Env).getOrderDetails)),
+			getOrderDetails),
 		tool.New("get_product_details", tool.Read, "",
-			method((*Env).getProductDetails)),
+			getProductDetails),
 		tool.New("get_item_details", tool.Read, "",
-			method((*Env).getItemDetails)),
+			getItemDetails),
 		tool.New("get_user_details", tool.Read, "",
-			method((*Env).getUserDetails)),
+			getUserDetails),
 		tool.New("list_all_product_types", tool.Read, "",
-			method((*Env).listAllProductTypes)),
+			listAllProductTypes),
 		tool.New("modify_pending_order_address", tool.Write, "",
-			method((*Env).modifyPendingOrderAddress)),
+			modifyPendingOrderAddress),
 		tool.New("modify_pending_order_items", tool.Write, "",
-			method((*Env).modifyPendingOrderItems)),
+			modifyPendingOrderItems),
 		tool.New("modify_pending_order_payment", tool.Write, "",
-			method((*Env).modifyPendingOrderPayment)),
+			modifyPendingOrderPayment),
 		tool.New("modify_user_address", tool.Write, "",
-			method((*Env).modifyUserAddress)),
+			modifyUserAddress),
 		tool.New("return_delivered_order_items", tool.Write, "",
-			method((*Env).returnDeliveredOrderItems)),
+			returnDeliveredOrderItems),
 		tool.New("transfer_to_human_agents", tool.Generic, "",
-			func(_ context.Context, _ *Env, _ transferArgs) (any, error) { return "Transfer successful", nil }),
+			transferToHumanAgents),
 	)
 }
 
-// method adapts a method expression to tool.Func's (ctx, state, args) order.
-func method[A any](f func(*Env, context.Context, A) (any, error)) tool.Func[*Env, A] {
-	return func(ctx context.Context, e *Env, a A) (any, error) { return f(e, ctx, a) }
+func calculate(_ context.Context, _ *Env, a calculateArgs) (any, error) {
+	if a.Expression == nil {
+		return nil, errNotIterable
+	}
+	return pycalc.Tau2(*a.Expression)
+}
+
+func transferToHumanAgents(_ context.Context, _ *Env, _ transferArgs) (any, error) {
+	return "Transfer successful", nil
 }
 
 // Lookup helpers with upstream's exception texts. The get* helpers return
@@ -283,7 +265,7 @@ func firstItem(o *Order, itemID string) int {
 	return -1
 }
 
-func (e *Env) cancelPendingOrder(_ context.Context, a cancelArgs) (any, error) {
+func cancelPendingOrder(_ context.Context, e *Env, a cancelArgs) (any, error) {
 	o, err := e.getOrder(a.OrderID)
 	if err != nil {
 		return nil, err
@@ -319,7 +301,7 @@ func (e *Env) cancelPendingOrder(_ context.Context, a cancelArgs) (any, error) {
 	return om, nil
 }
 
-func (e *Env) exchangeDeliveredOrderItems(_ context.Context, a exchangeArgs) (any, error) {
+func exchangeDeliveredOrderItems(_ context.Context, e *Env, a exchangeArgs) (any, error) {
 	o, err := e.getOrder(a.OrderID)
 	if err != nil {
 		return nil, err
@@ -417,31 +399,13 @@ func lowerEqual(a, b string) bool {
 		}
 		return true
 	}
-	return pyLower(a) == pyLower(b)
-}
-
-// pyLower is Python's str.lower() where it matters for comparisons with the
-// database's ASCII names and emails: Go's ToLower agrees except that Python
-// lowers U+0130 (İ) to "i̇", which never equals an ASCII string.
-func pyLower(s string) string {
-	if isASCII(s) {
-		return strings.ToLower(s)
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if r == 'İ' {
-			b.WriteString("i\u0307")
-			continue
-		}
-		b.WriteRune(unicode.ToLower(r))
-	}
-	return b.String()
+	return pyjson.Lower(a) == pyjson.Lower(b)
 }
 
 // errNoneLower is Python's error for calling .lower() on a null argument.
 var errNoneLower = errors.New("'NoneType' object has no attribute 'lower'")
 
-func (e *Env) findUserIDByNameZip(_ context.Context, a nameZipArgs) (any, error) {
+func findUserIDByNameZip(_ context.Context, e *Env, a nameZipArgs) (any, error) {
 	// Python evaluates first_name.lower() for every user, and
 	// last_name.lower() only once a first name matches.
 	for id, u := range e.users.All() {
@@ -461,7 +425,7 @@ func (e *Env) findUserIDByNameZip(_ context.Context, a nameZipArgs) (any, error)
 	return nil, errors.New("User not found")
 }
 
-func (e *Env) findUserIDByEmail(_ context.Context, a emailArgs) (any, error) {
+func findUserIDByEmail(_ context.Context, e *Env, a emailArgs) (any, error) {
 	for id, u := range e.users.All() {
 		if a.Email == nil {
 			return nil, errNoneLower
@@ -473,15 +437,15 @@ func (e *Env) findUserIDByEmail(_ context.Context, a emailArgs) (any, error) {
 	return nil, errors.New("User not found")
 }
 
-func (e *Env) getOrderDetails(_ context.Context, a orderArgs) (any, error) {
+func getOrderDetails(_ context.Context, e *Env, a orderArgs) (any, error) {
 	return e.getOrder(a.OrderID)
 }
 
-func (e *Env) getProductDetails(_ context.Context, a productArgs) (any, error) {
+func getProductDetails(_ context.Context, e *Env, a productArgs) (any, error) {
 	return e.getProduct(a.ProductID)
 }
 
-func (e *Env) getItemDetails(_ context.Context, a itemArgs) (any, error) {
+func getItemDetails(_ context.Context, e *Env, a itemArgs) (any, error) {
 	for _, p := range e.d.db.Products.All() {
 		if v, ok := p.Variants.Get(a.ItemID); ok {
 			return v, nil
@@ -490,11 +454,11 @@ func (e *Env) getItemDetails(_ context.Context, a itemArgs) (any, error) {
 	return nil, errors.New("Item not found")
 }
 
-func (e *Env) getUserDetails(_ context.Context, a userArgs) (any, error) {
+func getUserDetails(_ context.Context, e *Env, a userArgs) (any, error) {
 	return e.getUser(a.UserID)
 }
 
-func (e *Env) listAllProductTypes(_ context.Context, _ noArgs) (any, error) {
+func listAllProductTypes(_ context.Context, e *Env, _ noArgs) (any, error) {
 	return e.d.productTypes, nil
 }
 
@@ -540,7 +504,7 @@ func newAddress(address1, address2, city, state, country, zip *string) (Address,
 	return Address{Address1: *address1, Address2: *address2, City: *city, Country: *country, State: *state, Zip: *zip}, nil
 }
 
-func (e *Env) modifyPendingOrderAddress(_ context.Context, a orderAddressArgs) (any, error) {
+func modifyPendingOrderAddress(_ context.Context, e *Env, a orderAddressArgs) (any, error) {
 	o, err := e.getOrder(a.OrderID)
 	if err != nil {
 		return nil, err
@@ -557,7 +521,7 @@ func (e *Env) modifyPendingOrderAddress(_ context.Context, a orderAddressArgs) (
 	return om, nil
 }
 
-func (e *Env) modifyPendingOrderItems(_ context.Context, a modifyItemsArgs) (any, error) {
+func modifyPendingOrderItems(_ context.Context, e *Env, a modifyItemsArgs) (any, error) {
 	o, err := e.getOrder(a.OrderID)
 	if err != nil {
 		return nil, err
@@ -633,7 +597,7 @@ func (e *Env) modifyPendingOrderItems(_ context.Context, a modifyItemsArgs) (any
 	return om, nil
 }
 
-func (e *Env) modifyPendingOrderPayment(_ context.Context, a modifyPaymentArgs) (any, error) {
+func modifyPendingOrderPayment(_ context.Context, e *Env, a modifyPaymentArgs) (any, error) {
 	o, err := e.getOrder(a.OrderID)
 	if err != nil {
 		return nil, err
@@ -677,7 +641,7 @@ func (e *Env) modifyPendingOrderPayment(_ context.Context, a modifyPaymentArgs) 
 	return om, nil
 }
 
-func (e *Env) modifyUserAddress(_ context.Context, a userAddressArgs) (any, error) {
+func modifyUserAddress(_ context.Context, e *Env, a userAddressArgs) (any, error) {
 	if _, err := e.getUser(a.UserID); err != nil {
 		return nil, err
 	}
@@ -690,7 +654,7 @@ func (e *Env) modifyUserAddress(_ context.Context, a userAddressArgs) (any, erro
 	return u, nil
 }
 
-func (e *Env) returnDeliveredOrderItems(_ context.Context, a returnArgs) (any, error) {
+func returnDeliveredOrderItems(_ context.Context, e *Env, a returnArgs) (any, error) {
 	o, err := e.getOrder(a.OrderID)
 	if err != nil {
 		return nil, err

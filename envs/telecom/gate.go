@@ -66,6 +66,7 @@ import (
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/clip"
+	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/ledger"
 )
 
@@ -231,13 +232,6 @@ func billIDs(bs []*Bill) string {
 	return strings.Join(ids, ", ")
 }
 
-func pyList(ids []string) string {
-	if len(ids) == 0 {
-		return "[]"
-	}
-	return "['" + strings.Join(ids, "', '") + "']"
-}
-
 // contractEnded reports whether the line's contract end date is in the
 // past.
 func contractEnded(x *Line) bool {
@@ -291,7 +285,7 @@ func checkLineOwned(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
 		return ledger.OK
 	}
 	if !slices.Contains(c.LineIDs, lid) {
-		return ledger.NeedRevise(fmt.Sprintf("Per telecom policy, line %s is not a line of customer %s (%s); the customer's lines are %s. Use one of them.", lid, cid, c.FullName, pyList(c.LineIDs)))
+		return ledger.NeedRevise(fmt.Sprintf("Per telecom policy, line %s is not a line of customer %s (%s); the customer's lines are %s. Use one of them.", lid, cid, c.FullName, pyjson.Repr(c.LineIDs)))
 	}
 	return ledger.OK
 }
@@ -468,7 +462,7 @@ func checkBillOwned(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
 	if b := billIn(l, bid); b != nil && b.CustomerID == cid {
 		return ledger.OK
 	}
-	return ledger.NeedRevise(fmt.Sprintf("Per telecom policy, bill %s is not a bill of customer %s (%s); the customer's bills are %s.", bid, cid, c.FullName, pyList(c.BillIDs)))
+	return ledger.NeedRevise(fmt.Sprintf("Per telecom policy, bill %s is not a bill of customer %s (%s); the customer's bills are %s.", bid, cid, c.FullName, pyjson.Repr(c.BillIDs)))
 }
 
 func checkBillOverdue(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
@@ -585,9 +579,9 @@ func gbAmount(tool string, a callArgs) (float64, string, string) {
 	if !ok {
 		return 0, "", "bad"
 	}
-	f, text, typ := r.GBAmount.value()
+	f, text, typ := numberValue(r.GBAmount)
 	if (typ != "int" && typ != "float") || math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, "", fmt.Sprintf("The argument gb_amount of %s must be a number of GB such as 2.0; got %s.", tool, compact(r.GBAmount.raw))
+		return 0, "", fmt.Sprintf("The argument gb_amount of %s must be a number of GB such as 2.0; got %s.", tool, compact(json.RawMessage(pyjson.String(r.GBAmount.V))))
 	}
 	return f, text, ""
 }

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/tool"
@@ -229,9 +227,9 @@ type summaryArgs struct {
 }
 
 type refuelArgs struct {
-	CustomerID string `json:"customer_id"`
-	LineID     string `json:"line_id"`
-	GBAmount   number `json:"gb_amount"`
+	CustomerID string        `json:"customer_id"`
+	LineID     string        `json:"line_id"`
+	GBAmount   tool.NumValue `json:"gb_amount"`
 }
 
 // optInt is an optional integer argument that keeps Python's distinction
@@ -270,269 +268,248 @@ func (optInt) JSONSchema() *pyjson.Dict {
 	return d
 }
 
-// number is a numeric argument decoded lazily, so that a wrong type fails
-// where the Python code would fail, and an int keeps printing as an int.
-type number struct {
-	raw json.RawMessage
-}
-
-func (n *number) UnmarshalJSON(b []byte) error {
-	n.raw = append(json.RawMessage(nil), b...)
-	return nil
-}
-
-func (number) JSONSchema() *pyjson.Dict {
-	d := &pyjson.Dict{}
-	d.Set("type", "number")
-	return d
-}
-
-// value returns the number, its Python str() and whether it is numeric. A
-// JSON boolean is a Python bool, which is an int.
-func (n number) value() (f float64, text string, pyType string) {
-	t := bytes.TrimSpace(n.raw)
-	switch {
-	case len(t) == 0 || string(t) == "null":
-		return 0, "None", "NoneType"
-	case string(t) == "true":
-		return 1, "True", "bool"
-	case string(t) == "false":
-		return 0, "False", "bool"
-	case t[0] == '"':
-		return 0, "", "str"
-	case t[0] == '[':
-		return 0, "", "list"
-	case t[0] == '{':
-		return 0, "", "dict"
+// numberValue returns a numeric argument (decoded as json.loads decodes
+// it, so that a wrong type fails where the Python code would fail and an int
+// keeps printing as an int) as a float, its Python str() and its Python
+// type name. A JSON boolean is a Python bool, which is an int.
+func numberValue(n tool.NumValue) (f float64, text string, pyType string) {
+	switch x := n.V.(type) {
+	case nil, bool:
+		if x == true {
+			f = 1
+		}
+		return f, pyjson.Str(x), pyjson.TypeName(x)
+	case json.Number:
+		return pyjson.NumberFloat(x), pyjson.Str(x), pyjson.TypeName(x)
 	}
-	f, err := strconv.ParseFloat(string(t), 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, "", "str"
-	}
-	if bytes.ContainsAny(t, ".eE") {
-		return f, pyjson.Float(f), "float"
-	}
-	// A Python int prints all its digits.
-	s := string(t)
-	if s == "-0" {
-		s = "0"
-	}
-	return f, s, "int"
+	return 0, "", pyjson.TypeName(n.V)
 }
 
 // --- agent tools ---
 
 func agentTools() *tool.Set[*Env] {
 	return tool.NewSet(agentClass,
-		tool.New("get_customer_by_phone", tool.Read, "",
-			func(_ context.Context, e *Env, a phoneArgs) (any, error) {
-				return e.customerByPhone(a.PhoneNumber)
-			}),
-		tool.New("get_customer_by_id", tool.Read, "",
-			func(_ context.Context, e *Env, a customerIDArgs) (any, error) {
-				return e.customerByID(a.CustomerID)
-			}),
-		tool.New("get_customer_by_name", tool.Read, "",
-			func(_ context.Context, e *Env, a nameArgs) (any, error) {
-				out := []*Customer{}
-				for _, c := range e.customers.All() {
-					//lint:ignore SA6005 upstream compares customer.full_name.lower() == full_name.lower(); strings.EqualFold also matches "ſ" with "s", which Python's lower() does not
-					if strings.ToLower(c.FullName) == strings.ToLower(a.FullName) && c.DateOfBirth == a.DOB {
-						out = append(out, c)
-					}
-				}
-				return out, nil
-			}),
-		tool.New("get_details_by_id", tool.Read, "",
-			func(_ context.Context, e *Env, a idArgs) (any, error) {
-				if a.ID == "" {
-					return nil, fmt.Errorf("Unknown ID format or type: %s", a.ID)
-				}
-				switch a.ID[0] {
-				case 'L':
-					return e.lineByID(a.ID)
-				case 'D':
-					return e.deviceByID(a.ID)
-				case 'B':
-					return e.billByID(a.ID)
-				case 'C':
-					return e.customerByID(a.ID)
-				case 'P':
-					return e.planByID(a.ID)
-				}
-				return nil, fmt.Errorf("Unknown ID format or type: %s", a.ID)
-			}),
-		tool.New("suspend_line", tool.Write, "",
-			func(_ context.Context, e *Env, a suspendArgs) (any, error) {
-				l, err := e.targetLine(a.CustomerID, a.LineID)
-				if err != nil {
-					return nil, err
-				}
-				if l.Status != LineActive {
-					return nil, errors.New("Line must be active to suspend")
-				}
-				ml, _ := e.lines.Mut(a.LineID)
-				ml.Status = LineSuspended
-				d := today
-				ml.SuspensionStartDate = &d
-				res := &pyjson.Dict{}
-				res.Set("message", "Line suspended successfully. $5/month holding fee will apply.")
-				res.Set("line", ml)
-				return res, nil
-			}),
-		tool.New("resume_line", tool.Write, "",
-			func(_ context.Context, e *Env, a lineArgs) (any, error) {
-				l, err := e.targetLine(a.CustomerID, a.LineID)
-				if err != nil {
-					return nil, err
-				}
-				if l.Status != LineSuspended && l.Status != LinePendingActivation {
-					return nil, errors.New("Line must be suspended to resume")
-				}
-				ml, _ := e.lines.Mut(a.LineID)
-				ml.Status = LineActive
-				ml.SuspensionStartDate = nil
-				res := &pyjson.Dict{}
-				res.Set("message", "Line resumed successfully")
-				res.Set("line", ml)
-				return res, nil
-			}),
-		tool.New("get_bills_for_customer", tool.Read, "",
-			func(_ context.Context, e *Env, a billsArgs) (any, error) {
-				c, err := e.customerByID(a.CustomerID)
-				if err != nil {
-					return nil, err
-				}
-				bills := make([]*Bill, 0, len(c.BillIDs))
-				for _, id := range c.BillIDs {
-					b, err := e.billByID(id)
-					if err != nil {
-						return nil, err
-					}
-					bills = append(bills, b)
-				}
-				slices.SortStableFunc(bills, func(x, y *Bill) int {
-					switch {
-					case x.IssueDate > y.IssueDate:
-						return -1
-					case x.IssueDate < y.IssueDate:
-						return 1
-					}
-					return 0
-				})
-				limit := 12
-				if a.Limit.set {
-					if a.Limit.null {
-						return bills, nil
-					}
-					limit = a.Limit.v
-				}
-				return bills[:pySliceEnd(limit, len(bills))], nil
-			}),
-		tool.New("send_payment_request", tool.Write, "",
-			func(_ context.Context, e *Env, a paymentArgs) (any, error) {
-				c, err := e.customerByID(a.CustomerID)
-				if err != nil {
-					return nil, err
-				}
-				waiting, err := e.awaitingBills(c)
-				if err != nil {
-					return nil, err
-				}
-				if len(waiting) != 0 {
-					return nil, errors.New("A bill is already awaiting payment for this customer")
-				}
-				if !slices.Contains(c.BillIDs, a.BillID) {
-					return nil, fmt.Errorf("Bill %s not found for customer %s", a.BillID, a.CustomerID)
-				}
-				if _, err := e.billByID(a.BillID); err != nil {
-					return nil, err
-				}
-				b, _ := e.bills.Mut(a.BillID)
-				b.Status = BillAwaitingPayment
-				return "Payment request sent to the customer for bill " + b.BillID, nil
-			}),
-		tool.New("get_data_usage", tool.Read, "",
-			func(_ context.Context, e *Env, a lineArgs) (any, error) {
-				l, err := e.targetLine(a.CustomerID, a.LineID)
-				if err != nil {
-					return nil, err
-				}
-				p, err := e.planByID(l.PlanID)
-				if err != nil {
-					return nil, err
-				}
-				// Upstream returns a plain dict, whose numbers its serialiser
-				// turns into strings.
-				res := &pyjson.Dict{}
-				res.Set("line_id", a.LineID)
-				res.Set("data_used_gb", l.DataUsedGB.String())
-				res.Set("data_limit_gb", pyjson.Float(p.DataLimitGB))
-				res.Set("data_refueling_gb", pyjson.Float(l.DataRefuelingGB))
-				res.Set("cycle_end_date", string(cycleEnd))
-				return res, nil
-			}),
-		tool.New("enable_roaming", tool.Write, "",
-			func(_ context.Context, e *Env, a lineArgs) (any, error) {
-				l, err := e.targetLine(a.CustomerID, a.LineID)
-				if err != nil {
-					return nil, err
-				}
-				if l.RoamingEnabled {
-					return "Roaming was already enabled", nil
-				}
-				ml, _ := e.lines.Mut(a.LineID)
-				ml.RoamingEnabled = true
-				return "Roaming enabled successfully", nil
-			}),
-		tool.New("disable_roaming", tool.Write, "",
-			func(_ context.Context, e *Env, a lineArgs) (any, error) {
-				l, err := e.targetLine(a.CustomerID, a.LineID)
-				if err != nil {
-					return nil, err
-				}
-				if !l.RoamingEnabled {
-					return "Roaming was already disabled", nil
-				}
-				ml, _ := e.lines.Mut(a.LineID)
-				ml.RoamingEnabled = false
-				return "Roaming disabled successfully", nil
-			}),
-		tool.New("transfer_to_human_agents", tool.Generic, "",
-			func(_ context.Context, _ *Env, _ summaryArgs) (any, error) {
-				return "Transfer successful", nil
-			}),
-		tool.New("refuel_data", tool.Write, "",
-			func(_ context.Context, e *Env, a refuelArgs) (any, error) {
-				l, err := e.targetLine(a.CustomerID, a.LineID)
-				if err != nil {
-					return nil, err
-				}
-				gb, gbText, typ := a.GBAmount.value()
-				if typ != "int" && typ != "float" && typ != "bool" {
-					return nil, fmt.Errorf("'<=' not supported between instances of '%s' and 'int'", typ)
-				}
-				if gb <= 0 {
-					return nil, errors.New("Refuel amount must be positive")
-				}
-				p, err := e.planByID(l.PlanID)
-				if err != nil {
-					return nil, err
-				}
-				charge := gb * p.DataRefuelingPricePerGB
-				ml, _ := e.lines.Mut(a.LineID)
-				ml.DataRefuelingGB += gb
-				desc := "Data refueling: " + gbText + " GB at $" + pyjson.Float(p.DataRefuelingPricePerGB) + "/GB"
-				if err := e.applyOneTimeCharge(a.CustomerID, charge, desc); err != nil {
-					return nil, err
-				}
-				res := &pyjson.Dict{}
-				res.Set("message", "Successfully added "+gbText+" GB of data for line "+a.LineID+" for $"+pyjson.FormatFixed(charge, 2))
-				res.Set("new_data_refueling_gb", pyjson.Float(ml.DataRefuelingGB))
-				res.Set("charge", pyjson.Float(charge))
-				return res, nil
-			}),
+		tool.New("get_customer_by_phone", tool.Read, "", getCustomerByPhone),
+		tool.New("get_customer_by_id", tool.Read, "", getCustomerByID),
+		tool.New("get_customer_by_name", tool.Read, "", getCustomerByName),
+		tool.New("get_details_by_id", tool.Read, "", getDetailsByID),
+		tool.New("suspend_line", tool.Write, "", suspendLine),
+		tool.New("resume_line", tool.Write, "", resumeLine),
+		tool.New("get_bills_for_customer", tool.Read, "", getBillsForCustomer),
+		tool.New("send_payment_request", tool.Write, "", sendPaymentRequest),
+		tool.New("get_data_usage", tool.Read, "", getDataUsage),
+		tool.New("enable_roaming", tool.Write, "", enableRoaming),
+		tool.New("disable_roaming", tool.Write, "", disableRoaming),
+		tool.New("transfer_to_human_agents", tool.Generic, "", transferToHumanAgents),
+		tool.New("refuel_data", tool.Write, "", refuelData),
 	)
+}
+
+func getCustomerByPhone(_ context.Context, e *Env, a phoneArgs) (any, error) {
+	return e.customerByPhone(a.PhoneNumber)
+}
+
+func getCustomerByID(_ context.Context, e *Env, a customerIDArgs) (any, error) {
+	return e.customerByID(a.CustomerID)
+}
+
+func getCustomerByName(_ context.Context, e *Env, a nameArgs) (any, error) {
+	out := []*Customer{}
+	for _, c := range e.customers.All() {
+		if pyjson.Lower(c.FullName) == pyjson.Lower(a.FullName) && c.DateOfBirth == a.DOB {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+func getDetailsByID(_ context.Context, e *Env, a idArgs) (any, error) {
+	if a.ID == "" {
+		return nil, fmt.Errorf("Unknown ID format or type: %s", a.ID)
+	}
+	switch a.ID[0] {
+	case 'L':
+		return e.lineByID(a.ID)
+	case 'D':
+		return e.deviceByID(a.ID)
+	case 'B':
+		return e.billByID(a.ID)
+	case 'C':
+		return e.customerByID(a.ID)
+	case 'P':
+		return e.planByID(a.ID)
+	}
+	return nil, fmt.Errorf("Unknown ID format or type: %s", a.ID)
+}
+
+func suspendLine(_ context.Context, e *Env, a suspendArgs) (any, error) {
+	l, err := e.targetLine(a.CustomerID, a.LineID)
+	if err != nil {
+		return nil, err
+	}
+	if l.Status != LineActive {
+		return nil, errors.New("Line must be active to suspend")
+	}
+	ml, _ := e.lines.Mut(a.LineID)
+	ml.Status = LineSuspended
+	d := today
+	ml.SuspensionStartDate = &d
+	res := &pyjson.Dict{}
+	res.Set("message", "Line suspended successfully. $5/month holding fee will apply.")
+	res.Set("line", ml)
+	return res, nil
+}
+
+func resumeLine(_ context.Context, e *Env, a lineArgs) (any, error) {
+	l, err := e.targetLine(a.CustomerID, a.LineID)
+	if err != nil {
+		return nil, err
+	}
+	if l.Status != LineSuspended && l.Status != LinePendingActivation {
+		return nil, errors.New("Line must be suspended to resume")
+	}
+	ml, _ := e.lines.Mut(a.LineID)
+	ml.Status = LineActive
+	ml.SuspensionStartDate = nil
+	res := &pyjson.Dict{}
+	res.Set("message", "Line resumed successfully")
+	res.Set("line", ml)
+	return res, nil
+}
+
+func getBillsForCustomer(_ context.Context, e *Env, a billsArgs) (any, error) {
+	c, err := e.customerByID(a.CustomerID)
+	if err != nil {
+		return nil, err
+	}
+	bills := make([]*Bill, 0, len(c.BillIDs))
+	for _, id := range c.BillIDs {
+		b, err := e.billByID(id)
+		if err != nil {
+			return nil, err
+		}
+		bills = append(bills, b)
+	}
+	slices.SortStableFunc(bills, func(x, y *Bill) int {
+		switch {
+		case x.IssueDate > y.IssueDate:
+			return -1
+		case x.IssueDate < y.IssueDate:
+			return 1
+		}
+		return 0
+	})
+	limit := 12
+	if a.Limit.set {
+		if a.Limit.null {
+			return bills, nil
+		}
+		limit = a.Limit.v
+	}
+	return bills[:pySliceEnd(limit, len(bills))], nil
+}
+
+func sendPaymentRequest(_ context.Context, e *Env, a paymentArgs) (any, error) {
+	c, err := e.customerByID(a.CustomerID)
+	if err != nil {
+		return nil, err
+	}
+	waiting, err := e.awaitingBills(c)
+	if err != nil {
+		return nil, err
+	}
+	if len(waiting) != 0 {
+		return nil, errors.New("A bill is already awaiting payment for this customer")
+	}
+	if !slices.Contains(c.BillIDs, a.BillID) {
+		return nil, fmt.Errorf("Bill %s not found for customer %s", a.BillID, a.CustomerID)
+	}
+	if _, err := e.billByID(a.BillID); err != nil {
+		return nil, err
+	}
+	b, _ := e.bills.Mut(a.BillID)
+	b.Status = BillAwaitingPayment
+	return "Payment request sent to the customer for bill " + b.BillID, nil
+}
+
+func getDataUsage(_ context.Context, e *Env, a lineArgs) (any, error) {
+	l, err := e.targetLine(a.CustomerID, a.LineID)
+	if err != nil {
+		return nil, err
+	}
+	p, err := e.planByID(l.PlanID)
+	if err != nil {
+		return nil, err
+	}
+	// Upstream returns a plain dict, whose numbers its serialiser
+	// turns into strings.
+	res := &pyjson.Dict{}
+	res.Set("line_id", a.LineID)
+	res.Set("data_used_gb", l.DataUsedGB.String())
+	res.Set("data_limit_gb", pyjson.Float(p.DataLimitGB))
+	res.Set("data_refueling_gb", pyjson.Float(l.DataRefuelingGB))
+	res.Set("cycle_end_date", string(cycleEnd))
+	return res, nil
+}
+
+func enableRoaming(_ context.Context, e *Env, a lineArgs) (any, error) {
+	l, err := e.targetLine(a.CustomerID, a.LineID)
+	if err != nil {
+		return nil, err
+	}
+	if l.RoamingEnabled {
+		return "Roaming was already enabled", nil
+	}
+	ml, _ := e.lines.Mut(a.LineID)
+	ml.RoamingEnabled = true
+	return "Roaming enabled successfully", nil
+}
+
+func disableRoaming(_ context.Context, e *Env, a lineArgs) (any, error) {
+	l, err := e.targetLine(a.CustomerID, a.LineID)
+	if err != nil {
+		return nil, err
+	}
+	if !l.RoamingEnabled {
+		return "Roaming was already disabled", nil
+	}
+	ml, _ := e.lines.Mut(a.LineID)
+	ml.RoamingEnabled = false
+	return "Roaming disabled successfully", nil
+}
+
+func transferToHumanAgents(_ context.Context, _ *Env, _ summaryArgs) (any, error) {
+	return "Transfer successful", nil
+}
+
+func refuelData(_ context.Context, e *Env, a refuelArgs) (any, error) {
+	l, err := e.targetLine(a.CustomerID, a.LineID)
+	if err != nil {
+		return nil, err
+	}
+	gb, gbText, typ := numberValue(a.GBAmount)
+	if typ != "int" && typ != "float" && typ != "bool" {
+		return nil, fmt.Errorf("'<=' not supported between instances of '%s' and 'int'", typ)
+	}
+	if gb <= 0 {
+		return nil, errors.New("Refuel amount must be positive")
+	}
+	p, err := e.planByID(l.PlanID)
+	if err != nil {
+		return nil, err
+	}
+	charge := gb * p.DataRefuelingPricePerGB
+	ml, _ := e.lines.Mut(a.LineID)
+	ml.DataRefuelingGB += gb
+	desc := "Data refueling: " + gbText + " GB at $" + pyjson.Float(p.DataRefuelingPricePerGB) + "/GB"
+	if err := e.applyOneTimeCharge(a.CustomerID, charge, desc); err != nil {
+		return nil, err
+	}
+	res := &pyjson.Dict{}
+	res.Set("message", "Successfully added "+gbText+" GB of data for line "+a.LineID+" for $"+pyjson.FormatFixed(charge, 2))
+	res.Set("new_data_refueling_gb", pyjson.Float(ml.DataRefuelingGB))
+	res.Set("charge", pyjson.Float(charge))
+	return res, nil
 }
 
 // pySliceEnd is the end index of Python's seq[:limit] for a sequence of
@@ -550,9 +527,9 @@ func pySliceEnd(limit, n int) int {
 // --- agent-side environment functions (not tools) ---
 
 type setUsageArgs struct {
-	CustomerID string `json:"customer_id"`
-	LineID     string `json:"line_id"`
-	DataUsedGB number `json:"data_used_gb"`
+	CustomerID string        `json:"customer_id"`
+	LineID     string        `json:"line_id"`
+	DataUsedGB tool.NumValue `json:"data_used_gb"`
 }
 
 type overdueArgs struct {
@@ -587,127 +564,126 @@ type noArgs struct{}
 
 func agentFuncs() *tool.Set[*Env] {
 	return tool.NewSet(agentClass,
-		tool.New("get_available_plan_ids", tool.Read, "",
-			func(_ context.Context, e *Env, _ noArgs) (any, error) {
-				ids := []string{}
-				for _, p := range e.d.db.Plans.All() {
-					ids = append(ids, p.PlanID)
-				}
-				return ids, nil
-			}),
-		tool.New("set_data_usage", tool.Write, "",
-			func(_ context.Context, e *Env, a setUsageArgs) (any, error) {
-				if _, err := e.targetLine(a.CustomerID, a.LineID); err != nil {
-					return nil, err
-				}
-				used, text, typ := a.DataUsedGB.value()
-				if typ != "int" && typ != "float" {
-					return nil, fmt.Errorf("data_used_gb must be a number, not %s", typ)
-				}
-				ml, _ := e.lines.Mut(a.LineID)
-				ml.DataUsedGB = Float(used)
-				if typ == "int" {
-					ml.DataUsedGB.IntText = text
-				}
-				return "Data usage set to " + text + " GB for line " + a.LineID, nil
-			}),
-		tool.New("suspend_line_for_overdue_bill", tool.Write, "",
-			func(_ context.Context, e *Env, a overdueArgs) (any, error) {
-				l, err := e.lineByID(a.LineID)
-				if err != nil {
-					return nil, err
-				}
-				if l.Status != LineActive {
-					return nil, errors.New("Line must be active to suspend for unpaid bill")
-				}
-				p, err := e.planByID(l.PlanID)
-				if err != nil {
-					return nil, err
-				}
-				amount := p.PricePerMonth
-				if amount <= 0 {
-					return nil, errors.New("Amount must be positive for overdue bill")
-				}
-				c, err := e.customerByID(a.CustomerID)
-				if err != nil {
-					return nil, err
-				}
-				for _, id := range c.BillIDs {
-					b, err := e.billByID(id)
-					if err != nil {
-						return nil, err
-					}
-					if b.Status == BillOverdue {
-						return nil, errors.New("Customer already has an overdue bill")
-					}
-				}
-				e.addBill(&Bill{
-					BillID: a.NewBillID, CustomerID: a.CustomerID,
-					PeriodStart: lastMonthStart, PeriodEnd: lastMonthEnd, IssueDate: lastMonthStart,
-					TotalDue: amount, DueDate: lastMonthDueDay, Status: BillOverdue,
-					LineItems: []LineItem{{Description: "Charge for line " + l.LineID, Amount: amount, Date: today, ItemType: "Charge"}},
-				})
-				mc, _ := e.customers.Mut(a.CustomerID)
-				mc.BillIDs = append(mc.BillIDs, a.NewBillID)
-				ml, _ := e.lines.Mut(a.LineID)
-				ml.Status = LineSuspended
-				d := today
-				ml.SuspensionStartDate = &d
-				if a.ContractEnded {
-					end := lastMonthEnd
-					ml.ContractEndDate = &end
-				}
-				return fmt.Sprintf("Line %s suspended for unpaid bill %s. Contract ended: %s", a.LineID, a.NewBillID, pyBool(a.ContractEnded)), nil
-			}),
-		tool.New("assert_data_refueling_amount", tool.Read, "",
-			func(_ context.Context, e *Env, a refuelAmountArgs) (any, error) {
-				l, err := e.targetLine(a.CustomerID, a.LineID)
-				if err != nil {
-					return nil, err
-				}
-				return math.Abs(l.DataRefuelingGB-a.ExpectedAmount) < 1e-6, nil
-			}),
-		tool.New("assert_line_status", tool.Read, "",
-			func(_ context.Context, e *Env, a lineStatusArgs) (any, error) {
-				l, err := e.targetLine(a.CustomerID, a.LineID)
-				if err != nil {
-					return nil, err
-				}
-				return l.Status == a.ExpectedStatus, nil
-			}),
-		tool.New("assert_overdue_bill_exists", tool.Read, "",
-			func(_ context.Context, e *Env, a overdueExistsArgs) (any, error) {
-				c, err := e.customerByID(a.CustomerID)
-				if err != nil {
-					return nil, err
-				}
-				if !slices.Contains(c.BillIDs, a.OverdueBillID) {
-					return nil, fmt.Errorf("Overdue bill %s not found", a.OverdueBillID)
-				}
-				b, err := e.billByID(a.OverdueBillID)
-				if err != nil {
-					return nil, err
-				}
-				if b.Status != BillOverdue {
-					return nil, fmt.Errorf("Overdue bill %s is not overdue", a.OverdueBillID)
-				}
-				return true, nil
-			}),
-		tool.New("assert_no_overdue_bill", tool.Read, "",
-			func(_ context.Context, e *Env, a noOverdueArgs) (any, error) {
-				b, err := e.billByID(a.OverdueBillID)
-				if err != nil || b.Status == BillPaid {
-					return true, nil
-				}
-				return false, nil
-			}),
+		tool.New("get_available_plan_ids", tool.Read, "", getAvailablePlanIds),
+		tool.New("set_data_usage", tool.Write, "", setDataUsage),
+		tool.New("suspend_line_for_overdue_bill", tool.Write, "", suspendLineForOverdueBill),
+		tool.New("assert_data_refueling_amount", tool.Read, "", assertDataRefuelingAmount),
+		tool.New("assert_line_status", tool.Read, "", assertLineStatus),
+		tool.New("assert_overdue_bill_exists", tool.Read, "", assertOverdueBillExists),
+		tool.New("assert_no_overdue_bill", tool.Read, "", assertNoOverdueBill),
 	)
 }
 
-// pyBool is Python's str(bool).
-func pyBool(b bool) string {
-	if b {
-		return "True"
+func getAvailablePlanIds(_ context.Context, e *Env, _ noArgs) (any, error) {
+	ids := []string{}
+	for _, p := range e.d.db.Plans.All() {
+		ids = append(ids, p.PlanID)
 	}
-	return "False"
+	return ids, nil
+}
+
+func setDataUsage(_ context.Context, e *Env, a setUsageArgs) (any, error) {
+	if _, err := e.targetLine(a.CustomerID, a.LineID); err != nil {
+		return nil, err
+	}
+	used, text, typ := numberValue(a.DataUsedGB)
+	if typ != "int" && typ != "float" {
+		return nil, fmt.Errorf("data_used_gb must be a number, not %s", typ)
+	}
+	ml, _ := e.lines.Mut(a.LineID)
+	ml.DataUsedGB = Float(used)
+	if typ == "int" {
+		ml.DataUsedGB.IntText = text
+	}
+	return "Data usage set to " + text + " GB for line " + a.LineID, nil
+}
+
+func suspendLineForOverdueBill(_ context.Context, e *Env, a overdueArgs) (any, error) {
+	l, err := e.lineByID(a.LineID)
+	if err != nil {
+		return nil, err
+	}
+	if l.Status != LineActive {
+		return nil, errors.New("Line must be active to suspend for unpaid bill")
+	}
+	p, err := e.planByID(l.PlanID)
+	if err != nil {
+		return nil, err
+	}
+	amount := p.PricePerMonth
+	if amount <= 0 {
+		return nil, errors.New("Amount must be positive for overdue bill")
+	}
+	c, err := e.customerByID(a.CustomerID)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range c.BillIDs {
+		b, err := e.billByID(id)
+		if err != nil {
+			return nil, err
+		}
+		if b.Status == BillOverdue {
+			return nil, errors.New("Customer already has an overdue bill")
+		}
+	}
+	e.addBill(&Bill{
+		BillID: a.NewBillID, CustomerID: a.CustomerID,
+		PeriodStart: lastMonthStart, PeriodEnd: lastMonthEnd, IssueDate: lastMonthStart,
+		TotalDue: amount, DueDate: lastMonthDueDay, Status: BillOverdue,
+		LineItems: []LineItem{{Description: "Charge for line " + l.LineID, Amount: amount, Date: today, ItemType: "Charge"}},
+	})
+	mc, _ := e.customers.Mut(a.CustomerID)
+	mc.BillIDs = append(mc.BillIDs, a.NewBillID)
+	ml, _ := e.lines.Mut(a.LineID)
+	ml.Status = LineSuspended
+	d := today
+	ml.SuspensionStartDate = &d
+	if a.ContractEnded {
+		end := lastMonthEnd
+		ml.ContractEndDate = &end
+	}
+	return fmt.Sprintf("Line %s suspended for unpaid bill %s. Contract ended: %s", a.LineID, a.NewBillID, pyjson.Str(a.ContractEnded)), nil
+}
+
+func assertDataRefuelingAmount(_ context.Context, e *Env, a refuelAmountArgs) (any, error) {
+	l, err := e.targetLine(a.CustomerID, a.LineID)
+	if err != nil {
+		return nil, err
+	}
+	return math.Abs(l.DataRefuelingGB-a.ExpectedAmount) < 1e-6, nil
+}
+
+func assertLineStatus(_ context.Context, e *Env, a lineStatusArgs) (any, error) {
+	l, err := e.targetLine(a.CustomerID, a.LineID)
+	if err != nil {
+		return nil, err
+	}
+	return l.Status == a.ExpectedStatus, nil
+}
+
+func assertOverdueBillExists(_ context.Context, e *Env, a overdueExistsArgs) (any, error) {
+	c, err := e.customerByID(a.CustomerID)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(c.BillIDs, a.OverdueBillID) {
+		return nil, fmt.Errorf("Overdue bill %s not found", a.OverdueBillID)
+	}
+	b, err := e.billByID(a.OverdueBillID)
+	if err != nil {
+		return nil, err
+	}
+	if b.Status != BillOverdue {
+		return nil, fmt.Errorf("Overdue bill %s is not overdue", a.OverdueBillID)
+	}
+	return true, nil
+}
+
+func assertNoOverdueBill(_ context.Context, e *Env, a noOverdueArgs) (any, error) {
+	b, err := e.billByID(a.OverdueBillID)
+	if err != nil || b.Status == BillPaid {
+		return true, nil
+	}
+	return false, nil
 }

@@ -104,7 +104,7 @@ func (a APNSlot) EncodePy(e *pyjson.Encoder) {
 // get returns the settings for an access to attribute attr.
 func (a *APNSlot) get(attr string) (*APNSettings, error) {
 	if a.isJunk {
-		return nil, fmt.Errorf("'%s' object has no attribute '%s'", pyTypeName(a.junk), attr)
+		return nil, fmt.Errorf("'%s' object has no attribute '%s'", pyjson.TypeName(a.junk), attr)
 	}
 	return &a.S, nil
 }

@@ -2,13 +2,13 @@ package telecom
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/ledgerbench/ledgerbench/internal/pydantic"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/tool"
 )
@@ -356,14 +356,6 @@ func yesNo(b bool) string {
 	return "No"
 }
 
-// strOrNone is Python's str() of an optional string.
-func strOrNone(s *string) string {
-	if s == nil {
-		return "None"
-	}
-	return *s
-}
-
 // --- user tool arguments ---
 
 type modeArgs struct {
@@ -371,7 +363,7 @@ type modeArgs struct {
 }
 
 type apnArgs struct {
-	APNSettings json.RawMessage `json:"apn_settings"`
+	APNSettings tool.DictValue `json:"apn_settings"`
 }
 
 type appArgs struct {
@@ -385,332 +377,352 @@ type grantArgs struct {
 
 func userTools() *tool.Set[*Env] {
 	return tool.NewSet(userClass,
-		tool.New("check_status_bar", tool.Read, "",
-			func(_ context.Context, e *Env, _ noArgs) (any, error) {
-				return "Status Bar: " + e.statusBar(), nil
-			}),
-		tool.New("check_network_status", tool.Read, "",
-			func(_ context.Context, e *Env, _ noArgs) (any, error) {
-				d := e.dev()
-				lines := []string{
-					"Airplane Mode: " + onOff(d.AirplaneMode),
-					"SIM Card Status: " + e.simStatus(),
-					"Cellular Connection: " + d.NetworkConnectionStatus,
-					"Cellular Signal: " + d.NetworkSignalStrength,
-					"Cellular Network Type: " + d.NetworkTechnologyConnected,
-					"Mobile Data Enabled: " + yesNo(d.DataEnabled),
-					"Data Roaming Enabled: " + yesNo(d.RoamingEnabled),
-					"Wi-Fi Radio: " + onOff(d.WiFiEnabled),
-					"Wi-Fi Connected: " + yesNo(d.WiFiConnected),
-				}
-				if d.WiFiConnected {
-					lines = append(lines, "Connected Wi-Fi Network: "+strOrNone(d.WiFiSSID))
-				}
-				return strings.Join(lines, "\n"), nil
-			}),
-		tool.New("check_network_mode_preference", tool.Read, "",
-			func(_ context.Context, e *Env, _ noArgs) (any, error) {
-				return "Network Mode Preference: " + e.dev().NetworkModePreference, nil
-			}),
-		tool.New("set_network_mode_preference", tool.Write, "",
-			func(_ context.Context, e *Env, a modeArgs) (any, error) {
-				if !slices.Contains(modes, a.Mode) {
-					return e.withBar("Failed to set network mode: '" + a.Mode + "' is not a valid option. Please use one of: " + strings.Join(modes, ", ")), nil
-				}
-				e.dev().NetworkModePreference = a.Mode
-				if err := e.networkSearch(); err != nil {
-					return nil, err
-				}
-				return e.withBar("Preferred Network Mode set to: " + a.Mode), nil
-			}),
-		tool.New("run_speed_test", tool.Read, "",
-			func(_ context.Context, e *Env, _ noArgs) (any, error) {
-				speed, desc, ok := e.speedTest()
-				if !ok {
-					return "Speed test failed: " + desc + ".", nil
-				}
-				return "Speed Test Result: " + pyjson.FormatFixed(speed, 2) + " Mbps (" + desc + "). " + speedAdvice(desc), nil
-			}),
-		tool.New("toggle_airplane_mode", tool.Write, "",
-			func(_ context.Context, e *Env, _ noArgs) (any, error) {
-				on, err := e.toggleAirplane()
-				if err != nil {
-					return nil, err
-				}
-				return e.withBar("Airplane Mode is now " + onOff(on) + "."), nil
-			}),
-		tool.New("check_sim_status", tool.Read, "",
-			func(_ context.Context, e *Env, _ noArgs) (any, error) {
-				switch s := e.simStatus(); s {
-				case SIMActive:
-					return "Your SIM card is active and working.", nil
-				case SIMMissing:
-					return "No SIM card detected in the phone.", nil
-				case SIMLockedPIN:
-					return "The SIM card is locked with a PIN code.", nil
-				case SIMLockedPUK:
-					return "The SIM card is locked with a PUK code.", nil
-				default:
-					return "Unknown SIM status: " + s, nil
-				}
-			}),
-		tool.New("reseat_sim_card", tool.Write, "",
-			func(_ context.Context, e *Env, _ noArgs) (any, error) {
-				e.dev().SIMCardMissing = false
-				if err := e.networkSearch(); err != nil {
-					return nil, err
-				}
-				return e.withBar("SIM card re-seated successfully."), nil
-			}),
-		tool.New("toggle_data", tool.Write, "",
-			func(_ context.Context, e *Env, _ noArgs) (any, error) {
-				on, err := e.toggleData()
-				if err != nil {
-					return nil, err
-				}
-				return e.withBar("Mobile Data is now " + onOff(on) + "."), nil
-			}),
-		tool.New("toggle_roaming", tool.Write, "",
-			func(_ context.Context, e *Env, _ noArgs) (any, error) {
-				on, err := e.toggleRoaming()
-				if err != nil {
-					return nil, err
-				}
-				return e.withBar("Data Roaming is now " + onOff(on) + "."), nil
-			}),
-		tool.New("check_data_restriction_status", tool.Read, "",
-			func(_ context.Context, e *Env, _ noArgs) (any, error) {
-				if e.dev().DataSaverMode {
-					return "Data Saver mode is ON (limits data usage).", nil
-				}
-				return "Data Saver mode is OFF.", nil
-			}),
-		tool.New("toggle_data_saver_mode", tool.Write, "",
-			func(_ context.Context, e *Env, _ noArgs) (any, error) {
-				return e.withBar("Data Saver Mode is now " + onOff(e.toggleDataSaver()) + "."), nil
-			}),
-		tool.New("check_apn_settings", tool.Read, "",
-			func(_ context.Context, e *Env, _ noArgs) (any, error) {
-				a, err := e.dev().ActiveAPNSettings.get("model_copy")
-				if err != nil {
-					return nil, err
-				}
-				name := a.APNName
-				if name == "" {
-					name = "Not Set"
-				}
-				url := "Not Set"
-				if a.MMSCURL != nil && *a.MMSCURL != "" {
-					url = *a.MMSCURL
-				}
-				return "Current APN Name: " + name + "\nMMSC URL (for picture messages): " + url + "\n(These are technical settings, usually best left unchanged.)", nil
-			}),
-		tool.New("set_apn_settings", tool.Write, "",
-			func(_ context.Context, e *Env, a apnArgs) (any, error) {
-				s, junk, err := parseAPN(a.APNSettings)
-				if junk != nil {
-					// Upstream stores the value, then fails reading it.
-					e.dev().ActiveAPNSettings = APNSlot{junk: junk.v, isJunk: true}
-					return nil, err
-				}
-				if err != nil {
-					return nil, err
-				}
-				e.dev().ActiveAPNSettings = APNSlot{S: s}
-				if err := e.networkSearch(); err != nil {
-					return nil, err
-				}
-				return e.withBar("APN settings set to: " + s.APNName), nil
-			}),
-		tool.New("reset_apn_settings", tool.Write, "",
-			func(_ context.Context, e *Env, _ noArgs) (any, error) {
-				apn, err := e.dev().ActiveAPNSettings.get("reset_at_reboot")
-				if err != nil {
-					return nil, err
-				}
-				apn.ResetAtReboot = true
-				if err := e.networkSearch(); err != nil {
-					return nil, err
-				}
-				return e.withBar("APN settings will reset at reboot."), nil
-			}),
-		tool.New("check_wifi_status", tool.Read, "",
-			func(_ context.Context, e *Env, _ noArgs) (any, error) {
-				d := e.dev()
-				switch {
-				case !d.WiFiEnabled:
-					return "Wi-Fi is turned OFF.", nil
-				case d.WiFiConnected:
-					return "Wi-Fi is ON and connected to '" + strOrNone(d.WiFiSSID) + "'. Signal strength: " + d.WiFiSignalStrength + ".", nil
-				}
-				return "Wi-Fi is ON but not connected to any network.", nil
-			}),
-		tool.New("toggle_wifi", tool.Write, "",
-			func(_ context.Context, e *Env, _ noArgs) (any, error) {
-				d := e.dev()
-				if d.AirplaneMode {
-					return e.withBar("Cannot change Wi-Fi settings while Airplane Mode is ON."), nil
-				}
-				d.WiFiEnabled = !d.WiFiEnabled
-				if !d.WiFiEnabled {
-					d.WiFiConnected, d.WiFiSSID, d.WiFiSignalStrength = false, nil, SignalNone
-				}
-				return e.withBar("Wi-Fi is now " + onOff(d.WiFiEnabled) + "."), nil
-			}),
-		tool.New("check_wifi_calling_status", tool.Read, "",
-			func(_ context.Context, e *Env, _ noArgs) (any, error) {
-				return "Wi-Fi Calling is currently turned " + onOff(e.dev().WiFiCallingEnabled) + ".", nil
-			}),
-		tool.New("toggle_wifi_calling", tool.Write, "",
-			func(_ context.Context, e *Env, _ noArgs) (any, error) {
-				return e.withBar("Wi-Fi Calling is now " + onOff(e.toggleWiFiCalling()) + "."), nil
-			}),
-		tool.New("check_vpn_status", tool.Read, "",
-			func(_ context.Context, e *Env, _ noArgs) (any, error) {
-				d := e.dev()
-				switch {
-				case d.VPNConnected && d.VPNDetails != nil:
-					return "VPN is ON and connected. Details: " + vpnRepr(d.VPNDetails), nil
-				case d.VPNConnected:
-					return "VPN is ON and connected (no specific details available).", nil
-				case d.VPNEnabledSetting:
-					return "VPN is turned ON in settings, but currently not connected.", nil
-				}
-				return "VPN is turned OFF.", nil
-			}),
-		tool.New("connect_vpn", tool.Write, "",
-			func(_ context.Context, e *Env, _ noArgs) (any, error) {
-				if !e.connectVPN() {
-					return "VPN already connected.", nil
-				}
-				return e.withBar("VPN connected successfully."), nil
-			}),
-		tool.New("disconnect_vpn", tool.Write, "",
-			func(_ context.Context, e *Env, _ noArgs) (any, error) {
-				if e.disconnectVPN() {
-					return e.withBar("VPN disconnected successfully."), nil
-				}
-				return e.withBar("No active VPN connection to disconnect."), nil
-			}),
-		tool.New("check_installed_apps", tool.Read, "",
-			func(_ context.Context, e *Env, _ noArgs) (any, error) {
-				names := make([]string, len(e.dev().AppStatuses))
-				for i, a := range e.dev().AppStatuses {
-					names[i] = a.Key
-				}
-				return "The following apps are installed on the phone: " + strings.Join(names, ", "), nil
-			}),
-		tool.New("check_app_status", tool.Read, "",
-			func(_ context.Context, e *Env, a appArgs) (any, error) {
-				i := e.dev().AppStatuses.find(a.AppName)
-				if i < 0 {
-					return "App '" + a.AppName + "' not found on this phone.", nil
-				}
-				lines := []string{"Status for App: " + a.AppName}
-				granted := e.dev().AppStatuses[i].Status.Permissions.granted()
-				if len(granted) == 0 {
-					lines = append(lines, " - Permissions: None granted.")
-				} else {
-					lines = append(lines, " - Permissions Granted:")
-					for _, p := range granted {
-						lines = append(lines, "   - "+p)
-					}
-				}
-				return strings.Join(lines, "\n"), nil
-			}),
-		tool.New("check_app_permissions", tool.Read, "",
-			func(_ context.Context, e *Env, a appArgs) (any, error) {
-				i := e.dev().AppStatuses.find(a.AppName)
-				if i < 0 {
-					return "App '" + a.AppName + "' not found on this phone.", nil
-				}
-				granted := e.dev().AppStatuses[i].Status.Permissions.granted()
-				if len(granted) == 0 {
-					return "App '" + a.AppName + "' currently has no permissions granted.", nil
-				}
-				return "App '" + a.AppName + "' has permission for: " + strings.Join(granted, ", ") + ".", nil
-			}),
-		tool.New("grant_app_permission", tool.Write, "",
-			func(_ context.Context, e *Env, a grantArgs) (any, error) {
-				perm := strings.ToLower(a.Permission)
-				i := e.dev().AppStatuses.find(a.AppName)
-				switch {
-				case i < 0:
-					return e.withBar("Error. App '" + a.AppName + "' not found. Cannot grant permission."), nil
-				case !slices.Contains(permissionNames, perm):
-					return e.withBar("Error. Permission '" + perm + "' not tracked for app '" + a.AppName + "', available permissions: " + pyjson.Repr(permissionNames)), nil
-				}
-				*e.mutApps()[i].Status.Permissions.field(perm) = true
-				return e.withBar("Success. Permission '" + perm + "' granted to app '" + a.AppName + "'."), nil
-			}),
-		tool.New("can_send_mms", tool.Read, "",
-			func(_ context.Context, e *Env, _ noArgs) (any, error) {
-				ok, err := e.canSendMMS()
-				if err != nil {
-					return nil, err
-				}
-				if ok {
-					return "Your messaging app can send MMS messages.", nil
-				}
-				return "Your messaging app cannot send MMS messages.", nil
-			}),
-		tool.New("reboot_device", tool.Write, "",
-			func(_ context.Context, e *Env, _ noArgs) (any, error) {
-				var lines []string
-				d := e.dev()
-				apn, err := d.ActiveAPNSettings.get("reset_at_reboot")
-				if err != nil {
-					return nil, err
-				}
-				if apn.ResetAtReboot {
-					lines = append(lines, "Resetting APN settings...")
-					d.ActiveAPNSettings = APNSlot{S: defaultAPN()}
-				}
-				lines = append(lines, "Restarting network services...")
-				d.NetworkConnectionStatus = NetSearching
-				if err := e.networkSearch(); err != nil {
-					return nil, err
-				}
-				return e.withBar(strings.Join(lines, "\n")), nil
-			}),
-		tool.New("check_payment_request", tool.Read, "",
-			func(_ context.Context, e *Env, _ noArgs) (any, error) {
-				pr := e.user.Surroundings.PaymentRequest
-				if pr == nil {
-					return "No payment request has been made.", nil
-				}
-				return "You have a payment request for bill " + pr.BillID + " of " + pyjson.Float(pr.AmountDue) + " USD.", nil
-			}),
-		tool.New("make_payment", tool.Write, "",
-			func(_ context.Context, e *Env, _ noArgs) (any, error) {
-				s := &e.user.Surroundings
-				if s.PaymentRequest == nil {
-					return "You do not have a payment request.", nil
-				}
-				pr := *s.PaymentRequest
-				pr.Paid = true
-				s.PaymentRequest = &pr
-				return "Payment of " + pyjson.Float(pr.AmountDue) + " USD has been made for bill " + pr.BillID + ".", nil
-			}),
+		tool.New("check_status_bar", tool.Read, "", checkStatusBar),
+		tool.New("check_network_status", tool.Read, "", checkNetworkStatus),
+		tool.New("check_network_mode_preference", tool.Read, "", checkNetworkModePreference),
+		tool.New("set_network_mode_preference", tool.Write, "", setNetworkModePreference),
+		tool.New("run_speed_test", tool.Read, "", runSpeedTest),
+		tool.New("toggle_airplane_mode", tool.Write, "", toggleAirplaneMode),
+		tool.New("check_sim_status", tool.Read, "", checkSIMStatus),
+		tool.New("reseat_sim_card", tool.Write, "", reseatSIMCard),
+		tool.New("toggle_data", tool.Write, "", toggleData),
+		tool.New("toggle_roaming", tool.Write, "", toggleRoaming),
+		tool.New("check_data_restriction_status", tool.Read, "", checkDataRestrictionStatus),
+		tool.New("toggle_data_saver_mode", tool.Write, "", toggleDataSaverMode),
+		tool.New("check_apn_settings", tool.Read, "", checkAPNSettings),
+		tool.New("set_apn_settings", tool.Write, "", setAPNSettings),
+		tool.New("reset_apn_settings", tool.Write, "", resetAPNSettings),
+		tool.New("check_wifi_status", tool.Read, "", checkWiFiStatus),
+		tool.New("toggle_wifi", tool.Write, "", toggleWiFi),
+		tool.New("check_wifi_calling_status", tool.Read, "", checkWiFiCallingStatus),
+		tool.New("toggle_wifi_calling", tool.Write, "", toggleWiFiCalling),
+		tool.New("check_vpn_status", tool.Read, "", checkVPNStatus),
+		tool.New("connect_vpn", tool.Write, "", connectVPN),
+		tool.New("disconnect_vpn", tool.Write, "", disconnectVPN),
+		tool.New("check_installed_apps", tool.Read, "", checkInstalledApps),
+		tool.New("check_app_status", tool.Read, "", checkAppStatus),
+		tool.New("check_app_permissions", tool.Read, "", checkAppPermissions),
+		tool.New("grant_app_permission", tool.Write, "", grantAppPermission),
+		tool.New("can_send_mms", tool.Read, "", canSendMMS),
+		tool.New("reboot_device", tool.Write, "", rebootDevice),
+		tool.New("check_payment_request", tool.Read, "", checkPaymentRequest),
+		tool.New("make_payment", tool.Write, "", makePayment),
 	)
+}
+
+func checkStatusBar(_ context.Context, e *Env, _ noArgs) (any, error) {
+	return "Status Bar: " + e.statusBar(), nil
+}
+
+func checkNetworkStatus(_ context.Context, e *Env, _ noArgs) (any, error) {
+	d := e.dev()
+	lines := []string{
+		"Airplane Mode: " + onOff(d.AirplaneMode),
+		"SIM Card Status: " + e.simStatus(),
+		"Cellular Connection: " + d.NetworkConnectionStatus,
+		"Cellular Signal: " + d.NetworkSignalStrength,
+		"Cellular Network Type: " + d.NetworkTechnologyConnected,
+		"Mobile Data Enabled: " + yesNo(d.DataEnabled),
+		"Data Roaming Enabled: " + yesNo(d.RoamingEnabled),
+		"Wi-Fi Radio: " + onOff(d.WiFiEnabled),
+		"Wi-Fi Connected: " + yesNo(d.WiFiConnected),
+	}
+	if d.WiFiConnected {
+		lines = append(lines, "Connected Wi-Fi Network: "+pyjson.Str(d.WiFiSSID))
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+func checkNetworkModePreference(_ context.Context, e *Env, _ noArgs) (any, error) {
+	return "Network Mode Preference: " + e.dev().NetworkModePreference, nil
+}
+
+func setNetworkModePreference(_ context.Context, e *Env, a modeArgs) (any, error) {
+	if !slices.Contains(modes, a.Mode) {
+		return e.withBar("Failed to set network mode: '" + a.Mode + "' is not a valid option. Please use one of: " + strings.Join(modes, ", ")), nil
+	}
+	e.dev().NetworkModePreference = a.Mode
+	if err := e.networkSearch(); err != nil {
+		return nil, err
+	}
+	return e.withBar("Preferred Network Mode set to: " + a.Mode), nil
+}
+
+func runSpeedTest(_ context.Context, e *Env, _ noArgs) (any, error) {
+	speed, desc, ok := e.speedTest()
+	if !ok {
+		return "Speed test failed: " + desc + ".", nil
+	}
+	return "Speed Test Result: " + pyjson.FormatFixed(speed, 2) + " Mbps (" + desc + "). " + speedAdvice(desc), nil
+}
+
+func toggleAirplaneMode(_ context.Context, e *Env, _ noArgs) (any, error) {
+	on, err := e.toggleAirplane()
+	if err != nil {
+		return nil, err
+	}
+	return e.withBar("Airplane Mode is now " + onOff(on) + "."), nil
+}
+
+func checkSIMStatus(_ context.Context, e *Env, _ noArgs) (any, error) {
+	switch s := e.simStatus(); s {
+	case SIMActive:
+		return "Your SIM card is active and working.", nil
+	case SIMMissing:
+		return "No SIM card detected in the phone.", nil
+	case SIMLockedPIN:
+		return "The SIM card is locked with a PIN code.", nil
+	case SIMLockedPUK:
+		return "The SIM card is locked with a PUK code.", nil
+	default:
+		return "Unknown SIM status: " + s, nil
+	}
+}
+
+func reseatSIMCard(_ context.Context, e *Env, _ noArgs) (any, error) {
+	e.dev().SIMCardMissing = false
+	if err := e.networkSearch(); err != nil {
+		return nil, err
+	}
+	return e.withBar("SIM card re-seated successfully."), nil
+}
+
+func toggleData(_ context.Context, e *Env, _ noArgs) (any, error) {
+	on, err := e.toggleData()
+	if err != nil {
+		return nil, err
+	}
+	return e.withBar("Mobile Data is now " + onOff(on) + "."), nil
+}
+
+func toggleRoaming(_ context.Context, e *Env, _ noArgs) (any, error) {
+	on, err := e.toggleRoaming()
+	if err != nil {
+		return nil, err
+	}
+	return e.withBar("Data Roaming is now " + onOff(on) + "."), nil
+}
+
+func checkDataRestrictionStatus(_ context.Context, e *Env, _ noArgs) (any, error) {
+	if e.dev().DataSaverMode {
+		return "Data Saver mode is ON (limits data usage).", nil
+	}
+	return "Data Saver mode is OFF.", nil
+}
+
+func toggleDataSaverMode(_ context.Context, e *Env, _ noArgs) (any, error) {
+	return e.withBar("Data Saver Mode is now " + onOff(e.toggleDataSaver()) + "."), nil
+}
+
+func checkAPNSettings(_ context.Context, e *Env, _ noArgs) (any, error) {
+	a, err := e.dev().ActiveAPNSettings.get("model_copy")
+	if err != nil {
+		return nil, err
+	}
+	name := a.APNName
+	if name == "" {
+		name = "Not Set"
+	}
+	url := "Not Set"
+	if a.MMSCURL != nil && *a.MMSCURL != "" {
+		url = *a.MMSCURL
+	}
+	return "Current APN Name: " + name + "\nMMSC URL (for picture messages): " + url + "\n(These are technical settings, usually best left unchanged.)", nil
+}
+
+func setAPNSettings(_ context.Context, e *Env, a apnArgs) (any, error) {
+	s, junk, err := parseAPN(a.APNSettings.V)
+	if junk != nil {
+		// Upstream stores the value, then fails reading it.
+		e.dev().ActiveAPNSettings = APNSlot{junk: junk.v, isJunk: true}
+		return nil, err
+	}
+	if err != nil {
+		return nil, err
+	}
+	e.dev().ActiveAPNSettings = APNSlot{S: s}
+	if err := e.networkSearch(); err != nil {
+		return nil, err
+	}
+	return e.withBar("APN settings set to: " + s.APNName), nil
+}
+
+func resetAPNSettings(_ context.Context, e *Env, _ noArgs) (any, error) {
+	apn, err := e.dev().ActiveAPNSettings.get("reset_at_reboot")
+	if err != nil {
+		return nil, err
+	}
+	apn.ResetAtReboot = true
+	if err := e.networkSearch(); err != nil {
+		return nil, err
+	}
+	return e.withBar("APN settings will reset at reboot."), nil
+}
+
+func checkWiFiStatus(_ context.Context, e *Env, _ noArgs) (any, error) {
+	d := e.dev()
+	switch {
+	case !d.WiFiEnabled:
+		return "Wi-Fi is turned OFF.", nil
+	case d.WiFiConnected:
+		return "Wi-Fi is ON and connected to '" + pyjson.Str(d.WiFiSSID) + "'. Signal strength: " + d.WiFiSignalStrength + ".", nil
+	}
+	return "Wi-Fi is ON but not connected to any network.", nil
+}
+
+func toggleWiFi(_ context.Context, e *Env, _ noArgs) (any, error) {
+	d := e.dev()
+	if d.AirplaneMode {
+		return e.withBar("Cannot change Wi-Fi settings while Airplane Mode is ON."), nil
+	}
+	d.WiFiEnabled = !d.WiFiEnabled
+	if !d.WiFiEnabled {
+		d.WiFiConnected, d.WiFiSSID, d.WiFiSignalStrength = false, nil, SignalNone
+	}
+	return e.withBar("Wi-Fi is now " + onOff(d.WiFiEnabled) + "."), nil
+}
+
+func checkWiFiCallingStatus(_ context.Context, e *Env, _ noArgs) (any, error) {
+	return "Wi-Fi Calling is currently turned " + onOff(e.dev().WiFiCallingEnabled) + ".", nil
+}
+
+func toggleWiFiCalling(_ context.Context, e *Env, _ noArgs) (any, error) {
+	return e.withBar("Wi-Fi Calling is now " + onOff(e.toggleWiFiCalling()) + "."), nil
+}
+
+func checkVPNStatus(_ context.Context, e *Env, _ noArgs) (any, error) {
+	d := e.dev()
+	switch {
+	case d.VPNConnected && d.VPNDetails != nil:
+		return "VPN is ON and connected. Details: " + vpnRepr(d.VPNDetails), nil
+	case d.VPNConnected:
+		return "VPN is ON and connected (no specific details available).", nil
+	case d.VPNEnabledSetting:
+		return "VPN is turned ON in settings, but currently not connected.", nil
+	}
+	return "VPN is turned OFF.", nil
+}
+
+func connectVPN(_ context.Context, e *Env, _ noArgs) (any, error) {
+	if !e.connectVPN() {
+		return "VPN already connected.", nil
+	}
+	return e.withBar("VPN connected successfully."), nil
+}
+
+func disconnectVPN(_ context.Context, e *Env, _ noArgs) (any, error) {
+	if e.disconnectVPN() {
+		return e.withBar("VPN disconnected successfully."), nil
+	}
+	return e.withBar("No active VPN connection to disconnect."), nil
+}
+
+func checkInstalledApps(_ context.Context, e *Env, _ noArgs) (any, error) {
+	names := make([]string, len(e.dev().AppStatuses))
+	for i, a := range e.dev().AppStatuses {
+		names[i] = a.Key
+	}
+	return "The following apps are installed on the phone: " + strings.Join(names, ", "), nil
+}
+
+func checkAppStatus(_ context.Context, e *Env, a appArgs) (any, error) {
+	i := e.dev().AppStatuses.find(a.AppName)
+	if i < 0 {
+		return "App '" + a.AppName + "' not found on this phone.", nil
+	}
+	lines := []string{"Status for App: " + a.AppName}
+	granted := e.dev().AppStatuses[i].Status.Permissions.granted()
+	if len(granted) == 0 {
+		lines = append(lines, " - Permissions: None granted.")
+	} else {
+		lines = append(lines, " - Permissions Granted:")
+		for _, p := range granted {
+			lines = append(lines, "   - "+p)
+		}
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+func checkAppPermissions(_ context.Context, e *Env, a appArgs) (any, error) {
+	i := e.dev().AppStatuses.find(a.AppName)
+	if i < 0 {
+		return "App '" + a.AppName + "' not found on this phone.", nil
+	}
+	granted := e.dev().AppStatuses[i].Status.Permissions.granted()
+	if len(granted) == 0 {
+		return "App '" + a.AppName + "' currently has no permissions granted.", nil
+	}
+	return "App '" + a.AppName + "' has permission for: " + strings.Join(granted, ", ") + ".", nil
+}
+
+func grantAppPermission(_ context.Context, e *Env, a grantArgs) (any, error) {
+	perm := pyjson.Lower(a.Permission)
+	i := e.dev().AppStatuses.find(a.AppName)
+	switch {
+	case i < 0:
+		return e.withBar("Error. App '" + a.AppName + "' not found. Cannot grant permission."), nil
+	case !slices.Contains(permissionNames, perm):
+		return e.withBar("Error. Permission '" + perm + "' not tracked for app '" + a.AppName + "', available permissions: " + pyjson.Repr(permissionNames)), nil
+	}
+	*e.mutApps()[i].Status.Permissions.field(perm) = true
+	return e.withBar("Success. Permission '" + perm + "' granted to app '" + a.AppName + "'."), nil
+}
+
+func canSendMMS(_ context.Context, e *Env, _ noArgs) (any, error) {
+	ok, err := e.canSendMMS()
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		return "Your messaging app can send MMS messages.", nil
+	}
+	return "Your messaging app cannot send MMS messages.", nil
+}
+
+func rebootDevice(_ context.Context, e *Env, _ noArgs) (any, error) {
+	var lines []string
+	d := e.dev()
+	apn, err := d.ActiveAPNSettings.get("reset_at_reboot")
+	if err != nil {
+		return nil, err
+	}
+	if apn.ResetAtReboot {
+		lines = append(lines, "Resetting APN settings...")
+		d.ActiveAPNSettings = APNSlot{S: defaultAPN()}
+	}
+	lines = append(lines, "Restarting network services...")
+	d.NetworkConnectionStatus = NetSearching
+	if err := e.networkSearch(); err != nil {
+		return nil, err
+	}
+	return e.withBar(strings.Join(lines, "\n")), nil
+}
+
+func checkPaymentRequest(_ context.Context, e *Env, _ noArgs) (any, error) {
+	pr := e.user.Surroundings.PaymentRequest
+	if pr == nil {
+		return "No payment request has been made.", nil
+	}
+	return "You have a payment request for bill " + pr.BillID + " of " + pyjson.Float(pr.AmountDue) + " USD.", nil
+}
+
+func makePayment(_ context.Context, e *Env, _ noArgs) (any, error) {
+	s := &e.user.Surroundings
+	if s.PaymentRequest == nil {
+		return "You do not have a payment request.", nil
+	}
+	pr := *s.PaymentRequest
+	pr.Paid = true
+	s.PaymentRequest = &pr
+	return "Payment of " + pyjson.Float(pr.AmountDue) + " USD has been made for bill " + pr.BillID + ".", nil
 }
 
 // vpnRepr prints a VPN details model dump as Python's repr of the dict,
 // including the enum member's repr.
 func vpnRepr(v *VPNDetails) string {
-	opt := func(s *string) string {
-		if s == nil {
-			return "None"
-		}
-		return pyjson.ReprString(*s)
-	}
-	return "{'server_address': " + opt(v.ServerAddress) + ", 'protocol': " + opt(v.Protocol) +
+	return "{'server_address': " + pyjson.Repr(v.ServerAddress) + ", 'protocol': " + pyjson.Repr(v.Protocol) +
 		", 'server_performance': <PerformanceLevel." + strings.ToUpper(v.ServerPerformance) + ": " + pyjson.ReprString(v.ServerPerformance) + ">}"
 }
-
-// pydanticErrorsURL is the documentation link pydantic appends to each
-// validation error; upstream's lock file pins pydantic 2.12.
-const pydanticErrorsURL = "https://errors.pydantic.dev/2.12/v"
 
 // junkValue is a non-object apn_settings argument.
 type junkValue struct{ v any }
@@ -718,122 +730,42 @@ type junkValue struct{ v any }
 // parseAPN validates an apn_settings argument as pydantic's APNSettings(**d)
 // would, filling defaults for missing keys. A non-object argument is
 // returned as junk with the error upstream raises after storing it.
-func parseAPN(raw json.RawMessage) (APNSettings, *junkValue, error) {
-	v, err := pyjson.Decode(raw)
-	if err != nil {
-		return APNSettings{}, nil, fmt.Errorf("invalid apn_settings: %w", err)
-	}
+func parseAPN(v any) (APNSettings, *junkValue, error) {
 	d, ok := v.(*pyjson.Dict)
 	if !ok {
-		return APNSettings{}, &junkValue{v}, fmt.Errorf("'%s' object has no attribute 'apn_name'", pyTypeName(v))
+		return APNSettings{}, &junkValue{v}, fmt.Errorf("'%s' object has no attribute 'apn_name'", pyjson.TypeName(v))
 	}
 	s := defaultAPN()
-	var errs []string
-	fail := func(field, msg, typ string, val any) {
-		errs = append(errs, fmt.Sprintf("%s\n  %s [type=%s, input_value=%s, input_type=%s]\n    For further information visit %s/%s",
-			field, msg, typ, pyjson.Repr(val), pyTypeName(val), pydanticErrorsURL, typ))
-	}
-	optStr := func(k string, val any, dst **string) {
-		switch x := val.(type) {
-		case nil:
-			*dst = nil
-		case string:
-			*dst = &x
-		default:
-			fail(k, "Input should be a valid string", "string_type", val)
+	var val pydantic.Validator
+	// The fields in APNSettings' declaration order (pydantic reports them
+	// so), then the extra keys.
+	fields := []string{"apn_name", "reset_at_reboot", "mms_apn", "mmsc_url", "mms_proxy", "mms_port"}
+	for _, f := range fields {
+		x, ok := d.Get(f)
+		if !ok {
+			continue
+		}
+		switch f {
+		case "apn_name":
+			s.APNName = val.Enum(f, x, apnNames...)
+		case "reset_at_reboot":
+			s.ResetAtReboot = val.Bool(f, x)
+		case "mms_apn":
+			s.MMSAPN = val.OptStr(f, x)
+		case "mmsc_url":
+			s.MMSCURL = val.OptStr(f, x)
+		case "mms_proxy":
+			s.MMSProxy = val.OptStr(f, x)
+		case "mms_port":
+			s.MMSPort = val.OptInt(f, x)
 		}
 	}
 	for i, k := range d.Keys {
-		val := d.Values[i]
-		switch k {
-		case "apn_name":
-			if x, ok := val.(string); ok && slices.Contains(apnNames, x) {
-				s.APNName = x
-			} else {
-				fail(k, "Input should be 'internet' or 'broken'", "enum", val)
-			}
-		case "reset_at_reboot":
-			if b, ok := laxBool(val); ok {
-				s.ResetAtReboot = b
-			} else {
-				fail(k, "Input should be a valid boolean", "bool_type", val)
-			}
-		case "mms_apn":
-			optStr(k, val, &s.MMSAPN)
-		case "mmsc_url":
-			optStr(k, val, &s.MMSCURL)
-		case "mms_proxy":
-			optStr(k, val, &s.MMSProxy)
-		case "mms_port":
-			if val == nil {
-				s.MMSPort = nil
-			} else if n, ok := laxInt(val); ok {
-				s.MMSPort = &n
-			} else if _, isNum := val.(json.Number); isNum {
-				fail(k, "Input should be a valid integer, got a number with a fractional part", "int_from_float", val)
-			} else {
-				fail(k, "Input should be a valid integer", "int_type", val)
-			}
-		default:
-			fail(k, "Extra inputs are not permitted", "extra_forbidden", val)
+		if !slices.Contains(fields, k) {
+			val.Extra(k, d.Values[i])
 		}
 	}
-	switch len(errs) {
-	case 0:
-		return s, nil, nil
-	case 1:
-		return s, nil, errors.New("1 validation error for APNSettings\n" + errs[0])
-	}
-	return s, nil, fmt.Errorf("%d validation errors for APNSettings\n%s", len(errs), strings.Join(errs, "\n"))
-}
-
-// pyTypeName is type(v).__name__.
-func pyTypeName(v any) string { return pyjson.TypeName(v) }
-
-// laxBool is pydantic's lax boolean parsing.
-func laxBool(v any) (bool, bool) {
-	switch x := v.(type) {
-	case bool:
-		return x, true
-	case json.Number:
-		switch string(x) {
-		case "0", "0.0":
-			return false, true
-		case "1", "1.0":
-			return true, true
-		}
-	case string:
-		switch strings.ToLower(strings.TrimSpace(x)) {
-		case "0", "off", "f", "false", "n", "no":
-			return false, true
-		case "1", "on", "t", "true", "y", "yes":
-			return true, true
-		}
-	}
-	return false, false
-}
-
-// laxInt is pydantic's lax integer parsing.
-func laxInt(v any) (int, bool) {
-	switch x := v.(type) {
-	case bool:
-		if x {
-			return 1, true
-		}
-		return 0, true
-	case json.Number:
-		if n, err := strconv.Atoi(string(x)); err == nil {
-			return n, true
-		}
-		if f, err := x.Float64(); err == nil && f == float64(int(f)) {
-			return int(f), true
-		}
-	case string:
-		if n, err := strconv.Atoi(strings.TrimSpace(x)); err == nil {
-			return n, true
-		}
-	}
-	return 0, false
+	return s, nil, val.Err("APNSettings")
 }
 
 // --- user-side environment functions (not tools) ---
@@ -875,171 +807,208 @@ type speedArgs struct {
 }
 
 func userFuncs() *tool.Set[*Env] {
-	fn := func(name string, f func(e *Env) (any, error)) tool.Tool[*Env] {
-		return tool.New(name, tool.Generic, "", func(_ context.Context, e *Env, _ noArgs) (any, error) { return f(e) })
-	}
 	return tool.NewSet(userClass,
-		tool.New("set_user_info", tool.Generic, "",
-			func(_ context.Context, e *Env, a userInfoArgs) (any, error) {
-				name, phone := a.Name, a.PhoneNumber
-				e.user.Surroundings.Name, e.user.Surroundings.PhoneNumber = &name, &phone
-				return nil, nil
-			}),
-		tool.New("set_user_location", tool.Generic, "",
-			func(_ context.Context, e *Env, a locationArgs) (any, error) {
-				e.user.Surroundings.IsAbroad = a.Abroad
-				return nil, nil
-			}),
-		fn("turn_airplane_mode_on", func(e *Env) (any, error) {
-			return "Airplane Mode is now ON.", turnTo(true, e.toggleAirplane)
-		}),
-		fn("turn_airplane_mode_off", func(e *Env) (any, error) {
-			return "Airplane Mode is now OFF.", turnTo(false, e.toggleAirplane)
-		}),
-		fn("unseat_sim_card", func(e *Env) (any, error) {
-			e.dev().SIMCardMissing = true
-			return "SIM card un-seated successfully.", e.networkSearch()
-		}),
-		tool.New("lock_sim_card", tool.Generic, "",
-			func(_ context.Context, e *Env, a lockArgs) (any, error) {
-				switch a.Mode {
-				case "pin":
-					e.dev().SIMCardStatus = SIMLockedPIN
-				case "puk":
-					e.dev().SIMCardStatus = SIMLockedPUK
-				}
-				return "SIM card locked successfully in " + a.Mode + " mode.", e.networkSearch()
-			}),
-		fn("turn_data_on", func(e *Env) (any, error) {
-			e.dev().DataEnabled = true
-			return "Data connection restored.", nil
-		}),
-		fn("turn_data_off", func(e *Env) (any, error) {
-			return "Data connection broken.", turnTo(false, e.toggleData)
-		}),
-		fn("turn_roaming_on", func(e *Env) (any, error) {
-			return "Data Roaming is now ON.", turnTo(true, e.toggleRoaming)
-		}),
-		fn("turn_roaming_off", func(e *Env) (any, error) {
-			return "Data Roaming is now OFF.", turnTo(false, e.toggleRoaming)
-		}),
-		fn("turn_data_saver_mode_on", func(e *Env) (any, error) {
-			if !e.toggleDataSaver() {
-				e.toggleDataSaver()
-			}
-			return "Data Saver Mode is now ON.", nil
-		}),
-		fn("turn_data_saver_mode_off", func(e *Env) (any, error) {
-			if e.toggleDataSaver() {
-				e.toggleDataSaver()
-			}
-			return "Data Saver Mode is now OFF.", nil
-		}),
-		fn("break_apn_settings", func(e *Env) (any, error) {
-			apn, err := e.dev().ActiveAPNSettings.get("apn_name")
-			if err != nil {
-				return nil, err
-			}
-			apn.APNName = APNBroken
-			return "APN settings broken. Please call reset_apn_settings() to fix.", e.networkSearch()
-		}),
-		fn("break_apn_mms_setting", func(e *Env) (any, error) {
-			apn, err := e.dev().ActiveAPNSettings.get("mmsc_url")
-			if err != nil {
-				return nil, err
-			}
-			apn.MMSCURL = nil
-			return "APN MMS setting broken. Please call reset_apn_settings() to fix.", nil
-		}),
-		tool.New("set_wifi_calling", tool.Generic, "",
-			func(_ context.Context, e *Env, a wifiCallingArgs) (any, error) {
-				if e.dev().WiFiCallingEnabled != a.Enabled {
-					e.toggleWiFiCalling()
-				}
-				msg := "Wi-Fi Calling is now " + onOff(a.Enabled) + "."
-				if a.MMSOverWiFi != nil {
-					e.dev().WiFiCallingMMSOverWiFi = *a.MMSOverWiFi
-					msg += "\nMMS over Wi-Fi is now " + onOff(*a.MMSOverWiFi) + "."
-				}
-				return msg, nil
-			}),
-		fn("break_vpn", func(e *Env) (any, error) {
-			e.connectVPN()
-			d := e.dev()
-			if d.VPNDetails == nil {
-				return nil, errors.New("'NoneType' object has no attribute 'server_performance'")
-			}
-			if d.VPNDetails != e.vpn {
-				// Details loaded from the user database are shared: copy them.
-				c := *d.VPNDetails
-				d.VPNDetails = &c
-			}
-			d.VPNDetails.ServerPerformance = PerfPoor
-			return "VPN connection broken.", nil
-		}),
-		tool.New("remove_app_permission", tool.Generic, "",
-			func(_ context.Context, e *Env, a permArgs) (any, error) {
-				perm := strings.ToLower(a.Permission)
-				i := e.dev().AppStatuses.find(a.AppName)
-				if i < 0 {
-					return []any{false, "App '" + a.AppName + "' not found. Cannot remove permission."}, nil
-				}
-				if !slices.Contains(permissionNames, perm) {
-					return []any{false, "Permission '" + perm + "' not tracked for app '" + a.AppName + "'."}, nil
-				}
-				*e.mutApps()[i].Status.Permissions.field(perm) = false
-				return []any{true, "Permission '" + perm + "' removed from app '" + a.AppName + "'."}, nil
-			}),
-		fn("simulate_network_search", func(e *Env) (any, error) {
-			return nil, e.networkSearch()
-		}),
-		tool.New("assert_airplane_mode_status", tool.Read, "",
-			func(_ context.Context, e *Env, a expectBoolArgs) (any, error) {
-				return e.dev().AirplaneMode == a.ExpectedStatus, nil
-			}),
-		tool.New("assert_service_status", tool.Read, "",
-			func(_ context.Context, e *Env, a expectStrArgs) (any, error) {
-				if !slices.Contains(netStatuses, a.ExpectedStatus) {
-					return nil, fmt.Errorf("%s is not a valid NetworkStatus", pyjson.ReprString(a.ExpectedStatus))
-				}
-				return e.dev().NetworkConnectionStatus == a.ExpectedStatus, nil
-			}),
-		tool.New("assert_mobile_data_status", tool.Read, "",
-			func(_ context.Context, e *Env, a expectBoolArgs) (any, error) {
-				return e.mobileDataWorking() == a.ExpectedStatus, nil
-			}),
-		tool.New("assert_mobile_roaming_status", tool.Read, "",
-			func(_ context.Context, e *Env, a expectBoolArgs) (any, error) {
-				return e.dev().RoamingEnabled == a.ExpectedStatus, nil
-			}),
-		tool.New("assert_mobile_data_saver_mode_status", tool.Read, "",
-			func(_ context.Context, e *Env, a expectBoolArgs) (any, error) {
-				return e.dev().DataSaverMode == a.ExpectedStatus, nil
-			}),
-		tool.New("assert_internet_speed", tool.Read, "",
-			func(_ context.Context, e *Env, a speedArgs) (any, error) {
-				speed, desc, _ := e.speedTest()
-				if a.ExpectedDesc == nil {
-					return speed >= a.ExpectedSpeed, nil
-				}
-				//lint:ignore SA6005 upstream compares desc.lower() == expected_desc.lower(); strings.EqualFold also matches "ſ" with "s", which Python's lower() does not
-				return speed >= a.ExpectedSpeed && strings.ToLower(desc) == strings.ToLower(*a.ExpectedDesc), nil
-			}),
-		fn("assert_internet_not_excellent", func(e *Env) (any, error) {
-			_, desc, _ := e.speedTest()
-			return strings.ToLower(desc) != "excellent", nil
-		}),
-		tool.New("assert_can_send_mms", tool.Read, "",
-			func(_ context.Context, e *Env, a expectBoolArgs) (any, error) {
-				ok, err := e.canSendMMS()
-				if err != nil {
-					return nil, err
-				}
-				return ok == a.ExpectedStatus, nil
-			}),
-		tool.New("assert_mobile_data_usage_exceeded", tool.Read, "",
-			func(_ context.Context, e *Env, a expectBoolArgs) (any, error) {
-				return e.user.Surroundings.MobileDataUsageExceeded == a.ExpectedStatus, nil
-			}),
+		tool.New("set_user_info", tool.Generic, "", setUserInfo),
+		tool.New("set_user_location", tool.Generic, "", setUserLocation),
+		tool.New("turn_airplane_mode_on", tool.Generic, "", turnAirplaneModeOn),
+		tool.New("turn_airplane_mode_off", tool.Generic, "", turnAirplaneModeOff),
+		tool.New("unseat_sim_card", tool.Generic, "", unseatSIMCard),
+		tool.New("lock_sim_card", tool.Generic, "", lockSIMCard),
+		tool.New("turn_data_on", tool.Generic, "", turnDataOn),
+		tool.New("turn_data_off", tool.Generic, "", turnDataOff),
+		tool.New("turn_roaming_on", tool.Generic, "", turnRoamingOn),
+		tool.New("turn_roaming_off", tool.Generic, "", turnRoamingOff),
+		tool.New("turn_data_saver_mode_on", tool.Generic, "", turnDataSaverModeOn),
+		tool.New("turn_data_saver_mode_off", tool.Generic, "", turnDataSaverModeOff),
+		tool.New("break_apn_settings", tool.Generic, "", breakAPNSettings),
+		tool.New("break_apn_mms_setting", tool.Generic, "", breakAPNMMSSetting),
+		tool.New("set_wifi_calling", tool.Generic, "", setWiFiCalling),
+		tool.New("break_vpn", tool.Generic, "", breakVPN),
+		tool.New("remove_app_permission", tool.Generic, "", removeAppPermission),
+		tool.New("simulate_network_search", tool.Generic, "", simulateNetworkSearch),
+		tool.New("assert_airplane_mode_status", tool.Read, "", assertAirplaneModeStatus),
+		tool.New("assert_service_status", tool.Read, "", assertServiceStatus),
+		tool.New("assert_mobile_data_status", tool.Read, "", assertMobileDataStatus),
+		tool.New("assert_mobile_roaming_status", tool.Read, "", assertMobileRoamingStatus),
+		tool.New("assert_mobile_data_saver_mode_status", tool.Read, "", assertMobileDataSaverModeStatus),
+		tool.New("assert_internet_speed", tool.Read, "", assertInternetSpeed),
+		tool.New("assert_internet_not_excellent", tool.Generic, "", assertInternetNotExcellent),
+		tool.New("assert_can_send_mms", tool.Read, "", assertCanSendMMS),
+		tool.New("assert_mobile_data_usage_exceeded", tool.Read, "", assertMobileDataUsageExceeded),
 	)
+}
+
+func setUserInfo(_ context.Context, e *Env, a userInfoArgs) (any, error) {
+	name, phone := a.Name, a.PhoneNumber
+	e.user.Surroundings.Name, e.user.Surroundings.PhoneNumber = &name, &phone
+	return nil, nil
+}
+
+func setUserLocation(_ context.Context, e *Env, a locationArgs) (any, error) {
+	e.user.Surroundings.IsAbroad = a.Abroad
+	return nil, nil
+}
+
+func turnAirplaneModeOn(_ context.Context, e *Env, _ noArgs) (any, error) {
+	return "Airplane Mode is now ON.", turnTo(true, e.toggleAirplane)
+}
+
+func turnAirplaneModeOff(_ context.Context, e *Env, _ noArgs) (any, error) {
+	return "Airplane Mode is now OFF.", turnTo(false, e.toggleAirplane)
+}
+
+func unseatSIMCard(_ context.Context, e *Env, _ noArgs) (any, error) {
+	e.dev().SIMCardMissing = true
+	return "SIM card un-seated successfully.", e.networkSearch()
+}
+
+func lockSIMCard(_ context.Context, e *Env, a lockArgs) (any, error) {
+	switch a.Mode {
+	case "pin":
+		e.dev().SIMCardStatus = SIMLockedPIN
+	case "puk":
+		e.dev().SIMCardStatus = SIMLockedPUK
+	}
+	return "SIM card locked successfully in " + a.Mode + " mode.", e.networkSearch()
+}
+
+func turnDataOn(_ context.Context, e *Env, _ noArgs) (any, error) {
+	e.dev().DataEnabled = true
+	return "Data connection restored.", nil
+}
+
+func turnDataOff(_ context.Context, e *Env, _ noArgs) (any, error) {
+	return "Data connection broken.", turnTo(false, e.toggleData)
+}
+
+func turnRoamingOn(_ context.Context, e *Env, _ noArgs) (any, error) {
+	return "Data Roaming is now ON.", turnTo(true, e.toggleRoaming)
+}
+
+func turnRoamingOff(_ context.Context, e *Env, _ noArgs) (any, error) {
+	return "Data Roaming is now OFF.", turnTo(false, e.toggleRoaming)
+}
+
+func turnDataSaverModeOn(_ context.Context, e *Env, _ noArgs) (any, error) {
+	if !e.toggleDataSaver() {
+		e.toggleDataSaver()
+	}
+	return "Data Saver Mode is now ON.", nil
+}
+
+func turnDataSaverModeOff(_ context.Context, e *Env, _ noArgs) (any, error) {
+	if e.toggleDataSaver() {
+		e.toggleDataSaver()
+	}
+	return "Data Saver Mode is now OFF.", nil
+}
+
+func breakAPNSettings(_ context.Context, e *Env, _ noArgs) (any, error) {
+	apn, err := e.dev().ActiveAPNSettings.get("apn_name")
+	if err != nil {
+		return nil, err
+	}
+	apn.APNName = APNBroken
+	return "APN settings broken. Please call reset_apn_settings() to fix.", e.networkSearch()
+}
+
+func breakAPNMMSSetting(_ context.Context, e *Env, _ noArgs) (any, error) {
+	apn, err := e.dev().ActiveAPNSettings.get("mmsc_url")
+	if err != nil {
+		return nil, err
+	}
+	apn.MMSCURL = nil
+	return "APN MMS setting broken. Please call reset_apn_settings() to fix.", nil
+}
+
+func setWiFiCalling(_ context.Context, e *Env, a wifiCallingArgs) (any, error) {
+	if e.dev().WiFiCallingEnabled != a.Enabled {
+		e.toggleWiFiCalling()
+	}
+	msg := "Wi-Fi Calling is now " + onOff(a.Enabled) + "."
+	if a.MMSOverWiFi != nil {
+		e.dev().WiFiCallingMMSOverWiFi = *a.MMSOverWiFi
+		msg += "\nMMS over Wi-Fi is now " + onOff(*a.MMSOverWiFi) + "."
+	}
+	return msg, nil
+}
+
+func breakVPN(_ context.Context, e *Env, _ noArgs) (any, error) {
+	e.connectVPN()
+	d := e.dev()
+	if d.VPNDetails == nil {
+		return nil, errors.New("'NoneType' object has no attribute 'server_performance'")
+	}
+	if d.VPNDetails != e.vpn {
+		// Details loaded from the user database are shared: copy them.
+		c := *d.VPNDetails
+		d.VPNDetails = &c
+	}
+	d.VPNDetails.ServerPerformance = PerfPoor
+	return "VPN connection broken.", nil
+}
+
+func removeAppPermission(_ context.Context, e *Env, a permArgs) (any, error) {
+	perm := pyjson.Lower(a.Permission)
+	i := e.dev().AppStatuses.find(a.AppName)
+	if i < 0 {
+		return []any{false, "App '" + a.AppName + "' not found. Cannot remove permission."}, nil
+	}
+	if !slices.Contains(permissionNames, perm) {
+		return []any{false, "Permission '" + perm + "' not tracked for app '" + a.AppName + "'."}, nil
+	}
+	*e.mutApps()[i].Status.Permissions.field(perm) = false
+	return []any{true, "Permission '" + perm + "' removed from app '" + a.AppName + "'."}, nil
+}
+
+func simulateNetworkSearch(_ context.Context, e *Env, _ noArgs) (any, error) {
+	return nil, e.networkSearch()
+}
+
+func assertAirplaneModeStatus(_ context.Context, e *Env, a expectBoolArgs) (any, error) {
+	return e.dev().AirplaneMode == a.ExpectedStatus, nil
+}
+
+func assertServiceStatus(_ context.Context, e *Env, a expectStrArgs) (any, error) {
+	if !slices.Contains(netStatuses, a.ExpectedStatus) {
+		return nil, fmt.Errorf("%s is not a valid NetworkStatus", pyjson.ReprString(a.ExpectedStatus))
+	}
+	return e.dev().NetworkConnectionStatus == a.ExpectedStatus, nil
+}
+
+func assertMobileDataStatus(_ context.Context, e *Env, a expectBoolArgs) (any, error) {
+	return e.mobileDataWorking() == a.ExpectedStatus, nil
+}
+
+func assertMobileRoamingStatus(_ context.Context, e *Env, a expectBoolArgs) (any, error) {
+	return e.dev().RoamingEnabled == a.ExpectedStatus, nil
+}
+
+func assertMobileDataSaverModeStatus(_ context.Context, e *Env, a expectBoolArgs) (any, error) {
+	return e.dev().DataSaverMode == a.ExpectedStatus, nil
+}
+
+func assertInternetSpeed(_ context.Context, e *Env, a speedArgs) (any, error) {
+	speed, desc, _ := e.speedTest()
+	if a.ExpectedDesc == nil {
+		return speed >= a.ExpectedSpeed, nil
+	}
+	return speed >= a.ExpectedSpeed && pyjson.Lower(desc) == pyjson.Lower(*a.ExpectedDesc), nil
+}
+
+func assertInternetNotExcellent(_ context.Context, e *Env, _ noArgs) (any, error) {
+	_, desc, _ := e.speedTest()
+	return pyjson.Lower(desc) != "excellent", nil
+}
+
+func assertCanSendMMS(_ context.Context, e *Env, a expectBoolArgs) (any, error) {
+	ok, err := e.canSendMMS()
+	if err != nil {
+		return nil, err
+	}
+	return ok == a.ExpectedStatus, nil
+}
+
+func assertMobileDataUsageExceeded(_ context.Context, e *Env, a expectBoolArgs) (any, error) {
+	return e.user.Surroundings.MobileDataUsageExceeded == a.ExpectedStatus, nil
 }

@@ -391,9 +391,9 @@ func (d *Domain) mutateRecord(m *mutator, a writeArgs, l *ledger.Ledger, auth []
 	}
 	if s := ledgerSummary(l, a.RecordID); s != nil {
 		scan(d.db.MedicationSuppliers.Keys(), a.RecordID+a.Medication, func(med string) bool {
-			want := pyLower(pyStrip(med))
+			want := pyjson.Lower(pyjson.Strip(med))
 			for _, rx := range s.Medications {
-				have := pyLower(pyStrip(rx))
+				have := pyjson.Lower(pyjson.Strip(rx))
 				if strings.HasPrefix(want, have) || strings.HasPrefix(have, want) {
 					return false // the tool would match it to a prescription
 				}

@@ -141,7 +141,7 @@ func TestMutationsViolate(t *testing.T) {
 		run := func(tc message.ToolCall) message.Message {
 			res := respond(t, env, tc)
 			history = append(history, tc)
-			if ti, ok := d.tools.Lookup(tc.Name); ok && ti.Kind == "read" && !res.Error {
+			if ti, ok := d.Toolset().Lookup(tc.Name); ok && ti.Kind == "read" && !res.Error {
 				l.Absorb(d, tc.Name, tc.Arguments, res.Content)
 			}
 			return res

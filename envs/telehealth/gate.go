@@ -89,6 +89,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/clip"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/ledger"
 )
 
@@ -192,7 +193,7 @@ type writeArgs struct {
 // the keyword-argument checks and the tool's own argument struct of Python
 // values) and reads them into writeArgs (view).
 func (d *Domain) decodeWrite(tool string, raw json.RawMessage) (writeArgs, string) {
-	v, err := d.tools.Decode(tool, raw)
+	v, err := d.Toolset().Decode(tool, raw)
 	if err != nil {
 		return writeArgs{}, err.Error()
 	}
@@ -207,9 +208,9 @@ func (d *Domain) decodeWrite(tool string, raw json.RawMessage) (writeArgs, strin
 func view(decoded any) (writeArgs, string) {
 	var a writeArgs
 	var problems []string
-	str := func(name string, x strArgT, optional bool, dst *string) {
-		switch v := x.v; {
-		case !x.set || (v == nil && optional):
+	str := func(name string, x tool.StrValue, optional bool, dst *string) {
+		switch v := x.V; {
+		case !x.Passed || (v == nil && optional):
 		case v == nil:
 			problems = append(problems, fmt.Sprintf("%s must be a string, got null", name))
 		default:
@@ -227,11 +228,11 @@ func view(decoded any) (writeArgs, string) {
 		str("date", x.Date, false, &a.Date)
 		str("time", x.Time, false, &a.Time)
 		str("appointment_type", x.AppointmentType, false, &a.AppointmentType)
-		if b := x.BillInsurance; b.set && b.v != nil {
-			if v, ok := b.v.(bool); ok {
+		if b := x.BillInsurance; b.Passed && b.V != nil {
+			if v, ok := b.V.(bool); ok {
 				a.BillInsurance = &v
 			} else {
-				problems = append(problems, fmt.Sprintf("bill_insurance must be a JSON boolean (true or false), got %s; any non-empty string counts as true", short(b.v)))
+				problems = append(problems, fmt.Sprintf("bill_insurance must be a JSON boolean (true or false), got %s; any non-empty string counts as true", short(b.V)))
 			}
 		}
 		str("voucher_id", x.VoucherID, true, &a.VoucherID)
@@ -247,18 +248,18 @@ func view(decoded any) (writeArgs, string) {
 		str("medication", x.Medication, false, &a.Medication)
 		str("supplier_company", x.SupplierCompany, false, &a.SupplierCompany)
 		str("brand_name", x.BrandName, false, &a.BrandName)
-		if n, ok := x.PriceUSD.v.(json.Number); ok {
+		if n, ok := x.PriceUSD.V.(json.Number); ok {
 			a.PriceUSD, _ = strconv.ParseFloat(string(n), 64) // ±Inf when out of range
 		} else {
-			problems = append(problems, fmt.Sprintf("price_usd must be a number, got %s", short(x.PriceUSD.v)))
+			problems = append(problems, fmt.Sprintf("price_usd must be a number, got %s", short(x.PriceUSD.V)))
 		}
 		str("currency", x.Currency, true, &a.Currency)
 	case *noteArgs:
 		str("record_id", x.RecordID, false, &a.RecordID)
 		str("note", x.Note, false, &a.Note)
-		if m := x.Metadata; m.set && m.v != nil {
-			if _, ok := m.v.(*pyjson.Dict); !ok {
-				problems = append(problems, fmt.Sprintf("metadata must be a JSON object, got %s", short(m.v)))
+		if m := x.Metadata; m.Passed && m.V != nil {
+			if _, ok := m.V.(*pyjson.Dict); !ok {
+				problems = append(problems, fmt.Sprintf("metadata must be a JSON object, got %s", short(m.V)))
 			}
 		}
 	default:
@@ -458,17 +459,17 @@ func checkSchedule(p *ProviderView, date, tm string) string {
 		var days []string
 		for k, ts := range p.Schedule.All() {
 			if len(ts) > 0 {
-				days = append(days, pyTitle(k))
+				days = append(days, pyjson.Title(k))
 			}
 		}
 		return fmt.Sprintf("%s (%s) does not work on %ss (%s is a %s); they see patients on %s.",
-			p.Name, p.ProviderID, pyTitle(day), date, pyTitle(day), strings.Join(days, ", "))
+			p.Name, p.ProviderID, pyjson.Title(day), date, pyjson.Title(day), strings.Join(days, ", "))
 	}
 	if slices.Contains(times, tm) {
 		return ""
 	}
 	return fmt.Sprintf("%s (%s) is not available at %s on %s %s. Times offered that day: %s.",
-		p.Name, p.ProviderID, q(tm), pyTitle(day), date, strings.Join(times, ", "))
+		p.Name, p.ProviderID, q(tm), pyjson.Title(day), date, strings.Join(times, ", "))
 }
 
 // --- predicates -------------------------------------------------------------
@@ -698,7 +699,9 @@ func checkOwnRecord(c *proposal) ledger.Outcome {
 
 // sameMedication compares medication names as a person would read them
 // (case and surrounding spaces aside).
-func sameMedication(a, b string) bool { return pyLower(pyStrip(a)) == pyLower(pyStrip(b)) }
+func sameMedication(a, b string) bool {
+	return pyjson.Lower(pyjson.Strip(a)) == pyjson.Lower(pyjson.Strip(b))
+}
 
 func checkPrescriptionOnRecord(c *proposal) ledger.Outcome {
 	pid := c.ownedRecordPatient()
@@ -724,9 +727,9 @@ func checkPrescriptionOnRecord(c *proposal) ledger.Outcome {
 // The company may be written as the listing line shows it, with the country
 // in parentheses.
 func (c *proposal) matchesOffer(o *SupplierOffer) bool {
-	company := pyLower(pyStrip(c.a.SupplierCompany))
-	return (company == pyLower(o.Company) || company == pyLower(o.Company+" ("+o.Country+")")) &&
-		pyLower(pyStrip(c.a.BrandName)) == pyLower(o.BrandName) &&
+	company := pyjson.Lower(pyjson.Strip(c.a.SupplierCompany))
+	return (company == pyjson.Lower(o.Company) || company == pyjson.Lower(o.Company+" ("+o.Country+")")) &&
+		pyjson.Lower(pyjson.Strip(c.a.BrandName)) == pyjson.Lower(o.BrandName) &&
 		math.Abs(c.a.PriceUSD-o.PriceUSD) < 0.005
 }
 
@@ -734,7 +737,7 @@ func checkCatalogOffer(c *proposal) ledger.Outcome {
 	if len(c.auth) == 0 {
 		return ledger.OK
 	}
-	if c.a.Currency != "" && !strings.EqualFold(pyStrip(c.a.Currency), "USD") {
+	if c.a.Currency != "" && !strings.EqualFold(pyjson.Strip(c.a.Currency), "USD") {
 		return ledger.NeedRevise(fmt.Sprintf("Per telehealth policy, do not make up medical information: catalog prices are in USD; currency %s does not match the catalog (leave it out or send 'USD').", q(c.a.Currency)))
 	}
 	offers := ledgerOffers(c.l, c.a.Medication)

@@ -48,6 +48,7 @@ import (
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/omap"
+	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/ledger"
 )
 
@@ -891,7 +892,7 @@ func routeRegimen(args json.RawMessage, out string) []ledger.Entry {
 
 // supplierPrefix is the ledger prefix of a medication's offers.
 func supplierPrefix(medication string) string {
-	return prefixSuppliers + pyLower(pyStrip(medication)) + "."
+	return prefixSuppliers + pyjson.Lower(pyjson.Strip(medication)) + "."
 }
 
 // routeSuppliers parses

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/goldentest"
+	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/ledger"
 	"github.com/ledgerbench/ledgerbench/ledgeragent"
 	"github.com/ledgerbench/ledgerbench/message"
@@ -123,7 +124,7 @@ func TestRouteRoundTrip(t *testing.T) {
 			if v.PatientID != ap.PatientID || v.ProviderID != ap.ProviderID || v.Date != ap.Date || v.Time != ap.Time ||
 				v.Status != ap.Status || v.Type != ap.Type || v.DurationMinutes == nil || *v.DurationMinutes != ap.DurationMinutes ||
 				v.CopayAmount == nil || *v.CopayAmount != ap.CopayAmount || v.MeetingLink != ap.MeetingLink ||
-				v.ChiefComplaint != ap.ChiefComplaint || v.Notes != pyStr(ap.Notes) || v.Specialty != pr.Specialty ||
+				v.ChiefComplaint != ap.ChiefComplaint || v.Notes != pyjson.Str(ap.Notes) || v.Specialty != pr.Specialty ||
 				providerLast(v) != pr.Name.LastName || v.CancellationReason != ap.CancellationReason || v.CancellationDate != ap.CancellationDate ||
 				(ap.InsuranceAuthorization != nil) != (v.InsuranceAuthorization != "") || (ap.PrescriptionIssued != nil) != (v.PrescriptionIssued != "") ||
 				v.ReferralFrom != ap.ReferralFrom {

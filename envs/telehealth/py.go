@@ -8,7 +8,6 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 )
@@ -17,104 +16,13 @@ import (
 // them by duck typing: nothing checks types, so a number where a string was
 // expected shows up in a message, fails on a method call, or is stored as
 // is. Arguments are therefore kept as decoded JSON values (nil, bool,
-// string, json.Number, []any, *pyjson.Dict) and the helpers below apply
-// Python's rules and error texts to them.
-
-// pyType is type(v).__name__.
-func pyType(v any) string { return pyjson.TypeName(v) }
-
-func isIntLiteral(n json.Number) bool { return !strings.ContainsAny(string(n), ".eE") }
-
-// pyStr is str(v).
-func pyStr(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case json.Number:
-		return numberStr(x)
-	case nil:
-		return "None"
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	}
-	return pyRepr(v)
-}
-
-// pyRepr is repr(v) for decoded JSON values.
-func pyRepr(v any) string {
-	switch x := v.(type) {
-	case json.Number:
-		return numberStr(x)
-	case []any:
-		var b strings.Builder
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(pyRepr(e))
-		}
-		b.WriteByte(']')
-		return b.String()
-	case *pyjson.Dict:
-		var b strings.Builder
-		b.WriteByte('{')
-		for i, k := range x.Keys {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(pyjson.ReprString(k))
-			b.WriteString(": ")
-			b.WriteString(pyRepr(x.Values[i]))
-		}
-		b.WriteByte('}')
-		return b.String()
-	}
-	return pyjson.Repr(v)
-}
-
-// numberStr is str() of the int or float json.loads makes of a number.
-func numberStr(n json.Number) string {
-	if isIntLiteral(n) {
-		var b big.Int
-		if _, ok := b.SetString(string(n), 10); ok {
-			return b.String()
-		}
-		return string(n)
-	}
-	f, _ := strconv.ParseFloat(string(n), 64) // out of range gives ±inf, as in Python
-	return pyjson.Float(f)
-}
-
-// truthy is bool(v).
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case string:
-		return x != ""
-	case json.Number:
-		if isIntLiteral(x) {
-			return strings.Trim(strings.TrimPrefix(string(x), "-"), "0") != ""
-		}
-		f, _ := strconv.ParseFloat(string(x), 64)
-		return f != 0
-	case []any:
-		return len(x) > 0
-	case *pyjson.Dict:
-		return x.Len() > 0
-	}
-	return true
-}
+// string, json.Number, []any, *pyjson.Dict); package pyjson gives them
+// Python's type names, str(), repr(), hashing and iteration, and the helpers
+// below the rest of the Python rules and error texts upstream's code meets.
 
 // attrError is the AttributeError for calling a str method on a non-str.
 func attrError(v any, attr string) error {
-	return fmt.Errorf("'%s' object has no attribute '%s'", pyType(v), attr)
+	return fmt.Errorf("'%s' object has no attribute '%s'", pyjson.TypeName(v), attr)
 }
 
 // strArg returns v when it is a str, else the AttributeError the method
@@ -125,19 +33,6 @@ func strArg(v any, method string) (string, error) {
 		return "", attrError(v, method)
 	}
 	return s, nil
-}
-
-// lookupKey prepares v for use as a dict key (`k in d`, `d.get(k)`): a str
-// is a key; other hashable values match no key of a str-keyed dict; lists
-// and dicts raise TypeError.
-func lookupKey(v any) (key string, ok bool, err error) {
-	switch x := v.(type) {
-	case string:
-		return x, true, nil
-	case []any, *pyjson.Dict:
-		return "", false, fmt.Errorf("unhashable type: '%s'", pyType(v))
-	}
-	return "", false, nil
 }
 
 // equalStr is `s == v` for a str s.
@@ -158,7 +53,7 @@ func applyLimit(limit any, n int) (int, error) {
 		}
 		return n, nil
 	case json.Number:
-		if !isIntLiteral(x) {
+		if !pyjson.IsInt(x) {
 			f, _ := strconv.ParseFloat(string(x), 64)
 			if f > 0 {
 				return 0, errors.New("slice indices must be integers or None or have an __index__ method")
@@ -172,147 +67,11 @@ func applyLimit(limit any, n int) (int, error) {
 		}
 		return n, nil
 	}
-	return 0, fmt.Errorf("'>' not supported between instances of '%s' and 'int'", pyType(limit))
-}
-
-// pyFloat is float(v).
-func pyFloat(v any) (float64, error) {
-	switch x := v.(type) {
-	case bool:
-		if x {
-			return 1, nil
-		}
-		return 0, nil
-	case json.Number:
-		if isIntLiteral(x) {
-			var b big.Int
-			b.SetString(string(x), 10)
-			f, _ := new(big.Float).SetInt(&b).Float64()
-			if math.IsInf(f, 0) {
-				return 0, errors.New("int too large to convert to float")
-			}
-			return f, nil
-		}
-		f, _ := strconv.ParseFloat(string(x), 64)
-		return f, nil
-	case string:
-		if f, ok := parsePyFloat(x); ok {
-			return f, nil
-		}
-		return 0, fmt.Errorf("could not convert string to float: %s", pyjson.ReprString(x))
-	}
-	return 0, fmt.Errorf("float() argument must be a string or a real number, not '%s'", pyType(v))
-}
-
-// parsePyFloat parses a string the way float(str) does: surrounding
-// whitespace, a sign, inf/infinity/nan, underscores between digits.
-func parsePyFloat(s string) (float64, bool) {
-	t := strings.TrimFunc(s, isPySpace)
-	body := t
-	if body != "" && (body[0] == '+' || body[0] == '-') {
-		body = body[1:]
-	}
-	switch strings.ToLower(body) {
-	case "inf", "infinity":
-		if strings.HasPrefix(t, "-") {
-			return math.Inf(-1), true
-		}
-		return math.Inf(1), true
-	case "nan":
-		return math.NaN(), true
-	}
-	if body == "" {
-		return 0, false
-	}
-	// Digits with single underscores between them, an optional fraction
-	// and exponent; at least one digit in the mantissa.
-	clean := make([]byte, 0, len(t))
-	digits := 0
-	prevDigit := false
-	state := 0 // 0 int part, 1 fraction, 2 exponent sign, 3 exponent digits
-	expDigits := 0
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		switch {
-		case c >= '0' && c <= '9':
-			clean = append(clean, c)
-			prevDigit = true
-			if state < 2 {
-				digits++
-			} else {
-				state = 3
-				expDigits++
-			}
-		case c == '_':
-			if !prevDigit || i+1 >= len(body) || body[i+1] < '0' || body[i+1] > '9' {
-				return 0, false
-			}
-			prevDigit = false
-		case c == '.' && state == 0:
-			clean = append(clean, c)
-			state, prevDigit = 1, false
-		case (c == 'e' || c == 'E') && state < 2 && digits > 0:
-			clean = append(clean, 'e')
-			state, prevDigit = 2, false
-			if i+1 < len(body) && (body[i+1] == '+' || body[i+1] == '-') {
-				clean = append(clean, body[i+1])
-				i++
-			}
-		default:
-			return 0, false
-		}
-	}
-	if digits == 0 || (state >= 2 && expDigits == 0) {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(string(clean), 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, false
-	}
-	if strings.HasPrefix(t, "-") {
-		f = -f
-	}
-	return f, true
-}
-
-// isPySpace is str.isspace for one character (Unicode whitespace plus the
-// ASCII information separators).
-func isPySpace(r rune) bool {
-	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
-}
-
-// pyStrip is str.strip().
-func pyStrip(s string) string { return strings.TrimFunc(s, isPySpace) }
-
-// pyLower is str.lower().
-func pyLower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 0x80 || (c >= 'A' && c <= 'Z') {
-			return strings.ToLower(s)
-		}
-	}
-	return s
-}
-
-// pyTitle is str.title(): a cased character after an uncased one is
-// upper-cased, and the others lower-cased ("2nd" → "2Nd").
-func pyTitle(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	prevCased := false
-	for _, r := range s {
-		if prevCased {
-			b.WriteRune(unicode.ToLower(r))
-		} else {
-			b.WriteRune(unicode.ToTitle(r))
-		}
-		prevCased = unicode.IsUpper(r) || unicode.IsLower(r) || unicode.IsTitle(r)
-	}
-	return b.String()
+	return 0, fmt.Errorf("'>' not supported between instances of '%s' and 'int'", pyjson.TypeName(limit))
 }
 
 // readable is value.replace('_', ' ').title().
-func readable(s string) string { return pyTitle(strings.ReplaceAll(s, "_", " ")) }
+func readable(s string) string { return pyjson.Title(strings.ReplaceAll(s, "_", " ")) }
 
 // fixed2 is f"{x:.2f}".
 func fixed2(x float64) string {
@@ -326,6 +85,3 @@ func fixed2(x float64) string {
 	}
 	return pyjson.FormatFixed(x, 2)
 }
-
-// keyError is str(KeyError(key)).
-func keyError(key string) error { return errors.New(pyjson.ReprString(key)) }

@@ -98,7 +98,7 @@ func matchFields(s string, pos int, fields []strptimeField, vals *fieldValues) (
 		n := 0
 		for i := pos; i < len(s); {
 			r, size := utf8.DecodeRuneInString(s[i:])
-			if !isPySpace(r) {
+			if !pyjson.IsSpace(r) {
 				break
 			}
 			i += size

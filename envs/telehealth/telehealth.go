@@ -22,7 +22,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,13 +51,11 @@ const TerminateTool = "transfer_to_human_support"
 func BenchmarkDate() time.Time { return time.Date(2025, 10, 28, 12, 0, 0, 0, time.UTC) }
 
 // Domain is the loaded telehealth domain: data shared by all simulations.
+// envs.Single provides Name, Policy, AgentTools, UserTools and Tasks.
 type Domain struct {
+	envs.Single[*Env]
 	db      *DB
-	policy  string
-	tools   *tool.Set[*Env]
 	classes map[string]string // tool name → upstream class name
-	infos   []tool.Info
-	tasks   *tasks.Set
 	now     func() time.Time
 	hashes  *hashCache
 }
@@ -106,47 +103,51 @@ func Load(root string, opts ...Option) (*Domain, error) {
 func New(db *DB, policy string, ts *tasks.Set) *Domain {
 	defs := newTools()
 	list := make([]tool.Tool[*Env], len(defs))
-	d := &Domain{db: db, policy: policy, tasks: ts, classes: make(map[string]string, len(defs)),
-		now: BenchmarkDate, hashes: &hashCache{}}
+	classes := make(map[string]string, len(defs))
 	for i, def := range defs {
 		list[i] = def.tool
-		d.classes[def.tool.Name] = def.class
+		classes[def.tool.Name] = def.class
 	}
-	d.tools = tool.NewSet("TelehealthTools", list...)
-	d.infos = d.tools.Infos()
-	return d
+	return &Domain{Single: envs.NewSingle(Name, policy, ts, tool.NewSet("TelehealthTools", list...)),
+		db: db, classes: classes, now: BenchmarkDate, hashes: &hashCache{}}
 }
 
 // setSchemas gives the tools upstream's descriptions and parameter schemas
-// (LoadSchemas order, which is the tools' order).
+// (LoadSchemas order, which is the tools' order), checking that they
+// declare the parameters the tools take (tool.Set.Described).
 func (d *Domain) setSchemas(schemas []Schema) error {
-	if len(schemas) != len(d.infos) {
-		return fmt.Errorf("telehealth: %d tool schemas for %d tools", len(schemas), len(d.infos))
+	tools, err := d.Toolset().Described(schemaSource{schemas: schemas, tools: d.Toolset()})
+	if err != nil {
+		return fmt.Errorf("telehealth: tool schemas: %w", err)
 	}
-	for i, s := range schemas {
-		if s.Name != d.infos[i].Name {
-			return fmt.Errorf("telehealth: tool schema %d is %s, want %s", i, s.Name, d.infos[i].Name)
-		}
-		d.infos[i].Description = s.Description
-		d.infos[i].Parameters = s.Parameters
-	}
+	d.SetToolset(tools)
 	return nil
 }
 
-// Name is "telehealth".
-func (d *Domain) Name() string { return Name }
+// schemaSource is upstream's get_info() schemas as a tool.Source; the kinds
+// (which get_info does not state) are the tools' own.
+type schemaSource struct {
+	schemas []Schema
+	tools   *tool.Set[*Env]
+}
 
-// Policy is wiki.md, the agent's system prompt.
-func (d *Domain) Policy() string { return d.policy }
+func (s schemaSource) Names() []string {
+	names := make([]string, len(s.schemas))
+	for i, sc := range s.schemas {
+		names[i] = sc.Name
+	}
+	return names
+}
 
-// AgentTools lists the 23 tools in upstream order.
-func (d *Domain) AgentTools() []tool.Info { return slices.Clone(d.infos) }
-
-// UserTools is nil: the simulated user has no tools.
-func (d *Domain) UserTools() []tool.Info { return nil }
-
-// Tasks returns the test, dev and train splits.
-func (d *Domain) Tasks() *tasks.Set { return d.tasks }
+func (s schemaSource) Spec(name string) (tool.Spec, error) {
+	for _, sc := range s.schemas {
+		if sc.Name == name {
+			info, _ := s.tools.Lookup(name)
+			return tool.Spec{Kind: info.Kind, Description: sc.Description, Parameters: sc.Parameters}, nil
+		}
+	}
+	return tool.Spec{}, fmt.Errorf("no schema for tool %s", name)
+}
 
 // DB is the shared, read-only database as loaded.
 func (d *Domain) DB() *DB { return d.db }
@@ -182,12 +183,15 @@ func UnknownAction(name string) string { return "Unknown action " + name }
 
 // Call runs a tool like upstream's Env.step: Python's argument binding
 // errors, then the tool. An unknown name yields the UnknownAction text as
-// the result. The domain has no user tools.
+// the result. Unlike τ²'s domains (envs.Single.CallTool) τ-Trait has no
+// requestors: every action is the agent's, so any requestor but the user
+// (the empty one included) runs the tool; a user call fails as it would in
+// τ² with no user tools (envs.ErrNoUserTools).
 func (e *Env) Call(ctx context.Context, requestor message.Requestor, name string, args json.RawMessage) (any, error) {
 	if requestor == message.ByUser {
-		return nil, errors.New("User tools not available")
+		return nil, envs.ErrNoUserTools
 	}
-	info, ok := e.d.tools.Lookup(name)
+	info, ok := e.d.Toolset().Lookup(name)
 	if !ok {
 		return UnknownAction(name), nil
 	}
@@ -203,7 +207,7 @@ func (e *Env) Call(ctx context.Context, requestor message.Requestor, name string
 	if err := tool.CheckArgs(class, tool.Info{Name: "invoke", Params: info.Params}, args); err != nil {
 		return nil, err
 	}
-	return e.d.tools.Call(ctx, e, name, args)
+	return e.d.Toolset().Call(ctx, e, name, args)
 }
 
 // RunFunction is Call: the domain has no environment functions besides its
@@ -450,7 +454,7 @@ func writeHashable(b *bytes.Buffer, v any) {
 	case []any:
 		tuple(len(x), func(i int) { writeHashable(b, x[i]) })
 	case json.Number:
-		b.WriteString(numberStr(x))
+		b.WriteString(pyjson.Repr(x))
 	case string:
 		if f, ok := nonFinite(x); ok {
 			b.WriteString(f)
@@ -458,7 +462,7 @@ func writeHashable(b *bytes.Buffer, v any) {
 		}
 		b.WriteString(pyjson.ReprString(x))
 	default:
-		b.WriteString(pyStr(v))
+		b.WriteString(pyjson.Str(v))
 	}
 }
 

@@ -55,7 +55,7 @@ func newTools() []toolDef {
 // ---- lookups shared by the tools ----
 
 func (e *Env) patientByArg(v any) (*Patient, bool, error) {
-	key, ok, err := lookupKey(v)
+	key, ok, err := pyjson.DictKey(v)
 	if err != nil || !ok {
 		return nil, false, err
 	}
@@ -64,7 +64,7 @@ func (e *Env) patientByArg(v any) (*Patient, bool, error) {
 }
 
 func (e *Env) providerByArg(v any) (*Provider, bool, error) {
-	key, ok, err := lookupKey(v)
+	key, ok, err := pyjson.DictKey(v)
 	if err != nil || !ok {
 		return nil, false, err
 	}
@@ -73,7 +73,7 @@ func (e *Env) providerByArg(v any) (*Provider, bool, error) {
 }
 
 func (e *Env) appointmentKey(v any) (string, bool, error) {
-	key, ok, err := lookupKey(v)
+	key, ok, err := pyjson.DictKey(v)
 	if err != nil || !ok {
 		return "", false, err
 	}
@@ -81,7 +81,7 @@ func (e *Env) appointmentKey(v any) (string, bool, error) {
 }
 
 func (e *Env) recordKey(v any) (string, bool, error) {
-	key, ok, err := lookupKey(v)
+	key, ok, err := pyjson.DictKey(v)
 	if err != nil || !ok {
 		return "", false, err
 	}
@@ -124,40 +124,40 @@ func joinOrNone(list []string) string {
 
 func findPatientByEmail(_ context.Context, e *Env, a emailArgs) (any, error) {
 	for id, p := range e.d.db.Patients.All() {
-		if equalStr(p.Demographics.Email, a.Email.v) {
+		if equalStr(p.Demographics.Email, a.Email.V) {
 			return id, nil
 		}
 	}
-	return "No patient found with email: " + pyStr(a.Email.v), nil
+	return "No patient found with email: " + pyjson.Str(a.Email.V), nil
 }
 
 func findPatientByNameDOB(_ context.Context, e *Env, a nameDOBArgs) (any, error) {
 	for id, p := range e.d.db.Patients.All() {
-		first, err := strArg(a.FirstName.v, "lower")
+		first, err := strArg(a.FirstName.V, "lower")
 		if err != nil {
 			return nil, err
 		}
-		if pyLower(p.Name.FirstName) != pyLower(first) {
+		if pyjson.Lower(p.Name.FirstName) != pyjson.Lower(first) {
 			continue
 		}
-		last, err := strArg(a.LastName.v, "lower")
+		last, err := strArg(a.LastName.V, "lower")
 		if err != nil {
 			return nil, err
 		}
-		if pyLower(p.Name.LastName) == pyLower(last) && equalStr(p.Demographics.DateOfBirth, a.DateOfBirth.v) {
+		if pyjson.Lower(p.Name.LastName) == pyjson.Lower(last) && equalStr(p.Demographics.DateOfBirth, a.DateOfBirth.V) {
 			return id, nil
 		}
 	}
-	return fmt.Sprintf("No patient found with name: %s %s and DOB: %s", pyStr(a.FirstName.v), pyStr(a.LastName.v), pyStr(a.DateOfBirth.v)), nil
+	return fmt.Sprintf("No patient found with name: %s %s and DOB: %s", pyjson.Str(a.FirstName.V), pyjson.Str(a.LastName.V), pyjson.Str(a.DateOfBirth.V)), nil
 }
 
 func getPatientDetails(_ context.Context, e *Env, a patientArgs) (any, error) {
-	p, ok, err := e.patientByArg(a.PatientID.v)
+	p, ok, err := e.patientByArg(a.PatientID.V)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Patient with ID %s not found.", pyStr(a.PatientID.v)), nil
+		return fmt.Sprintf("Patient with ID %s not found.", pyjson.Str(a.PatientID.V)), nil
 	}
 	d, ad, ins, mh, ec := &p.Demographics, &p.Address, &p.Insurance.Primary, &p.MedicalHistory, &p.EmergencyContact
 	meds := "None"
@@ -169,7 +169,7 @@ func getPatientDetails(_ context.Context, e *Env, a patientArgs) (any, error) {
 		meds = strings.Join(parts, ", ")
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Patient Details for %s %s (ID: %s)\n\n", p.Name.FirstName, p.Name.LastName, pyStr(a.PatientID.v))
+	fmt.Fprintf(&b, "Patient Details for %s %s (ID: %s)\n\n", p.Name.FirstName, p.Name.LastName, pyjson.Str(a.PatientID.V))
 	fmt.Fprintf(&b, "Demographics:\n- Date of Birth: %s\n- Gender: %s\n- Phone: %s\n- Email: %s\n\n", d.DateOfBirth, d.Gender, d.Phone, d.Email)
 	fmt.Fprintf(&b, "Address:\n- %s\n- %s\n- %s, %s %s\n- %s\n\n", ad.Address1, ad.Address2, ad.City, ad.State, ad.Zip, ad.Country)
 	fmt.Fprintf(&b, "Insurance:\n- Provider: %s\n- Policy Number: %s\n- Primary Care Copay: $%s\n- Specialist Copay: $%s\n\n",
@@ -181,12 +181,12 @@ func getPatientDetails(_ context.Context, e *Env, a patientArgs) (any, error) {
 }
 
 func getAppointmentDetails(_ context.Context, e *Env, a appointmentArgs) (any, error) {
-	key, ok, err := e.appointmentKey(a.AppointmentID.v)
+	key, ok, err := e.appointmentKey(a.AppointmentID.V)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Appointment with ID %s not found.", pyStr(a.AppointmentID.v)), nil
+		return fmt.Sprintf("Appointment with ID %s not found.", pyjson.Str(a.AppointmentID.V)), nil
 	}
 	ap, _ := e.appointments.Get(key)
 	specialty := "Unknown"
@@ -199,10 +199,10 @@ func getAppointmentDetails(_ context.Context, e *Env, a appointmentArgs) (any, e
 		return nil, err
 	}
 	if !ap.has("chief_complaint") {
-		return nil, keyError("chief_complaint")
+		return nil, pyjson.KeyError("chief_complaint")
 	}
 	if !ap.has("meeting_link") {
-		return nil, keyError("meeting_link")
+		return nil, pyjson.KeyError("meeting_link")
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Appointment Details (ID: %s)\n\n", key)
@@ -210,8 +210,8 @@ func getAppointmentDetails(_ context.Context, e *Env, a appointmentArgs) (any, e
 	fmt.Fprintf(&b, "Provider: Dr. %s - %s (ID: %s)\n\n", e.providerLastName(ap.ProviderID, "Unknown Provider"), specialty, ap.ProviderID)
 	fmt.Fprintf(&b, "Appointment Information:\n- Date: %s\n- Time: %s\n- Duration: %d minutes\n- Type: %s\n- Status: %s\n\n",
 		ap.Date, ap.Time, ap.DurationMinutes, readable(typ), readable(ap.Status))
-	fmt.Fprintf(&b, "Clinical Information:\n- Chief Complaint: %s\n- Notes: %s\n\n", ap.ChiefComplaint, pyStr(ap.Notes))
-	fmt.Fprintf(&b, "Billing Information:\n- Insurance Authorization: %s\n- Copay Amount: $%s\n\n", strOrNone(ap.InsuranceAuthorization), fixed2(ap.CopayAmount))
+	fmt.Fprintf(&b, "Clinical Information:\n- Chief Complaint: %s\n- Notes: %s\n\n", ap.ChiefComplaint, pyjson.Str(ap.Notes))
+	fmt.Fprintf(&b, "Billing Information:\n- Insurance Authorization: %s\n- Copay Amount: $%s\n\n", pyjson.Str(ap.InsuranceAuthorization), fixed2(ap.CopayAmount))
 	fmt.Fprintf(&b, "Meeting Information:\n- Meeting Link: %s", ap.MeetingLink)
 	if ap.has("prescription_issued") {
 		rx := ap.PrescriptionIssued
@@ -222,33 +222,26 @@ func getAppointmentDetails(_ context.Context, e *Env, a appointmentArgs) (any, e
 	}
 	if ap.has("cancellation_reason") {
 		if !ap.has("cancellation_date") {
-			return nil, keyError("cancellation_date")
+			return nil, pyjson.KeyError("cancellation_date")
 		}
 		fmt.Fprintf(&b, "\n\nCancellation Details:\n- Reason: %s\n- Date: %s", readable(ap.CancellationReason), ap.CancellationDate)
 	}
 	return b.String(), nil
 }
 
-func strOrNone(s *string) string {
-	if s == nil {
-		return "None"
-	}
-	return *s
-}
-
 func getProviderDetails(_ context.Context, e *Env, a providerArgs) (any, error) {
-	p, ok, err := e.providerByArg(a.ProviderID.v)
+	p, ok, err := e.providerByArg(a.ProviderID.V)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Provider with ID %s not found.", pyStr(a.ProviderID.v)), nil
+		return fmt.Sprintf("Provider with ID %s not found.", pyjson.Str(a.ProviderID.V)), nil
 	}
 	if !p.has("license_number") {
-		return nil, keyError("license_number")
+		return nil, pyjson.KeyError("license_number")
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Provider Details (ID: %s)\n\n", pyStr(a.ProviderID.v))
+	fmt.Fprintf(&b, "Provider Details (ID: %s)\n\n", pyjson.Str(a.ProviderID.V))
 	fmt.Fprintf(&b, "Name: %s %s %s\n", p.Name.titleOr("Dr."), p.Name.FirstName, p.Name.LastName)
 	fmt.Fprintf(&b, "Specialty: %s\nLicense Number: %s\nCredentials: %s\nYears of Experience: %d\n\n",
 		p.Specialty, p.LicenseNumber, strings.Join(p.Credentials, ", "), p.YearsExperience)
@@ -256,27 +249,27 @@ func getProviderDetails(_ context.Context, e *Env, a providerArgs) (any, error) 
 	fmt.Fprintf(&b, "Languages: %s\nConsultation Fee: $%s\n\nWeekly Schedule:", strings.Join(p.Languages, ", "), fixed2(p.ConsultationFee))
 	for day, times := range p.Schedule.All() {
 		if len(times) > 0 {
-			fmt.Fprintf(&b, "\n- %s: %s", pyTitle(day), strings.Join(times, ", "))
+			fmt.Fprintf(&b, "\n- %s: %s", pyjson.Title(day), strings.Join(times, ", "))
 		} else {
-			fmt.Fprintf(&b, "\n- %s: Not available", pyTitle(day))
+			fmt.Fprintf(&b, "\n- %s: Not available", pyjson.Title(day))
 		}
 	}
 	return b.String(), nil
 }
 
 func getMedicalRecord(_ context.Context, e *Env, a medicalRecordArgs) (any, error) {
-	rid, aid := a.RecordID.v, a.AppointmentID.v
-	if !truthy(rid) && !truthy(aid) {
+	rid, aid := a.RecordID.V, a.AppointmentID.V
+	if !pyjson.Truthy(rid) && !pyjson.Truthy(aid) {
 		return "Please provide a record_id or appointment_id to look up the medical record.", nil
 	}
 	var rec *Record
-	if truthy(rid) {
+	if pyjson.Truthy(rid) {
 		key, ok, err := e.recordKey(rid)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
-			return fmt.Sprintf("Medical record with ID %s not found.", pyStr(rid)), nil
+			return fmt.Sprintf("Medical record with ID %s not found.", pyjson.Str(rid)), nil
 		}
 		rec, _ = e.records.Get(key)
 	} else {
@@ -287,18 +280,18 @@ func getMedicalRecord(_ context.Context, e *Env, a medicalRecordArgs) (any, erro
 			}
 		}
 		if rec == nil {
-			return fmt.Sprintf("No medical record found for appointment ID %s.", pyStr(aid)), nil
+			return fmt.Sprintf("No medical record found for appointment ID %s.", pyjson.Str(aid)), nil
 		}
 	}
 	patient := "Unknown Patient"
 	if p, ok := e.d.db.Patients.Get(rec.PatientID); ok {
-		if n := pyStrip(joinNonEmpty(p.Name.FirstName, p.Name.LastName)); n != "" {
+		if n := pyjson.Strip(joinNonEmpty(p.Name.FirstName, p.Name.LastName)); n != "" {
 			patient = n
 		}
 	}
 	provider := "Unknown Provider"
 	if p, ok := e.d.db.Providers.Get(rec.ProviderID); ok {
-		if n := pyStrip(joinNonEmpty(p.Name.Title, p.Name.FirstName, p.Name.LastName)); n != "" {
+		if n := pyjson.Strip(joinNonEmpty(p.Name.Title, p.Name.FirstName, p.Name.LastName)); n != "" {
 			provider = n
 		}
 	}
@@ -317,7 +310,7 @@ func getMedicalRecord(_ context.Context, e *Env, a medicalRecordArgs) (any, erro
 		{"subjective", rec.Subjective}, {"objective", rec.Objective}, {"assessment", rec.Assessment}, {"plan", rec.Plan},
 	} {
 		if rec.has(f.key) {
-			lines = append(lines, pyTitle(f.key)+": "+f.val)
+			lines = append(lines, pyjson.Title(f.key)+": "+f.val)
 		}
 	}
 	if len(rec.Recommendations) > 0 {
@@ -341,7 +334,7 @@ func joinNonEmpty(parts ...string) string {
 }
 
 func getRegimenOptions(_ context.Context, e *Env, a regimenArgs) (any, error) {
-	key, ok, err := lookupKey(a.PatientID.v)
+	key, ok, err := pyjson.DictKey(a.PatientID.V)
 	if err != nil {
 		return nil, err
 	}
@@ -350,7 +343,7 @@ func getRegimenOptions(_ context.Context, e *Env, a regimenArgs) (any, error) {
 		plan, _ = e.d.db.RegimenPlans.Get(key)
 	}
 	if plan == nil || len(plan.order) == 0 {
-		return fmt.Sprintf("No regimen optimization data available for patient %s.", pyStr(a.PatientID.v)), nil
+		return fmt.Sprintf("No regimen optimization data available for patient %s.", pyjson.Str(a.PatientID.V)), nil
 	}
 	lines := []string{"Current regimen components:"}
 	cur := &plan.CurrentRegimen
@@ -392,7 +385,7 @@ func (k *keys) get(key string, val any) string {
 	if !k.has(key) {
 		return "None"
 	}
-	return pyStr(val)
+	return pyjson.Str(val)
 }
 
 func (c *Component) format() string {
@@ -415,12 +408,12 @@ func listPatientMedicalRecords(_ context.Context, e *Env, a patientRecordsArgs) 
 	}
 	var items []item
 	for _, r := range e.records.All() {
-		if equalStr(r.PatientID, a.PatientID.v) {
+		if equalStr(r.PatientID, a.PatientID.V) {
 			items = append(items, item{r: r})
 		}
 	}
 	if len(items) == 0 {
-		return fmt.Sprintf("No medical records found for patient %s.", pyStr(a.PatientID.v)), nil
+		return fmt.Sprintf("No medical records found for patient %s.", pyjson.Str(a.PatientID.V)), nil
 	}
 	for i := range items {
 		d, err := strptime(items[i].r.Date, dateFormat)
@@ -430,7 +423,7 @@ func listPatientMedicalRecords(_ context.Context, e *Env, a patientRecordsArgs) 
 		items[i].date = d
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].date.After(items[j].date) })
-	n, err := applyLimit(a.Limit.v, len(items))
+	n, err := applyLimit(a.Limit.V, len(items))
 	if err != nil {
 		return nil, err
 	}
@@ -445,13 +438,13 @@ func listPatientMedicalRecords(_ context.Context, e *Env, a patientRecordsArgs) 
 			}
 			meds = strings.Join(names, ", ")
 		}
-		lines = append(lines, fmt.Sprintf("record_id=%s | date=%s | appointment_id=%s | medications=%s", r.RecordID, r.Date, strOrNone(r.AppointmentID), meds))
+		lines = append(lines, fmt.Sprintf("record_id=%s | date=%s | appointment_id=%s | medications=%s", r.RecordID, r.Date, pyjson.Str(r.AppointmentID), meds))
 	}
 	return "Medical records (newest first):\n" + strings.Join(lines, "\n"), nil
 }
 
 func listAvailableProviders(_ context.Context, e *Env, a providersArgs) (any, error) {
-	spec := a.Specialty.v
+	spec := a.Specialty.V
 	var list []*Provider
 	var ids []string
 	for id, p := range e.d.db.Providers.All() {
@@ -460,7 +453,7 @@ func listAvailableProviders(_ context.Context, e *Env, a providersArgs) (any, er
 			if err != nil {
 				return nil, err
 			}
-			if pyLower(p.Specialty) != pyLower(s) {
+			if pyjson.Lower(p.Specialty) != pyjson.Lower(s) {
 				continue
 			}
 		}
@@ -468,15 +461,15 @@ func listAvailableProviders(_ context.Context, e *Env, a providersArgs) (any, er
 		ids = append(ids, id)
 	}
 	if len(list) == 0 {
-		if truthy(spec) {
-			return "No providers found with specialty: " + pyStr(spec), nil
+		if pyjson.Truthy(spec) {
+			return "No providers found with specialty: " + pyjson.Str(spec), nil
 		}
 		return "No providers found.", nil
 	}
 	var b strings.Builder
 	b.WriteString("Available Providers")
-	if truthy(spec) {
-		b.WriteString(" - " + pyStr(spec))
+	if pyjson.Truthy(spec) {
+		b.WriteString(" - " + pyjson.Str(spec))
 	}
 	b.WriteString(":\n\n")
 	for i, p := range list {
@@ -484,25 +477,25 @@ func listAvailableProviders(_ context.Context, e *Env, a providersArgs) (any, er
 		fmt.Fprintf(&b, "  Specialty: %s\n  Experience: %d years\n  Languages: %s\n  Consultation Fee: $%s\n  Phone: %s\n\n",
 			p.Specialty, p.YearsExperience, strings.Join(p.Languages, ", "), fixed2(p.ConsultationFee), p.Contact.Phone)
 	}
-	return pyStrip(b.String()), nil
+	return pyjson.Strip(b.String()), nil
 }
 
 func listPatientAppointments(_ context.Context, e *Env, a patientAppointmentsArgs) (any, error) {
-	p, ok, err := e.patientByArg(a.PatientID.v)
+	p, ok, err := e.patientByArg(a.PatientID.V)
 	if err != nil {
 		return nil, err
 	}
-	pid := pyStr(a.PatientID.v)
+	pid := pyjson.Str(a.PatientID.V)
 	if !ok {
 		return fmt.Sprintf("Patient with ID %s not found.", pid), nil
 	}
 	filter := ""
-	if truthy(a.StatusFilter.v) {
-		s, err := strArg(a.StatusFilter.v, "lower")
+	if pyjson.Truthy(a.StatusFilter.V) {
+		s, err := strArg(a.StatusFilter.V, "lower")
 		if err != nil {
 			return nil, err
 		}
-		filter = pyLower(s)
+		filter = pyjson.Lower(s)
 	}
 	type item struct {
 		id string
@@ -514,7 +507,7 @@ func listPatientAppointments(_ context.Context, e *Env, a patientAppointmentsArg
 		if ap.PatientID != pid {
 			continue
 		}
-		if filter != "" && pyLower(ap.Status) != filter {
+		if filter != "" && pyjson.Lower(ap.Status) != filter {
 			continue
 		}
 		at, err := strptime(ap.Date+" "+ap.Time, dateTimeFormat)
@@ -525,7 +518,7 @@ func listPatientAppointments(_ context.Context, e *Env, a patientAppointmentsArg
 	}
 	if len(items) == 0 {
 		if filter != "" {
-			return fmt.Sprintf("No appointments found for patient %s with status %s.", pid, pyStr(a.StatusFilter.v)), nil
+			return fmt.Sprintf("No appointments found for patient %s with status %s.", pid, pyjson.Str(a.StatusFilter.V)), nil
 		}
 		return fmt.Sprintf("No appointments found for patient %s.", pid), nil
 	}
@@ -537,7 +530,7 @@ func listPatientAppointments(_ context.Context, e *Env, a patientAppointmentsArg
 	})
 	header := fmt.Sprintf("Appointments for %s %s (ID: %s)", p.Name.FirstName, p.Name.LastName, pid)
 	if filter != "" {
-		header += " with status " + pyStr(a.StatusFilter.v)
+		header += " with status " + pyjson.Str(a.StatusFilter.V)
 	}
 	lines := []string{header}
 	for _, it := range items {
@@ -560,13 +553,13 @@ func listMedicationSuppliers(_ context.Context, e *Env, a suppliersArgs) (any, e
 	catalog := &e.d.db.MedicationSuppliers
 	canonical := make(map[string]string, catalog.Len())
 	for _, k := range catalog.Keys() {
-		canonical[pyLower(k)] = k // a later key with the same lower case wins
+		canonical[pyjson.Lower(k)] = k // a later key with the same lower case wins
 	}
-	med, err := strArg(a.Medication.v, "lower")
+	med, err := strArg(a.Medication.V, "lower")
 	if err != nil {
 		return nil, err
 	}
-	key, known := canonical[pyLower(med)]
+	key, known := canonical[pyjson.Lower(med)]
 	var suppliers []*Supplier
 	if known && key != "" {
 		suppliers, _ = catalog.Get(key)
@@ -578,14 +571,14 @@ func listMedicationSuppliers(_ context.Context, e *Env, a suppliersArgs) (any, e
 		return "No supplier information found for " + med + ".", nil
 	}
 	filtered := suppliers
-	if truthy(a.CountryFilter.v) {
-		country, err := strArg(a.CountryFilter.v, "lower")
+	if pyjson.Truthy(a.CountryFilter.V) {
+		country, err := strArg(a.CountryFilter.V, "lower")
 		if err != nil {
 			return nil, err
 		}
 		filtered = nil
 		for _, s := range suppliers {
-			if pyLower(s.Country) == pyLower(country) {
+			if pyjson.Lower(s.Country) == pyjson.Lower(country) {
 				filtered = append(filtered, s)
 			}
 		}
@@ -595,7 +588,7 @@ func listMedicationSuppliers(_ context.Context, e *Env, a suppliersArgs) (any, e
 	}
 	sorted := append([]*Supplier(nil), filtered...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].PriceUSD < sorted[j].PriceUSD })
-	n, err := applyLimit(a.Limit.v, len(sorted))
+	n, err := applyLimit(a.Limit.V, len(sorted))
 	if err != nil {
 		return nil, err
 	}
@@ -608,25 +601,25 @@ func listMedicationSuppliers(_ context.Context, e *Env, a suppliersArgs) (any, e
 }
 
 func listTelemetryUploads(_ context.Context, e *Env, a uploadsArgs) (any, error) {
-	start, end := a.StartDate.v, a.EndDate.v
+	start, end := a.StartDate.V, a.EndDate.V
 	var out []*Upload
 	for _, u := range e.d.db.TelemetryUploads {
-		if !equalStr(u.DeviceID, a.DeviceID.v) {
+		if !equalStr(u.DeviceID, a.DeviceID.V) {
 			continue
 		}
-		if truthy(start) {
+		if pyjson.Truthy(start) {
 			s, ok := start.(string)
 			if !ok {
-				return nil, fmt.Errorf("'<' not supported between instances of 'str' and '%s'", pyType(start))
+				return nil, fmt.Errorf("'<' not supported between instances of 'str' and '%s'", pyjson.TypeName(start))
 			}
 			if u.Date < s {
 				continue
 			}
 		}
-		if truthy(end) {
+		if pyjson.Truthy(end) {
 			s, ok := end.(string)
 			if !ok {
-				return nil, fmt.Errorf("'>' not supported between instances of 'str' and '%s'", pyType(end))
+				return nil, fmt.Errorf("'>' not supported between instances of 'str' and '%s'", pyjson.TypeName(end))
 			}
 			if u.Date > s {
 				continue
@@ -635,12 +628,12 @@ func listTelemetryUploads(_ context.Context, e *Env, a uploadsArgs) (any, error)
 		out = append(out, u)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Date < out[j].Date })
-	n, err := applyLimit(a.Limit.v, len(out))
+	n, err := applyLimit(a.Limit.V, len(out))
 	if err != nil {
 		return nil, err
 	}
 	if n == 0 {
-		return fmt.Sprintf("No telemetry uploads found for device %s in the specified window.", pyStr(a.DeviceID.v)), nil
+		return fmt.Sprintf("No telemetry uploads found for device %s in the specified window.", pyjson.Str(a.DeviceID.V)), nil
 	}
 	return pyjson.String(out[:n]), nil
 }
@@ -649,12 +642,12 @@ func checkDrugInteractions(_ context.Context, e *Env, a interactionsArgs) (any, 
 	table := &e.d.db.DrugInteractions
 	canonicalName := map[string]string{}
 	for outer, inner := range table.All() {
-		if _, seen := canonicalName[pyLower(outer)]; !seen {
-			canonicalName[pyLower(outer)] = outer
+		if _, seen := canonicalName[pyjson.Lower(outer)]; !seen {
+			canonicalName[pyjson.Lower(outer)] = outer
 		}
 		for _, k := range inner.Keys() {
-			if _, seen := canonicalName[pyLower(k)]; !seen {
-				canonicalName[pyLower(k)] = k
+			if _, seen := canonicalName[pyjson.Lower(k)]; !seen {
+				canonicalName[pyjson.Lower(k)] = k
 			}
 		}
 	}
@@ -663,7 +656,7 @@ func checkDrugInteractions(_ context.Context, e *Env, a interactionsArgs) (any, 
 		if err != nil {
 			return "", err
 		}
-		if c, ok := canonicalName[pyLower(s)]; ok {
+		if c, ok := canonicalName[pyjson.Lower(s)]; ok {
 			return c, nil
 		}
 		return s, nil
@@ -679,24 +672,25 @@ func checkDrugInteractions(_ context.Context, e *Env, a interactionsArgs) (any, 
 		}
 		if inner, ok := table.Get(keyA); ok {
 			for cand, d := range inner.All() {
-				if pyLower(cand) == pyLower(keyB) {
+				if pyjson.Lower(cand) == pyjson.Lower(keyB) {
 					return d, nil
 				}
 			}
 		}
 		if inner, ok := table.Get(keyB); ok {
 			for cand, d := range inner.All() {
-				if pyLower(cand) == pyLower(keyA) {
+				if pyjson.Lower(cand) == pyjson.Lower(keyA) {
 					return d, nil
 				}
 			}
 		}
 		return nil, nil
 	}
-	meds, err := iterate(a.CurrentMedications.v)
+	meds, err := pyjson.Iterate(a.CurrentMedications.V)
 	if err != nil {
 		return nil, err
 	}
+	_, medsDict := a.CurrentMedications.V.(*pyjson.Dict)
 	var lines []string
 	skip := map[string]bool{}
 	emergency := false
@@ -736,16 +730,16 @@ func checkDrugInteractions(_ context.Context, e *Env, a interactionsArgs) (any, 
 		}
 		return nil
 	}
-	for _, m := range meds.items {
-		if err := record(a.PrimaryMedication.v, m); err != nil {
+	for _, m := range meds {
+		if err := record(a.PrimaryMedication.V, m); err != nil {
 			return nil, err
 		}
 	}
-	for i, x := range meds.items {
-		if meds.isDict {
+	for i, x := range meds {
+		if medsDict {
 			return nil, errors.New("unhashable type: 'slice'")
 		}
-		for _, y := range meds.items[i+1:] {
+		for _, y := range meds[i+1:] {
 			if err := record(x, y); err != nil {
 				return nil, err
 			}
@@ -776,33 +770,6 @@ func checkDrugInteractions(_ context.Context, e *Env, a interactionsArgs) (any, 
 	return strings.Join(out, "\n"), nil
 }
 
-// iterable is what `for x in v` walks: a list's items, a string's
-// characters or a dict's keys.
-type iterable struct {
-	items  []any
-	isDict bool
-}
-
-func iterate(v any) (iterable, error) {
-	switch x := v.(type) {
-	case []any:
-		return iterable{items: x}, nil
-	case string:
-		var items []any
-		for _, r := range x {
-			items = append(items, string(r))
-		}
-		return iterable{items: items}, nil
-	case *pyjson.Dict:
-		items := make([]any, len(x.Keys))
-		for i, k := range x.Keys {
-			items[i] = k
-		}
-		return iterable{items: items, isDict: true}, nil
-	}
-	return iterable{}, fmt.Errorf("'%s' object is not iterable", pyType(v))
-}
-
 // ---- 14-16: appointment changes ----
 
 // checkSlot runs the date, weekday and availability checks shared by
@@ -811,7 +778,7 @@ func iterate(v any) (iterable, error) {
 func checkSlot(p *Provider, providerID string, date, tm any) (msg string, err error) {
 	ds, ok := date.(string)
 	if !ok {
-		name := pyType(date)
+		name := pyjson.TypeName(date)
 		if date == nil {
 			name = "None"
 		}
@@ -824,37 +791,37 @@ func checkSlot(p *Provider, providerID string, date, tm any) (msg string, err er
 	day := strings.ToLower(d.Weekday().String())
 	times, works := p.Schedule.Get(day)
 	if !works {
-		return fmt.Sprintf("Provider %s does not work on %s.", providerID, pyTitle(day)), nil
+		return fmt.Sprintf("Provider %s does not work on %s.", providerID, pyjson.Title(day)), nil
 	}
 	for _, t := range times {
 		if equalStr(t, tm) {
 			return "", nil
 		}
 	}
-	return fmt.Sprintf("Provider %s is not available at %s on %s. Available times: %s", providerID, pyStr(tm), pyTitle(day), joinOrNone(times)), nil
+	return fmt.Sprintf("Provider %s is not available at %s on %s. Available times: %s", providerID, pyjson.Str(tm), pyjson.Title(day), joinOrNone(times)), nil
 }
 
 func scheduleAppointment(_ context.Context, e *Env, a scheduleArgs) (any, error) {
-	patient, ok, err := e.patientByArg(a.PatientID.v)
+	patient, ok, err := e.patientByArg(a.PatientID.V)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Patient with ID %s not found.", pyStr(a.PatientID.v)), nil
+		return fmt.Sprintf("Patient with ID %s not found.", pyjson.Str(a.PatientID.V)), nil
 	}
-	provider, ok, err := e.providerByArg(a.ProviderID.v)
+	provider, ok, err := e.providerByArg(a.ProviderID.V)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Provider with ID %s not found.", pyStr(a.ProviderID.v)), nil
+		return fmt.Sprintf("Provider with ID %s not found.", pyjson.Str(a.ProviderID.V)), nil
 	}
-	pid, provID := a.PatientID.v.(string), a.ProviderID.v.(string)
-	msg, err := checkSlot(provider, provID, a.Date.v, a.Time.v)
+	pid, provID := a.PatientID.V.(string), a.ProviderID.V.(string)
+	msg, err := checkSlot(provider, provID, a.Date.V, a.Time.V)
 	if err != nil || msg != "" {
 		return msg, err
 	}
-	date, tm := a.Date.v.(string), a.Time.v.(string)
+	date, tm := a.Date.V.(string), a.Time.V.(string)
 	for _, ap := range e.appointments.All() {
 		if ap.ProviderID == provID && ap.Date == date && ap.Time == tm && (ap.Status == "scheduled" || ap.Status == "pending_approval") {
 			return fmt.Sprintf("Provider %s already has an appointment scheduled at %s on %s.", provID, tm, date), nil
@@ -870,15 +837,15 @@ func scheduleAppointment(_ context.Context, e *Env, a scheduleArgs) (any, error)
 	if provider.Specialty == "Primary Care" {
 		copay = ins.CopayPrimary
 	}
-	billInsurance := truthy(a.BillInsurance.or(true))
-	voucher := a.VoucherID.or(nil)
-	notes := a.PaymentNotes.or(nil)
+	billInsurance := pyjson.Truthy(a.BillInsurance.Or(true))
+	voucher := a.VoucherID.Or(nil)
+	notes := a.PaymentNotes.Or(nil)
 	ap := &Appointment{
 		AppointmentID: id, PatientID: pid, ProviderID: provID, Date: date, Time: tm,
-		DurationMinutes: 30, Type: a.AppointmentType.v, Status: "scheduled", Notes: "",
+		DurationMinutes: 30, Type: a.AppointmentType.V, Status: "scheduled", Notes: "",
 		MeetingLink: "https://telehealth.healthcenter.com/room/" + id,
 	}
-	if truthy(notes) {
+	if pyjson.Truthy(notes) {
 		ap.Notes = notes
 	}
 	if billInsurance {
@@ -886,7 +853,7 @@ func scheduleAppointment(_ context.Context, e *Env, a scheduleArgs) (any, error)
 		ap.InsuranceAuthorization, ap.CopayAmount, ap.PaymentMethod, ap.InsuranceBilled = &auth, copay, "insurance", true
 	} else {
 		ap.PaymentMethod = "self_pay"
-		if truthy(voucher) {
+		if pyjson.Truthy(voucher) {
 			ap.PaymentMethod = "telehealth_voucher"
 		}
 		ap.VoucherID = voucher
@@ -895,7 +862,7 @@ func scheduleAppointment(_ context.Context, e *Env, a scheduleArgs) (any, error)
 		"insurance_authorization", "copay_amount", "meeting_link", "payment_method", "voucher_id", "insurance_billed"}
 	e.appointments.Add(id, ap)
 
-	typ, err := strArg(a.AppointmentType.v, "replace") // raised after the insert, as upstream
+	typ, err := strArg(a.AppointmentType.V, "replace") // raised after the insert, as upstream
 	if err != nil {
 		return nil, err
 	}
@@ -912,12 +879,12 @@ func scheduleAppointment(_ context.Context, e *Env, a scheduleArgs) (any, error)
 		lines = append(lines, "Copay: $"+fixed2(ap.CopayAmount), "Insurance Authorization: "+*ap.InsuranceAuthorization)
 	} else {
 		lines = append(lines, "Insurance Billing: Skipped", "Payment Method: "+readable(ap.PaymentMethod))
-		if truthy(voucher) {
-			lines = append(lines, "Voucher Applied: "+pyStr(voucher))
+		if pyjson.Truthy(voucher) {
+			lines = append(lines, "Voucher Applied: "+pyjson.Str(voucher))
 		}
 		lines = append(lines, "Amount Due Today: $0.00")
-		if truthy(notes) {
-			lines = append(lines, "Billing Notes: "+pyStr(notes))
+		if pyjson.Truthy(notes) {
+			lines = append(lines, "Billing Notes: "+pyjson.Str(notes))
 		}
 	}
 	lines = append(lines, "Meeting Link: "+ap.MeetingLink, "", "Please save your appointment ID for future reference.")
@@ -951,7 +918,7 @@ func (e *Env) nextAppointmentNumber() (int64, error) {
 
 // pyInt is int(s) for a str.
 func pyInt(s string) (*big.Int, error) {
-	t := pyStrip(s)
+	t := pyjson.Strip(s)
 	body := strings.TrimLeft(t, "+-")
 	ok := len(t)-len(body) <= 1 && body != "" && body[0] != '_' && body[len(body)-1] != '_' && !strings.Contains(body, "__")
 	clean := strings.ReplaceAll(body, "_", "")
@@ -969,12 +936,12 @@ func pyInt(s string) (*big.Int, error) {
 }
 
 func cancelAppointment(_ context.Context, e *Env, a appointmentArgs) (any, error) {
-	key, ok, err := e.appointmentKey(a.AppointmentID.v)
+	key, ok, err := e.appointmentKey(a.AppointmentID.V)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Appointment with ID %s not found.", pyStr(a.AppointmentID.v)), nil
+		return fmt.Sprintf("Appointment with ID %s not found.", pyjson.Str(a.AppointmentID.V)), nil
 	}
 	cur, _ := e.appointments.Get(key)
 	switch cur.Status {
@@ -995,12 +962,12 @@ func cancelAppointment(_ context.Context, e *Env, a appointmentArgs) (any, error
 }
 
 func rescheduleAppointment(_ context.Context, e *Env, a rescheduleArgs) (any, error) {
-	key, ok, err := e.appointmentKey(a.AppointmentID.v)
+	key, ok, err := e.appointmentKey(a.AppointmentID.V)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Appointment with ID %s not found.", pyStr(a.AppointmentID.v)), nil
+		return fmt.Sprintf("Appointment with ID %s not found.", pyjson.Str(a.AppointmentID.V)), nil
 	}
 	cur, _ := e.appointments.Get(key)
 	switch cur.Status {
@@ -1011,13 +978,13 @@ func rescheduleAppointment(_ context.Context, e *Env, a rescheduleArgs) (any, er
 	}
 	provider, ok := e.d.db.Providers.Get(cur.ProviderID)
 	if !ok {
-		return nil, keyError(cur.ProviderID)
+		return nil, pyjson.KeyError(cur.ProviderID)
 	}
-	msg, err := checkSlot(provider, cur.ProviderID, a.NewDate.v, a.NewTime.v)
+	msg, err := checkSlot(provider, cur.ProviderID, a.NewDate.V, a.NewTime.V)
 	if err != nil || msg != "" {
 		return msg, err
 	}
-	date, tm := a.NewDate.v.(string), a.NewTime.v.(string)
+	date, tm := a.NewDate.V.(string), a.NewTime.V.(string)
 	for id, ap := range e.appointments.All() {
 		if id != key && ap.ProviderID == cur.ProviderID && ap.Date == date && ap.Time == tm && (ap.Status == "scheduled" || ap.Status == "pending_approval") {
 			return fmt.Sprintf("Provider %s already has an appointment scheduled at %s on %s.", cur.ProviderID, tm, date), nil
@@ -1027,7 +994,7 @@ func rescheduleAppointment(_ context.Context, e *Env, a rescheduleArgs) (any, er
 	oldDate, oldTime := ap.Date, ap.Time
 	ap.Date, ap.Time = date, tm
 	if !ap.has("meeting_link") {
-		return nil, keyError("meeting_link") // raised after the change, as upstream
+		return nil, pyjson.KeyError("meeting_link") // raised after the change, as upstream
 	}
 	return fmt.Sprintf("Appointment successfully rescheduled.\n\nAppointment ID: %s\nPatient: %s\nProvider: Dr. %s - %s\n\nPrevious Date/Time: %s at %s\nNew Date/Time: %s at %s\n\nMeeting Link: %s\n\nPlease update your calendar with the new appointment time.",
 		key, e.patientName(ap.PatientID), provider.Name.LastName, provider.Specialty, oldDate, oldTime, date, tm, ap.MeetingLink), nil
@@ -1036,17 +1003,17 @@ func rescheduleAppointment(_ context.Context, e *Env, a rescheduleArgs) (any, er
 // ---- 17-19: utilities ----
 
 func calculateTool(_ context.Context, _ *Env, a calculateArgs) (any, error) {
-	switch x := a.Expression.v.(type) {
+	switch x := a.Expression.V.(type) {
 	case string:
 		return pycalc.Tau1(x), nil
 	case []any, *pyjson.Dict:
 		// Iterating a list checks each item as a substring of the allowed
 		// characters; eval then refuses the list (inside the try).
-		it, _ := iterate(x)
-		for _, item := range it.items {
+		it, _ := pyjson.Iterate(x)
+		for _, item := range it {
 			s, ok := item.(string)
 			if !ok {
-				return nil, fmt.Errorf("'in <string>' requires string as left operand, not %s", pyType(item))
+				return nil, fmt.Errorf("'in <string>' requires string as left operand, not %s", pyjson.TypeName(item))
 			}
 			if !strings.Contains(pycalc.Chars, s) {
 				return "Error: invalid characters in expression", nil
@@ -1054,20 +1021,20 @@ func calculateTool(_ context.Context, _ *Env, a calculateArgs) (any, error) {
 		}
 		return "Error: eval() arg 1 must be a string, bytes or code object", nil
 	}
-	return nil, fmt.Errorf("'%s' object is not iterable", pyType(a.Expression.v))
+	return nil, fmt.Errorf("'%s' object is not iterable", pyjson.TypeName(a.Expression.V))
 }
 
 func think(context.Context, *Env, thinkArgs) (any, error) { return "", nil }
 
 func transferToHumanSupport(_ context.Context, _ *Env, a transferArgs) (any, error) {
-	return "Transferring you to a human support representative.\n\nReason for transfer: " + pyStr(a.Reason.v) +
+	return "Transferring you to a human support representative.\n\nReason for transfer: " + pyjson.Str(a.Reason.V) +
 		"\n\nPlease hold while we connect you to a member of our support team. They will be able to assist you with your request.\n\nEstimated wait time: 2-3 minutes.\n\nThank you for your patience.", nil
 }
 
 // ---- 20-23: records and telemetry ----
 
 func updatePrescriptionSupplier(_ context.Context, e *Env, a supplierUpdateArgs) (any, error) {
-	key, ok, err := e.recordKey(a.RecordID.v)
+	key, ok, err := e.recordKey(a.RecordID.V)
 	if err != nil {
 		return nil, err
 	}
@@ -1082,17 +1049,17 @@ func updatePrescriptionSupplier(_ context.Context, e *Env, a supplierUpdateArgs)
 	var names []string
 	index := map[string]int{}
 	for i := range cur.Prescriptions {
-		n := pyLower(pyStrip(cur.Prescriptions[i].Medication))
+		n := pyjson.Lower(pyjson.Strip(cur.Prescriptions[i].Medication))
 		if _, seen := index[n]; !seen {
 			names = append(names, n)
 		}
 		index[n] = i
 	}
-	med, err := strArg(a.Medication.v, "strip")
+	med, err := strArg(a.Medication.V, "strip")
 	if err != nil {
 		return nil, err
 	}
-	want := pyLower(pyStrip(med))
+	want := pyjson.Lower(pyjson.Strip(med))
 	i, found := index[want]
 	if !found {
 		for _, n := range names {
@@ -1107,17 +1074,17 @@ func updatePrescriptionSupplier(_ context.Context, e *Env, a supplierUpdateArgs)
 	}
 	rec, _ := e.records.Mut(key)
 	rx := &rec.Prescriptions[i]
-	rx.Pharmacy = pyStr(a.SupplierCompany.v) + " (" + pyStr(a.BrandName.v) + ")"
+	rx.Pharmacy = pyjson.Str(a.SupplierCompany.V) + " (" + pyjson.Str(a.BrandName.V) + ")"
 	rx.add("pharmacy")
-	price, err := pyFloat(a.PriceUSD.v)
+	price, err := pyjson.ToFloat(a.PriceUSD.V)
 	if err != nil {
 		return nil, err // the pharmacy change stays, as upstream
 	}
 	sup := &pyjson.Dict{}
-	sup.Set("company", a.SupplierCompany.v)
-	sup.Set("brand_name", a.BrandName.v)
+	sup.Set("company", a.SupplierCompany.V)
+	sup.Set("brand_name", a.BrandName.V)
 	sup.Set("price_usd", price)
-	sup.Set("currency", a.Currency.or("USD"))
+	sup.Set("currency", a.Currency.Or("USD"))
 	rx.Supplier = sup
 	rx.add("supplier")
 	return pyjson.String(rec), nil
@@ -1129,14 +1096,14 @@ func listTelemetryDevices(_ context.Context, e *Env, a devicesArgs) (any, error)
 		return "Telemetry inventory is empty.", nil
 	}
 	filtered := inv
-	if truthy(a.StatusFilter.v) {
-		s, err := strArg(a.StatusFilter.v, "lower")
+	if pyjson.Truthy(a.StatusFilter.V) {
+		s, err := strArg(a.StatusFilter.V, "lower")
 		if err != nil {
 			return nil, err
 		}
 		filtered = nil
 		for _, d := range inv {
-			if pyLower(d.Status) == pyLower(s) {
+			if pyjson.Lower(d.Status) == pyjson.Lower(s) {
 				filtered = append(filtered, d)
 			}
 		}
@@ -1146,7 +1113,7 @@ func listTelemetryDevices(_ context.Context, e *Env, a devicesArgs) (any, error)
 	}
 	sorted := append([]*Device(nil), filtered...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].DeviceID < sorted[j].DeviceID })
-	n, err := applyLimit(a.Limit.v, len(sorted))
+	n, err := applyLimit(a.Limit.V, len(sorted))
 	if err != nil {
 		return nil, err
 	}
@@ -1159,25 +1126,25 @@ func listTelemetryDevices(_ context.Context, e *Env, a devicesArgs) (any, error)
 
 func getTelemetryUpload(_ context.Context, e *Env, a uploadArgs) (any, error) {
 	for _, u := range e.d.db.TelemetryUploads {
-		if equalStr(u.DeviceID, a.DeviceID.v) && equalStr(u.Date, a.Date.v) {
+		if equalStr(u.DeviceID, a.DeviceID.V) && equalStr(u.Date, a.Date.V) {
 			return pyjson.String(u), nil
 		}
 	}
-	return fmt.Sprintf("No telemetry upload found for device %s on %s.", pyStr(a.DeviceID.v), pyStr(a.Date.v)), nil
+	return fmt.Sprintf("No telemetry upload found for device %s on %s.", pyjson.Str(a.DeviceID.V), pyjson.Str(a.Date.V)), nil
 }
 
 func updateMedicalRecordNote(_ context.Context, e *Env, a noteArgs) (any, error) {
-	key, ok, err := e.recordKey(a.RecordID.v)
+	key, ok, err := e.recordKey(a.RecordID.V)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Error: medical record %s not found", pyStr(a.RecordID.v)), nil
+		return fmt.Sprintf("Error: medical record %s not found", pyjson.Str(a.RecordID.V)), nil
 	}
 	rec, _ := e.records.Mut(key)
 	entry := &pyjson.Dict{}
-	entry.Set("note", a.Note.v)
-	if md := a.Metadata.or(nil); truthy(md) {
+	entry.Set("note", a.Note.V)
+	if md := a.Metadata.Or(nil); pyjson.Truthy(md) {
 		entry.Set("metadata", md)
 	}
 	rec.Notes = append(rec.Notes, entry)

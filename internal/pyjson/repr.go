@@ -2,6 +2,7 @@ package pyjson
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -9,10 +10,36 @@ import (
 	"unicode/utf8"
 )
 
-// TypeName is type(v).__name__ of a decoded value (or a Go string, bool,
-// float64, int, []any, []string, *Dict): a JSON number is an int unless its
-// literal has a fraction or an exponent, as json.loads decides. Other Go
-// types are named as %T formats them.
+// Python values. A JSON value decoded by Decode (nil, bool, string,
+// json.Number, []any, *Dict) stands for what json.loads makes of it: a JSON
+// number is an int unless its literal has a fraction or an exponent. TypeName,
+// Str and Repr are Python's type(v).__name__, str(v) and repr(v) of such a
+// value, and also of the Go values ports build (string, *string, bool, int,
+// int64, float64, []string); every domain uses these, so one set of number
+// rules holds everywhere.
+
+// IsInt reports whether json.loads makes an int of the number literal n (no
+// fraction, no exponent).
+func IsInt(n json.Number) bool { return !strings.ContainsAny(string(n), ".eE") }
+
+// NumberFloat is the float json.loads makes of a float literal (an out of
+// range literal is an infinity, as Python's float parser makes it), or the
+// float nearest an int literal.
+func NumberFloat(n json.Number) float64 {
+	f, _ := strconv.ParseFloat(string(n), 64) // ±Inf on ErrRange, as Python
+	return f
+}
+
+// intStr is str() of the int an int literal decodes to: its digits, with
+// "-0" read as 0 (JSON has no leading zeros, so nothing else changes).
+func intStr(n json.Number) string {
+	if n == "-0" {
+		return "0"
+	}
+	return string(n)
+}
+
+// TypeName is type(v).__name__. Other Go types are named as %T formats them.
 func TypeName(v any) string {
 	switch x := v.(type) {
 	case nil:
@@ -21,11 +48,16 @@ func TypeName(v any) string {
 		return "bool"
 	case string:
 		return "str"
-	case json.Number:
-		if strings.ContainsAny(string(x), ".eE") {
-			return "float"
+	case *string:
+		if x == nil {
+			return "NoneType"
 		}
-		return "int"
+		return "str"
+	case json.Number:
+		if IsInt(x) {
+			return "int"
+		}
+		return "float"
 	case float64:
 		return "float"
 	case int, int64:
@@ -38,8 +70,23 @@ func TypeName(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-// Repr formats a decoded value (or a Go string, bool, number, []any, []string,
-// *Dict) as Python's repr would: single-quoted strings, True/False/None.
+// Str is Python's str(v): a string as it is, anything else as repr.
+func Str(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case *string:
+		if x != nil {
+			return *x
+		}
+	}
+	return Repr(v)
+}
+
+// Repr is Python's repr(v): strings quoted as Python quotes them,
+// True/False/None, ints with all their digits, floats in Python's shortest
+// repr (Float), lists and dicts with ", " and ": ". Go values of other types
+// are written as json.dumps would (String).
 func Repr(v any) string {
 	var b strings.Builder
 	repr(&b, v)
@@ -58,6 +105,12 @@ func repr(b *strings.Builder, v any) {
 		}
 	case string:
 		b.WriteString(ReprString(x))
+	case *string:
+		if x == nil {
+			b.WriteString("None")
+		} else {
+			b.WriteString(ReprString(*x))
+		}
 	case int:
 		b.WriteString(strconv.Itoa(x))
 	case int64:
@@ -65,12 +118,10 @@ func repr(b *strings.Builder, v any) {
 	case float64:
 		b.WriteString(Float(x))
 	case json.Number:
-		s := string(x)
-		if strings.ContainsAny(s, ".eE") {
-			f, _ := x.Float64()
-			b.WriteString(Float(f))
+		if IsInt(x) {
+			b.WriteString(intStr(x))
 		} else {
-			b.WriteString(s)
+			b.WriteString(Float(NumberFloat(x)))
 		}
 	case []string:
 		b.WriteByte('[')
@@ -105,6 +156,22 @@ func repr(b *strings.Builder, v any) {
 		b.WriteString(String(v))
 	}
 }
+
+// DictKey prepares v for a lookup in a dict with str keys (`v in d`,
+// `d.get(v)`, `d[v]`): a str is the key; other hashable values match no key
+// (ok false); lists and dicts raise TypeError.
+func DictKey(v any) (key string, ok bool, err error) {
+	switch x := v.(type) {
+	case string:
+		return x, true, nil
+	case []any, *Dict:
+		return "", false, fmt.Errorf("unhashable type: '%s'", TypeName(v))
+	}
+	return "", false, nil
+}
+
+// KeyError is str(KeyError(v)): the key's repr.
+func KeyError(v any) error { return errors.New(Repr(v)) }
 
 // ReprString quotes s as Python's repr(str) does.
 func ReprString(s string) string {
@@ -147,4 +214,26 @@ func ReprString(s string) string {
 		}
 	}
 	return string(append(b, quote))
+}
+
+// Iterate lists what `for x in v` yields: a list's items, a string's
+// characters, a dict's keys; anything else is not iterable.
+func Iterate(v any) ([]any, error) {
+	switch x := v.(type) {
+	case []any:
+		return x, nil
+	case string:
+		out := make([]any, 0, utf8.RuneCountInString(x))
+		for _, r := range x {
+			out = append(out, string(r))
+		}
+		return out, nil
+	case *Dict:
+		out := make([]any, len(x.Keys))
+		for i, k := range x.Keys {
+			out[i] = k
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("'%s' object is not iterable", TypeName(v))
 }

@@ -25,7 +25,6 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
@@ -544,14 +543,9 @@ func (p *parser) stringMethods(s string) (any, error) {
 		if err := p.advance(); err != nil {
 			return nil, err
 		}
-		s = apply(s, pySpace)
+		s = apply(s, pyjson.IsSpace)
 	}
 	return s, nil
-}
-
-// pySpace is Python's str.isspace for one character.
-func pySpace(r rune) bool {
-	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
 }
 
 // decodeString evaluates one string literal token.

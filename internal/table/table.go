@@ -96,6 +96,20 @@ func (t *Table[V]) Touched() []string {
 	return out
 }
 
+// Snapshot returns the view's current records in order, independent of
+// later changes to the view: the records it owns are copied, the others are
+// the shared base records (which must not be modified).
+func (t *Table[V]) Snapshot() omap.Map[*V] {
+	var m omap.Map[*V]
+	for k, v := range t.All() {
+		if _, owned := t.own[k]; owned {
+			v = t.clone(v)
+		}
+		m.Set(k, v)
+	}
+	return m
+}
+
 // Equal reports whether two views over the same base hold equal records in
 // the same order, comparing only the records either view touched. Records are
 // compared by their Python JSON dump, as upstream compares database hashes.

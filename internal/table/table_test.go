@@ -64,6 +64,29 @@ func TestCopyOnWrite(t *testing.T) {
 	}
 }
 
+// TestSnapshot: a snapshot keeps the view's records in order and shares only
+// the untouched base records; later changes to the view do not reach it.
+func TestSnapshot(t *testing.T) {
+	b := base()
+	v := New(b, cloneRec)
+	r, _ := v.Mut("a")
+	r.Tags = append(r.Tags, "y")
+	v.Add("c", &rec{ID: "c"})
+	snap := v.Snapshot()
+	if got, want := pyjson.String(&snap), `{"a": {"id": "a", "tags": ["x", "y"]}, "b": {"id": "b", "tags": []}, "c": {"id": "c", "tags": []}}`; got != want {
+		t.Errorf("snapshot = %s; want %s", got, want)
+	}
+	r.Tags = append(r.Tags, "z")
+	if a, _ := snap.Get("a"); len(a.Tags) != 2 {
+		t.Errorf("a change after Snapshot reached it: %v", a.Tags)
+	}
+	sb, _ := snap.Get("b")
+	bb, _ := b.Get("b")
+	if sb != bb {
+		t.Errorf("an untouched record was copied")
+	}
+}
+
 func BenchmarkNewView(b *testing.B) {
 	m := base()
 	b.ReportAllocs()

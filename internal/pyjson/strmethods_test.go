@@ -1,0 +1,29 @@
+package pyjson
+
+import "testing"
+
+// TestStrMethods: Lower, Strip and Title against str.lower(), str.strip()
+// and str.title() as CPython 3 printed them for the same inputs.
+func TestStrMethods(t *testing.T) {
+	for _, tc := range []struct{ in, lower, strip, title string }{
+		{"ABC", "abc", "ABC", "Abc"},
+		{"abc", "abc", "abc", "Abc"},
+		{"İstanbul", "i̇stanbul", "İstanbul", "İstanbul"},
+		{"Mixed Case ÉÀ", "mixed case éà", "Mixed Case ÉÀ", "Mixed Case Éà"},
+		{"2nd  o'neil_x", "2nd  o'neil_x", "2nd  o'neil_x", "2Nd  O'Neil_X"},
+		{"hello world", "hello world", "hello world", "Hello World"},
+		{"\u001c a \u3000", "\u001c a \u3000", "a", "\u001c A \u3000"},
+		{" \t\n", " \t\n", "", " \t\n"},
+		{"ǆ x", "ǆ x", "ǆ x", "ǅ X"},
+	} {
+		if got := Lower(tc.in); got != tc.lower {
+			t.Errorf("Lower(%q) = %q; want %q", tc.in, got, tc.lower)
+		}
+		if got := Strip(tc.in); got != tc.strip {
+			t.Errorf("Strip(%q) = %q; want %q", tc.in, got, tc.strip)
+		}
+		if got := Title(tc.in); got != tc.title {
+			t.Errorf("Title(%q) = %q; want %q", tc.in, got, tc.title)
+		}
+	}
+}
