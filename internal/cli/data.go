@@ -9,6 +9,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/envs/telehealth"
 	"github.com/ledgerbench/ledgerbench/internal/data"
+	"github.com/ledgerbench/ledgerbench/tasks"
 )
 
 func newCmdData(s *Streams, g *globalOptions) *cobra.Command {
@@ -86,9 +87,14 @@ serving that layout; the default is GitHub at the pinned commits.`,
 
 // convertDerived writes files derived from the pulled data: τ-Trait's task
 // lists converted from Python literals to JSON (tasks_<split>.json beside each
-// tasks_<split>.py), for inspection and for other tools. ledgerbench itself
-// parses the .py files when it loads the domain.
+// tasks_<split>.py), for inspection and for other tools (ledgerbench itself
+// parses the .py files when it loads the domain), and the index of each
+// τ²-bench tasks.json (tasks.json.index), which spares loading a split the
+// scan of the whole file.
 func convertDerived(dir string) error {
+	if err := tasks.WriteIndexes(dir); err != nil {
+		return err
+	}
 	th := data.Telehealth(dir)
 	for _, split := range []string{"test", "dev", "train"} {
 		src := filepath.Join(th, "tasks_"+split+".py")
