@@ -15,7 +15,7 @@ import (
 
 // copyTau2Tasks copies each τ²-bench domain's tasks.json and
 // split_tasks.json from the test data into a fresh data directory.
-func copyTau2Tasks(t *testing.T) string {
+func copyTau2Tasks(t testing.TB) string {
 	t.Helper()
 	src := datatest.Root(t)
 	root := t.TempDir()
@@ -121,7 +121,7 @@ func TestIndexNotTrusted(t *testing.T) {
 	}
 	edit := func(change func(*indexFile)) []byte {
 		c := ix
-		c.Tasks = append([][2]int(nil), ix.Tasks...)
+		c.Tasks = append(ranges(nil), ix.Tasks...)
 		change(&c)
 		b, err := json.Marshal(c)
 		if err != nil {
