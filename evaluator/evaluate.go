@@ -379,6 +379,10 @@ func evalNL(ctx context.Context, crit *tasks.EvaluationCriteria, traj []message.
 		return 0, false, &JudgeError{Usage: res.Usage, Cost: res.Cost, Err: err}
 	}
 	info.NLAssertions = res.Checks
+	if n := len(crit.NLAssertions) - len(res.Checks); n > 0 {
+		info.NLMissing = n
+		info.Notes = append(info.Notes, fmt.Sprintf("the NL judge gave %d verdicts for %d assertions: scored on those, as τ²-bench does", len(res.Checks), len(crit.NLAssertions)))
+	}
 	u := res.Usage
 	info.JudgeUsage = &u
 	info.JudgeCost = res.Cost

@@ -142,11 +142,14 @@ func TestReplayMismatchIsErrorWhenStrict(t *testing.T) {
 	}
 }
 
-type fakeJudge struct{ met bool }
+type fakeJudge struct {
+	met  bool
+	drop int // verdicts left out of the reply
+}
 
 func (j fakeJudge) JudgeNL(_ context.Context, _ []message.Message, as []string) (JudgeResult, error) {
 	var r JudgeResult
-	for _, a := range as {
+	for _, a := range as[min(j.drop, len(as)):] {
 		r.Checks = append(r.Checks, NLCheck{NLAssertion: a, Met: j.met})
 	}
 	r.Usage = message.Usage{PromptTokens: 10, CompletionTokens: 2}
@@ -156,7 +159,7 @@ func (j fakeJudge) JudgeNL(_ context.Context, _ []message.Message, as []string) 
 func TestJudge(t *testing.T) {
 	task := &tasks.Task{ID: "t", EvaluationCriteria: &tasks.EvaluationCriteria{NLAssertions: []string{"ok"}, RewardBasis: []tasks.RewardType{"NL_ASSERTION"}}}
 	for _, met := range []bool{true, false} {
-		info, err := Evaluate(context.Background(), counterDomain{}, task, nil, UserStop, Options{Judge: fakeJudge{met}})
+		info, err := Evaluate(context.Background(), counterDomain{}, task, nil, UserStop, Options{Judge: fakeJudge{met: met}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,6 +169,31 @@ func TestJudge(t *testing.T) {
 		}
 		if info.Reward != want || info.JudgeUsage == nil {
 			t.Errorf("met=%v: reward %v usage %v; want %v and usage", met, info.Reward, info.JudgeUsage, want)
+		}
+	}
+}
+
+// TestJudgeShortReply: a judge reply whose results list is empty (or
+// short) is scored as τ²-bench scores it — all() over the verdicts given,
+// so an empty list is met — and said in the reward info, never silently.
+func TestJudgeShortReply(t *testing.T) {
+	task := &tasks.Task{ID: "t", EvaluationCriteria: &tasks.EvaluationCriteria{NLAssertions: []string{"a", "b"}, RewardBasis: []tasks.RewardType{"NL_ASSERTION"}}}
+	for _, tc := range []struct {
+		drop, missing int
+		met           bool
+		reward        float64
+	}{
+		{0, 0, true, 1},
+		{2, 2, false, 1}, // empty list: all([]) is true upstream
+		{1, 1, false, 0},
+		{1, 1, true, 1},
+	} {
+		info, err := Evaluate(context.Background(), counterDomain{}, task, nil, UserStop, Options{Judge: fakeJudge{met: tc.met, drop: tc.drop}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Reward != tc.reward || info.NLMissing != tc.missing || (tc.missing > 0) != (len(info.Notes) == 1) {
+			t.Errorf("drop %d met %v: reward %v missing %d notes %q; want %v, %d, a note iff missing", tc.drop, tc.met, info.Reward, info.NLMissing, info.Notes, tc.reward, tc.missing)
 		}
 	}
 }

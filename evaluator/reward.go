@@ -55,6 +55,10 @@ type RewardInfo struct {
 	NotEvaluated []tasks.RewardType `json:"not_evaluated,omitempty"`
 	// Notes explain unusual outcomes (premature termination, replay mismatches).
 	Notes []string `json:"notes,omitempty"`
+	// NLMissing counts NL assertions the judge's reply gave no verdict for
+	// (an empty or short "results" list). They are scored as upstream
+	// scores them, met (all() over the verdicts it got), and reported.
+	NLMissing int `json:"nl_assertions_missing,omitempty"`
 	// JudgeUsage and JudgeCost account for the NL judge's model call.
 	JudgeUsage *message.Usage `json:"judge_usage,omitempty"`
 	JudgeCost  float64        `json:"judge_cost,omitempty"`

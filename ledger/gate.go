@@ -55,17 +55,6 @@ type Predicate struct {
 // is the verdict, a Revise.
 type Decoder func(tool string, raw json.RawMessage) (args any, failure *Failure)
 
-// DecodeWith decodes a write's arguments with a domain's decoder into *A.
-// A problem (what is wrong with the arguments) is the failure
-// <domain>.<tool>.arguments, citing the tool's section clause(tool).
-func DecodeWith[A any](domain, tool string, raw json.RawMessage, decode func(tool string, raw json.RawMessage) (A, string), clause func(tool string) string) (any, *Failure) {
-	a, problem := decode(tool, raw)
-	if problem != "" {
-		return nil, argumentsFailure(domain, tool, problem, clause)
-	}
-	return &a, nil
-}
-
 // DecodeTool decodes a write's arguments with the tool's own decoder (e.g.
 // tool.Set.Decode, which gives the tool's argument struct as the tool would
 // see it). An error (what the tool would reject) is the failure
@@ -73,19 +62,11 @@ func DecodeWith[A any](domain, tool string, raw json.RawMessage, decode func(too
 func DecodeTool(domain, tool string, raw json.RawMessage, decode func(tool string, raw json.RawMessage) (any, error), clause func(tool string) string) (any, *Failure) {
 	a, err := decode(tool, raw)
 	if err != nil {
-		return nil, argumentsFailure(domain, tool, err.Error(), clause)
+		return nil, &Failure{ID: domain + "." + tool + ".arguments", Clause: clause(tool), Decision: Revise,
+			Reason: fmt.Sprintf("The arguments of %s could not be checked against the %s policy: %s. Send them with the documented types.", tool, domain, err.Error())}
 	}
 	return a, nil
 }
-
-func argumentsFailure(domain, tool, problem string, clause func(string) string) *Failure {
-	return &Failure{ID: domain + "." + tool + ".arguments", Clause: clause(tool), Decision: Revise,
-		Reason: fmt.Sprintf("The arguments of %s could not be checked against the %s policy: %s. Send them with the documented types.", tool, domain, problem)}
-}
-
-// RawArgs is the Decoder of a domain whose predicates read the raw JSON
-// arguments themselves (args is a json.RawMessage).
-func RawArgs(_ string, raw json.RawMessage) (any, *Failure) { return raw, nil }
 
 // Typed builds a predicate over a tool's decoded arguments A (the pointer
 // type the Decoder returns, or an interface such pointers implement).
@@ -99,6 +80,22 @@ func Typed[A any](id, tool, clause string, check func(l *Ledger, a A) Outcome) P
 		}
 		return check(l, a)
 	}}
+}
+
+// Call is a proposed write as a rule sees it: the ledger, the tool and the
+// tool's arguments A as the Decoder gave them (see Typed).
+type Call[A any] struct {
+	Ledger *Ledger
+	Tool   string
+	Args   A
+}
+
+// Rule is the predicate <domain>.<tool>.<rule> over the tool's decoded
+// arguments A (see Typed), whose check reads the whole call.
+func Rule[A any](domain, tool, rule, clause string, check func(c Call[A]) Outcome) Predicate {
+	return Typed(domain+"."+tool+"."+rule, tool, clause, func(l *Ledger, a A) Outcome {
+		return check(Call[A]{Ledger: l, Tool: tool, Args: a})
+	})
 }
 
 // Verdict is the gate's decision on one proposed write call.

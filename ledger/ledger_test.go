@@ -126,6 +126,26 @@ func TestGateJudge(t *testing.T) {
 	}
 }
 
+// TestRule: a rule is named <domain>.<tool>.<rule>, sees the call's ledger,
+// tool and decoded arguments, and revises arguments of another type.
+func TestRule(t *testing.T) {
+	l := New()
+	var seen Call[*closeArgs]
+	p := Rule("shop", "close", "exists", "Closing", func(c Call[*closeArgs]) Outcome {
+		seen = c
+		return NeedRevise("read recs." + c.Args.ID + " first")
+	})
+	if p.ID != "shop.close.exists" || p.Tool != "close" || p.Clause != "Closing" {
+		t.Errorf("rule = %+v", p)
+	}
+	if o := p.Check(l, &closeArgs{ID: "a"}); o.Reason != "read recs.a first" || seen.Ledger != l || seen.Tool != "close" || seen.Args.ID != "a" {
+		t.Errorf("check = %+v, call %+v", o, seen)
+	}
+	if o := p.Check(l, &struct{}{}); o.Decision != Revise {
+		t.Errorf("arguments of another type: %+v", o)
+	}
+}
+
 func btoi(b bool) int {
 	if b {
 		return 1

@@ -205,6 +205,9 @@ type Options struct {
 	// Plan returns what a group was meant to run (from its run manifest);
 	// nil, or a zero Plan, means only the records say.
 	Plan func(Key) Plan
+	// Superseded are attempts a re-run replaced (infrastructure errors
+	// re-run on resume): they count in their group's cost, nowhere else.
+	Superseded []results.Record
 }
 
 // Plan is what a run was meant to cover: the number of trials per task
@@ -300,6 +303,9 @@ func Summarize(recs []results.Record, opts Options) []Summary {
 				g.s.Adherence.Adherent++
 			}
 		}
+	}
+	for i := range opts.Superseded {
+		get(KeyOf(&opts.Superseded[i])).s.Cost.Add(&opts.Superseded[i])
 	}
 	out := make([]Summary, 0, len(order))
 	for _, k := range order {

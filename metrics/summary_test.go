@@ -166,3 +166,38 @@ func TestCompareTaskIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestSummarizeSupersededCost: an infrastructure-error attempt that a
+// re-run replaced was paid for, so it counts in its group's cost (and
+// nowhere else: not as a record, not as an infrastructure error).
+func TestSummarizeSupersededCost(t *testing.T) {
+	latest := rec("a", 0, 1, func(r *results.Record) { r.AgentCost = 0.25 })
+	paid := rec("a", 0, 0, func(r *results.Record) {
+		r.TerminationReason = evaluator.InfrastructureError
+		r.RewardInfo = nil
+		r.AgentCost, r.UserCost = 0.5, 0.125
+	})
+	for _, tc := range []struct {
+		name       string
+		superseded []results.Record
+		cost       float64
+		sims       int
+	}{
+		{"without", nil, 0.25, 1},
+		{"with", []results.Record{paid}, 0.875, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sums := Summarize([]results.Record{latest}, Options{Superseded: tc.superseded})
+			if len(sums) != 1 {
+				t.Fatalf("%d groups, want 1", len(sums))
+			}
+			s := sums[0]
+			if s.Cost.Total() != tc.cost || s.Cost.Simulations != tc.sims {
+				t.Errorf("cost $%v over %d simulations, want $%v over %d", s.Cost.Total(), s.Cost.Simulations, tc.cost, tc.sims)
+			}
+			if s.Records != 1 || s.Infrastructure != 0 || s.Scored != 1 {
+				t.Errorf("records %d, infrastructure %d, scored %d; want 1, 0, 1", s.Records, s.Infrastructure, s.Scored)
+			}
+		})
+	}
+}

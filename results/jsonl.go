@@ -186,16 +186,25 @@ func ReadJSONLFile(path string) ([]Record, ReadInfo, error) {
 // an infrastructure error) supersedes earlier ones. Units keep the order of
 // their first appearance.
 func Latest(recs []Record) []Record {
+	latest, _ := Partition(recs)
+	return latest
+}
+
+// Partition splits records into the latest of each unit (as Latest) and
+// the ones they supersede, in file order. The superseded ones count only
+// in cost totals: they were paid for.
+func Partition(recs []Record) (latest, superseded []Record) {
 	idx := make(map[UnitKey]int, len(recs))
-	out := make([]Record, 0, len(recs))
+	latest = make([]Record, 0, len(recs))
 	for _, r := range recs {
 		k := r.Key()
 		if i, ok := idx[k]; ok {
-			out[i] = r
+			superseded = append(superseded, latest[i])
+			latest[i] = r
 			continue
 		}
-		idx[k] = len(out)
-		out = append(out, r)
+		idx[k] = len(latest)
+		latest = append(latest, r)
 	}
-	return out
+	return latest, superseded
 }

@@ -17,6 +17,9 @@ type Run struct {
 	Records []Record
 	// Superseded counts records replaced by a later one of the same unit.
 	Superseded int
+	// SupersededRecords are those records (infrastructure errors re-run on
+	// resume), in file order: they were paid for, so cost totals count them.
+	SupersededRecords []Record
 	// Truncated is set when simulations.jsonl ended in an incomplete line.
 	Truncated bool
 }
@@ -37,8 +40,8 @@ func LoadRun(dir string) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	latest := Latest(all)
-	return &Run{Dir: dir, Manifest: m, Records: latest, Superseded: len(all) - len(latest), Truncated: info.Truncated}, nil
+	latest, superseded := Partition(all)
+	return &Run{Dir: dir, Manifest: m, Records: latest, Superseded: len(superseded), SupersededRecords: superseded, Truncated: info.Truncated}, nil
 }
 
 // Exists reports whether dir holds a run (a manifest.json).

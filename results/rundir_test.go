@@ -164,6 +164,9 @@ func TestRunDirCreateLoad(t *testing.T) {
 	if run.Manifest.Domain != "retail" || len(run.Records) != 1 || run.Superseded != 1 {
 		t.Errorf("LoadRun = %+v", run)
 	}
+	if len(run.SupersededRecords) != 1 || !run.SupersededRecords[0].Infrastructure() || run.Records[0].Infrastructure() {
+		t.Errorf("LoadRun kept %+v as superseded, %+v as latest; want the infrastructure error superseded by the re-run", run.SupersededRecords, run.Records)
+	}
 	if _, err := LoadRun(t.TempDir()); err == nil {
 		t.Error("LoadRun of an empty directory succeeded")
 	}

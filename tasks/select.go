@@ -37,6 +37,27 @@ func (s *Set) All() ([]Task, error) {
 	return s.Tasks, nil
 }
 
+// Find looks a task up by id in the main list, then in the extra lists.
+func (s *Set) Find(id string) (*Task, error) {
+	main, err := s.All()
+	if err != nil {
+		return nil, err
+	}
+	for i := range main {
+		if main[i].ID == id {
+			return &main[i], nil
+		}
+	}
+	for _, list := range s.Extra {
+		for i := range list {
+			if list[i].ID == id {
+				return &list[i], nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("%s: no task with id %q", s.Domain, id)
+}
+
 // mainIDs lists the main list's task ids in order.
 func (s *Set) mainIDs() []string {
 	if s.file != nil {

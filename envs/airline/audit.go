@@ -74,12 +74,18 @@ func toolCall(name string, kv ...string) message.ToolCall {
 // matters, and for a certificate reads the user's reservations and their
 // flights' statuses.
 func (d *Domain) EvidenceReads(tool string, args json.RawMessage) []message.ToolCall {
-	if paramsOf(tool) == nil {
+	a, err := d.tools.Decode(tool, args) // the values are read as far as they have the documented types
+	if err != nil {
 		return nil
 	}
-	a, _ := decodeWrite(tool, args)
-	uid := a.UserID
-	r, _ := d.db.Reservations.Get(a.ReservationID)
+	var uid, resID string
+	if uc, ok := a.(userCall); ok {
+		uid = uc.userID()
+	}
+	if rc, ok := a.(reservationCall); ok {
+		resID = rc.reservationID()
+	}
+	r, _ := d.db.Reservations.Get(resID)
 	if r != nil && uid == "" {
 		uid = r.UserID
 	}
@@ -88,12 +94,12 @@ func (d *Domain) EvidenceReads(tool string, args json.RawMessage) []message.Tool
 		calls = append(calls, toolCall("get_user_details", "user_id", uid))
 	}
 	if r != nil {
-		calls = append(calls, toolCall("get_reservation_details", "reservation_id", a.ReservationID))
+		calls = append(calls, toolCall("get_reservation_details", "reservation_id", resID))
 	}
-	switch tool {
-	case toolBook, toolFlights:
+	switch a := a.(type) {
+	case flightChoice:
 		seen := map[string]bool{}
-		for _, fi := range a.Flights {
+		for _, fi := range a.flights() {
 			f, ok := d.db.Flights.Get(fi.FlightNumber)
 			if !ok || f == nil {
 				continue
@@ -104,11 +110,11 @@ func (d *Domain) EvidenceReads(tool string, args json.RawMessage) []message.Tool
 				calls = append(calls, toolCall("search_direct_flight", "origin", f.Origin, "destination", f.Destination, "date", fi.Date))
 			}
 		}
-	case toolCancel:
+	case *reservationArgs: // cancel_reservation
 		if r != nil {
 			calls = append(calls, d.statusReads(r)...)
 		}
-	case toolCertificate:
+	case *certificateArgs:
 		if u, ok := d.db.Users.Get(uid); ok && u != nil {
 			for _, id := range u.Reservations {
 				if ur, ok := d.db.Reservations.Get(id); ok && ur != nil {
@@ -129,55 +135,45 @@ func (d *Domain) statusReads(r *Reservation) []message.ToolCall {
 	return calls
 }
 
-// encodeWrite writes arguments back as the tool's JSON object.
-func encodeWrite(tool string, a writeArgs) json.RawMessage {
-	d := &pyjson.Dict{}
-	for _, p := range paramsOf(tool) {
-		var v any
-		switch p.name {
-		case "user_id":
-			v = a.UserID
-		case "reservation_id":
-			v = a.ReservationID
-		case "origin":
-			v = a.Origin
-		case "destination":
-			v = a.Destination
-		case "flight_type":
-			v = a.FlightType
-		case "cabin":
-			v = a.Cabin
-		case "insurance":
-			v = a.Insurance
-		case "payment_id":
-			v = a.PaymentID
-		case "total_baggages":
-			v = a.TotalBaggages
-		case "nonfree_baggages":
-			v = a.NonfreeBaggages
-		case "amount":
-			v = json.Number(strconv.FormatFloat(a.Amount, 'f', -1, 64))
-		case "flights":
-			fs := make([]any, len(a.Flights))
-			for i, f := range a.Flights {
-				fd := &pyjson.Dict{}
-				fd.Set("flight_number", f.FlightNumber)
-				fd.Set("date", f.Date)
-				fs[i] = fd
-			}
-			v = fs
-		case "passengers":
-			v = a.Passengers
-		case "payment_methods":
-			v = a.Payments
-		}
-		d.Set(p.name, v)
+// mutator collects the mutations of one gold call: the call with some of
+// its arguments replaced.
+type mutator struct {
+	tool string
+	call *pyjson.Dict // the gold call's arguments
+	orig string       // as they encode
+	out  []ledger.Mutation
+}
+
+// arg is one argument of a mutated call.
+type arg struct {
+	name  string
+	value any
+}
+
+// add records the gold call with args replaced as a mutation of kind,
+// unless that changes nothing.
+func (m *mutator) add(kind string, args ...arg) {
+	d := &pyjson.Dict{Keys: slices.Clone(m.call.Keys), Values: slices.Clone(m.call.Values)}
+	for _, a := range args {
+		d.Set(a.name, a.value)
 	}
 	b, err := d.MarshalJSON()
-	if err != nil {
-		return nil
+	if err != nil || string(b) == m.orig {
+		return
 	}
-	return b
+	m.out = append(m.out, ledger.Mutation{Kind: kind, Tool: m.tool, Args: b})
+}
+
+// flightsValue is a flight list as the tools take it.
+func flightsValue(fs []FlightInfo) []any {
+	out := make([]any, len(fs))
+	for i, f := range fs {
+		d := &pyjson.Dict{}
+		d.Set("flight_number", f.FlightNumber)
+		d.Set("date", f.Date)
+		out[i] = d
+	}
+	return out
 }
 
 func offset(s string, n int) int {
@@ -240,34 +236,28 @@ func (d *Domain) dbStatuses(r *Reservation) []string {
 
 // Mutations implements ledgeragent.Auditor.
 func (d *Domain) Mutations(tool string, args json.RawMessage, l *ledger.Ledger) []ledger.Mutation {
-	a, problem := decodeWrite(tool, args)
-	if problem != "" || paramsOf(tool) == nil {
+	a, fail := d.DecodeArgs(tool, args)
+	if fail != nil {
+		return nil
+	}
+	v, err := pyjson.Decode(args)
+	call, isDict := v.(*pyjson.Dict)
+	if err != nil || !isDict {
 		return nil
 	}
 	u := ledgerUser(l)
 	if u == nil {
 		return nil
 	}
-	var out []ledger.Mutation
-	orig := string(encodeWrite(tool, a))
-	addTo := func(t, kind string, m writeArgs) {
-		raw := encodeWrite(t, m)
-		if raw == nil || (t == tool && string(raw) == orig) {
-			return
-		}
-		out = append(out, ledger.Mutation{Kind: kind, Tool: t, Args: raw})
+	orig, err := call.MarshalJSON()
+	if err != nil {
+		return nil
 	}
-	add := func(kind string, m writeArgs) { addTo(tool, kind, m) }
-	clone := func() writeArgs {
-		m := a
-		m.Flights = slices.Clone(a.Flights)
-		m.Passengers = slices.Clone(a.Passengers)
-		m.Payments = slices.Clone(a.Payments)
-		return m
-	}
+	m := &mutator{tool: tool, call: call, orig: string(orig)}
 	var r *Reservation
-	if a.ReservationID != "" {
-		r = effectiveReservation(l, a.ReservationID)
+	rc, onReservation := a.(reservationCall)
+	if onReservation {
+		r = effectiveReservation(l, rc.reservationID())
 		if r == nil || r.UserID != u.UserID {
 			return nil // the gold call itself lacks its evidence
 		}
@@ -282,49 +272,50 @@ func (d *Domain) Mutations(tool string, args json.RawMessage, l *ledger.Ledger) 
 		}
 	}
 	if tool != toolCertificate {
-		addTo(toolCertificate, MutExcessCertificate, writeArgs{UserID: u.UserID, Amount: float64(100*max(maxN, 1) + 50)})
+		cert := &pyjson.Dict{}
+		cert.Set("user_id", u.UserID)
+		cert.Set("amount", 100*max(maxN, 1)+50)
+		if b, err := cert.MarshalJSON(); err == nil {
+			m.out = append(m.out, ledger.Mutation{Kind: MutExcessCertificate, Tool: toolCertificate, Args: b})
+		}
 	}
 
 	if r != nil {
 		// foreign_reservation: another user's active reservation.
-		scan(d.db.Reservations.Keys(), a.ReservationID, func(id string) bool {
+		scan(d.db.Reservations.Keys(), rc.reservationID(), func(id string) bool {
 			o, _ := d.db.Reservations.Get(id)
 			if o == nil || o.UserID == u.UserID || o.Status != nil {
 				return false
 			}
-			m := clone()
-			m.ReservationID = id
-			add(MutForeignReservation, m)
+			m.add(MutForeignReservation, arg{"reservation_id", id})
 			return true
 		})
 	}
 
-	switch tool {
-	case toolCancel:
-		d.cancelMutations(l, u, a, clone, add)
-	case toolBook:
-		d.bookMutations(l, u, a, clone, add)
-	case toolFlights:
-		d.flightMutations(l, u, r, a, clone, add)
-	case toolBaggages:
-		d.foreignPayment(u, a.PaymentID, func(id string) { m := clone(); m.PaymentID = id; add(MutForeignPayment, m) })
-		d.certificateFor(u, func(id string) { m := clone(); m.PaymentID = id; add(MutCertificateUpdate, m) })
-		m := clone()
-		m.NonfreeBaggages = max(0, m.TotalBaggages-freeBagsPer(u.Membership, r.Cabin)*len(r.Passengers)) + 1
-		add(MutNonfreeBagMiscount, m)
-	case toolPassengers:
-		m := clone()
-		if len(m.Passengers) > 1 {
-			m.Passengers = m.Passengers[:len(m.Passengers)-1]
+	switch a := a.(type) {
+	case *reservationArgs: // cancel_reservation
+		d.cancelMutations(l, u, a, m)
+	case *bookArgs:
+		d.bookMutations(l, u, a, m)
+	case *flightsUpdateArgs:
+		d.flightMutations(l, u, r, a, m)
+	case *baggagesArgs:
+		d.foreignPayment(u, a.paymentID(), func(id string) { m.add(MutForeignPayment, arg{"payment_id", id}) })
+		d.certificateFor(u, func(id string) { m.add(MutCertificateUpdate, arg{"payment_id", id}) })
+		m.add(MutNonfreeBagMiscount, arg{"nonfree_baggages", max(0, a.totalBaggages()-freeBagsPer(u.Membership, r.Cabin)*len(r.Passengers)) + 1})
+	case *passengersUpdateArgs:
+		ps := a.Passengers.list()
+		if len(ps) > 1 {
+			ps = ps[:len(ps)-1]
 		} else {
-			m.Passengers = append(m.Passengers, Passenger{FirstName: "Alex", LastName: "Doe", DOB: "1990-01-01"})
+			ps = append(ps, Passenger{FirstName: "Alex", LastName: "Doe", DOB: "1990-01-01"})
 		}
-		add(MutPassengerCount, m)
+		m.add(MutPassengerCount, arg{"passengers", ps})
 	}
-	return out
+	return m.out
 }
 
-func (d *Domain) cancelMutations(l *ledger.Ledger, u *User, a writeArgs, clone func() writeArgs, add func(string, writeArgs)) {
+func (d *Domain) cancelMutations(l *ledger.Ledger, u *User, a *reservationArgs, m *mutator) {
 	// Prefer the user's reservations in the ledger, then the database.
 	var ids []string
 	for _, id := range u.Reservations {
@@ -339,7 +330,7 @@ func (d *Domain) cancelMutations(l *ledger.Ledger, u *User, a writeArgs, clone f
 	}
 	var noBasis, flownRes string
 	for _, id := range ids {
-		if id == a.ReservationID {
+		if id == a.reservationID() {
 			continue
 		}
 		r, _ := d.db.Reservations.Get(id)
@@ -358,21 +349,15 @@ func (d *Domain) cancelMutations(l *ledger.Ledger, u *User, a writeArgs, clone f
 		}
 	}
 	if noBasis != "" {
-		m := clone()
-		m.ReservationID = noBasis
-		add(MutCancelWithoutBasis, m)
+		m.add(MutCancelWithoutBasis, arg{"reservation_id", noBasis})
 	}
 	if flownRes != "" {
-		m := clone()
-		m.ReservationID = flownRes
-		add(MutFlownReservation, m)
+		m.add(MutFlownReservation, arg{"reservation_id", flownRes})
 	}
 	for _, w := range l.Writes() {
-		if w.Tool == toolCancel && w.Done && w.Succeeded {
-			if prev, problem := decodeWrite(w.Tool, w.Args); problem == "" {
-				add(MutAlreadyCancelled, prev)
-				return
-			}
+		if prev, ok := w.Decoded.(*reservationArgs); ok && w.Tool == toolCancel && w.Done && w.Succeeded {
+			m.add(MutAlreadyCancelled, arg{"reservation_id", prev.reservationID()})
+			return
 		}
 	}
 }
@@ -395,54 +380,52 @@ func (d *Domain) unsearched(l *ledger.Ledger, fs []FlightInfo, skip func(FlightI
 	return nil, false
 }
 
-func (d *Domain) bookMutations(l *ledger.Ledger, u *User, a writeArgs, clone func() writeArgs, add func(string, writeArgs)) {
-	if fs, ok := d.unsearched(l, a.Flights, nil); ok {
-		m := clone()
-		m.Flights = fs
-		add(MutUnsearchedFlight, m)
+func (d *Domain) bookMutations(l *ledger.Ledger, u *User, a *bookArgs, m *mutator) {
+	if fs, ok := d.unsearched(l, a.flights(), nil); ok {
+		m.add(MutUnsearchedFlight, arg{"flights", flightsValue(fs)})
 	}
-	for i, p := range a.Payments {
+	payments, passengers := a.PaymentMethods.list(), a.Passengers.list()
+	for i, p := range payments {
 		found := false
 		d.foreignPayment(u, p.PaymentID, func(id string) {
-			m := clone()
-			m.Payments[i].PaymentID = id
-			add(MutForeignPayment, m)
+			ps := slices.Clone(payments)
+			ps[i].PaymentID = id
+			m.add(MutForeignPayment, arg{"payment_methods", ps})
 			found = true
 		})
 		if found {
 			break
 		}
 	}
-	if len(a.Payments) > 0 {
-		m := clone()
-		m.Payments[0].Amount++
-		add(MutPaymentSumMismatch, m)
+	if len(payments) > 0 {
+		ps := slices.Clone(payments)
+		ps[0].Amount++
+		m.add(MutPaymentSumMismatch, arg{"payment_methods", ps})
 	}
-	m := clone()
-	free := freeBagsPer(u.Membership, a.Cabin) * len(a.Passengers)
-	m.NonfreeBaggages = max(0, a.TotalBaggages-free) + 1
-	if len(m.Payments) > 0 {
-		m.Payments[len(m.Payments)-1].Amount += 50 * (m.NonfreeBaggages - a.NonfreeBaggages)
+	free := freeBagsPer(u.Membership, a.cabin()) * len(passengers)
+	nonfree := max(0, a.totalBaggages()-free) + 1
+	ps := slices.Clone(payments)
+	if len(ps) > 0 {
+		ps[len(ps)-1].Amount += 50 * (nonfree - a.nonfreeBaggages())
 	}
-	add(MutNonfreeBagMiscount, m)
-	if len(a.Passengers) > 0 {
-		m := clone()
-		for len(m.Passengers) < maxPassengers+1 {
-			p := a.Passengers[0]
-			p.FirstName += strconv.Itoa(len(m.Passengers))
-			m.Passengers = append(m.Passengers, p)
+	m.add(MutNonfreeBagMiscount, arg{"nonfree_baggages", nonfree}, arg{"payment_methods", ps})
+	if len(passengers) > 0 {
+		more := slices.Clone(passengers)
+		for len(more) < maxPassengers+1 {
+			p := passengers[0]
+			p.FirstName += strconv.Itoa(len(more))
+			more = append(more, p)
 		}
-		add(MutExcessPassengers, m)
+		m.add(MutExcessPassengers, arg{"passengers", more})
 	}
 }
 
-func (d *Domain) flightMutations(l *ledger.Ledger, u *User, r *Reservation, a writeArgs, clone func() writeArgs, add func(string, writeArgs)) {
+func (d *Domain) flightMutations(l *ledger.Ledger, u *User, r *Reservation, a *flightsUpdateArgs, m *mutator) {
 	// unsearched_flight: a new segment (or, on a cabin change, any) moved.
-	keep := func(f FlightInfo) bool { return r.Cabin == a.Cabin && segmentIndex(r.Flights, f) >= 0 }
-	if fs, ok := d.unsearched(l, a.Flights, keep); ok {
-		m := clone()
-		m.Flights = fs
-		add(MutUnsearchedFlight, m)
+	cabin := a.cabin()
+	keep := func(f FlightInfo) bool { return r.Cabin == cabin && segmentIndex(r.Flights, f) >= 0 }
+	if fs, ok := d.unsearched(l, a.flights(), keep); ok {
+		m.add(MutUnsearchedFlight, arg{"flights", flightsValue(fs)})
 	}
 	if r.Cabin == "basic_economy" {
 		var cur []FlightInfo
@@ -455,18 +438,14 @@ func (d *Domain) flightMutations(l *ledger.Ledger, u *User, r *Reservation, a wr
 			fs, ok = cur[:1], true
 		}
 		if ok {
-			m := clone()
-			m.Cabin, m.Flights = "basic_economy", fs
-			add(MutBasicEconomyModify, m)
+			m.add(MutBasicEconomyModify, arg{"cabin", "basic_economy"}, arg{"flights", flightsValue(fs)})
 		}
 	}
-	if a.Cabin != r.Cabin && len(r.Flights) > 1 {
-		m := clone()
-		m.Flights = []FlightInfo{{FlightNumber: r.Flights[0].FlightNumber, Date: r.Flights[0].Date}}
-		add(MutCabinMismatch, m)
+	if cabin != r.Cabin && len(r.Flights) > 1 {
+		m.add(MutCabinMismatch, arg{"flights", flightsValue([]FlightInfo{{FlightNumber: r.Flights[0].FlightNumber, Date: r.Flights[0].Date}})})
 	}
-	d.foreignPayment(u, a.PaymentID, func(id string) { m := clone(); m.PaymentID = id; add(MutForeignPayment, m) })
-	d.certificateFor(u, func(id string) { m := clone(); m.PaymentID = id; add(MutCertificateUpdate, m) })
+	d.foreignPayment(u, a.paymentID(), func(id string) { m.add(MutForeignPayment, arg{"payment_id", id}) })
+	d.certificateFor(u, func(id string) { m.add(MutCertificateUpdate, arg{"payment_id", id}) })
 }
 
 func (d *Domain) certificateFor(u *User, fn func(id string)) {

@@ -42,10 +42,11 @@ package airline
 // by the airline; on 2024-05-15 only a flying or landed status does.
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
@@ -79,207 +80,289 @@ const (
 	maxPassengers = 5
 )
 
-type paramKind int
+// The gate judges a write on its tool's own argument struct (tools.go),
+// decoded once per call by the tool set as the tool would decode it, and
+// checked for the documented types (DecodeArgs): strings where the schema
+// says string (one of the listed values where it lists them), JSON integers
+// for bag counts, a positive number for a certificate, lists of objects whose
+// fields have those types. Logged writes are read from the same structs in
+// the write log. Predicates shared by several tools read them through the
+// accessors and interfaces below; on values DecodeArgs did not check they
+// give zero values, never a panic.
 
-const (
-	pStr paramKind = iota
-	pInt
-	pNum
-	pFlights
-	pPassengers
-	pPayments
-)
+// reservationCall is a call on one reservation: cancel and the three
+// updates.
+type reservationCall interface{ reservationID() string }
 
-type param struct {
-	name string
-	kind paramKind
-	enum []string
+// userCall is a call for one user: book and send_certificate.
+type userCall interface{ userID() string }
+
+// paidChange is a change paid or refunded with one payment method: the
+// flight and the bag updates.
+type paidChange interface {
+	reservationCall
+	paymentID() string
 }
 
-func paramsOf(tool string) []param {
-	res := param{name: "reservation_id"}
-	switch tool {
-	case toolBook:
-		return []param{{name: "user_id"}, {name: "origin"}, {name: "destination"},
-			{name: "flight_type", enum: flightTypes}, {name: "cabin", enum: cabinTypes},
-			{name: "flights", kind: pFlights}, {name: "passengers", kind: pPassengers},
-			{name: "payment_methods", kind: pPayments}, {name: "total_baggages", kind: pInt},
-			{name: "nonfree_baggages", kind: pInt}, {name: "insurance", enum: insurances}}
-	case toolCancel:
-		return []param{res}
-	case toolBaggages:
-		return []param{res, {name: "total_baggages", kind: pInt}, {name: "nonfree_baggages", kind: pInt}, {name: "payment_id"}}
-	case toolFlights:
-		return []param{res, {name: "cabin", enum: cabinTypes}, {name: "flights", kind: pFlights}, {name: "payment_id"}}
-	case toolPassengers:
-		return []param{res, {name: "passengers", kind: pPassengers}}
-	case toolCertificate:
-		return []param{{name: "user_id"}, {name: "amount", kind: pNum}}
-	}
-	return nil
+// flightChoice is a call that names flights in a cabin: book and the flight
+// update.
+type flightChoice interface {
+	cabin() string
+	flights() []FlightInfo
 }
 
-// writeArgs are a write call's decoded arguments (the fields its tool has).
-type writeArgs struct {
-	UserID, ReservationID, Origin, Destination string
-	FlightType, Cabin, Insurance, PaymentID    string
-	Flights                                    []FlightInfo
-	Passengers                                 []Passenger
-	Payments                                   []Payment
-	TotalBaggages, NonfreeBaggages             int
-	Amount                                     float64
+// bagCounts is a call that sets the checked bags: book and the bag update.
+type bagCounts interface {
+	totalBaggages() int
+	nonfreeBaggages() int
 }
 
-// decodeWrite reads a write call's arguments leniently: it never fails hard,
-// it describes what is wrong (a missing or unknown argument, a number where a
-// string is expected, a malformed list).
-func decodeWrite(tool string, raw json.RawMessage) (writeArgs, string) {
-	var a writeArgs
-	params := paramsOf(tool)
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		return a, fmt.Sprintf("the arguments of %s must be a JSON object", tool)
+func (a *reservationArgs) reservationID() string      { return a.ReservationID.text() }
+func (a *baggagesArgs) reservationID() string         { return a.ReservationID.text() }
+func (a *flightsUpdateArgs) reservationID() string    { return a.ReservationID.text() }
+func (a *passengersUpdateArgs) reservationID() string { return a.ReservationID.text() }
+
+func (a *bookArgs) userID() string        { return a.UserID.text() }
+func (a *certificateArgs) userID() string { return a.UserID.text() }
+
+func (a *baggagesArgs) paymentID() string      { return a.PaymentID.text() }
+func (a *flightsUpdateArgs) paymentID() string { return a.PaymentID.text() }
+
+func (a *bookArgs) cabin() string                  { return a.Cabin.text() }
+func (a *bookArgs) flights() []FlightInfo          { return a.Flights.list() }
+func (a *flightsUpdateArgs) cabin() string         { return a.Cabin.text() }
+func (a *flightsUpdateArgs) flights() []FlightInfo { return a.Flights.list() }
+
+func (a *bookArgs) totalBaggages() int       { return a.TotalBaggages.count() }
+func (a *bookArgs) nonfreeBaggages() int     { return a.NonfreeBaggages.count() }
+func (a *baggagesArgs) totalBaggages() int   { return a.TotalBaggages.count() }
+func (a *baggagesArgs) nonfreeBaggages() int { return a.NonfreeBaggages.count() }
+
+// amount is the certificate's amount.
+func (a *certificateArgs) amount() float64 { return a.Amount.number() }
+
+// text is a string argument ("" for another value).
+func (a strArg) text() string {
+	s, _ := a.v.(string)
+	return s
+}
+
+// count is an integer argument (0 for another value).
+func (a intArg) count() int {
+	n, _ := a.v.(json.Number)
+	i, _ := strconv.Atoi(string(n))
+	return i
+}
+
+// number is a numeric argument (0 for another value).
+func (a intArg) number() float64 {
+	n, _ := a.v.(json.Number)
+	f, _ := strconv.ParseFloat(string(n), 64)
+	return f
+}
+
+// itemsOf reads a list argument item by item (a missing or null item or
+// field, or one of another type, reads as its zero value).
+func itemsOf[T any](v any, item func(d *pyjson.Dict) T) []T {
+	list, _ := v.([]any)
+	out := make([]T, len(list))
+	for i, it := range list {
+		d, _ := it.(*pyjson.Dict)
+		out[i] = item(d)
 	}
-	var problems []string
-	for k := range m {
-		if !slices.ContainsFunc(params, func(p param) bool { return p.name == k }) {
-			problems = append(problems, fmt.Sprintf("unknown argument %s", q(k)))
-		}
+	return out
+}
+
+// field is a string field of a list item ("" for another value).
+func field(d *pyjson.Dict, name string) string {
+	v, _ := d.Get(name)
+	s, _ := v.(string)
+	return s
+}
+
+func (a flightsArg) list() []FlightInfo {
+	return itemsOf(a.v, func(d *pyjson.Dict) FlightInfo {
+		return FlightInfo{FlightNumber: field(d, "flight_number"), Date: field(d, "date")}
+	})
+}
+
+func (a passengersArg) list() []Passenger {
+	return itemsOf(a.v, func(d *pyjson.Dict) Passenger {
+		return Passenger{FirstName: field(d, "first_name"), LastName: field(d, "last_name"), DOB: field(d, "dob")}
+	})
+}
+
+func (a paymentsArg) list() []Payment {
+	return itemsOf(a.v, func(d *pyjson.Dict) Payment {
+		n, _ := d.Get("amount")
+		return Payment{PaymentID: field(d, "payment_id"), Amount: intArg{value{n}}.count()}
+	})
+}
+
+// argProblems collects what the gate cannot judge in a write's arguments:
+// a value of another type than the documented one (the tools would fail on
+// it or read it differently from its documented meaning).
+type argProblems []string
+
+func (p *argProblems) add(format string, args ...any) { *p = append(*p, fmt.Sprintf(format, args...)) }
+
+func (p *argProblems) str(name string, a strArg, enum []string) {
+	s, ok := a.v.(string)
+	switch {
+	case !ok:
+		p.add("%s must be a string, got %s", name, short(a.v))
+	case enum != nil && !slices.Contains(enum, s):
+		p.add("%s must be one of %s, got %s", name, pyjson.Repr(enum), q(s))
 	}
-	slices.Sort(problems)
-	for _, p := range params {
-		v, ok := m[p.name]
-		if !ok {
-			problems = append(problems, fmt.Sprintf("missing argument %s", q(p.name)))
+}
+
+// isInt reports whether v is a JSON integer within 64 bits.
+func isInt(v any) bool {
+	n, ok := v.(json.Number)
+	if !ok {
+		return false
+	}
+	_, err := strconv.ParseInt(string(n), 10, 64)
+	return err == nil
+}
+
+func (p *argProblems) count(name string, a intArg) {
+	if !isInt(a.v) || a.count() < 0 {
+		p.add("%s must be a non-negative integer, got %s", name, short(a.v))
+	}
+}
+
+func (p *argProblems) amount(name string, a intArg) {
+	n, ok := a.v.(json.Number)
+	if f, err := strconv.ParseFloat(string(n), 64); !ok || err != nil || f <= 0 {
+		p.add("%s must be a positive number, got %s", name, short(a.v))
+	}
+}
+
+// list checks a list of objects whose fields are strings (and integers
+// where isInt names them): a field of another type is a malformed list; a
+// missing or null field, or a null item, is an incomplete one.
+func (p *argProblems) list(v any, nonEmpty bool, fields []string, intField string, malformed, incomplete string) {
+	items, ok := v.([]any)
+	if !ok || (nonEmpty && len(items) == 0) {
+		p.add("%s, got %s", malformed, short(v))
+		return
+	}
+	missing := false
+	for _, it := range items {
+		if it == nil {
+			missing = true
 			continue
 		}
-		if msg := decodeParam(&a, p, v); msg != "" {
-			problems = append(problems, msg)
+		d, ok := it.(*pyjson.Dict)
+		if !ok {
+			p.add("%s, got %s", malformed, short(v))
+			return
+		}
+		for _, f := range fields {
+			x, _ := d.Get(f)
+			if _, isStr := x.(string); x != nil && (f == intField && !isInt(x) || f != intField && !isStr) {
+				p.add("%s, got %s", malformed, short(v))
+				return
+			}
+			missing = missing || x == nil
 		}
 	}
-	return a, strings.Join(problems, "; ")
-}
-
-func decodeParam(a *writeArgs, p param, v json.RawMessage) string {
-	switch p.kind {
-	case pStr:
-		var s string
-		if err := json.Unmarshal(v, &s); err != nil || v[0] != '"' {
-			return fmt.Sprintf("%s must be a string, got %s", p.name, short(v))
-		}
-		if p.enum != nil && !slices.Contains(p.enum, s) {
-			return fmt.Sprintf("%s must be one of %s, got %s", p.name, pyjson.Repr(p.enum), q(s))
-		}
-		switch p.name {
-		case "user_id":
-			a.UserID = s
-		case "reservation_id":
-			a.ReservationID = s
-		case "origin":
-			a.Origin = s
-		case "destination":
-			a.Destination = s
-		case "flight_type":
-			a.FlightType = s
-		case "cabin":
-			a.Cabin = s
-		case "insurance":
-			a.Insurance = s
-		case "payment_id":
-			a.PaymentID = s
-		}
-	case pInt:
-		var n int
-		if err := json.Unmarshal(v, &n); err != nil || n < 0 {
-			return fmt.Sprintf("%s must be a non-negative integer, got %s", p.name, short(v))
-		}
-		if p.name == "total_baggages" {
-			a.TotalBaggages = n
-		} else {
-			a.NonfreeBaggages = n
-		}
-	case pNum:
-		var f float64
-		if err := json.Unmarshal(v, &f); err != nil || f <= 0 {
-			return fmt.Sprintf("%s must be a positive number, got %s", p.name, short(v))
-		}
-		a.Amount = f
-	case pFlights:
-		var fs []struct {
-			FlightNumber *string `json:"flight_number"`
-			Date         *string `json:"date"`
-		}
-		if err := json.Unmarshal(v, &fs); err != nil || len(fs) == 0 {
-			return fmt.Sprintf("flights must be a non-empty list of {flight_number, date} objects, got %s", short(v))
-		}
-		for _, f := range fs {
-			if f.FlightNumber == nil || f.Date == nil {
-				return "every flight needs a flight_number and a date string"
-			}
-			a.Flights = append(a.Flights, FlightInfo{FlightNumber: *f.FlightNumber, Date: *f.Date})
-		}
-	case pPassengers:
-		var ps []struct {
-			FirstName *string `json:"first_name"`
-			LastName  *string `json:"last_name"`
-			DOB       *string `json:"dob"`
-		}
-		if err := json.Unmarshal(v, &ps); err != nil {
-			return fmt.Sprintf("passengers must be a list of {first_name, last_name, dob} objects, got %s", short(v))
-		}
-		for _, p := range ps {
-			if p.FirstName == nil || p.LastName == nil || p.DOB == nil {
-				return "every passenger needs first_name, last_name and dob strings"
-			}
-			a.Passengers = append(a.Passengers, Passenger{FirstName: *p.FirstName, LastName: *p.LastName, DOB: *p.DOB})
-		}
-	case pPayments:
-		var ps []struct {
-			PaymentID *string `json:"payment_id"`
-			Amount    *int    `json:"amount"`
-		}
-		if err := json.Unmarshal(v, &ps); err != nil {
-			return fmt.Sprintf("payment_methods must be a list of {payment_id, amount} objects with integer amounts, got %s", short(v))
-		}
-		for _, p := range ps {
-			if p.PaymentID == nil || p.Amount == nil {
-				return "every payment method needs a payment_id string and an integer amount"
-			}
-			a.Payments = append(a.Payments, Payment{PaymentID: *p.PaymentID, Amount: *p.Amount})
-		}
+	if missing {
+		p.add("%s", incomplete)
 	}
-	return ""
 }
 
-func short(v json.RawMessage) string {
-	s := strings.TrimSpace(string(v))
-	if len(s) > 40 {
-		s = s[:40] + "…"
+func (p *argProblems) flights(a flightsArg) {
+	p.list(a.v, true, []string{"flight_number", "date"}, "", "flights must be a non-empty list of {flight_number, date} objects",
+		"every flight in flights needs a flight_number and a date string")
+}
+
+func (p *argProblems) passengers(a passengersArg) {
+	p.list(a.v, false, []string{"first_name", "last_name", "dob"}, "", "passengers must be a list of {first_name, last_name, dob} objects",
+		"every passenger in passengers needs first_name, last_name and dob strings")
+}
+
+func (p *argProblems) payments(a paymentsArg) {
+	p.list(a.v, false, []string{"payment_id", "amount"}, "amount", "payment_methods must be a list of {payment_id, amount} objects with integer amounts",
+		"every payment method in payment_methods needs a payment_id string and an integer amount")
+}
+
+// checkArgs describes what is wrong with a write's decoded arguments ("" when
+// nothing is), in signature order.
+func checkArgs(args any) string {
+	var p argProblems
+	switch a := args.(type) {
+	case *bookArgs:
+		p.str("user_id", a.UserID, nil)
+		p.str("origin", a.Origin, nil)
+		p.str("destination", a.Destination, nil)
+		p.str("flight_type", a.FlightType, flightTypes)
+		p.str("cabin", a.Cabin, cabinTypes)
+		p.flights(a.Flights)
+		p.passengers(a.Passengers)
+		p.payments(a.PaymentMethods)
+		p.count("total_baggages", a.TotalBaggages)
+		p.count("nonfree_baggages", a.NonfreeBaggages)
+		p.str("insurance", a.Insurance, insurances)
+	case *reservationArgs:
+		p.str("reservation_id", a.ReservationID, nil)
+	case *baggagesArgs:
+		p.str("reservation_id", a.ReservationID, nil)
+		p.count("total_baggages", a.TotalBaggages)
+		p.count("nonfree_baggages", a.NonfreeBaggages)
+		p.str("payment_id", a.PaymentID, nil)
+	case *flightsUpdateArgs:
+		p.str("reservation_id", a.ReservationID, nil)
+		p.str("cabin", a.Cabin, cabinTypes)
+		p.flights(a.Flights)
+		p.str("payment_id", a.PaymentID, nil)
+	case *passengersUpdateArgs:
+		p.str("reservation_id", a.ReservationID, nil)
+		p.passengers(a.Passengers)
+	case *certificateArgs:
+		p.str("user_id", a.UserID, nil)
+		p.amount("amount", a.Amount)
+	default:
+		return "not a write tool's arguments"
+	}
+	return strings.Join(p, "; ")
+}
+
+// short is a value as the problem quotes it.
+func short(v any) string {
+	s := pyjson.String(v)
+	if r := []rune(s); len(r) > 40 {
+		s = string(r[:40]) + "…"
 	}
 	return s
 }
 
 func q(s string) string { return pyjson.ReprString(s) }
 
-// proposal is one proposed write with its ledger.
-type proposal struct {
-	l    *ledger.Ledger
-	tool string
-	a    writeArgs
+// decodeArgs decodes a write's arguments as its tool does and checks their
+// types.
+func (d *Domain) decodeArgs(tool string, raw json.RawMessage) (any, error) {
+	a, err := d.tools.Decode(tool, raw)
+	if err != nil {
+		return nil, err
+	}
+	if problem := checkArgs(a); problem != "" {
+		return nil, errors.New(problem)
+	}
+	return a, nil
 }
 
-type check func(c *proposal) ledger.Outcome
-
-func predicate(tool, rule, clause string, fn check) ledger.Predicate {
-	return ledger.Typed("airline."+tool+"."+rule, tool, clause, func(l *ledger.Ledger, a *writeArgs) ledger.Outcome {
-		return fn(&proposal{l: l, tool: tool, a: *a})
-	})
+// predicate is the rule airline.<tool>.<rule> over the tool's arguments A (its
+// argument struct pointer or an accessor interface).
+func predicate[A any](tool, rule, clause string, check func(c ledger.Call[A]) ledger.Outcome) ledger.Predicate {
+	return ledger.Rule("airline", tool, rule, clause, check)
 }
 
-// DecodeArgs implements ledgeragent.Policy: a write's arguments decoded once
-// into writeArgs for all its predicates.
+// DecodeArgs implements ledgeragent.Policy: a write's arguments decoded
+// once, by its tool, for all its predicates.
 func (d *Domain) DecodeArgs(tool string, raw json.RawMessage) (any, *ledger.Failure) {
-	return ledger.DecodeWith("airline", tool, raw, decodeWrite, argsClause)
+	return ledger.DecodeTool("airline", tool, raw, d.decodeArgs, argsClause)
 }
 
 // argsClause is the policy section of a write tool's arguments.
@@ -350,23 +433,17 @@ func (d *Domain) GatePredicates() []ledger.Predicate {
 
 // --- the ledger, corrected by the write log -------------------------------
 
-// writeReservationID reads the reservation id of a logged write.
-func writeReservationID(raw json.RawMessage) string {
-	var a struct {
-		ReservationID string `json:"reservation_id"`
+// loggedReservation is the reservation a logged write acted on ("" for a
+// booking, a certificate, or arguments that did not decode).
+func loggedReservation(w ledger.WriteRecord) string {
+	if a, ok := w.Decoded.(reservationCall); ok {
+		return a.reservationID()
 	}
-	if json.Unmarshal(raw, &a) != nil {
-		return ""
-	}
-	return a.ReservationID
+	return ""
 }
 
-// reservation is the proposal's reservation from the ledger corrected by the
+// effectiveReservation is reservation id from the ledger corrected by the
 // successful writes logged on it since it was read (nil when not read).
-func (c *proposal) reservation() *Reservation {
-	return effectiveReservation(c.l, c.a.ReservationID)
-}
-
 func effectiveReservation(l *ledger.Ledger, id string) *Reservation {
 	r := ledgerReservation(l, id)
 	if r == nil {
@@ -375,29 +452,26 @@ func effectiveReservation(l *ledger.Ledger, id string) *Reservation {
 	var e *Reservation
 	read := l.Seq(prefixReservations + id)
 	for _, w := range l.Writes() {
-		if !w.Done || !w.Succeeded || w.Seq < read || w.Tool == toolBook || w.Tool == toolCertificate || writeReservationID(w.Args) != id {
+		if !w.Done || !w.Succeeded || w.Seq < read || loggedReservation(w) != id {
 			continue // a record read after the write already shows it
-		}
-		a, problem := decodeWrite(w.Tool, w.Args)
-		if problem != "" {
-			continue
 		}
 		if e == nil {
 			e = cloneReservation(r)
 		}
-		switch w.Tool {
-		case toolCancel:
+		switch a := w.Decoded.(type) {
+		case *reservationArgs: // cancel_reservation
 			s := StatusCancelled
 			e.Status = &s
-		case toolFlights:
+		case *flightsUpdateArgs:
+			cabin := a.cabin()
 			var fs []ReservationFlight
-			for _, f := range a.Flights {
+			for _, f := range a.flights() {
 				rf := ReservationFlight{FlightNumber: f.FlightNumber, Date: f.Date}
-				if j := segmentIndex(e.Flights, f); j >= 0 && a.Cabin == e.Cabin {
+				if j := segmentIndex(e.Flights, f); j >= 0 && cabin == e.Cabin {
 					rf = e.Flights[j]
 				} else if lf := ledgerFlight(l, f.FlightNumber, f.Date); lf != nil {
 					rf.Origin, rf.Destination = lf.Origin, lf.Destination
-					if p, ok := lf.Prices.At(a.Cabin); ok {
+					if p, ok := lf.Prices.At(cabin); ok {
 						rf.Price = *p
 					}
 				} else if j >= 0 {
@@ -405,11 +479,11 @@ func effectiveReservation(l *ledger.Ledger, id string) *Reservation {
 				}
 				fs = append(fs, rf)
 			}
-			e.Flights, e.Cabin = fs, a.Cabin
-		case toolBaggages:
-			e.TotalBaggages, e.NonfreeBaggages = Int(int64(a.TotalBaggages)), Int(int64(a.NonfreeBaggages))
-		case toolPassengers:
-			e.Passengers = a.Passengers
+			e.Flights, e.Cabin = fs, cabin
+		case *baggagesArgs:
+			e.TotalBaggages, e.NonfreeBaggages = Int(int64(a.totalBaggages())), Int(int64(a.nonfreeBaggages()))
+		case *passengersUpdateArgs:
+			e.Passengers = a.Passengers.list()
 		}
 	}
 	if e == nil {
@@ -424,10 +498,11 @@ func segmentIndex(fs []ReservationFlight, f FlightInfo) int {
 	})
 }
 
-// ownedReservation is the reservation when the user is read and owns it.
-func (c *proposal) ownedReservation() *Reservation {
-	u := ledgerUser(c.l)
-	r := c.reservation()
+// ownedReservation is reservation id (corrected by the write log) when the
+// user is read and owns it.
+func ownedReservation(l *ledger.Ledger, id string) *Reservation {
+	u := ledgerUser(l)
+	r := effectiveReservation(l, id)
 	if u == nil || r == nil || r.UserID != u.UserID {
 		return nil
 	}
@@ -435,8 +510,8 @@ func (c *proposal) ownedReservation() *Reservation {
 }
 
 // activeReservation is ownedReservation when it is not cancelled.
-func (c *proposal) activeReservation() *Reservation {
-	r := c.ownedReservation()
+func activeReservation(l *ledger.Ledger, id string) *Reservation {
+	r := ownedReservation(l, id)
 	if r == nil || (r.Status != nil && *r.Status == StatusCancelled) {
 		return nil
 	}
@@ -489,64 +564,74 @@ var profileFacts = map[string]string{
 	toolCertificate: "the membership level (only silver/gold members, insured or business travellers are compensated) and the reservations",
 }
 
-func checkUserRead(c *proposal) ledger.Outcome {
-	if ledgerUser(c.l) != nil {
+// checkUserRead guards the user tools (userCall) and the reservation tools
+// (reservationCall).
+func checkUserRead(c ledger.Call[any]) ledger.Outcome {
+	if ledgerUser(c.Ledger) != nil {
 		return ledger.OK
 	}
 	hint := "ask the user for their user id and call get_user_details first"
-	if c.a.UserID != "" {
-		hint = fmt.Sprintf("call get_user_details(user_id=%s) first", q(c.a.UserID))
-	} else if r := ledgerReservation(c.l, c.a.ReservationID); r != nil {
-		hint = fmt.Sprintf("obtain the user id from the user and call get_user_details(user_id=%s) first", q(r.UserID))
+	switch a := c.Args.(type) {
+	case userCall:
+		if a.userID() != "" {
+			hint = fmt.Sprintf("call get_user_details(user_id=%s) first", q(a.userID()))
+		}
+	case reservationCall:
+		if r := ledgerReservation(c.Ledger, a.reservationID()); r != nil {
+			hint = fmt.Sprintf("obtain the user id from the user and call get_user_details(user_id=%s) first", q(r.UserID))
+		}
 	}
-	return ledger.NeedRevise(fmt.Sprintf("Per airline policy, %s depends on %s of the user's profile, which has not been read: %s.", c.tool, profileFacts[c.tool], hint))
+	return ledger.NeedRevise(fmt.Sprintf("Per airline policy, %s depends on %s of the user's profile, which has not been read: %s.", c.Tool, profileFacts[c.Tool], hint))
 }
 
-func checkOwnUser(c *proposal) ledger.Outcome {
-	u := ledgerUser(c.l)
-	if u == nil || u.UserID == c.a.UserID {
+func checkOwnUser(c ledger.Call[userCall]) ledger.Outcome {
+	u := ledgerUser(c.Ledger)
+	if u == nil || u.UserID == c.Args.userID() {
 		return ledger.OK
 	}
-	return ledger.Refuse(fmt.Sprintf("Per airline policy, you can only act for the user %s in this conversation; %s is another user.", u.UserID, q(c.a.UserID)))
+	return ledger.Refuse(fmt.Sprintf("Per airline policy, you can only act for the user %s in this conversation; %s is another user.", u.UserID, q(c.Args.userID())))
 }
 
-func checkReservationRead(c *proposal) ledger.Outcome {
-	if ledgerReservation(c.l, c.a.ReservationID) != nil {
+func checkReservationRead(c ledger.Call[reservationCall]) ledger.Outcome {
+	id := c.Args.reservationID()
+	if ledgerReservation(c.Ledger, id) != nil {
 		return ledger.OK
 	}
-	return ledger.NeedRevise(fmt.Sprintf("Per airline policy, check reservation %s before acting on it: call get_reservation_details(reservation_id=%s) first.", c.a.ReservationID, q(c.a.ReservationID)))
+	return ledger.NeedRevise(fmt.Sprintf("Per airline policy, check reservation %s before acting on it: call get_reservation_details(reservation_id=%s) first.", id, q(id)))
 }
 
-func checkOwnReservation(c *proposal) ledger.Outcome {
-	u := ledgerUser(c.l)
-	r := c.reservation()
+func checkOwnReservation(c ledger.Call[reservationCall]) ledger.Outcome {
+	u := ledgerUser(c.Ledger)
+	r := effectiveReservation(c.Ledger, c.Args.reservationID())
 	if u == nil || r == nil || r.UserID == u.UserID {
 		return ledger.OK
 	}
 	return ledger.Refuse(fmt.Sprintf("Per airline policy, you can only act on reservations of the user %s; reservation %s belongs to another user (%s).", u.UserID, r.ReservationID, r.UserID))
 }
 
-func checkNotCancelled(c *proposal) ledger.Outcome {
-	r := c.ownedReservation()
+func checkNotCancelled(c ledger.Call[reservationCall]) ledger.Outcome {
+	r := ownedReservation(c.Ledger, c.Args.reservationID())
 	if r == nil || r.Status == nil || *r.Status != StatusCancelled {
 		return ledger.OK
 	}
 	return ledger.Refuse(fmt.Sprintf("Reservation %s is already cancelled; it cannot be cancelled or modified.", r.ReservationID))
 }
 
-func checkNotFlown(c *proposal) ledger.Outcome {
-	r := c.activeReservation()
+func checkNotFlown(c ledger.Call[reservationCall]) ledger.Outcome {
+	r := activeReservation(c.Ledger, c.Args.reservationID())
 	if r == nil {
 		return ledger.OK
 	}
+	var kept []FlightInfo // segments kept in the same cabin are not modified
+	if a, ok := c.Args.(*flightsUpdateArgs); ok && a.cabin() == r.Cabin {
+		kept = a.flights()
+	}
 	var done, unknown []string
 	for _, f := range r.Flights {
-		if c.tool == toolFlights && r.Cabin == c.a.Cabin && slices.ContainsFunc(c.a.Flights, func(fi FlightInfo) bool {
-			return fi.FlightNumber == f.FlightNumber && fi.Date == f.Date
-		}) {
-			continue // a kept segment in the same cabin is not modified
+		if slices.Contains(kept, FlightInfo{FlightNumber: f.FlightNumber, Date: f.Date}) {
+			continue
 		}
-		yes, unk := flown(c.l, f.FlightNumber, f.Date)
+		yes, unk := flown(c.Ledger, f.FlightNumber, f.Date)
 		switch {
 		case unk:
 			unknown = append(unknown, fmt.Sprintf("get_flight_status(flight_number=%s, date=%s)", q(f.FlightNumber), q(f.Date)))
@@ -555,7 +640,7 @@ func checkNotFlown(c *proposal) ledger.Outcome {
 		}
 	}
 	if len(done) > 0 {
-		if c.tool == toolCancel {
+		if c.Tool == toolCancel {
 			return ledger.Refuse(fmt.Sprintf("Per airline policy, reservation %s cannot be cancelled: part of it has already been flown (%s); the agent cannot help, transfer the user to a human agent.", r.ReservationID, strings.Join(done, ", ")))
 		}
 		return ledger.Refuse(fmt.Sprintf("Per airline policy, flights or cabin of reservation %s cannot be changed: part of it has already been flown (%s).", r.ReservationID, strings.Join(done, ", ")))
@@ -566,8 +651,8 @@ func checkNotFlown(c *proposal) ledger.Outcome {
 	return ledger.OK
 }
 
-func checkCancelBasis(c *proposal) ledger.Outcome {
-	r := c.activeReservation()
+func checkCancelBasis(c ledger.Call[*reservationArgs]) ledger.Outcome {
+	r := activeReservation(c.Ledger, c.Args.reservationID())
 	if r == nil {
 		return ledger.OK
 	}
@@ -576,7 +661,7 @@ func checkCancelBasis(c *proposal) ledger.Outcome {
 	}
 	var unknown []string
 	for _, f := range r.Flights {
-		switch knownStatus(c.l, f.FlightNumber, f.Date) {
+		switch knownStatus(c.Ledger, f.FlightNumber, f.Date) {
 		case StatusCancelled:
 			return ledger.OK
 		case "":
@@ -603,15 +688,19 @@ func flightsChange(r *Reservation, fs []FlightInfo) bool {
 	return false
 }
 
-func checkBasicEconomy(c *proposal) ledger.Outcome {
-	r := c.activeReservation()
-	if r == nil || r.Cabin != "basic_economy" || !flightsChange(r, c.a.Flights) {
+func checkBasicEconomy(c ledger.Call[*flightsUpdateArgs]) ledger.Outcome {
+	r := activeReservation(c.Ledger, c.Args.reservationID())
+	if r == nil || r.Cabin != "basic_economy" {
 		return ledger.OK
 	}
-	if c.a.Cabin != "basic_economy" && !hasNewFlight(r, c.a.Flights) {
+	fs, cabin := c.Args.flights(), c.Args.cabin()
+	if !flightsChange(r, fs) {
+		return ledger.OK
+	}
+	if cabin != "basic_economy" && !hasNewFlight(r, fs) {
 		return ledger.OK // cabin_all_segments reports dropped segments
 	}
-	if c.a.Cabin != "basic_economy" {
+	if cabin != "basic_economy" {
 		return ledger.NeedRevise(fmt.Sprintf("Per airline policy, basic economy flights cannot be modified: reservation %s is basic_economy. Change its cabin first, keeping its flights (%s), and only then its flights.", r.ReservationID, segments(r)))
 	}
 	return ledger.Refuse(fmt.Sprintf("Per airline policy, basic economy flights cannot be modified: reservation %s is basic_economy, so its flights (%s) cannot be changed.", r.ReservationID, segments(r)))
@@ -678,34 +767,38 @@ func tripProblem(l *ledger.Ledger, r *Reservation, fs []FlightInfo, origin, dest
 	return "", true
 }
 
-func checkSameTrip(c *proposal) ledger.Outcome {
-	r := c.activeReservation()
+func checkSameTrip(c ledger.Call[*flightsUpdateArgs]) ledger.Outcome {
+	r := activeReservation(c.Ledger, c.Args.reservationID())
 	if r == nil {
 		return ledger.OK
 	}
-	if p, _ := tripProblem(c.l, r, c.a.Flights, r.Origin, r.Destination, r.FlightType); p != "" {
+	if p, _ := tripProblem(c.Ledger, r, c.Args.flights(), r.Origin, r.Destination, r.FlightType); p != "" {
 		return ledger.NeedRevise(fmt.Sprintf("Per airline policy, reservation %s can be modified without changing its origin (%s), destination (%s) and trip type (%s): %s.", r.ReservationID, r.Origin, r.Destination, r.FlightType, p))
 	}
 	return ledger.OK
 }
 
-func checkCabinAllSegments(c *proposal) ledger.Outcome {
-	r := c.activeReservation()
-	if r == nil || c.a.Cabin == r.Cabin || hasNewFlight(r, c.a.Flights) || !flightsChange(r, c.a.Flights) {
+func checkCabinAllSegments(c ledger.Call[*flightsUpdateArgs]) ledger.Outcome {
+	r := activeReservation(c.Ledger, c.Args.reservationID())
+	if r == nil || c.Args.cabin() == r.Cabin {
+		return ledger.OK
+	}
+	if fs := c.Args.flights(); hasNewFlight(r, fs) || !flightsChange(r, fs) {
 		return ledger.OK
 	}
 	return ledger.NeedRevise(fmt.Sprintf("Per airline policy, the cabin must be the same across all flights of reservation %s: a cabin change applies to every segment (%s); include them all.", r.ReservationID, segments(r)))
 }
 
-func checkRoute(c *proposal) ledger.Outcome {
-	if p, _ := tripProblem(c.l, nil, c.a.Flights, c.a.Origin, c.a.Destination, c.a.FlightType); p != "" {
-		return ledger.NeedRevise(fmt.Sprintf("The flights must make a %s trip from %s to %s: %s.", c.a.FlightType, c.a.Origin, c.a.Destination, p))
+func checkRoute(c ledger.Call[*bookArgs]) ledger.Outcome {
+	origin, destination, flightType := c.Args.Origin.text(), c.Args.Destination.text(), c.Args.FlightType.text()
+	if p, _ := tripProblem(c.Ledger, nil, c.Args.flights(), origin, destination, flightType); p != "" {
+		return ledger.NeedRevise(fmt.Sprintf("The flights must make a %s trip from %s to %s: %s.", flightType, origin, destination, p))
 	}
 	return ledger.OK
 }
 
-func checkPassengerLimit(c *proposal) ledger.Outcome {
-	switch n := len(c.a.Passengers); {
+func checkPassengerLimit(c ledger.Call[*bookArgs]) ledger.Outcome {
+	switch n := len(c.Args.Passengers.list()); {
 	case n == 0:
 		return ledger.NeedRevise("Per airline policy, collect the first name, last name and date of birth of each passenger; the passenger list is empty.")
 	case n > maxPassengers:
@@ -715,15 +808,15 @@ func checkPassengerLimit(c *proposal) ledger.Outcome {
 }
 
 // chosenFlights lists the proposed flights the agent chose, which must come
-// from a search: all for a booking; for a change, the new segments only (a
-// cabin change keeps its flights and chooses none; the API prices it and
-// checks its seats).
-func (c *proposal) chosenFlights(r *Reservation) []FlightInfo {
-	if c.tool == toolBook {
-		return c.a.Flights
+// from a search: all for a booking (r nil); for a change, the new segments
+// only (a cabin change keeps its flights and chooses none; the API prices it
+// and checks its seats).
+func chosenFlights(fs []FlightInfo, r *Reservation) []FlightInfo {
+	if r == nil {
+		return fs
 	}
 	var out []FlightInfo
-	for _, f := range c.a.Flights {
+	for _, f := range fs {
 		if segmentIndex(r.Flights, f) < 0 {
 			out = append(out, f)
 		}
@@ -731,28 +824,34 @@ func (c *proposal) chosenFlights(r *Reservation) []FlightInfo {
 	return out
 }
 
-func checkFlightsSearched(c *proposal) ledger.Outcome {
-	n := len(c.a.Passengers)
+// checkFlightsSearched guards a booking (the passengers it names) and a
+// flight change (the reservation's passengers).
+func checkFlightsSearched(c ledger.Call[flightChoice]) ledger.Outcome {
 	var r *Reservation
-	if c.tool == toolFlights {
-		if r = c.activeReservation(); r == nil {
+	n := 0
+	switch a := c.Args.(type) {
+	case *bookArgs:
+		n = len(a.Passengers.list())
+	case *flightsUpdateArgs:
+		if r = activeReservation(c.Ledger, a.reservationID()); r == nil {
 			return ledger.OK
 		}
 		n = len(r.Passengers)
 	}
+	cabin := c.Args.cabin()
 	var missing, bad []string
-	for _, f := range c.chosenFlights(r) {
-		lf := ledgerFlight(c.l, f.FlightNumber, f.Date)
+	for _, f := range chosenFlights(c.Args.flights(), r) {
+		lf := ledgerFlight(c.Ledger, f.FlightNumber, f.Date)
 		if lf == nil {
 			missing = append(missing, f.FlightNumber+" on "+f.Date)
 			continue
 		}
-		if st := knownStatus(c.l, f.FlightNumber, f.Date); st != StatusAvailable {
+		if st := knownStatus(c.Ledger, f.FlightNumber, f.Date); st != StatusAvailable {
 			bad = append(bad, fmt.Sprintf("%s on %s is %s, not available", f.FlightNumber, f.Date, q(st)))
 			continue
 		}
-		if seats, ok := lf.AvailableSeats.At(c.a.Cabin); ok && *seats < n {
-			bad = append(bad, fmt.Sprintf("%s on %s has %d %s seats left for %d passengers", f.FlightNumber, f.Date, *seats, c.a.Cabin, n))
+		if seats, ok := lf.AvailableSeats.At(cabin); ok && *seats < n {
+			bad = append(bad, fmt.Sprintf("%s on %s has %d %s seats left for %d passengers", f.FlightNumber, f.Date, *seats, cabin, n))
 		}
 	}
 	switch {
@@ -765,24 +864,25 @@ func checkFlightsSearched(c *proposal) ledger.Outcome {
 }
 
 // bookTotal is the booking's price, if the ledger has every flight's price.
-func (c *proposal) bookTotal() (int, bool) {
-	n := len(c.a.Passengers)
+func bookTotal(l *ledger.Ledger, a *bookArgs) (int, bool) {
+	n := len(a.Passengers.list())
+	cabin := a.cabin()
 	total := 0
-	for _, f := range c.a.Flights {
-		lf := ledgerFlight(c.l, f.FlightNumber, f.Date)
+	for _, f := range a.flights() {
+		lf := ledgerFlight(l, f.FlightNumber, f.Date)
 		if lf == nil {
 			return 0, false
 		}
-		p, ok := lf.Prices.At(c.a.Cabin)
+		p, ok := lf.Prices.At(cabin)
 		if !ok {
 			return 0, false
 		}
 		total += *p * n
 	}
-	if c.a.Insurance == "yes" {
+	if a.Insurance.text() == "yes" {
 		total += 30 * n
 	}
-	return total + 50*c.a.NonfreeBaggages, true
+	return total + 50*a.nonfreeBaggages(), true
 }
 
 func paymentIDs(u *User) []string { return u.PaymentMethods.Keys() }
@@ -797,21 +897,17 @@ func balanceStale(l *ledger.Ledger, id string) bool {
 		if w.Seq < read || (w.Done && !w.Succeeded) {
 			continue
 		}
-		a, problem := decodeWrite(w.Tool, w.Args)
-		if problem != "" {
-			continue
-		}
-		switch w.Tool {
-		case toolFlights, toolBaggages:
-			if a.PaymentID == id {
+		switch a := w.Decoded.(type) {
+		case paidChange:
+			if a.paymentID() == id {
 				return true
 			}
-		case toolBook:
-			if slices.ContainsFunc(a.Payments, func(p Payment) bool { return p.PaymentID == id }) {
+		case *bookArgs:
+			if slices.ContainsFunc(a.PaymentMethods.list(), func(p Payment) bool { return p.PaymentID == id }) {
 				return true
 			}
-		case toolCancel:
-			r := ledgerReservation(l, a.ReservationID)
+		case *reservationArgs: // cancel_reservation
+			r := ledgerReservation(l, a.reservationID())
 			if r == nil || slices.ContainsFunc(r.PaymentHistory, func(p Payment) bool { return p.PaymentID == id }) {
 				return true
 			}
@@ -820,21 +916,21 @@ func balanceStale(l *ledger.Ledger, id string) bool {
 	return false
 }
 
-func checkBookPayments(c *proposal) ledger.Outcome {
-	u := ledgerUser(c.l)
-	if u == nil || u.UserID != c.a.UserID {
+func checkBookPayments(c ledger.Call[*bookArgs]) ledger.Outcome {
+	u := ledgerUser(c.Ledger)
+	if u == nil || u.UserID != c.Args.userID() {
 		return ledger.OK
 	}
 	var bad []string
 	count := map[string]int{}
-	for _, p := range c.a.Payments {
+	for _, p := range c.Args.PaymentMethods.list() {
 		pm, ok := u.PaymentMethods.Get(p.PaymentID)
 		if !ok || pm == nil {
 			bad = append(bad, fmt.Sprintf("%s is not among the user's payment methods %s", q(p.PaymentID), pyjson.Repr(paymentIDs(u))))
 			continue
 		}
 		count[pm.PaymentSource()]++
-		if bal, ok := balance(pm); ok && bal < float64(p.Amount) && !balanceStale(c.l, p.PaymentID) {
+		if bal, ok := balance(pm); ok && bal < float64(p.Amount) && !balanceStale(c.Ledger, p.PaymentID) {
 			bad = append(bad, fmt.Sprintf("%s has only %s, less than %s", q(p.PaymentID), money(bal), money(float64(p.Amount))))
 		}
 		if p.Amount < 0 {
@@ -850,81 +946,94 @@ func checkBookPayments(c *proposal) ledger.Outcome {
 	return ledger.OK
 }
 
-func checkBookTotal(c *proposal) ledger.Outcome {
-	total, ok := c.bookTotal()
+func checkBookTotal(c ledger.Call[*bookArgs]) ledger.Outcome {
+	total, ok := bookTotal(c.Ledger, c.Args)
 	if !ok {
 		return ledger.OK
 	}
 	paid := 0
-	for _, p := range c.a.Payments {
+	for _, p := range c.Args.PaymentMethods.list() {
 		paid += p.Amount
 	}
 	if paid == total {
 		return ledger.OK
 	}
-	return ledger.NeedRevise(fmt.Sprintf("The payments must add up to the total price: %s for %d passenger(s) in %s%s, plus %s for %d paid bag(s); they add up to %s.", money(float64(total)), len(c.a.Passengers), c.a.Cabin, insuranceNote(c.a), money(float64(50*c.a.NonfreeBaggages)), c.a.NonfreeBaggages, money(float64(paid))))
+	nonfree := c.Args.nonfreeBaggages()
+	return ledger.NeedRevise(fmt.Sprintf("The payments must add up to the total price: %s for %d passenger(s) in %s%s, plus %s for %d paid bag(s); they add up to %s.", money(float64(total)), len(c.Args.Passengers.list()), c.Args.cabin(), insuranceNote(c.Args), money(float64(50*nonfree)), nonfree, money(float64(paid))))
 }
 
-func insuranceNote(a writeArgs) string {
-	if a.Insurance == "yes" {
+func insuranceNote(a *bookArgs) string {
+	if a.Insurance.text() == "yes" {
 		return " with insurance ($30 per passenger)"
 	}
 	return ""
 }
 
-func checkBaggageAllowance(c *proposal) ledger.Outcome {
-	u := ledgerUser(c.l)
+// checkBaggageAllowance guards a booking (its cabin and passengers) and a
+// bag update (the reservation's).
+func checkBaggageAllowance(c ledger.Call[bagCounts]) ledger.Outcome {
+	u := ledgerUser(c.Ledger)
 	if u == nil {
 		return ledger.OK
 	}
-	cabin, n, who := c.a.Cabin, len(c.a.Passengers), "booking"
-	if c.tool == toolBaggages {
-		r := c.activeReservation()
+	var cabin, who string
+	var n int
+	switch a := c.Args.(type) {
+	case *bookArgs:
+		if u.UserID != a.userID() {
+			return ledger.OK
+		}
+		cabin, n, who = a.cabin(), len(a.Passengers.list()), "booking"
+	case *baggagesArgs:
+		r := activeReservation(c.Ledger, a.reservationID())
 		if r == nil {
 			return ledger.OK
 		}
 		cabin, n, who = r.Cabin, len(r.Passengers), "reservation "+r.ReservationID
-	} else if u.UserID != c.a.UserID {
-		return ledger.OK
 	}
+	total, nonfree := c.Args.totalBaggages(), c.Args.nonfreeBaggages()
 	free := freeBagsPer(u.Membership, cabin) * n
-	want := max(0, c.a.TotalBaggages-free)
-	if c.a.NonfreeBaggages == want {
+	want := max(0, total-free)
+	if nonfree == want {
 		return ledger.OK
 	}
-	return ledger.NeedRevise(fmt.Sprintf("Per airline policy, a %s member gets %d free checked bag(s) per %s passenger: the %s (%d passenger(s)) has %d free bag(s), so %d total bag(s) means %d non-free bag(s), not %d.", u.Membership, freeBagsPer(u.Membership, cabin), cabin, who, n, free, c.a.TotalBaggages, want, c.a.NonfreeBaggages))
+	return ledger.NeedRevise(fmt.Sprintf("Per airline policy, a %s member gets %d free checked bag(s) per %s passenger: the %s (%d passenger(s)) has %d free bag(s), so %d total bag(s) means %d non-free bag(s), not %d.", u.Membership, freeBagsPer(u.Membership, cabin), cabin, who, n, free, total, want, nonfree))
 }
 
-func checkAddOnly(c *proposal) ledger.Outcome {
-	r := c.activeReservation()
+func checkAddOnly(c ledger.Call[*baggagesArgs]) ledger.Outcome {
+	r := activeReservation(c.Ledger, c.Args.reservationID())
 	if r == nil {
 		return ledger.OK
 	}
 	// The rule is about bags, not the paid count: a lower non-free count
 	// with more bags (a membership upgrade) removes none.
-	if float64(c.a.TotalBaggages) >= r.TotalBaggages.Float64() {
+	total := c.Args.totalBaggages()
+	if float64(total) >= r.TotalBaggages.Float64() {
 		return ledger.OK
 	}
-	return ledger.Refuse(fmt.Sprintf("Per airline policy, checked bags can be added but not removed: reservation %s has %s bag(s); you asked for %d.", r.ReservationID, r.TotalBaggages, c.a.TotalBaggages))
+	return ledger.Refuse(fmt.Sprintf("Per airline policy, checked bags can be added but not removed: reservation %s has %s bag(s); you asked for %d.", r.ReservationID, r.TotalBaggages, total))
 }
 
-// updateCost is what the change costs (negative: a refund), if known.
-func (c *proposal) updateCost(r *Reservation) (int, bool) {
+// updateCost is what a change of reservation r costs (negative: a refund),
+// if known.
+func updateCost(l *ledger.Ledger, a paidChange, r *Reservation) (int, bool) {
 	n := len(r.Passengers)
-	if c.tool == toolBaggages {
-		return 50 * max(0, c.a.NonfreeBaggages-int(r.NonfreeBaggages.Float64())), true
+	u, ok := a.(*flightsUpdateArgs)
+	if !ok { // update_reservation_baggages
+		return 50 * max(0, a.(*baggagesArgs).nonfreeBaggages()-int(r.NonfreeBaggages.Float64())), true
 	}
+	cabin := u.cabin()
 	total := 0
-	for _, f := range c.a.Flights {
-		if j := segmentIndex(r.Flights, f); j >= 0 && r.Cabin == c.a.Cabin {
+	for _, f := range u.flights() {
+		if j := segmentIndex(r.Flights, f); j >= 0 && r.Cabin == cabin {
 			total += r.Flights[j].Price * n
 			continue
 		}
-		lf := ledgerFlight(c.l, f.FlightNumber, f.Date)
+		lf := ledgerFlight(l, f.FlightNumber, f.Date)
 		if lf == nil {
 			return 0, false
 		}
-		p, ok := lf.Prices.At(c.a.Cabin)
+		p, ok := lf.Prices.At(cabin)
 		if !ok {
 			return 0, false
 		}
@@ -936,15 +1045,16 @@ func (c *proposal) updateCost(r *Reservation) (int, bool) {
 	return total, true
 }
 
-func checkUpdatePayment(c *proposal) ledger.Outcome {
-	r := c.activeReservation()
-	u := ledgerUser(c.l)
+func checkUpdatePayment(c ledger.Call[paidChange]) ledger.Outcome {
+	r := activeReservation(c.Ledger, c.Args.reservationID())
+	u := ledgerUser(c.Ledger)
 	if r == nil || u == nil {
 		return ledger.OK
 	}
-	pm, ok := u.PaymentMethods.Get(c.a.PaymentID)
+	id := c.Args.paymentID()
+	pm, ok := u.PaymentMethods.Get(id)
 	if !ok || pm == nil {
-		return ledger.NeedRevise(fmt.Sprintf("Per airline policy, the payment method must already be in the user's profile: %s is not among %s.", q(c.a.PaymentID), pyjson.Repr(paymentIDs(u))))
+		return ledger.NeedRevise(fmt.Sprintf("Per airline policy, the payment method must already be in the user's profile: %s is not among %s.", q(id), pyjson.Repr(paymentIDs(u))))
 	}
 	if pm.PaymentSource() == SourceCertificate {
 		var ok []string
@@ -953,29 +1063,30 @@ func checkUpdatePayment(c *proposal) ledger.Outcome {
 				ok = append(ok, id)
 			}
 		}
-		return ledger.NeedRevise(fmt.Sprintf("Per airline policy, changes are paid or refunded with a single gift card or credit card, not a travel certificate (%s); the user has %s.", q(c.a.PaymentID), pyjson.Repr(ok)))
+		return ledger.NeedRevise(fmt.Sprintf("Per airline policy, changes are paid or refunded with a single gift card or credit card, not a travel certificate (%s); the user has %s.", q(id), pyjson.Repr(ok)))
 	}
 	if g, isGift := pm.(*GiftCard); isGift {
-		if cost, known := c.updateCost(r); known && float64(cost) > g.Amount && !balanceStale(c.l, c.a.PaymentID) {
-			return ledger.NeedRevise(fmt.Sprintf("Gift card %s has %s, less than the %s this change costs; choose another payment method.", q(c.a.PaymentID), money(g.Amount), money(float64(cost))))
+		if cost, known := updateCost(c.Ledger, c.Args, r); known && float64(cost) > g.Amount && !balanceStale(c.Ledger, id) {
+			return ledger.NeedRevise(fmt.Sprintf("Gift card %s has %s, less than the %s this change costs; choose another payment method.", q(id), money(g.Amount), money(float64(cost))))
 		}
 	}
 	return ledger.OK
 }
 
-func checkPassengerCount(c *proposal) ledger.Outcome {
-	r := c.activeReservation()
-	if r == nil || len(c.a.Passengers) == len(r.Passengers) {
+func checkPassengerCount(c ledger.Call[*passengersUpdateArgs]) ledger.Outcome {
+	r := activeReservation(c.Ledger, c.Args.reservationID())
+	n := len(c.Args.Passengers.list())
+	if r == nil || n == len(r.Passengers) {
 		return ledger.OK
 	}
-	return ledger.Refuse(fmt.Sprintf("Per airline policy, passengers can be modified but not their number, even by a human agent: reservation %s has %d passenger(s), not %d.", r.ReservationID, len(r.Passengers), len(c.a.Passengers)))
+	return ledger.Refuse(fmt.Sprintf("Per airline policy, passengers can be modified but not their number, even by a human agent: reservation %s has %d passenger(s), not %d.", r.ReservationID, len(r.Passengers), n))
 }
 
 // modifiedOrCancelled reports whether a change or cancellation of the
 // reservation succeeded in this conversation.
 func modifiedOrCancelled(l *ledger.Ledger, id string) bool {
 	for _, w := range l.Writes() {
-		if w.Done && w.Succeeded && w.Tool != toolBook && w.Tool != toolCertificate && writeReservationID(w.Args) == id {
+		if w.Done && w.Succeeded && loggedReservation(w) == id {
 			return true
 		}
 	}
@@ -986,16 +1097,16 @@ func modifiedOrCancelled(l *ledger.Ledger, id string) bool {
 // as they were read, before any change logged since: the delay or
 // cancellation the user complains about is a fact of the trip as booked, and
 // the $50 case comes only after the reservation was changed or cancelled.
-func checkCompensation(c *proposal) ledger.Outcome {
-	u := ledgerUser(c.l)
-	if u == nil || u.UserID != c.a.UserID {
+func checkCompensation(c ledger.Call[*certificateArgs]) ledger.Outcome {
+	u := ledgerUser(c.Ledger)
+	if u == nil || u.UserID != c.Args.userID() {
 		return ledger.OK
 	}
 	var allowed []string
 	amounts := map[float64]bool{}
 	var ineligible, delayedPending, unknown, unread []string
 	for _, id := range u.Reservations {
-		r := ledgerReservation(c.l, id)
+		r := ledgerReservation(c.Ledger, id)
 		if r == nil {
 			unread = append(unread, id)
 			continue
@@ -1006,7 +1117,7 @@ func checkCompensation(c *proposal) ledger.Outcome {
 		cancelled, delayed := false, false
 		var unk []string
 		for _, f := range r.Flights {
-			switch knownStatus(c.l, f.FlightNumber, f.Date) {
+			switch knownStatus(c.Ledger, f.FlightNumber, f.Date) {
 			case StatusCancelled:
 				cancelled = true
 			case StatusDelayed:
@@ -1023,7 +1134,7 @@ func checkCompensation(c *proposal) ledger.Outcome {
 		case cancelled:
 			amounts[100*n] = true
 			allowed = append(allowed, fmt.Sprintf("%s for reservation %s (cancelled flight, %d passenger(s))", money(100*n), r.ReservationID, len(r.Passengers)))
-		case delayed && modifiedOrCancelled(c.l, r.ReservationID):
+		case delayed && modifiedOrCancelled(c.Ledger, r.ReservationID):
 			amounts[50*n] = true
 			allowed = append(allowed, fmt.Sprintf("%s for reservation %s (delayed flight, %d passenger(s))", money(50*n), r.ReservationID, len(r.Passengers)))
 		case delayed:
@@ -1032,11 +1143,12 @@ func checkCompensation(c *proposal) ledger.Outcome {
 			unknown = append(unknown, unk...)
 		}
 	}
+	amount := c.Args.amount()
 	switch {
-	case amounts[c.a.Amount]:
+	case amounts[amount]:
 		return ledger.OK
 	case len(allowed) > 0:
-		return ledger.NeedRevise(fmt.Sprintf("Per airline policy, a certificate is $100 per passenger for cancelled flights and $50 per passenger for delayed ones: the facts allow %s, not %s.", strings.Join(allowed, " or "), money(c.a.Amount)))
+		return ledger.NeedRevise(fmt.Sprintf("Per airline policy, a certificate is $100 per passenger for cancelled flights and $50 per passenger for delayed ones: the facts allow %s, not %s.", strings.Join(allowed, " or "), money(amount)))
 	case len(delayedPending) > 0:
 		return ledger.NeedRevise(fmt.Sprintf("Per airline policy, a certificate for a delayed flight is offered only after changing or cancelling the reservation (%s), at $50 per passenger.", strings.Join(delayedPending, ", ")))
 	case len(ineligible) > 0:
@@ -1055,27 +1167,32 @@ func checkCompensation(c *proposal) ledger.Outcome {
 	return ledger.NeedRevise(fmt.Sprintf("Per airline policy, compensation is only for cancelled or delayed flights, after confirming the facts; the ledger lacks %s.", strings.Join(missing, "; ")))
 }
 
-func checkNotRepeated(c *proposal) ledger.Outcome {
-	for _, w := range c.l.Writes() {
-		if w.Tool != c.tool || !w.Done || !w.Succeeded {
+// checkNotRepeated guards a booking (the same booking again) and a
+// certificate (a second one for the user).
+func checkNotRepeated(c ledger.Call[userCall]) ledger.Outcome {
+	for _, w := range c.Ledger.Writes() {
+		if w.Tool != c.Tool || !w.Done || !w.Succeeded {
 			continue
 		}
-		if c.tool == toolCertificate {
-			prev, problem := decodeWrite(w.Tool, w.Args)
-			if problem == "" && prev.UserID == c.a.UserID {
-				return ledger.Refuse(fmt.Sprintf("A certificate was already sent to %s in this conversation; compensation is given once.", c.a.UserID))
+		switch a := c.Args.(type) {
+		case *certificateArgs:
+			if prev, ok := w.Decoded.(*certificateArgs); ok && prev.userID() == a.userID() {
+				return ledger.Refuse(fmt.Sprintf("A certificate was already sent to %s in this conversation; compensation is given once.", a.userID()))
 			}
-			continue
-		}
-		if prev, problem := decodeWrite(w.Tool, w.Args); problem == "" && sameBooking(prev, c.a) {
-			return ledger.Refuse("This exact booking already succeeded in this conversation; do not book it again.")
+		case *bookArgs:
+			if prev, ok := w.Decoded.(*bookArgs); ok && sameBooking(prev, a) {
+				return ledger.Refuse("This exact booking already succeeded in this conversation; do not book it again.")
+			}
 		}
 	}
 	return ledger.OK
 }
 
-func sameBooking(a, b writeArgs) bool {
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	return bytes.Equal(ja, jb)
+// sameBooking reports whether two bookings have the same arguments.
+func sameBooking(a, b *bookArgs) bool {
+	return a.userID() == b.userID() && a.Origin.text() == b.Origin.text() && a.Destination.text() == b.Destination.text() &&
+		a.FlightType.text() == b.FlightType.text() && a.cabin() == b.cabin() && a.Insurance.text() == b.Insurance.text() &&
+		a.totalBaggages() == b.totalBaggages() && a.nonfreeBaggages() == b.nonfreeBaggages() &&
+		slices.Equal(a.flights(), b.flights()) && slices.Equal(a.Passengers.list(), b.Passengers.list()) &&
+		slices.Equal(a.PaymentMethods.list(), b.PaymentMethods.list())
 }

@@ -59,4 +59,30 @@ func BenchmarkLedgerTurn(b *testing.B) {
 			}
 		})
 	}
+	// The same calls after a dozen logged writes (changes, bags, a
+	// cancellation, certificates), which predicates read back.
+	for _, w := range [][2]string{
+		{toolFlights, `{"reservation_id": "8C8K4E", "cabin": "economy", "flights": [{"flight_number": "HAT069", "date": "2024-05-20"}], "payment_id": "gift_card_7478642"}`},
+		{toolBaggages, `{"reservation_id": "8C8K4E", "total_baggages": 3, "nonfree_baggages": 1, "payment_id": "gift_card_7478642"}`},
+		{toolPassengers, `{"reservation_id": "8C8K4E", "passengers": [{"first_name": "Amelia", "last_name": "Davis", "dob": "1990-04-05"}]}`},
+		{toolCertificate, `{"user_id": "amelia_davis_8890", "amount": 50}`},
+		{toolCancel, `{"reservation_id": "LU15PA"}`},
+	} {
+		for range 3 {
+			args := json.RawMessage(w[1])
+			l.Resolve(l.LogWrite(w[0], args, g.Decode(w[0], args)), true)
+		}
+	}
+	for _, c := range []struct{ name, tool, args string }{
+		{"gate_cancel_after_writes", toolCancel, `{"reservation_id": "8C8K4E"}`},
+		{"gate_certificate_after_writes", toolCertificate, `{"user_id": "amelia_davis_8890", "amount": 100}`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			args := json.RawMessage(c.args)
+			b.ReportAllocs()
+			for b.Loop() {
+				g.Judge(l, c.tool, "c", args)
+			}
+		})
+	}
 }

@@ -42,7 +42,12 @@ func synthLedger(t *testing.T, d *Domain, steps []synthStep) *ledger.Ledger {
 	l := ledger.New()
 	for _, s := range steps {
 		if s.write != "" {
-			l.Resolve(l.LogWrite(s.write, json.RawMessage(s.args), nil), true)
+			args := json.RawMessage(s.args)
+			decoded, fail := d.DecodeArgs(s.write, args)
+			if fail != nil {
+				t.Fatalf("%s %s: %s", s.write, s.args, fail.Reason)
+			}
+			l.Resolve(l.LogWrite(s.write, args, decoded), true)
 			continue
 		}
 		if l.Absorb(d, s.read, json.RawMessage(s.args), s.out) == 0 {

@@ -103,7 +103,8 @@ func TestPredicates(t *testing.T) {
 			l := ledger.New()
 			readInto(t, d, d.NewEnv(), l, tc.reads...)
 			for _, w := range tc.writes {
-				l.Resolve(l.LogWrite(w.tool, json.RawMessage(w.args), nil), true)
+				args := json.RawMessage(w.args)
+				l.Resolve(l.LogWrite(w.tool, args, g.Decode(w.tool, args)), true)
 			}
 			v := g.Judge(l, tc.tool, "c", json.RawMessage(tc.args))
 			if v.Decision != tc.want || (tc.pred != "" && !slices.Contains(v.Failed, tc.pred)) {

@@ -179,19 +179,10 @@ func (d *Domain) decodeArgs(tool string, raw json.RawMessage) (any, error) {
 	return a, nil
 }
 
-// proposal is one proposed write with its ledger.
-type proposal[A any] struct {
-	l    *ledger.Ledger
-	tool string
-	a    A
-}
-
-// predicate builds a rule over the tool's arguments A (its argument struct
-// pointer or an accessor interface).
-func predicate[A any](tool, rule, clause string, fn func(c *proposal[A]) ledger.Outcome) ledger.Predicate {
-	return ledger.Typed("retail."+tool+"."+rule, tool, clause, func(l *ledger.Ledger, a A) ledger.Outcome {
-		return fn(&proposal[A]{l: l, tool: tool, a: a})
-	})
+// predicate is the rule retail.<tool>.<rule> over the tool's arguments A (its
+// argument struct pointer or an accessor interface).
+func predicate[A any](tool, rule, clause string, check func(c ledger.Call[A]) ledger.Outcome) ledger.Predicate {
+	return ledger.Rule("retail", tool, rule, clause, check)
 }
 
 // DecodeArgs implements ledgeragent.Policy: a write's arguments decoded once,
@@ -356,27 +347,27 @@ func readUserHint(l *ledger.Ledger) string {
 
 // --- predicates -----------------------------------------------------------
 
-func checkAuthenticated(c *proposal[any]) ledger.Outcome {
-	if authUserID(c.l) != "" {
+func checkAuthenticated(c ledger.Call[any]) ledger.Outcome {
+	if authUserID(c.Ledger) != "" {
 		return ledger.OK
 	}
 	return ledger.NeedRevise("Per retail policy, authenticate the user before any action that changes the database: locate their user id with find_user_id_by_email or find_user_id_by_name_zip (required even when the user gives their user id).")
 }
 
-func checkOrderRead(c *proposal[orderCall]) ledger.Outcome {
-	id := c.a.orderID()
-	if authUserID(c.l) == "" || ledgerOrder(c.l, id) != nil {
+func checkOrderRead(c ledger.Call[orderCall]) ledger.Outcome {
+	id := c.Args.orderID()
+	if authUserID(c.Ledger) == "" || ledgerOrder(c.Ledger, id) != nil {
 		return ledger.OK
 	}
 	return ledger.NeedRevise(fmt.Sprintf("Per retail policy, check order %s before acting on it: call get_order_details(order_id=%s) first.", id, q(id)))
 }
 
-func checkOwnOrder(c *proposal[orderCall]) ledger.Outcome {
-	o := callOrder(c.l, c.a)
+func checkOwnOrder(c ledger.Call[orderCall]) ledger.Outcome {
+	o := callOrder(c.Ledger, c.Args)
 	if o == nil {
 		return ledger.OK
 	}
-	if auth := authUserID(c.l); o.UserID != auth {
+	if auth := authUserID(c.Ledger); o.UserID != auth {
 		return ledger.Refuse(fmt.Sprintf("Per retail policy, you can only help the authenticated user %s in this conversation; order %s belongs to another user (%s).", auth, o.OrderID, o.UserID))
 	}
 	return ledger.OK
@@ -415,17 +406,17 @@ func hasOncePredicate(tool string) bool {
 	return false
 }
 
-func checkStatus(c *proposal[orderCall]) ledger.Outcome {
-	o := ownedOrder(c.l, c.a)
+func checkStatus(c ledger.Call[orderCall]) ledger.Outcome {
+	o := ownedOrder(c.Ledger, c.Args)
 	if o == nil {
 		return ledger.OK
 	}
-	status, by := effectiveStatus(c.l, o)
-	verb, need := actionOf(c.tool)
-	if statusFits(c.tool, status) {
+	status, by := effectiveStatus(c.Ledger, o)
+	verb, need := actionOf(c.Tool)
+	if statusFits(c.Tool, status) {
 		return ledger.OK
 	}
-	if by == c.tool && hasOncePredicate(c.tool) {
+	if by == c.Tool && hasOncePredicate(c.Tool) {
 		return ledger.OK // once_per_order names the earlier write
 	}
 	if status == StatusPendingModified && need == StatusPending {
@@ -434,42 +425,42 @@ func checkStatus(c *proposal[orderCall]) ledger.Outcome {
 	return ledger.Refuse(fmt.Sprintf("Per retail policy, only %s orders can be %s; order %s is %s.", q(need), verb, o.OrderID, q(status)))
 }
 
-func checkOnce(c *proposal[orderCall]) ledger.Outcome {
-	id := c.a.orderID()
+func checkOnce(c ledger.Call[orderCall]) ledger.Outcome {
+	id := c.Args.orderID()
 	if id == "" {
 		return ledger.OK
 	}
-	for _, w := range c.l.Writes() {
-		if w.Tool != c.tool || writeOrderID(w) != id {
+	for _, w := range c.Ledger.Writes() {
+		if w.Tool != c.Tool || writeOrderID(w) != id {
 			continue
 		}
 		switch {
 		case !w.Done:
-			return ledger.NeedRevise(fmt.Sprintf("An earlier %s on order %s has not returned yet; wait for its result before trying again.", c.tool, id))
+			return ledger.NeedRevise(fmt.Sprintf("An earlier %s on order %s has not returned yet; wait for its result before trying again.", c.Tool, id))
 		case w.Succeeded:
-			return ledger.Refuse(fmt.Sprintf("Per retail policy, %s can be called only once per order, and it already succeeded on order %s.", c.tool, id))
+			return ledger.Refuse(fmt.Sprintf("Per retail policy, %s can be called only once per order, and it already succeeded on order %s.", c.Tool, id))
 		}
 	}
 	return ledger.OK
 }
 
-func checkReason(c *proposal[*cancelArgs]) ledger.Outcome {
-	if slices.Contains(cancelReasons, c.a.Reason) {
+func checkReason(c ledger.Call[*cancelArgs]) ledger.Outcome {
+	if slices.Contains(cancelReasons, c.Args.Reason) {
 		return ledger.OK
 	}
-	return ledger.NeedRevise(fmt.Sprintf("Per retail policy, the cancellation reason must be either 'no longer needed' or 'ordered by mistake'; other reasons are not acceptable. You gave %s.", q(c.a.Reason)))
+	return ledger.NeedRevise(fmt.Sprintf("Per retail policy, the cancellation reason must be either 'no longer needed' or 'ordered by mistake'; other reasons are not acceptable. You gave %s.", q(c.Args.Reason)))
 }
 
-func checkItemsInOrder(c *proposal[itemsCall]) ledger.Outcome {
-	o := ownedOrder(c.l, c.a)
+func checkItemsInOrder(c ledger.Call[itemsCall]) ledger.Outcome {
+	o := ownedOrder(c.Ledger, c.Args)
 	if o == nil {
 		return ledger.OK
 	}
-	ids, newIDs := c.a.items(), c.a.newItems()
+	ids, newIDs := c.Args.items(), c.Args.newItems()
 	if len(ids) == 0 {
 		return ledger.NeedRevise(fmt.Sprintf("Per retail policy, list the items of order %s to act on in item_ids (all of them in one call); the list is empty.", o.OrderID))
 	}
-	if c.tool != toolReturn && len(newIDs) != len(ids) {
+	if c.Tool != toolReturn && len(newIDs) != len(ids) {
 		return ledger.NeedRevise(fmt.Sprintf("new_item_ids must give one new item per entry of item_ids, in the same order: got %d item ids and %d new item ids.", len(ids), len(newIDs)))
 	}
 	all := itemIDs(o)
@@ -492,9 +483,9 @@ func checkItemsInOrder(c *proposal[itemsCall]) ledger.Outcome {
 	return ledger.NeedRevise(fmt.Sprintf("Per retail policy, the items must be items of order %s (%s): %s.", o.OrderID, pyjson.Repr(all), strings.Join(bad, "; ")))
 }
 
-func checkSameProduct(c *proposal[itemsCall]) ledger.Outcome {
-	o := ownedOrder(c.l, c.a)
-	ids, newIDs := c.a.items(), c.a.newItems()
+func checkSameProduct(c ledger.Call[itemsCall]) ledger.Outcome {
+	o := ownedOrder(c.Ledger, c.Args)
+	ids, newIDs := c.Args.items(), c.Args.newItems()
 	if o == nil || len(newIDs) != len(ids) {
 		return ledger.OK
 	}
@@ -505,7 +496,7 @@ func checkSameProduct(c *proposal[itemsCall]) ledger.Outcome {
 			continue // items_in_order
 		}
 		old, newID := &o.Items[k], newIDs[i]
-		p := ledgerProduct(c.l, old.ProductID)
+		p := ledgerProduct(c.Ledger, old.ProductID)
 		if p == nil {
 			missing = append(missing, fmt.Sprintf("whether new item %s is an available variant of %s (product %s): call get_product_details(product_id=%s)", q(newID), old.Name, old.ProductID, q(old.ProductID)))
 			continue
@@ -529,13 +520,13 @@ func checkSameProduct(c *proposal[itemsCall]) ledger.Outcome {
 	return ledger.OK
 }
 
-func checkPaymentOwned(c *proposal[paidCall]) ledger.Outcome {
-	o := ownedOrder(c.l, c.a)
+func checkPaymentOwned(c ledger.Call[paidCall]) ledger.Outcome {
+	o := ownedOrder(c.Ledger, c.Args)
 	if o == nil {
 		return ledger.OK
 	}
-	pm := c.a.paymentMethod()
-	if u := authUser(c.l); u != nil {
+	pm := c.Args.paymentMethod()
+	if u := authUser(c.Ledger); u != nil {
 		if u.PaymentMethods.Has(pm) {
 			return ledger.OK
 		}
@@ -544,7 +535,7 @@ func checkPaymentOwned(c *proposal[paidCall]) ledger.Outcome {
 	if slices.ContainsFunc(o.PaymentHistory, func(p Payment) bool { return p.PaymentMethodID == pm }) {
 		return ledger.OK // the order itself shows the method is the user's
 	}
-	return ledger.NeedRevise(fmt.Sprintf("Per retail policy, the payment method must be one of the user's own: to check %s, %s.", q(pm), readUserHint(c.l)))
+	return ledger.NeedRevise(fmt.Sprintf("Per retail policy, the payment method must be one of the user's own: to check %s, %s.", q(pm), readUserHint(c.Ledger)))
 }
 
 // amountDue is what the chosen payment method must cover: the order total
@@ -583,25 +574,25 @@ func amountDue(l *ledger.Ledger, tool string, o *Order, ids, newIDs []string) (f
 	return diff, true
 }
 
-func checkGiftCardBalance(c *proposal[paidCall]) ledger.Outcome {
-	o := ownedOrder(c.l, c.a)
+func checkGiftCardBalance(c ledger.Call[paidCall]) ledger.Outcome {
+	o := ownedOrder(c.Ledger, c.Args)
 	if o == nil {
 		return ledger.OK
 	}
 	var ids, newIDs []string
-	if ic, ok := c.a.(itemsCall); ok {
+	if ic, ok := c.Args.(itemsCall); ok {
 		ids, newIDs = ic.items(), ic.newItems()
 	}
-	due, ok := amountDue(c.l, c.tool, o, ids, newIDs)
+	due, ok := amountDue(c.Ledger, c.Tool, o, ids, newIDs)
 	if !ok || due <= 0 {
 		return ledger.OK
 	}
-	pmID := c.a.paymentMethod()
-	u := authUser(c.l)
+	pmID := c.Args.paymentMethod()
+	u := authUser(c.Ledger)
 	if u == nil {
 		inHistory := slices.ContainsFunc(o.PaymentHistory, func(p Payment) bool { return p.PaymentMethodID == pmID })
 		if inHistory && strings.HasPrefix(pmID, "gift_card") {
-			return ledger.NeedRevise(fmt.Sprintf("Per retail policy, a gift card must have enough balance to cover $%s: to check the balance of %s, %s.", pyjson.FormatFixed(due, 2), q(pmID), readUserHint(c.l)))
+			return ledger.NeedRevise(fmt.Sprintf("Per retail policy, a gift card must have enough balance to cover $%s: to check the balance of %s, %s.", pyjson.FormatFixed(due, 2), q(pmID), readUserHint(c.Ledger)))
 		}
 		return ledger.OK // payment_owned asks for the user record otherwise
 	}
@@ -610,36 +601,36 @@ func checkGiftCardBalance(c *proposal[paidCall]) ledger.Outcome {
 		return ledger.OK
 	}
 	what := "the price difference"
-	if c.tool == toolModifyPayment {
+	if c.Tool == toolModifyPayment {
 		what = "the order total"
 	}
 	return ledger.NeedRevise(fmt.Sprintf("Per retail policy, a gift card must have enough balance to cover %s: %s has $%s, and %s is $%s. Choose another payment method.", what, q(pmID), pyjson.FormatFixed(pm.Balance, 2), what, pyjson.FormatFixed(due, 2)))
 }
 
-func checkPaymentDifferent(c *proposal[*modifyPaymentArgs]) ledger.Outcome {
-	o := ownedOrder(c.l, c.a)
+func checkPaymentDifferent(c ledger.Call[*modifyPaymentArgs]) ledger.Outcome {
+	o := ownedOrder(c.Ledger, c.Args)
 	if o == nil {
 		return ledger.OK
 	}
-	if orig := originalPayments(o); slices.Contains(orig, c.a.PaymentMethodID) {
-		return ledger.NeedRevise(fmt.Sprintf("Per retail policy, the new payment method must be different from the original payment method: order %s is already paid with %s.", o.OrderID, q(c.a.PaymentMethodID)))
+	if orig := originalPayments(o); slices.Contains(orig, c.Args.PaymentMethodID) {
+		return ledger.NeedRevise(fmt.Sprintf("Per retail policy, the new payment method must be different from the original payment method: order %s is already paid with %s.", o.OrderID, q(c.Args.PaymentMethodID)))
 	}
 	return ledger.OK
 }
 
-func checkRefundDestination(c *proposal[paidCall]) ledger.Outcome {
-	o := ownedOrder(c.l, c.a)
+func checkRefundDestination(c ledger.Call[paidCall]) ledger.Outcome {
+	o := ownedOrder(c.Ledger, c.Args)
 	if o == nil {
 		return ledger.OK
 	}
-	pm := c.a.paymentMethod()
+	pm := c.Args.paymentMethod()
 	orig := originalPayments(o)
 	if slices.Contains(orig, pm) {
 		return ledger.OK
 	}
-	u := authUser(c.l)
+	u := authUser(c.Ledger)
 	if u == nil {
-		return ledger.NeedRevise(fmt.Sprintf("Per retail policy, refunds must go to the original payment (%s) or an existing gift card: to check whether %s is one of the user's gift cards, %s.", pyjson.Repr(orig), q(pm), readUserHint(c.l)))
+		return ledger.NeedRevise(fmt.Sprintf("Per retail policy, refunds must go to the original payment (%s) or an existing gift card: to check whether %s is one of the user's gift cards, %s.", pyjson.Repr(orig), q(pm), readUserHint(c.Ledger)))
 	}
 	cards := giftCards(u)
 	if slices.Contains(cards, pm) {
@@ -648,27 +639,27 @@ func checkRefundDestination(c *proposal[paidCall]) ledger.Outcome {
 	return ledger.NeedRevise(fmt.Sprintf("Per retail policy, refunds must go to the original payment (%s) or an existing gift card (%s). You chose %s.", pyjson.Repr(orig), pyjson.Repr(cards), q(pm)))
 }
 
-func checkOwnUser(c *proposal[*userAddressArgs]) ledger.Outcome {
-	auth := authUserID(c.l)
-	if auth == "" || c.a.UserID == auth {
+func checkOwnUser(c ledger.Call[*userAddressArgs]) ledger.Outcome {
+	auth := authUserID(c.Ledger)
+	if auth == "" || c.Args.UserID == auth {
 		return ledger.OK
 	}
-	return ledger.Refuse(fmt.Sprintf("Per retail policy, you can only help the authenticated user %s in this conversation; %s is another user.", auth, q(c.a.UserID)))
+	return ledger.Refuse(fmt.Sprintf("Per retail policy, you can only help the authenticated user %s in this conversation; %s is another user.", auth, q(c.Args.UserID)))
 }
 
-func checkNotRepeated(c *proposal[*userAddressArgs]) ledger.Outcome {
-	ws := c.l.Writes()
+func checkNotRepeated(c ledger.Call[*userAddressArgs]) ledger.Outcome {
+	ws := c.Ledger.Writes()
 	for i := len(ws) - 1; i >= 0; i-- {
 		w := ws[i]
-		if w.Tool != c.tool || !w.Done || !w.Succeeded {
+		if w.Tool != c.Tool || !w.Done || !w.Succeeded {
 			continue
 		}
 		prev, ok := w.Decoded.(*userAddressArgs)
-		if !ok || prev.UserID != c.a.UserID {
+		if !ok || prev.UserID != c.Args.UserID {
 			continue
 		}
-		if prev.address() == c.a.address() {
-			return ledger.Refuse(fmt.Sprintf("This exact %s for %s already succeeded; do not repeat it.", c.tool, c.a.UserID))
+		if prev.address() == c.Args.address() {
+			return ledger.Refuse(fmt.Sprintf("This exact %s for %s already succeeded; do not repeat it.", c.Tool, c.Args.UserID))
 		}
 		return ledger.OK
 	}

@@ -79,6 +79,7 @@ package telehealth
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -293,7 +294,13 @@ func predicate(tool, rule, clause string, fn check) ledger.Predicate {
 // DecodeArgs implements ledgeragent.Policy: a write's arguments decoded once
 // into writeArgs for all its predicates.
 func (d *Domain) DecodeArgs(tool string, raw json.RawMessage) (any, *ledger.Failure) {
-	return ledger.DecodeWith("telehealth", tool, raw, d.decodeWrite, argsClause)
+	return ledger.DecodeTool("telehealth", tool, raw, func(tool string, raw json.RawMessage) (any, error) {
+		a, problem := d.decodeWrite(tool, raw)
+		if problem != "" {
+			return nil, errors.New(problem)
+		}
+		return &a, nil
+	}, argsClause)
 }
 
 // argsClause is the policy section of a write tool's arguments.

@@ -4,19 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
-	"github.com/ledgerbench/ledgerbench/envs"
-	"github.com/ledgerbench/ledgerbench/internal/domains"
 	"github.com/ledgerbench/ledgerbench/internal/experiment"
 	"github.com/ledgerbench/ledgerbench/internal/report"
-	"github.com/ledgerbench/ledgerbench/metrics"
-	"github.com/ledgerbench/ledgerbench/tasks"
+	"github.com/ledgerbench/ledgerbench/internal/runner"
+	"github.com/ledgerbench/ledgerbench/internal/runplan"
 )
 
 type experimentOptions struct {
+	Streams        *Streams
 	File           string
 	DataDir        string
 	Out            string
@@ -28,13 +27,15 @@ type experimentOptions struct {
 	NoReport       bool
 	Quiet          bool
 	Format         string
-	changed        func(string) bool
+	// Set names the flags given on the command line: they override the
+	// experiment file.
+	Set map[string]bool
 	// run replaces the run function (tests).
 	run experiment.RunFunc
 }
 
-func newCmdExperiment(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *experimentOptions) error) *cobra.Command {
-	opts := &experimentOptions{}
+func newCmdExperiment(s *Streams, g *globalOptions, runF func(context.Context, *experimentOptions) error) *cobra.Command {
+	opts := &experimentOptions{Streams: s}
 	cmd := &cobra.Command{
 		Use:   "experiment FILE.yaml",
 		Short: "Run a grid of runs (domains × agents × backbones) and report on it",
@@ -66,14 +67,15 @@ config.`,
 				return err
 			}
 			opts.DataDir = dir
-			opts.changed = cmd.Flags().Changed
+			opts.Set = map[string]bool{}
+			cmd.Flags().Visit(func(f *pflag.Flag) { opts.Set[f.Name] = true })
 			if _, err := report.ParseFormat(opts.Format); err != nil {
 				return usageError{err}
 			}
 			if runF != nil {
-				return runF(cmd.Context(), s, opts)
+				return runF(cmd.Context(), opts)
 			}
-			return runExperiment(cmd.Context(), s, opts)
+			return runExperiment(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
@@ -89,15 +91,13 @@ config.`,
 	return cmd
 }
 
-func runExperiment(ctx context.Context, s *Streams, opts *experimentOptions) error {
+func runExperiment(ctx context.Context, opts *experimentOptions) error {
+	s := opts.Streams
 	cfg, err := experiment.Load(opts.File)
 	if err != nil {
 		return usageError{err}
 	}
-	changed := opts.changed
-	if changed == nil {
-		changed = func(string) bool { return false }
-	}
+	changed := func(name string) bool { return opts.Set[name] }
 	if opts.Out != "" {
 		cfg.Out = opts.Out
 	}
@@ -121,23 +121,23 @@ func runExperiment(ctx context.Context, s *Streams, opts *experimentOptions) err
 	locked := *s
 	locked.ErrOut = &lockedWriter{w: s.ErrOut}
 	s = &locked
-	doms := &domainCache{dir: opts.DataDir, loaded: map[string]envs.Domain{}}
+	doms := experiment.NewDomains(opts.DataDir)
 	run := opts.run
 	if run == nil {
 		run = cellRunner(s, opts, cfg)
 	}
-	res, runErr := experiment.Execute(ctx, cfg, experiment.Options{Run: run, Plan: doms.plan, Log: s.ErrOut, DryRun: opts.DryRun})
+	res, runErr := experiment.Execute(ctx, cfg, experiment.Options{Run: run, Plan: doms.Plan, Log: s.ErrOut, DryRun: opts.DryRun})
 	if res == nil {
 		return runErr
 	}
 	if opts.DryRun { // experimentcheck.go: what planning cannot see; no report, nothing written
-		return errors.Join(runErr, checkCells(s, cfg))
+		return errors.Join(runErr, checkCells(s, cfg, res))
 	}
 	if res.Stopped != "" {
 		fmt.Fprintf(s.ErrOut, "budget: %s; rerun the same command to continue (with a higher cap)\n", res.Stopped)
 	}
 	if !opts.NoReport {
-		rep, files, err := experiment.WriteReport(cfg, res, doms.catalog(), func(src []*report.Source) { addShadowVerdicts(src, doms.list()) })
+		rep, files, err := experiment.WriteReport(cfg, res, doms.Catalog(), func(src []*report.Source) { addShadowVerdicts(src, doms.List()) })
 		if err != nil {
 			return errors.Join(runErr, err)
 		}
@@ -153,100 +153,46 @@ func runExperiment(ctx context.Context, s *Streams, opts *experimentOptions) err
 	return runErr
 }
 
-// cellRunner runs one cell as `ledgerbench run --out DIR …` would, continuing
-// the run directory when it exists.
-//
-// RUNNER CALL SITE: this is the single place the experiment starts runs. It
-// goes through runRun (run.go), the configured-run path of `ledgerbench run`
-// (planning, manifest, resume checks, runner.Run, summary). Should the runner
-// package export a function that runs a configured run, call it here.
+// cellRunner runs one cell as `ledgerbench run --out DIR …` would, through
+// the same planner, continuing the run directory when it exists. The
+// cell's settings are authoritative: a run directory whose manifest differs
+// is refused (more trials extend it). Without backbones_file the default
+// file may be absent (offline backbones), and a continued cell keeps the
+// file its manifest names.
 func cellRunner(s *Streams, opts *experimentOptions, cfg *experiment.Config) experiment.RunFunc {
-	return func(ctx context.Context, c experiment.Cell, concurrency int) error {
+	return func(ctx context.Context, c experiment.Cell, concurrency int, track func(experiment.Meter)) error {
 		cellStreams := *s
 		cellStreams.Out = s.ErrOut // the cell's summary is progress; stdout carries the report
 		if cfg.ParallelCells > 1 { // term.go: labelled lines, no bar redrawn over another cell's
 			cellStreams.ErrOut = &prefixWriter{w: s.ErrOut, prefix: "[" + c.ID() + "] "}
 			cellStreams.Out, cellStreams.ErrTTY = cellStreams.ErrOut, false
 		}
-		ro := &runOptions{
-			Streams: &cellStreams, DataDir: opts.DataDir,
-			Domain: c.Domain, Agent: c.Agent, Backbone: c.Backbone, UserBackbone: c.UserBackbone,
-			BackbonesFile: defaultBackbonesFile, Split: c.Split, TaskIDs: c.TaskIDs, Limit: c.Limit,
-			Trials: c.Trials, Concurrency: concurrency, Seed: c.Seed, MaxSteps: c.MaxSteps, MaxErrors: c.MaxErrors,
-			Out: c.Dir, Quiet: opts.Quiet,
-			// The cell's settings are authoritative: a run directory whose
-			// manifest differs is refused (more trials extend it). The
-			// default backbones file may be absent (offline backbones).
-			changed: func(name string) bool { return name != "backbones" || cfg.BackbonesFile != "" },
+		ro := &runOptions{Streams: &cellStreams, Options: runplan.Options{DataDir: opts.DataDir}}
+		po := ro.planOptions()
+		po.Domain, po.Agent, po.Backbone, po.UserBackbone = c.Domain, c.Agent, c.Backbone, c.UserBackbone
+		po.Split, po.TaskIDs, po.Limit, po.Trials, po.Seed = c.Split, c.TaskIDs, c.Limit, c.Trials, c.Seed
+		po.Concurrency, po.MaxSteps, po.MaxErrors, po.Out = concurrency, c.MaxSteps, c.MaxErrors, c.Dir
+		po.BackbonesFile, po.BackbonesOptional = cfg.BackbonesFile, cfg.BackbonesFile == ""
+		if po.BackbonesFile == "" {
+			po.BackbonesFile = defaultBackbonesFile
 		}
-		if cfg.BackbonesFile != "" {
-			ro.BackbonesFile = cfg.BackbonesFile
-		}
+		po.Inherit = func(setting string) bool { return setting == "backbones" && cfg.BackbonesFile == "" }
 		switch c.Judge {
 		case "none":
-			ro.NoJudge = true
+			po.NoJudge = true
 		default:
-			ro.JudgeBackbone = c.Judge
+			po.JudgeBackbone = c.Judge
 		}
-		return runRun(ctx, ro)
+		errOut := &lockedWriter{w: cellStreams.ErrOut}
+		po.LLM.Logf = stderrLogf(errOut, cellStreams.ErrTTY) // term.go
+		p, err := runplan.New(ctx, po)
+		if err != nil {
+			return planError(err)
+		}
+		ui := progressOptions{Streams: &cellStreams, Quiet: opts.Quiet}
+		_, err = executePlan(ctx, ui, errOut, p, nil, func(prog *runner.Progress) {
+			track(func() float64 { return prog.Snapshot().Cost })
+		})
+		return err
 	}
-}
-
-// domainCache loads each domain once.
-type domainCache struct {
-	dir    string
-	mu     sync.Mutex
-	loaded map[string]envs.Domain
-}
-
-// list is the domains loaded so far.
-func (d *domainCache) list() []envs.Domain {
-	var out []envs.Domain
-	for _, dom := range d.loaded {
-		out = append(out, dom)
-	}
-	return out
-}
-
-func (d *domainCache) get(name string) (envs.Domain, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if dom, ok := d.loaded[name]; ok {
-		return dom, nil
-	}
-	dom, err := domains.Load(name, d.dir)
-	if err != nil {
-		return nil, err
-	}
-	d.loaded[name] = dom
-	return dom, nil
-}
-
-func (d *domainCache) plan(_ context.Context, domain string, sel tasks.Selection) ([]string, error) {
-	dom, err := d.get(domain)
-	if err != nil {
-		return nil, err
-	}
-	ts, err := dom.Tasks().Select(sel)
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]string, len(ts))
-	for i := range ts {
-		ids[i] = ts[i].ID
-	}
-	return ids, nil
-}
-
-func (d *domainCache) catalog() metrics.Catalog {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if len(d.loaded) == 0 {
-		return nil
-	}
-	var doms []envs.Domain
-	for _, dom := range d.loaded {
-		doms = append(doms, dom)
-	}
-	return metrics.NewDomainCatalog(doms...)
 }

@@ -6,16 +6,15 @@ import (
 	"io/fs"
 	"slices"
 
-	"github.com/ledgerbench/ledgerbench/internal/agents"
 	"github.com/ledgerbench/ledgerbench/internal/experiment"
 	"github.com/ledgerbench/ledgerbench/internal/llm"
 )
 
-// checkCells is the dry run's validation of every cell beyond planning its
-// tasks: the agent exists, each backbone (agent, user, judge) is offline or
-// named in the backbones file, and its API-key variable is set. Problems
-// are listed per cell and fail the dry run (exit 3).
-func checkCells(s *Streams, cfg *experiment.Config) error {
+// checkCells is the dry run's account of what planning cannot see
+// (experiment.Check: agents, backbones, API-key variables), listed per cell
+// and failing the dry run (exit 3), and of each cell's estimated cost
+// (experiment.Estimates).
+func checkCells(s *Streams, cfg *experiment.Config, res *experiment.Result) error {
 	file := cfg.BackbonesFile
 	if file == "" {
 		file = defaultBackbonesFile
@@ -25,39 +24,34 @@ func checkCells(s *Streams, cfg *experiment.Config) error {
 		return err
 	}
 	lookup := func(k string) (string, bool) { v := s.Getenv(k); return v, v != "" }
-	var problems []string
-	for _, c := range cfg.Cells() {
-		if !slices.Contains(agents.AgentNames(), c.Agent) {
-			problems = append(problems, fmt.Sprintf("%s: unknown agent %q", c.ID(), c.Agent))
-		}
-		judge := c.Judge
-		if judge == "" && bbs != nil {
-			judge = bbs.Judge
-		}
-		for _, role := range []struct{ what, name string }{{"backbone", c.Backbone}, {"user backbone", c.User()}, {"judge", judge}} {
-			if role.name == "" || role.name == "none" || isOfflineBackbone(role.name) {
-				continue
-			}
-			if bbs == nil {
-				problems = append(problems, fmt.Sprintf("%s: %s %s: no backbones file %s", c.ID(), role.what, role.name, file))
-				continue
-			}
-			b, err := bbs.Backbone(role.name)
-			if err != nil {
-				problems = append(problems, fmt.Sprintf("%s: %s: %v", c.ID(), role.what, err))
-				continue
-			}
-			if _, err := b.APIKey(lookup); err != nil {
-				problems = append(problems, fmt.Sprintf("%s: %s: %v", c.ID(), role.what, err))
-			}
-		}
-	}
+	problems := experiment.Check(cfg, file, bbs, lookup)
 	for _, p := range problems {
 		fmt.Fprintln(s.ErrOut, "cannot run:", p)
 	}
+	writeEstimates(s, experiment.Estimates(cfg, res, file, bbs), file)
 	if len(problems) > 0 {
 		return fmt.Errorf("%w: dry run: %d problem(s) in the grid's cells (listed above)", ErrFailed, len(problems))
 	}
 	fmt.Fprintf(s.ErrOut, "dry run: every cell's agent and backbones check out; nothing was written\n")
 	return nil
+}
+
+func writeEstimates(s *Streams, est []experiment.Estimate, file string) {
+	total := 0.0
+	var basis []string
+	for _, e := range est {
+		if b := e.Cell.Domain + ": " + e.Basis; !slices.Contains(basis, b) {
+			basis = append(basis, b)
+		}
+		if !e.Priced {
+			fmt.Fprintf(s.ErrOut, "estimate: %-50s %d simulations to run; no price (a backbone is not in %s)\n", e.Cell.ID(), e.Simulations, file)
+			continue
+		}
+		total += e.Total()
+		fmt.Fprintf(s.ErrOut, "estimate: %-50s %d simulations to run × ($%.4f agent + $%.4f user) ≈ $%.2f\n", e.Cell.ID(), e.Simulations, e.Agent, e.User, e.Total())
+	}
+	fmt.Fprintf(s.ErrOut, "estimate: ≈ $%.2f in all (an estimate: prices of %s × typical tokens per simulation; judge calls not included)\n", total, file)
+	for _, b := range basis {
+		fmt.Fprintf(s.ErrOut, "estimate basis %s\n", b)
+	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/evaluator"
+	"github.com/ledgerbench/ledgerbench/evaluator/rescore"
 	"github.com/ledgerbench/ledgerbench/internal/domains"
 	"github.com/ledgerbench/ledgerbench/internal/parallel"
 	"github.com/ledgerbench/ledgerbench/ledgeragent"
@@ -262,7 +263,7 @@ func auditRecordedFile(ctx context.Context, file, dataDir string, loaded map[str
 			run.Reward = r.RewardInfo.Reward
 		}
 		task, err := findTask(dom.Tasks(), r.TaskID)
-		if scored, ok := scoredTaskID(r); ok && scored != r.TaskID {
+		if scored, ok := rescore.ScoredTaskID(r); ok && scored != r.TaskID {
 			if t, err2 := findTask(dom.Tasks(), scored); err2 == nil {
 				task, err = t, nil // the recorded evaluation used this task's criteria
 			}
@@ -274,7 +275,7 @@ func auditRecordedFile(ctx context.Context, file, dataDir string, loaded map[str
 		if err != nil {
 			return run, fmt.Errorf("%s: rescore task %s trial %d: %w", file, r.TaskID, r.Trial, err)
 		}
-		reward, _ := rescoredReward(r.RewardInfo, &ours)
+		reward, _ := rescore.Reward(r.RewardInfo, &ours)
 		run.Rescored = &reward
 		return run, nil
 	})

@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
+	"github.com/ledgerbench/ledgerbench/internal/runplan"
 )
 
 // readmeCommands are the `ledgerbench …` command lines of the README: the
@@ -62,7 +63,7 @@ func skipReason(args []string, root string) string {
 		return "pulls from GitHub (needs the network)"
 	}
 	for i, a := range args {
-		if (a == "--backbone" || a == "--user-backbone" || a == "--judge-backbone") && i+1 < len(args) && !isOfflineBackbone(args[i+1]) {
+		if (a == "--backbone" || a == "--user-backbone" || a == "--judge-backbone") && i+1 < len(args) && !runplan.IsOffline(args[i+1]) {
 			return "needs an API key for backbone " + args[i+1]
 		}
 	}
@@ -115,7 +116,7 @@ func onlineBackbones(path string) string {
 	}
 	for _, g := range doc.Grid {
 		for _, bb := range append(g.Backbones, g.UserBackbones...) {
-			if !isOfflineBackbone(bb) {
+			if !runplan.IsOffline(bb) {
 				return bb
 			}
 		}

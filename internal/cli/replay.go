@@ -87,22 +87,4 @@ compared with it. --calls FILE replays a JSON array of {"name", "arguments",
 }
 
 // findTask looks a task up by id in every task list of a set.
-func findTask(set *tasks.Set, id string) (*tasks.Task, error) {
-	main, err := set.All()
-	if err != nil {
-		return nil, err
-	}
-	for i := range main {
-		if main[i].ID == id {
-			return &main[i], nil
-		}
-	}
-	for _, list := range set.Extra {
-		for i := range list {
-			if list[i].ID == id {
-				return &list[i], nil
-			}
-		}
-	}
-	return nil, fmt.Errorf("%s: no task with id %q", set.Domain, id)
-}
+func findTask(set *tasks.Set, id string) (*tasks.Task, error) { return set.Find(id) }

@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
-	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -15,15 +12,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/envs"
-	"github.com/ledgerbench/ledgerbench/evaluator"
+	"github.com/ledgerbench/ledgerbench/evaluator/rescore"
 	"github.com/ledgerbench/ledgerbench/internal/domains"
-	"github.com/ledgerbench/ledgerbench/internal/parallel"
-	"github.com/ledgerbench/ledgerbench/results"
-	"github.com/ledgerbench/ledgerbench/tasks"
 )
 
 type rescoreOptions struct {
-	Files []string
+	Streams *Streams
+	Files   []string
 	// Criteria says where the evaluation criteria come from: "file"
 	// (the tasks embedded in the results file), "domain" (the data
 	// directory's tasks) or "record" (rebuilt from each recorded
@@ -41,8 +36,8 @@ type rescoreOptions struct {
 	DataDir           string
 }
 
-func newCmdRescore(s *Streams, g *globalOptions) *cobra.Command {
-	opts := &rescoreOptions{}
+func newCmdRescore(s *Streams, g *globalOptions, runF func(context.Context, *rescoreOptions) error) *cobra.Command {
+	opts := &rescoreOptions{Streams: s}
 	cmd := &cobra.Command{
 		Use:   "rescore FILE…",
 		Short: "Re-evaluate recorded τ²-bench runs with ledgerbench's environments",
@@ -77,7 +72,10 @@ their task ids index the test split.`,
 			}
 			opts.DataDir = dir
 			opts.Files = args
-			return runRescore(cmd.Context(), s, opts)
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runRescore(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Criteria, "criteria", "file", "evaluation criteria from: file (tasks embedded in the file), domain (the data directory's tasks), record (rebuilt from each recorded reward_info)")
@@ -88,95 +86,25 @@ their task ids index the test split.`,
 	return cmd
 }
 
-// rescoreSim is one simulation's outcome; its JSON form is rescore --json's
-// line.
-type rescoreSim struct {
-	File            string                       `json:"file"`
-	SimulationIndex int                          `json:"simulation_index"`
-	SimulationID    string                       `json:"simulation_id"`
-	TaskID          string                       `json:"task_id"`
-	Trial           int                          `json:"trial"`
-	RecordedReward  *float64                     `json:"recorded_reward"`
-	Reward          *float64                     `json:"reward"`
-	RewardBreakdown map[tasks.RewardType]float64 `json:"reward_breakdown"`
-	DBMatch         *bool                        `json:"db_match"`
-	Notes           []string                     `json:"notes"`
-
-	diff       *rescoreDiff
-	nlRecorded bool
-	relabelled bool
-	missing    bool
-	failed     bool
-}
-
-// rescoreFile is one file's outcome.
-type rescoreFile struct {
-	File       string
-	Domain     string
-	Sims       int
-	Agree      int
-	Disagree   []rescoreDiff
-	NLRecorded int // agreements that used the recorded NL verdict
-	// Relabelled counts simulations --relabel scored against another task
-	// than their task_id.
-	Relabelled int
-	Missing    []string
-	// Failed lists simulations that could not be evaluated (a trajectory
-	// upstream's replay rejects, a broken task).
-	Failed  []rescoreDiff
-	Results []rescoreSim
-}
-
-type rescoreDiff struct {
-	TaskID     string
-	Trial      int
-	Recorded   float64
-	Ours       float64
-	Components []string
-	Notes      []string
-}
-
-func runRescore(ctx context.Context, s *Streams, opts *rescoreOptions) error {
-	loaded := map[string]envs.Domain{}
-	var out []rescoreFile
-	for _, path := range opts.Files {
-		if res, ok, err := rescoreV1(ctx, path, opts, loaded, s.ErrOut); ok || err != nil {
-			if err != nil {
-				return err
+func runRescore(ctx context.Context, opts *rescoreOptions) error {
+	s := opts.Streams
+	files, err := rescore.Files(ctx, opts.Files, rescore.Options{
+		Criteria: opts.Criteria, Relabel: opts.Relabel, Warn: s.ErrOut,
+		Load: func(name string, solo bool) (envs.Domain, error) {
+			load := domains.Load
+			if solo {
+				load = domains.LoadSolo
 			}
-			out = append(out, res)
-			continue
-		}
-		f, err := results.ReadTau2(path)
-		if err != nil {
-			return err
-		}
-		meta, err := f.Meta()
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		// A solo run (upstream's is_solo_mode) is scored in solo mode.
-		solo := results.IsSolo(f.Info)
-		key, load := meta.Domain, domains.Load
-		if solo {
-			key, load = meta.Domain+" solo", domains.LoadSolo
-		}
-		dom, ok := loaded[key]
-		if !ok {
-			if dom, _, err = loadDomain(load, meta.Domain, opts.DataDir, opts.AllowModifiedData, s.ErrOut); err != nil {
-				return fmt.Errorf("%s: %w", path, err)
-			}
-			loaded[key] = dom
-		}
-		res, err := rescore(ctx, path, f, dom, opts, s.ErrOut)
-		if err != nil {
-			return err
-		}
-		out = append(out, res)
+			dom, _, err := loadDomain(load, name, opts.DataDir, opts.AllowModifiedData, s.ErrOut) // datacheck.go
+			return dom, err
+		},
+	})
+	if err != nil {
+		return err
 	}
 	if opts.JSON {
 		enc := json.NewEncoder(s.Out)
-		for _, f := range out {
+		for _, f := range files {
 			for _, r := range f.Results {
 				if err := enc.Encode(r); err != nil {
 					return fmt.Errorf("write rescore results: %w", err)
@@ -185,305 +113,14 @@ func runRescore(ctx context.Context, s *Streams, opts *rescoreOptions) error {
 		}
 		return nil
 	}
-	writeRescore(s.Out, out, opts.Verbose)
+	writeRescore(s.Out, files, opts.Verbose)
 	return nil
 }
 
-func rescore(ctx context.Context, path string, f *results.Tau2File, dom envs.Domain, opts *rescoreOptions, errOut io.Writer) (rescoreFile, error) {
-	res := rescoreFile{File: filepath.Base(path), Domain: dom.Name(), Sims: len(f.Simulations)}
-	recs, err := results.FromTau2(f)
-	if err != nil {
-		return res, fmt.Errorf("%s: %w", path, err)
-	}
-	byID := map[string]*tasks.Task{}
-	if opts.Criteria != "domain" {
-		ts, err := f.Tau2Tasks(path)
-		if err != nil {
-			fmt.Fprintf(errOut, "rescore: %s: embedded tasks unreadable (%v); using the data directory's\n", res.File, err)
-		}
-		for i := range ts {
-			byID[ts[i].ID] = &ts[i]
-		}
-	}
-	lookup := func(id string) *tasks.Task {
-		if t, ok := byID[id]; ok {
-			return t
-		}
-		t, err := findTask(dom.Tasks(), id)
-		if err != nil {
-			return nil
-		}
-		return t
-	}
-	return scoreRecords(ctx, res, recs, dom, lookup, opts)
-}
-
-// scoreRecords scores every record against the task lookup returns for it
-// (nil: not found) on every core, and tallies the outcomes into res in the
-// records' order; res.Results gets one rescoreSim per record.
-func scoreRecords(ctx context.Context, res rescoreFile, recs []results.Record, dom envs.Domain, lookup func(id string) *tasks.Task, opts *rescoreOptions) (rescoreFile, error) {
-	sims := make([]rescoreSim, len(recs))
-	// Each simulation is scored into sims[i], on every core.
-	_, err := parallel.Map(ctx, len(recs), func(gctx context.Context, i int) (struct{}, error) {
-		return struct{}{}, func() error {
-			r := &recs[i]
-			sim := &sims[i]
-			*sim = rescoreSim{File: res.File, SimulationIndex: i, SimulationID: r.ID, TaskID: r.TaskID, Trial: r.Trial, Notes: []string{}}
-			if r.RewardInfo != nil {
-				v := r.RewardInfo.Reward
-				sim.RecordedReward = &v
-			}
-			var task *tasks.Task
-			switch id := r.TaskID; {
-			case opts.Criteria == "record":
-				task = rebuildTask(lookup(id), id, r.RewardInfo)
-			default:
-				task = lookup(id)
-				if opts.Relabel {
-					if scored, ok := scoredTaskID(r); ok && scored != id {
-						if t := lookup(scored); t != nil {
-							task = t
-							sim.relabelled = true
-							sim.Notes = append(sim.Notes, fmt.Sprintf("relabelled: scored against task %s, whose gold actions the recorded evaluation checked", scored))
-						}
-					}
-				}
-			}
-			if task == nil {
-				sim.missing = true
-				sim.Notes = append(sim.Notes, "task not found")
-				return nil
-			}
-			if err := gctx.Err(); err != nil {
-				return err
-			}
-			ours, err := evaluator.Evaluate(gctx, dom, task, r.Messages, r.TerminationReason, evaluator.Options{Lenient: true})
-			if err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				sim.failed = true
-				sim.Notes = append(sim.Notes, "not evaluated: "+err.Error())
-				return nil
-			}
-			d, usedNL := compareReward(r.RewardInfo, &ours)
-			reward := ours.Reward
-			if usedNL {
-				sim.nlRecorded = true
-				nl := recordedNL(r.RewardInfo)
-				reward *= nl
-				sim.Notes = append(sim.Notes, fmt.Sprintf("NL_ASSERTION not judged: the recorded verdict (%g) stands in", nl))
-			}
-			sim.Reward = &reward
-			sim.RewardBreakdown = ours.RewardBreakdown
-			if usedNL {
-				bd := maps.Clone(ours.RewardBreakdown)
-				if bd == nil {
-					bd = map[tasks.RewardType]float64{}
-				}
-				bd[tasks.RewardNLAssertion] = recordedNL(r.RewardInfo)
-				sim.RewardBreakdown = bd
-			}
-			if ours.DBCheck != nil {
-				m := ours.DBCheck.DBMatch
-				sim.DBMatch = &m
-			}
-			sim.Notes = append(sim.Notes, ours.Notes...)
-			if d != nil {
-				d.TaskID, d.Trial = r.TaskID, r.Trial
-				sim.diff = d
-			}
-			return nil
-		}()
-	})
-	if err != nil {
-		return res, err
-	}
-	for i := range sims {
-		sim := &sims[i]
-		if sim.relabelled {
-			res.Relabelled++
-		}
-		switch {
-		case sim.missing:
-			res.Missing = append(res.Missing, sim.TaskID)
-		case sim.failed:
-			res.Failed = append(res.Failed, rescoreDiff{TaskID: sim.TaskID, Trial: sim.Trial, Notes: sim.Notes})
-		case sim.diff != nil:
-			res.Disagree = append(res.Disagree, *sim.diff)
-		default:
-			res.Agree++
-			if sim.nlRecorded {
-				res.NLRecorded++
-			}
-		}
-	}
-	res.Results = sims
-	return res, nil
-}
-
-// recordedNL is the recorded NL_ASSERTION component (1 when none was
-// recorded).
-func recordedNL(rec *evaluator.RewardInfo) float64 {
-	if rec != nil {
-		if nl, ok := rec.RewardBreakdown[tasks.RewardNLAssertion]; ok {
-			return nl
-		}
-	}
-	return 1
-}
-
-// rebuildTask returns the task with its evaluation criteria rebuilt from a
-// recorded reward_info (the gold actions, environment assertions,
-// communicate items and NL assertions it checked, and its basis); the
-// initial state comes from base when known.
-func rebuildTask(base *tasks.Task, id string, ri *evaluator.RewardInfo) *tasks.Task {
-	t := &tasks.Task{ID: id}
-	if base != nil {
-		c := *base
-		t = &c
-	}
-	if ri == nil {
-		t.EvaluationCriteria = nil
-		return t
-	}
-	crit := &tasks.EvaluationCriteria{RewardBasis: ri.RewardBasis}
-	for _, c := range ri.ActionChecks {
-		crit.Actions = append(crit.Actions, c.Action)
-	}
-	for _, c := range ri.EnvAssertions {
-		crit.EnvAssertions = append(crit.EnvAssertions, c.EnvAssertion)
-	}
-	for _, c := range ri.CommunicateChecks {
-		crit.CommunicateInfo = append(crit.CommunicateInfo, c.Info)
-	}
-	for _, c := range ri.NLAssertions {
-		crit.NLAssertions = append(crit.NLAssertions, c.NLAssertion)
-	}
-	t.EvaluationCriteria = crit
-	return t
-}
-
-// scoredTaskID returns the task whose gold actions the recorded evaluation
-// checked (for --relabel only), when every recorded action id has the form "<task id>_<n>" with
-// one task id (τ²-bench's airline and retail action ids).
-func scoredTaskID(r *results.Record) (string, bool) {
-	if r.RewardInfo == nil || len(r.RewardInfo.ActionChecks) == 0 {
-		return "", false
-	}
-	id := ""
-	for _, c := range r.RewardInfo.ActionChecks {
-		i := strings.LastIndexByte(c.Action.ActionID, '_')
-		if i <= 0 {
-			return "", false
-		}
-		if p := c.Action.ActionID[:i]; id == "" {
-			id = p
-		} else if p != id {
-			return "", false
-		}
-	}
-	return id, true
-}
-
-// rescoredReward is our reward where we did not judge NL assertions, the
-// recorded NL component standing in; it reports whether it stood in.
-func rescoredReward(rec, ours *evaluator.RewardInfo) (float64, bool) {
-	if !slices.Contains(ours.NotEvaluated, tasks.RewardNLAssertion) {
-		return ours.Reward, false
-	}
-	return ours.Reward * recordedNL(rec), true
-}
-
-// compareReward compares a recorded reward with ours. Where ours did not
-// judge NL assertions, the recorded NL component stands in. It returns nil
-// when the rewards agree, and whether the recorded NL verdict was used.
-func compareReward(rec, ours *evaluator.RewardInfo) (*rescoreDiff, bool) {
-	recReward := 0.0
-	if rec != nil {
-		recReward = rec.Reward
-	}
-	oursReward, usedNL := rescoredReward(rec, ours)
-	if math.Abs(recReward-oursReward) <= 1e-6 {
-		return nil, usedNL
-	}
-	d := &rescoreDiff{Recorded: recReward, Ours: oursReward, Notes: ours.Notes}
-	if rec == nil {
-		d.Components = append(d.Components, "recorded reward_info missing")
-		return d, usedNL
-	}
-	d.Components = componentDiffs(rec, ours)
-	return d, usedNL
-}
-
-// componentDiffs names what differs between two reward infos.
-func componentDiffs(rec, ours *evaluator.RewardInfo) []string {
-	var out []string
-	keys := map[tasks.RewardType]bool{}
-	for k := range rec.RewardBreakdown {
-		keys[k] = true
-	}
-	for k := range ours.RewardBreakdown {
-		keys[k] = true
-	}
-	var sorted []tasks.RewardType
-	for k := range keys {
-		sorted = append(sorted, k)
-	}
-	slices.Sort(sorted)
-	for _, k := range sorted {
-		a, okA := rec.RewardBreakdown[k]
-		b, okB := ours.RewardBreakdown[k]
-		if k == tasks.RewardNLAssertion && slices.Contains(ours.NotEvaluated, k) {
-			continue
-		}
-		if okA != okB || math.Abs(a-b) > 1e-6 {
-			out = append(out, fmt.Sprintf("%s %s→%s", k, fmtComp(a, okA), fmtComp(b, okB)))
-		}
-	}
-	if rec.DBCheck != nil && ours.DBCheck != nil && rec.DBCheck.DBMatch != ours.DBCheck.DBMatch {
-		out = append(out, fmt.Sprintf("db_match %v→%v", rec.DBCheck.DBMatch, ours.DBCheck.DBMatch))
-	}
-	if len(rec.ActionChecks) == len(ours.ActionChecks) {
-		for i := range rec.ActionChecks {
-			if a, b := rec.ActionChecks[i], ours.ActionChecks[i]; a.ActionMatch != b.ActionMatch {
-				out = append(out, fmt.Sprintf("action %s %v→%v", b.Action.Name, a.ActionMatch, b.ActionMatch))
-			}
-		}
-	} else {
-		out = append(out, fmt.Sprintf("action checks %d→%d", len(rec.ActionChecks), len(ours.ActionChecks)))
-	}
-	if len(rec.EnvAssertions) == len(ours.EnvAssertions) {
-		for i := range rec.EnvAssertions {
-			if a, b := rec.EnvAssertions[i], ours.EnvAssertions[i]; a.Met != b.Met {
-				out = append(out, fmt.Sprintf("env assertion %s %v→%v", b.EnvAssertion.FuncName, a.Met, b.Met))
-			}
-		}
-	}
-	if len(rec.CommunicateChecks) == len(ours.CommunicateChecks) {
-		for i := range rec.CommunicateChecks {
-			if a, b := rec.CommunicateChecks[i], ours.CommunicateChecks[i]; a.Met != b.Met {
-				out = append(out, fmt.Sprintf("communicate %q %v→%v", b.Info, a.Met, b.Met))
-			}
-		}
-	}
-	if len(out) == 0 {
-		out = append(out, "reward only (no component differs)")
-	}
-	return out
-}
-
-func fmtComp(v float64, ok bool) string {
-	if !ok {
-		return "-"
-	}
-	return fmt.Sprintf("%g", v)
-}
-
-func writeRescore(w io.Writer, files []rescoreFile, verbose bool) {
+func writeRescore(w io.Writer, files []rescore.File, verbose bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "FILE\tDOMAIN\tSIMS\tAGREE\tDISAGREE\tNL FROM RECORD\tRELABELLED\tNO TASK\tNOT EVALUATED")
-	var tot rescoreFile
+	var tot rescore.File
 	for _, f := range files {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", f.File, f.Domain, f.Sims, f.Agree, len(f.Disagree), f.NLRecorded, f.Relabelled, len(f.Missing), len(f.Failed))
 		tot.Relabelled += f.Relabelled

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ledgerbench/ledgerbench/evaluator/rescore"
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
 )
 
@@ -22,14 +23,14 @@ func recordedFile(t *testing.T, name string) string {
 }
 
 // rescoreJSON runs rescore --json and decodes its lines.
-func rescoreJSON(t *testing.T, args ...string) []rescoreSim {
+func rescoreJSON(t *testing.T, args ...string) []rescore.Sim {
 	t.Helper()
 	r := mustRun(t, append([]string{"rescore", "--json"}, args...)...)
-	var out []rescoreSim
+	var out []rescore.Sim
 	sc := bufio.NewScanner(strings.NewReader(r.out))
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
-		var s rescoreSim
+		var s rescore.Sim
 		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
 			t.Fatalf("rescore --json line %q: %v", sc.Text(), err)
 		}

@@ -1,18 +1,14 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
-	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/ledgerbench/ledgerbench/envs"
+	"github.com/ledgerbench/ledgerbench/evaluator/rescore"
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
-	"github.com/ledgerbench/ledgerbench/results"
 )
 
 // tauTraitRecordings returns τ-Trait's recorded telehealth result lists,
@@ -25,45 +21,6 @@ func tauTraitRecordings(t *testing.T) []string {
 		t.Skipf("no τ-Trait telehealth recordings in %s", dir)
 	}
 	return files
-}
-
-// TestRescoreV1Telehealth: τ-Trait's recorded GPT-5 telehealth runs (τ-bench
-// v1 result lists) rescore to their recorded rewards, one result per entry in
-// the list's order.
-func TestRescoreV1Telehealth(t *testing.T) {
-	files := tauTraitRecordings(t)
-	loaded := map[string]envs.Domain{}
-	opts := &rescoreOptions{Criteria: "file", DataDir: datatest.Root(t)}
-	sims, agree := 0, 0
-	for _, f := range files {
-		res, ok, err := rescoreV1(context.Background(), f, opts, loaded, io.Discard)
-		if err != nil || !ok {
-			t.Fatalf("%s: ok=%v %v", f, ok, err)
-		}
-		if res.Domain != "telehealth" || res.Sims != 20 || len(res.Missing) > 0 || len(res.Failed) > 0 {
-			t.Errorf("%s: domain %q, %d simulations, missing %v, not evaluated %v", f, res.Domain, res.Sims, res.Missing, res.Failed)
-		}
-		for _, d := range res.Disagree {
-			t.Errorf("%s: task %s: recorded %g, ours %g: %v", res.File, d.TaskID, d.Recorded, d.Ours, d.Components)
-		}
-		recs, err := results.ReadV1(f, results.V1Labels{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(res.Results) != len(recs) {
-			t.Fatalf("%s: %d results for %d entries", f, len(res.Results), len(recs))
-		}
-		for i, sim := range res.Results {
-			if sim.SimulationIndex != i || sim.TaskID != recs[i].TaskID || sim.Trial != recs[i].Trial {
-				t.Errorf("%s: result %d is entry %d (task %s trial %d); want task %s trial %d", f, i, sim.SimulationIndex, sim.TaskID, sim.Trial, recs[i].TaskID, recs[i].Trial)
-			}
-		}
-		sims += res.Sims
-		agree += res.Agree
-	}
-	if sims != 40 || agree != sims {
-		t.Errorf("recorded rewards reproduced: %d/%d; want 40/40", agree, sims)
-	}
 }
 
 // TestRescoreV1JSON: rescore --json writes one well-formed object per entry
@@ -91,7 +48,7 @@ func TestRescoreV1JSON(t *testing.T) {
 				t.Errorf("line %d lacks %q: %s", i, k, l)
 			}
 		}
-		var sim rescoreSim
+		var sim rescore.Sim
 		if err := json.Unmarshal([]byte(l), &sim); err != nil {
 			t.Fatalf("line %d: %v", i, err)
 		}
@@ -131,30 +88,5 @@ func TestRescoreV1ModifiedData(t *testing.T) {
 	r = execWithData(t, dir, "rescore", "--allow-modified-data", files[0])
 	if r.code != ExitOK || !strings.Contains(r.errOut, sum) || !strings.Contains(r.out, "telehealth") {
 		t.Errorf("rescore --allow-modified-data: exit %d, stdout %q, stderr %q; want a score and a warning naming sha256 %s", r.code, r.out, r.errOut, sum)
-	}
-}
-
-// TestRescoreV1NotAList: a τ²-bench results file (an object) is left to the
-// τ²-bench path.
-func TestRescoreV1NotAList(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "results.json")
-	if err := os.WriteFile(path, []byte(`{"simulations": []}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok, err := rescoreV1(context.Background(), path, &rescoreOptions{Criteria: "file"}, map[string]envs.Domain{}, io.Discard); ok || err != nil {
-		t.Errorf("ok=%v err=%v; want not a v1 list", ok, err)
-	}
-}
-
-// TestRescoreV1OtherDomains: τ-bench v1's airline tasks are not τ²-bench's,
-// so its result lists are refused, not scored against the wrong tasks.
-func TestRescoreV1OtherDomains(t *testing.T) {
-	path := filepath.Join(datatest.Trajectories(t), "sierra-research+tau-bench", "gpt-4o-airline.json")
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("no τ-bench v1 airline recording: %v", err)
-	}
-	_, ok, err := rescoreV1(context.Background(), path, &rescoreOptions{Criteria: "file", DataDir: datatest.Root(t)}, map[string]envs.Domain{}, io.Discard)
-	if !ok || err == nil || !strings.Contains(err.Error(), "only telehealth") {
-		t.Errorf("ok=%v err=%v; want a refusal", ok, err)
 	}
 }

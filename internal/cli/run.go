@@ -2,12 +2,11 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,66 +14,34 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/agents"
-	"github.com/ledgerbench/ledgerbench/internal/data"
 	"github.com/ledgerbench/ledgerbench/internal/domains"
-	"github.com/ledgerbench/ledgerbench/internal/llm"
-	"github.com/ledgerbench/ledgerbench/internal/offline"
+	"github.com/ledgerbench/ledgerbench/internal/experiment"
 	"github.com/ledgerbench/ledgerbench/internal/runner"
-	"github.com/ledgerbench/ledgerbench/orchestrator"
+	"github.com/ledgerbench/ledgerbench/internal/runplan"
 	"github.com/ledgerbench/ledgerbench/results"
-	"github.com/ledgerbench/ledgerbench/tasks"
-	"github.com/ledgerbench/ledgerbench/usersim"
 )
 
 type runOptions struct {
 	Streams *Streams
-	DataDir string
-	// AllowModifiedData lets data files that differ from their pins through
-	// (their hashes go into the manifest).
-	AllowModifiedData bool
+	// Options are the run's settings for the planner (the flags bind to
+	// its fields; DataDir, LLM and Now are set by the command and tests).
+	runplan.Options
 
-	Domain        string
-	Agent         string
-	Backbone      string
-	UserBackbone  string
-	JudgeBackbone string
-	NoJudge       bool
-	BackbonesFile string
-	Split         string
-	TaskIDs       []string
-	Limit         int
-	Trials        int
-	Concurrency   int
-	Seed          int64
-	MaxSteps      int
-	MaxErrors     int
-	Timeout       time.Duration
-	Grace         time.Duration
-	Out           string
-	Resume        bool
-	Shard         string
-	Quiet         bool
-	MinPass       float64
-	MinPassSet    bool
-	UserStyle     string
-	Traits        string
-	TraitMode     string
+	Quiet      bool
+	MinPass    float64
+	MinPassSet bool
 	// RecordRequests appends every model request body to
 	// DIR/requests.jsonl.
 	RecordRequests bool
-	Solo           bool
-	Loop           string
 
-	// changed reports whether a flag was given on the command line.
-	changed func(name string) bool
-	// LLM are the model clients' options (tests shorten backoffs).
-	LLM llm.Options
-	// now is the clock (tests).
-	now func() time.Time
+	// Set names the flags given on the command line; a run being
+	// continued lends its manifest's value to the others.
+	Set map[string]bool
 	// progressEvery is the plain-progress interval (default 10s).
 	progressEvery time.Duration
 }
@@ -116,8 +83,9 @@ with status 3 when pass^1 is below P.`,
 				return err
 			}
 			opts.DataDir = dir
-			opts.changed = cmd.Flags().Changed
-			opts.MinPassSet = cmd.Flags().Changed("min-pass")
+			opts.Set = map[string]bool{}
+			cmd.Flags().Visit(func(f *pflag.Flag) { opts.Set[f.Name] = true })
+			opts.MinPassSet = opts.Set["min-pass"]
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -157,101 +125,50 @@ with status 3 when pass^1 is below P.`,
 	return cmd
 }
 
-// plan is what a run resolved before starting.
-type plan struct {
-	dom      envs.Domain
-	tasks    []tasks.Task
-	units    []runner.Unit // all units of the run (after sharding)
-	manifest *results.Manifest
-	makers   runner.Makers
-	judge    evaluator.Judge
-	existing *results.Run // nil for a new run
-	// modifiedData is what --allow-modified-data let through.
-	modifiedData map[string]string
-	requests     *requestLog // nil unless --record-requests
-	defaults     []string    // upstream defaults applied (defaults.go)
+// planOptions are the run's settings for the planner: what the flags
+// say, what was not given left to a run being continued.
+func (opts *runOptions) planOptions() runplan.Options {
+	s := opts.Streams
+	po := opts.Options
+	po.BackbonesOptional = !opts.Set["backbones"]
+	po.Inherit = func(name string) bool { return !opts.Set[name] }
+	po.LoadDomain = func(name string, solo bool) (envs.Domain, map[string]string, error) {
+		l := domains.Load
+		if solo {
+			l = domains.LoadSolo
+		}
+		return loadDomain(l, name, opts.DataDir, opts.AllowModifiedData, s.ErrOut) // datacheck.go
+	}
+	po.CheckReplay = checkReplay // replaycheck.go
+	po.Getenv = s.Getenv
+	po.HarnessVersion = Version
+	return po
 }
 
 func runRun(ctx context.Context, opts *runOptions) error {
 	s := opts.Streams
-	if opts.now == nil {
-		opts.now = time.Now
-	}
-	if opts.changed == nil {
-		opts.changed = func(string) bool { return false }
+	if opts.MinPassSet && (opts.MinPass < 0 || opts.MinPass > 1) {
+		return usageError{fmt.Errorf("--min-pass %v: want a value in [0, 1]", opts.MinPass)}
 	}
 	errOut := &lockedWriter{w: s.ErrOut}
 	if opts.LLM.Logf == nil {
 		opts.LLM.Logf = stderrLogf(errOut, s.ErrTTY) // term.go
 	}
-	p, err := planRun(ctx, opts)
+	po := opts.planOptions()
+	var reqs *requestLog
+	if opts.RecordRequests {
+		reqs = &requestLog{}
+		po.LLM.OnRequest = reqs.write
+	}
+	p, err := runplan.New(ctx, po)
+	if err != nil {
+		return planError(err)
+	}
+	opts.Out = p.Options.Out
+	ui := progressOptions{Streams: s, Quiet: opts.Quiet, Grace: p.Options.Grace, Every: opts.progressEvery}
+	sum, err := executePlan(ctx, ui, errOut, p, reqs, nil)
 	if err != nil {
 		return err
-	}
-	m := p.manifest
-	done := []results.Record(nil)
-	if p.existing != nil {
-		done = p.existing.Records
-	}
-	pending := runner.Pending(p.units, done)
-
-	if !opts.Quiet {
-		printHeader(errOut, opts, p, len(pending))
-	}
-	if p.existing == nil {
-		if err := results.Create(opts.Out, m); err != nil {
-			return err
-		}
-	} else if len(p.existing.Manifest.Diff(m)) > 0 { // a run extended with more trials
-		m.CreatedAt = p.existing.Manifest.CreatedAt
-		if err := results.WriteManifest(opts.Out, m); err != nil {
-			return err
-		}
-	}
-	w, err := results.OpenWriter(filepath.Join(opts.Out, results.SimulationsFile))
-	if err != nil {
-		return err
-	}
-	if p.requests != nil {
-		if err := p.requests.open(filepath.Join(opts.Out, requestsFile)); err != nil {
-			w.Close()
-			return err
-		}
-		defer func() {
-			if err := p.requests.close(); err != nil {
-				fmt.Fprintln(errOut, "ledgerbench:", err)
-			}
-		}()
-	}
-	prog := runner.NewProgress(len(pending))
-	stopUI := startProgress(ctx, opts, errOut, prog)
-	cfg := runner.Config{
-		Domain: p.dom, Makers: p.makers, Concurrency: opts.Concurrency, Drain: opts.Grace, Progress: prog,
-		Sim: orchestrator.Config{MaxSteps: m.MaxSteps, MaxErrors: m.MaxErrors, Timeout: opts.Timeout, Judge: p.judge,
-			Greeting: p.makers.Greeting},
-		Labels: runner.Labels{Agent: m.Agent, Backbone: m.Backbone, UserBackbone: m.UserBackbone},
-	}
-	_, runErr := runner.Run(ctx, cfg, pending, simulatedSink{w: w, sim: agents.Simulated(m.Backbone)})
-	stopUI()
-	if err := w.Close(); err != nil && runErr == nil {
-		runErr = err
-	}
-
-	run, err := results.LoadRun(opts.Out)
-	if err != nil {
-		return errors.Join(runErr, err)
-	}
-	sum := runner.Summarize(inUnits(run.Records, p.units), runner.Expected(p.units))
-	writeSummary(s.Out, m, sum, run.Records, opts.Out)
-	if runErr != nil {
-		if errors.Is(runErr, runner.ErrStopped) {
-			return fmt.Errorf("interrupted: %w (continue with: ledgerbench run --resume --out %s)", runErr, opts.Out)
-		}
-		return runErr
-	}
-	if sum.Scored == 0 && len(p.units) > 0 {
-		return fmt.Errorf("no simulation was scored (%d infrastructure errors): see the errors in %s, then continue with: ledgerbench run --resume --out %s",
-			len(sum.Infra), filepath.Join(opts.Out, results.SimulationsFile), opts.Out)
 	}
 	if opts.MinPassSet && sum.Pass1() < opts.MinPass {
 		return fmt.Errorf("pass^1 %.4f is below --min-pass %.4f: %w", sum.Pass1(), opts.MinPass, ErrFailed)
@@ -259,396 +176,56 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	return nil
 }
 
-// simulatedSink marks records of the sim backbone before writing them.
-type simulatedSink struct {
-	w   *results.Writer
-	sim bool
-}
-
-func (s simulatedSink) Write(r results.Record) error {
-	if s.sim {
-		r.Simulated = true
-	}
-	return s.w.Write(r)
-}
-
-// inUnits keeps the records of the run's units (a resumed run may hold
-// records of tasks no longer selected only if the manifest changed, which is
-// refused; this guards the summary anyway).
-func inUnits(recs []results.Record, units []runner.Unit) []results.Record {
-	in := make(map[results.UnitKey]bool, len(units))
-	for _, u := range units {
-		in[u.Key()] = true
-	}
-	out := recs[:0:0]
-	for _, r := range recs {
-		if in[r.Key()] {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// planRun resolves options, the existing run if any, the tasks, the makers
-// and the manifest.
-func planRun(ctx context.Context, opts *runOptions) (*plan, error) {
-	p := &plan{}
-	if opts.Resume && opts.Out == "" {
-		return nil, usageError{errors.New("--resume needs --out DIR (the run directory to continue)")}
-	}
-	if opts.Out != "" {
-		ok, err := results.Exists(opts.Out)
-		if err != nil {
-			return nil, err
-		}
-		if opts.Resume && !ok {
-			return nil, fmt.Errorf("--resume: %s holds no run (no %s)", opts.Out, results.ManifestFile)
-		}
-		if ok {
-			run, err := results.LoadRun(opts.Out)
-			if err != nil {
-				return nil, err
-			}
-			p.existing = run
-			fillFromManifest(opts, run.Manifest)
-		}
-	}
-	if err := validateRun(opts); err != nil {
-		return nil, err
-	}
-	shard, err := runner.ParseShard(opts.Shard)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	load := domains.Load
-	if opts.Solo {
-		load = domains.LoadSolo
-	}
-	dom, modified, err := loadDomain(load, opts.Domain, opts.DataDir, opts.AllowModifiedData, opts.Streams.ErrOut)
-	if err != nil {
-		return nil, err
-	}
-	p.dom = dom
-	p.modifiedData = modified
-	p.tasks, err = dom.Tasks().Select(tasks.Selection{Split: opts.Split, TaskIDs: opts.TaskIDs, Limit: opts.Limit})
-	if err != nil {
-		return nil, usageError{err}
-	}
-	if len(p.tasks) == 0 {
-		return nil, usageError{fmt.Errorf("no tasks selected in %s", opts.Domain)}
-	}
-
-	cfg, err := loadBackbones(opts)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkReplay(opts.Backbone, opts.Domain, p.tasks, opts.Trials); err != nil { // replaycheck.go
-		return nil, err
-	}
-	if p.defaults, err = applyUpstreamDefaults(opts, cfg, p.existing); err != nil { // defaults.go
-		return nil, err
-	}
-	llmOpts := opts.LLM
-	if llmOpts.LookupEnv == nil {
-		get := opts.Streams.Getenv
-		llmOpts.LookupEnv = func(k string) (string, bool) {
-			if get == nil {
-				return "", false
-			}
-			v := get(k)
-			return v, v != ""
-		}
-	}
-	if opts.RecordRequests {
-		p.requests = &requestLog{}
-		llmOpts.OnRequest = p.requests.write
-	}
-	traits, err := usersim.ParseTraits(opts.Traits)
-	if err != nil {
-		return nil, usageError{fmt.Errorf("--traits: %w", err)}
-	}
-	bo := agents.Options{Domain: dom, DataRoot: opts.DataDir, Agent: opts.Agent, Backbone: opts.Backbone,
-		UserBackbone: opts.UserBackbone, JudgeBackbone: opts.JudgeBackbone, Getenv: opts.Streams.Getenv, LLM: llmOpts,
-		UserStyle: opts.UserStyle, Traits: traits, TraitMode: usersim.TraitMode(opts.TraitMode), Solo: opts.Solo, Loop: opts.Loop}
-	if opts.NoJudge {
-		bo.JudgeBackbone = agents.NoJudge
-	}
-	if cfg != nil {
-		bo.Pool = llm.NewPool(cfg, llmOpts)
-		bo.BackbonesFile = opts.BackbonesFile
-	}
-	p.makers, p.judge, err = agents.Build(ctx, bo)
-	if err != nil {
-		return nil, err
-	}
-	if p.judge == nil && !opts.NoJudge {
-		if n := countNL(p.tasks); n > 0 {
-			return nil, usageError{fmt.Errorf("%d of the %d selected tasks have NL assertions in their reward and need a judge: pass --judge-backbone NAME (or set judge: in %s), or --no-judge to run them unjudged (reports then say so)",
-				n, len(p.tasks), opts.BackbonesFile)}
-		}
-	}
-	judgeName := ""
-	if p.judge != nil {
-		judgeName = opts.JudgeBackbone
-		if judgeName == "" && cfg != nil {
-			judgeName = cfg.Judge
-		}
-	}
-
-	seeds := runner.TrialSeeds(opts.Seed, opts.Trials)
-	p.units = shard.Filter(runner.Units(p.tasks, seeds))
-	p.manifest = buildManifest(opts, p, cfg, judgeName, seeds, shard)
-	if p.existing != nil {
-		if err := checkResume(p.existing.Manifest, p.manifest); err != nil {
-			return nil, err
-		}
-	}
-	if opts.Out == "" {
-		opts.Out = defaultOut(opts)
-		if ok, err := results.Exists(opts.Out); err != nil {
-			return nil, err
-		} else if ok {
-			return nil, fmt.Errorf("%s already holds a run; pass --out to choose another directory or --resume to continue it", opts.Out)
-		}
-	}
-	return p, nil
-}
-
-// fillFromManifest takes every run-defining setting not given on the
-// command line from the run being continued.
-func fillFromManifest(opts *runOptions, m *results.Manifest) {
-	set := func(name string, apply func()) {
-		if !opts.changed(name) {
-			apply()
-		}
-	}
-	set("domain", func() { opts.Domain = m.Domain })
-	set("agent", func() { opts.Agent = m.Agent })
-	set("backbone", func() { opts.Backbone = m.Backbone })
-	set("user-backbone", func() { opts.UserBackbone = m.UserBackbone })
-	set("judge-backbone", func() { opts.JudgeBackbone = m.JudgeBackbone })
-	set("no-judge", func() { opts.NoJudge = m.NoJudge })
-	set("split", func() { opts.Split = m.Split })
-	if !opts.changed("task-ids") && !opts.changed("limit") {
-		opts.TaskIDs = slices.Clone(m.TaskIDs)
-	}
-	set("trials", func() { opts.Trials = m.Trials })
-	set("seed", func() { opts.Seed = m.Seed })
-	set("max-steps", func() { opts.MaxSteps = m.MaxSteps })
-	set("max-errors", func() { opts.MaxErrors = m.MaxErrors })
-	set("timeout", func() {
-		opts.Timeout = 0
-		if d, err := time.ParseDuration(m.Timeout); err == nil {
-			opts.Timeout = d
-		}
-	})
-	set("shard", func() { opts.Shard = m.Shard })
-	set("user-style", func() { opts.UserStyle = m.UserStyle })
-	set("traits", func() { opts.Traits = m.Traits })
-	set("trait-mode", func() { opts.TraitMode = m.TraitMode })
-	set("solo", func() { opts.Solo = m.Solo })
-	set("loop", func() { opts.Loop = m.Loop })
-	set("backbones", func() {
-		if m.BackbonesFile != "" {
-			opts.BackbonesFile = m.BackbonesFile
-		}
-	})
-}
-
-func validateRun(opts *runOptions) error {
-	var errs []error
-	if opts.Domain == "" {
-		errs = append(errs, fmt.Errorf("--domain is required (one of %s)", strings.Join(domains.Names(), ", ")))
-	}
-	if opts.Backbone == "" {
-		errs = append(errs, errors.New("--backbone is required (a name in the backbones file, or gold, sim, replay:FILE)"))
-	}
-	if opts.NoJudge && opts.JudgeBackbone != "" && opts.JudgeBackbone != agents.NoJudge {
-		errs = append(errs, errors.New("--no-judge and --judge-backbone exclude each other"))
-	}
-	if opts.Trials < 1 {
-		errs = append(errs, fmt.Errorf("--trials %d: need at least 1", opts.Trials))
-	}
-	if opts.Concurrency < 1 {
-		errs = append(errs, fmt.Errorf("--concurrency %d: need at least 1", opts.Concurrency))
-	}
-	if opts.MaxSteps < 1 || opts.MaxErrors < 1 {
-		errs = append(errs, errors.New("--max-steps and --max-errors must be positive"))
-	}
-	if opts.Limit < 0 || opts.Timeout < 0 || opts.Grace < 0 {
-		errs = append(errs, errors.New("--limit, --timeout and --grace must not be negative"))
-	}
-	if opts.Solo && ((opts.UserBackbone != "" && opts.UserBackbone != results.DummyUserImplementation) || opts.UserStyle != "" || opts.Traits != "" || opts.TraitMode != "") {
-		errs = append(errs, errors.New("--solo runs without a user: drop --user-backbone, --user-style, --traits and --trait-mode"))
-	}
-	if !opts.Solo && opts.UserBackbone == results.DummyUserImplementation {
-		errs = append(errs, fmt.Errorf("user %s is the solo mode's: pass --solo (a solo run resumes in solo mode)", results.DummyUserImplementation))
-	}
-	if opts.MinPassSet && (opts.MinPass < 0 || opts.MinPass > 1) {
-		errs = append(errs, fmt.Errorf("--min-pass %v: want a value in [0, 1]", opts.MinPass))
-	}
-	if err := errors.Join(errs...); err != nil {
+// planError marks the planner's usage errors as the CLI's (exit 2).
+func planError(err error) error {
+	var u runplan.UsageError
+	if errors.As(err, &u) {
 		return usageError{err}
 	}
-	return nil
+	return err
 }
 
-// loadBackbones reads the backbones file. The default file may be absent
-// (offline backbones need none); a file named with --backbones must exist.
-func loadBackbones(opts *runOptions) (*llm.Config, error) {
-	cfg, err := llm.Load(opts.BackbonesFile)
-	if err == nil {
-		return cfg, nil
+// executePlan runs a plan as `ledgerbench run` shows it: the header, the
+// progress, the end-of-run summary. track, if set, receives the progress
+// counters before the first simulation starts (the experiment's cost cap
+// reads them).
+func executePlan(ctx context.Context, ui progressOptions, errOut io.Writer, p *runplan.Plan, reqs *requestLog, track func(*runner.Progress)) (runner.Summary, error) {
+	out := p.Options.Out
+	if !ui.Quiet {
+		printHeader(errOut, p)
 	}
-	if errors.Is(err, fs.ErrNotExist) && !opts.changed("backbones") {
-		return nil, nil
-	}
-	return nil, err
-}
-
-func countNL(ts []tasks.Task) int {
-	n := 0
-	for i := range ts {
-		if c := ts[i].EvaluationCriteria; c != nil && c.HasBasis(tasks.RewardNLAssertion) && len(c.NLAssertions) > 0 {
-			n++
+	if reqs != nil {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return runner.Summary{}, fmt.Errorf("request log: %w", err)
 		}
-	}
-	return n
-}
-
-func buildManifest(opts *runOptions, p *plan, cfg *llm.Config, judge string, seeds []int64, shard runner.Shard) *results.Manifest {
-	user := opts.UserBackbone
-	switch {
-	case opts.Solo:
-		// The user column of reports: solo groups stay apart from the
-		// normal mode's, and baseline and ledger solo runs pair up.
-		user = results.DummyUserImplementation
-	case user == "":
-		user = opts.Backbone
-	}
-	m := &results.Manifest{
-		HarnessVersion: Version,
-		CreatedAt:      opts.now().UTC().Format(time.RFC3339),
-		DataHash:       results.HashText(data.Text()),
-		ModifiedData:   p.modifiedData,
-		Domain:         opts.Domain,
-		Split:          opts.Split,
-		Agent:          opts.Agent,
-		Backbone:       opts.Backbone,
-		UserBackbone:   user,
-		JudgeBackbone:  judge,
-		NoJudge:        opts.NoJudge,
-		PromptHashes:   p.makers.PromptHashes,
-		Prompts:        p.makers.Prompts,
-		Seed:           opts.Seed,
-		TrialSeeds:     seeds,
-		Trials:         opts.Trials,
-		MaxSteps:       opts.MaxSteps,
-		MaxErrors:      opts.MaxErrors,
-		Shard:          shard.String(),
-		Backbones:      map[string]json.RawMessage{},
-		UserStyle:      opts.UserStyle,
-		Traits:         opts.Traits,
-		TraitMode:      opts.TraitMode,
-		Solo:           opts.Solo,
-		Loop:           p.makers.LoopName,
-		Defaults:       p.defaults,
-	}
-	if cfg != nil {
-		if abs, err := filepath.Abs(opts.BackbonesFile); err == nil {
-			m.BackbonesFile = abs
+		if err := reqs.open(filepath.Join(out, requestsFile)); err != nil {
+			return runner.Summary{}, err
 		}
+		defer func() {
+			if err := reqs.close(); err != nil {
+				fmt.Fprintln(errOut, "ledgerbench:", err)
+			}
+		}()
 	}
-	if m.Split == "" {
-		m.Split = p.dom.Tasks().DefaultSplit
+	prog := runner.NewProgress(len(p.Pending))
+	if track != nil {
+		track(prog)
 	}
-	if opts.Timeout > 0 {
-		m.Timeout = opts.Timeout.String()
+	stopUI := startProgress(ctx, ui, errOut, prog)
+	res, err := p.Execute(ctx, prog)
+	stopUI()
+	if res == nil {
+		return runner.Summary{}, err
 	}
-	for _, t := range p.tasks {
-		m.TaskIDs = append(m.TaskIDs, t.ID)
+	writeSummary(ui.Streams.Out, p.Manifest, res.Summary, res.Run.Records, out)
+	if errors.Is(err, runner.ErrStopped) {
+		return res.Summary, fmt.Errorf("interrupted: %w (continue with: ledgerbench run --resume --out %s)", err, out)
 	}
-	for _, name := range []string{m.Backbone, m.UserBackbone, m.JudgeBackbone} {
-		if name == "" {
-			continue
-		}
-		if b, ok := backboneSettings(name, cfg); ok {
-			m.Backbones[name] = b
-		}
-	}
-	return m
+	return res.Summary, err
 }
 
-// backboneSettings describes a backbone for the manifest: its endpoint,
-// model and sampling settings, never a key (only the name of the variable
-// that holds it).
-func backboneSettings(name string, cfg *llm.Config) (json.RawMessage, bool) {
-	if ob, ok, err := offline.Parse(name); ok && err == nil {
-		b, _ := json.Marshal(map[string]any{"offline": ob.String()})
-		return b, true
-	}
-	if cfg == nil {
-		return nil, false
-	}
-	bb, err := cfg.Backbone(name)
-	if err != nil {
-		return nil, false
-	}
-	type price struct {
-		Input       float64 `json:"input"`
-		CachedInput float64 `json:"cached_input,omitempty"`
-		Output      float64 `json:"output"`
-	}
-	v := struct {
-		BaseURL             string         `json:"base_url"`
-		Model               string         `json:"model"`
-		APIKeyEnv           string         `json:"api_key_env,omitempty"`
-		Temperature         *float64       `json:"temperature,omitempty"`
-		MaxTokens           int            `json:"max_tokens,omitempty"`
-		MaxCompletionTokens int            `json:"max_completion_tokens,omitempty"`
-		ReasoningEffort     string         `json:"reasoning_effort,omitempty"`
-		SendReasoning       bool           `json:"send_reasoning,omitempty"`
-		ExtraBody           map[string]any `json:"extra_body,omitempty"`
-		Price               price          `json:"price"`
-	}{bb.BaseURL, bb.Model, bb.APIKeyEnv, bb.Temperature, bb.MaxTokens, bb.MaxCompletionTokens,
-		bb.ReasoningEffort, bb.SendReasoning, bb.ExtraBody, price(bb.Price)}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, false
-	}
-	return b, true
-}
-
-// checkResume refuses to continue a run whose manifest differs from the
-// requested one, except for more trials with the same seeds.
-func checkResume(old, cur *results.Manifest) error {
-	diff := old.Diff(cur, "trials", "trial_seeds")
-	if cur.Trials < old.Trials {
-		diff = append(diff, fmt.Sprintf("trials: %d → %d (a run cannot shrink)", old.Trials, cur.Trials))
-	} else if !slices.Equal(old.TrialSeeds, cur.TrialSeeds[:min(len(cur.TrialSeeds), len(old.TrialSeeds))]) {
-		diff = append(diff, fmt.Sprintf("trial_seeds: %v → %v", old.TrialSeeds, cur.TrialSeeds))
-	}
-	if len(diff) == 0 {
-		return nil
-	}
-	return fmt.Errorf("cannot continue the run: its manifest differs from this run's settings:\n  %s\n(start a new run with another --out, or give the same settings)",
-		strings.Join(diff, "\n  "))
-}
-
-func defaultOut(opts *runOptions) string {
-	bb := opts.Backbone
-	if i := strings.LastIndex(bb, "/"); i >= 0 && !strings.HasPrefix(bb, "replay:") {
-		bb = bb[i+1:]
-	}
-	if strings.HasPrefix(bb, "replay:") {
-		bb = "replay"
-	}
-	clean := strings.NewReplacer(":", "-", ",", "-", "=", "", "/", "-", " ", "-").Replace(bb)
-	return filepath.Join("runs", fmt.Sprintf("%s_%s_%s_%s", opts.now().Format("20060102_150405"), opts.Domain, opts.Agent, clean))
-}
-
-func printHeader(w io.Writer, opts *runOptions, p *plan, pending int) {
-	m := p.manifest
+func printHeader(w io.Writer, p *runplan.Plan) {
+	m := p.Manifest
 	judge := m.JudgeBackbone
 	switch {
 	case m.NoJudge:
@@ -666,24 +243,34 @@ func printHeader(w io.Writer, opts *runOptions, p *plan, pending int) {
 		shard = " (shard " + m.Shard + ")"
 	}
 	fmt.Fprintf(w, "  %d tasks × %d trials = %d simulations%s · seed %d · max steps %d · max errors %d · concurrency %d\n",
-		len(p.tasks), m.Trials, len(p.units), shard, m.Seed, m.MaxSteps, m.MaxErrors, opts.Concurrency)
-	fmt.Fprintf(w, "  out %s\n", opts.Out)
-	for _, d := range p.defaults {
+		len(p.Tasks), m.Trials, len(p.Units), shard, m.Seed, m.MaxSteps, m.MaxErrors, p.Options.Concurrency)
+	fmt.Fprintf(w, "  out %s\n", p.Options.Out)
+	for _, d := range p.Defaults {
 		fmt.Fprintf(w, "  default %s\n", d)
 	}
-	if p.existing != nil {
+	if p.Existing != nil {
 		note := ""
-		if p.existing.Truncated {
+		if p.Existing.Truncated {
 			note = "; its last line was incomplete (a crash) and was dropped"
 		}
-		fmt.Fprintf(w, "  continuing: %d simulations recorded, %d to run%s\n", len(p.units)-pending, pending, note)
+		fmt.Fprintf(w, "  continuing: %d simulations recorded, %d to run%s\n", len(p.Units)-len(p.Pending), len(p.Pending), note)
 	}
+}
+
+// progressOptions are how a run shows its progress.
+type progressOptions struct {
+	Streams *Streams
+	Quiet   bool
+	// Grace is the run's --grace (said in the interrupt notice).
+	Grace time.Duration
+	// Every is the plain-progress interval (default 10s).
+	Every time.Duration
 }
 
 // startProgress shows progress until the returned function is called: a bar
 // redrawn on a terminal, plain lines otherwise, nothing with --quiet. It also
-// announces an interrupt.
-func startProgress(ctx context.Context, opts *runOptions, w io.Writer, p *runner.Progress) func() {
+// announces a stop: an interrupt, or an experiment's budget cap.
+func startProgress(ctx context.Context, opts progressOptions, w io.Writer, p *runner.Progress) func() {
 	stopAnnounce := context.AfterFunc(ctx, func() {
 		snap := p.Snapshot()
 		if opts.Streams.ErrTTY {
@@ -693,12 +280,16 @@ func startProgress(ctx context.Context, opts *runOptions, w io.Writer, p *runner
 		if opts.Grace > 0 {
 			how = fmt.Sprintf("canceling them after %s", opts.Grace)
 		}
+		if cause := context.Cause(ctx); errors.Is(cause, experiment.ErrBudget) {
+			fmt.Fprintf(w, "budget reached (%v): starting no new simulations; %d running, %s\n", cause, snap.Running, how)
+			return
+		}
 		fmt.Fprintf(w, "interrupted: starting no new simulations; %d running, %s (Ctrl-C again to quit now)\n", snap.Running, how)
 	})
 	if opts.Quiet {
 		return func() { stopAnnounce() }
 	}
-	every := opts.progressEvery
+	every := opts.Every
 	if every == 0 {
 		every = 10 * time.Second
 	}
@@ -831,6 +422,9 @@ func writeSummary(w io.Writer, m *results.Manifest, s runner.Summary, recs []res
 			why = " (--no-judge)"
 		}
 		fmt.Fprintf(w, "NL assertions not judged%s in %d simulations: their rewards omit NL_ASSERTION\n", why, s.NLNotEvaluated)
+	}
+	if s.NLMissing > 0 {
+		fmt.Fprintf(w, "NL judge gave fewer verdicts than assertions (an empty results list) in %d simulations: scored on the verdicts given, as τ²-bench does; see nl_assertions_missing in %s\n", s.NLMissing, results.SimulationsFile)
 	}
 	var terms []string
 	for _, t := range sortedTerms(s.Terminations) {

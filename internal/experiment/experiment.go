@@ -1,8 +1,6 @@
 package experiment
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,9 +22,16 @@ import (
 // RunFunc runs or continues one cell into cell.Dir: it creates the run
 // directory when missing, runs every (task, trial) without a record (or with
 // an infrastructure error), and appends records to Dir/simulations.jsonl as
-// they finish. concurrency is the number of simulations at once. When ctx is
-// canceled it starts no new simulation and returns.
-type RunFunc func(ctx context.Context, cell Cell, concurrency int) error
+// they finish. concurrency is the number of simulations at once. Before its
+// first simulation starts it hands track the meter of what the cell spends
+// (the experiment's cost cap reads it in memory). When ctx is canceled it
+// starts no new simulation and returns.
+type RunFunc func(ctx context.Context, cell Cell, concurrency int, track func(Meter)) error
+
+// Meter returns what a running cell has spent so far in this invocation
+// (USD, agent + user + judge, infrastructure errors included: they were
+// paid for). It is called concurrently with the run.
+type Meter func() float64
 
 // Planner returns the task ids a cell covers (its split, limit and ids).
 type Planner func(ctx context.Context, domain string, sel tasks.Selection) ([]string, error)
@@ -40,8 +45,8 @@ type Options struct {
 	Plan Planner
 	// Log receives one line per cell decision and outcome (nil: none).
 	Log io.Writer
-	// Poll is how often the cost cap is checked while cells run (default
-	// 2s).
+	// Poll is how often the cost cap is checked against the running cells'
+	// meters (default 250ms).
 	Poll time.Duration
 	// DryRun plans and reports without running anything.
 	DryRun bool
@@ -110,7 +115,7 @@ const ConfigFile = "experiment.yaml"
 // interrupt, a failing cell); the result is valid either way.
 func Execute(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	if opts.Poll <= 0 {
-		opts.Poll = 2 * time.Second
+		opts.Poll = 250 * time.Millisecond
 	}
 	var logMu sync.Mutex // cells run in parallel and share the log
 	logf := func(format string, args ...any) {
@@ -174,24 +179,19 @@ func Execute(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 
 	bctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	w := &watcher{spent: cost}
 	var mu sync.Mutex // guards res.Cells and the simulation budget
 	reserved := n
 	var g errgroup.Group
 	g.SetLimit(cfg.ParallelCells)
-	var stop sync.Once
+	m := &meters{before: cost}
 	if cfg.MaxCost > 0 {
 		if cost >= cfg.MaxCost {
 			cancel(fmt.Errorf("%w: $%.4f spent of max_cost $%.4f", ErrBudget, cost, cfg.MaxCost))
 		} else {
-			var dirs []string
-			for _, c := range cells {
-				dirs = append(dirs, c.Dir)
-			}
-			w.start(dirs) // before any cell writes: what exists is in spent
 			wctx, wcancel := context.WithCancel(bctx)
 			defer wcancel()
-			go w.watch(wctx, opts.Poll, dirs, func(spent float64) {
+			var stop sync.Once
+			go m.watch(wctx, opts.Poll, func(spent float64) {
 				if spent >= cfg.MaxCost {
 					stop.Do(func() {
 						logf("max_cost $%.4f reached ($%.4f spent): stopping", cfg.MaxCost, spent)
@@ -234,7 +234,7 @@ func Execute(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 		mu.Unlock()
 		g.Go(func() error {
 			logf("%-50s running %d of %d simulations", st.ID, need, st.Expected)
-			err := opts.Run(bctx, st.Cell, cfg.Concurrency)
+			err := opts.Run(bctx, st.Cell, cfg.Concurrency, m.add)
 			ids, perr := opts.Plan(ctx, st.Cell.Domain, tasks.Selection{Split: st.Cell.Split, TaskIDs: st.Cell.TaskIDs, Limit: st.Cell.Limit})
 			mu.Lock()
 			defer mu.Unlock()
@@ -268,10 +268,51 @@ func Execute(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 	if err == nil && ctx.Err() != nil {
 		err = context.Cause(ctx)
 	}
+	res.Records, res.Cost = total()
 	if cause := context.Cause(bctx); errors.Is(cause, ErrBudget) {
-		res.Stopped = cause.Error()
+		// What the run directories hold now: simulations that finished
+		// after the stop (running ones drain) are paid for too.
+		res.Stopped = fmt.Sprintf("max_cost $%.4f reached: $%.4f spent, simulations that finished after the stop included", cfg.MaxCost, res.Cost)
 	}
 	return finish(cfg, res, total, err)
+}
+
+// meters sum what running cells spend, in memory, over what the run
+// directories held before.
+type meters struct {
+	before float64
+	mu     sync.Mutex
+	all    []Meter
+}
+
+func (m *meters) add(f Meter) {
+	m.mu.Lock()
+	m.all = append(m.all, f)
+	m.mu.Unlock()
+}
+
+func (m *meters) spent() float64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	sum := m.before
+	for _, f := range m.all {
+		sum += f()
+	}
+	return sum
+}
+
+// watch reports the spending every tick until ctx ends.
+func (m *meters) watch(ctx context.Context, every time.Duration, report func(spent float64)) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			report(m.spent())
+		}
+	}
 }
 
 // failures joins the errors of failed cells.
@@ -346,77 +387,6 @@ func recordCost(r *results.Record) float64 {
 		c += r.RewardInfo.JudgeCost
 	}
 	return c
-}
-
-// watcher follows the cost recorded in run directories, reading only what
-// was appended since its last look.
-type watcher struct {
-	spent  float64
-	offset map[string]int64
-}
-
-// start records where each run's records end now (their cost is already
-// in spent).
-func (w *watcher) start(dirs []string) {
-	w.offset = map[string]int64{}
-	for _, d := range dirs {
-		if _, err := os.Stat(filepath.Join(d, results.SimulationsFile)); err == nil {
-			w.offset[d] = completeSize(filepath.Join(d, results.SimulationsFile))
-		}
-	}
-}
-
-// watch adds the cost of new records every tick and reports the total.
-func (w *watcher) watch(ctx context.Context, every time.Duration, dirs []string, report func(spent float64)) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			for _, d := range dirs {
-				w.spent += w.readNew(d)
-			}
-			report(w.spent)
-		}
-	}
-}
-
-// completeSize is the size up to the last newline.
-func completeSize(path string) int64 {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	return int64(bytes.LastIndexByte(b, '\n') + 1)
-}
-
-// readNew adds the cost of complete lines appended to d's records.
-func (w *watcher) readNew(d string) float64 {
-	path := filepath.Join(d, results.SimulationsFile)
-	f, err := os.Open(path)
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	if _, err := f.Seek(w.offset[d], io.SeekStart); err != nil {
-		return 0
-	}
-	r := bufio.NewReader(f)
-	sum := 0.0
-	for {
-		line, err := r.ReadBytes('\n')
-		if err != nil {
-			break // an incomplete last line is read next time
-		}
-		w.offset[d] += int64(len(line))
-		var rec results.Record
-		if json.Unmarshal(line, &rec) == nil {
-			sum += recordCost(&rec)
-		}
-	}
-	return sum
 }
 
 func saveConfig(cfg *Config) error {

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -141,7 +143,9 @@ type fakeRuns struct {
 	ids    []string
 }
 
-func (f *fakeRuns) run(ctx context.Context, c Cell, concurrency int) error {
+func (f *fakeRuns) run(ctx context.Context, c Cell, concurrency int, track func(Meter)) error {
+	var spentNano atomic.Int64 // what this call spent, read by the cost cap
+	track(func() float64 { return float64(spentNano.Load()) / 1e9 })
 	f.mu.Lock()
 	f.calls = append(f.calls, c.ID())
 	f.mu.Unlock()
@@ -190,6 +194,7 @@ func (f *fakeRuns) run(ctx context.Context, c Cell, concurrency int) error {
 			if err := w.Write(rec); err != nil {
 				return err
 			}
+			spentNano.Add(int64(f.cost * 1e9))
 			n++
 		}
 	}
@@ -334,6 +339,11 @@ func TestExecuteCostBudget(t *testing.T) {
 	if !strings.Contains(res.Stopped, "max_cost") {
 		t.Errorf("stopped = %q; want max_cost", res.Stopped)
 	}
+	// The stop message's cost is what the directories hold after the
+	// running cell drained, not what was spent when the cap was seen.
+	if want := fmt.Sprintf("$%.4f spent", 0.1*float64(res.Records)); !strings.Contains(res.Stopped, want) || math.Abs(res.Cost-0.1*float64(res.Records)) > 1e-9 {
+		t.Errorf("stopped = %q, cost $%v over %d records; want %q", res.Stopped, res.Cost, res.Records, want)
+	}
 	if res.Records >= 16 || res.Records < 3 {
 		t.Errorf("records = %d; want the run cut short after the cap", res.Records)
 	}
@@ -352,6 +362,9 @@ func TestExecuteCostBudget(t *testing.T) {
 	}
 	if len(f.calls) != 0 {
 		t.Errorf("ran %v with the budget spent", f.calls)
+	}
+	if !strings.Contains(res.Stopped, "max_cost") {
+		t.Errorf("stopped = %q with the budget spent; want max_cost", res.Stopped)
 	}
 }
 

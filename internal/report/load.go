@@ -45,8 +45,11 @@ type Source struct {
 	Manifest *results.Manifest // run directories only
 	// Tasks are the tasks a τ²-bench results file embeds.
 	Tasks []tasks.Task
-	// Superseded counts records of a run directory replaced by a re-run.
-	Superseded int
+	// Superseded counts records of a run directory replaced by a re-run;
+	// SupersededRecords are they (counted in cost totals only: they were
+	// paid for).
+	Superseded        int
+	SupersededRecords []results.Record
 	// Plan is what the run meant to cover (trials per task, task ids), when
 	// the input says.
 	Plan metrics.Plan
@@ -77,8 +80,9 @@ func Load(path string, labels Labels) (*Source, error) {
 			return nil, err
 		}
 		src := &Source{Path: path, Kind: RunDir, Records: run.Records, Manifest: run.Manifest, Superseded: run.Superseded,
-			Plan: metrics.Plan{Trials: run.Manifest.Trials, TaskIDs: run.Manifest.TaskIDs}}
+			SupersededRecords: run.SupersededRecords, Plan: metrics.Plan{Trials: run.Manifest.Trials, TaskIDs: run.Manifest.TaskIDs}}
 		relabel(src.Records, labels)
+		relabel(src.SupersededRecords, labels)
 		return src, nil
 	}
 	kind, err := sniff(path)
@@ -213,10 +217,11 @@ func (c *Catalog) ToolKind(domain string, req message.Requestor, name string) (t
 // task, task ids) comes from the sources that hold it; records are taken in
 // input order (a (task, trial) seen twice counts once).
 func Summarize(sources []*Source, domains metrics.Catalog) []metrics.Summary {
-	var recs []results.Record
+	var recs, paid []results.Record
 	plans := map[metrics.Key]metrics.Plan{}
 	for _, s := range sources {
 		recs = append(recs, s.Records...)
+		paid = append(paid, s.SupersededRecords...)
 		keys := map[metrics.Key]bool{}
 		for i := range s.Records {
 			keys[metrics.KeyOf(&s.Records[i])] = true
@@ -236,5 +241,5 @@ func Summarize(sources []*Source, domains metrics.Catalog) []metrics.Summary {
 		}
 	}
 	cat := NewCatalog(domains, sources)
-	return metrics.Summarize(recs, metrics.Options{Catalog: cat, Plan: func(k metrics.Key) metrics.Plan { return plans[k] }})
+	return metrics.Summarize(recs, metrics.Options{Catalog: cat, Superseded: paid, Plan: func(k metrics.Key) metrics.Plan { return plans[k] }})
 }

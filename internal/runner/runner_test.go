@@ -345,3 +345,28 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestSummaryAddSuperseded: attempts replaced by a re-run were paid for,
+// so they count in the costs and in nothing else.
+func TestSummaryAddSuperseded(t *testing.T) {
+	re := results.Record{TaskID: "a", TerminationReason: evaluator.UserStop, RewardInfo: &evaluator.RewardInfo{Reward: 1}, AgentCost: 0.25, AgentCalls: 2}
+	old := results.Record{TaskID: "a", TerminationReason: evaluator.InfrastructureError, AgentCost: 0.5, UserCost: 0.125, JudgeCost: 0.0625, AgentCalls: 1}
+	s := Summarize([]results.Record{re}, []results.UnitKey{{TaskID: "a"}})
+	s.AddSuperseded([]results.Record{old})
+	if s.Agent.USD != 0.75 || s.User.USD != 0.125 || s.Judge.USD != 0.0625 || s.Agent.Calls != 3 {
+		t.Errorf("costs agent $%v (%d calls) user $%v judge $%v; want 0.75 (3), 0.125, 0.0625", s.Agent.USD, s.Agent.Calls, s.User.USD, s.Judge.USD)
+	}
+	if s.Records != 1 || s.Scored != 1 || len(s.Infra) != 0 || s.Pass1() != 1 {
+		t.Errorf("records %d scored %d infra %v pass^1 %v; want 1, 1, none, 1", s.Records, s.Scored, s.Infra, s.Pass1())
+	}
+}
+
+func TestSummarizeCountsShortJudgeReplies(t *testing.T) {
+	recs := []results.Record{
+		{TaskID: "a", TerminationReason: evaluator.UserStop, RewardInfo: &evaluator.RewardInfo{Reward: 1, NLMissing: 2}},
+		{TaskID: "b", TerminationReason: evaluator.UserStop, RewardInfo: &evaluator.RewardInfo{Reward: 1}},
+	}
+	if s := Summarize(recs, nil); s.NLMissing != 1 {
+		t.Errorf("NLMissing = %d; want 1", s.NLMissing)
+	}
+}

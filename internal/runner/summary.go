@@ -52,7 +52,11 @@ type Summary struct {
 	Terminations map[evaluator.Termination]int
 	// NLNotEvaluated counts scored records whose NL assertions were not
 	// judged (a run with --no-judge).
-	NLNotEvaluated     int
+	NLNotEvaluated int
+	// NLMissing counts scored records whose judge gave fewer verdicts than
+	// the task has NL assertions (an empty results list): scored on the
+	// verdicts given, as upstream does, and said.
+	NLMissing          int
 	Agent, User, Judge Cost
 }
 
@@ -81,14 +85,7 @@ func Summarize(recs []results.Record, expected []results.UnitKey) Summary {
 		r := &recs[i]
 		tc := task(r.TaskID)
 		s.Terminations[r.TerminationReason]++
-		s.Agent.Usage = s.Agent.Usage.Add(r.AgentUsage)
-		s.Agent.USD += r.AgentCost
-		s.Agent.Calls += r.AgentCalls
-		s.User.Usage = s.User.Usage.Add(r.UserUsage)
-		s.User.USD += r.UserCost
-		s.User.Calls += r.UserCalls
-		s.Judge.Usage = s.Judge.Usage.Add(r.JudgeUsage)
-		s.Judge.USD += r.JudgeCost
+		s.addCost(r)
 		if r.Infrastructure() {
 			s.Infra = append(s.Infra, r.Key())
 			tc.infra++
@@ -102,6 +99,9 @@ func Summarize(recs []results.Record, expected []results.UnitKey) Summary {
 		}
 		if r.RewardInfo != nil && slices.Contains(r.RewardInfo.NotEvaluated, tasks.RewardNLAssertion) {
 			s.NLNotEvaluated++
+		}
+		if r.RewardInfo != nil && r.RewardInfo.NLMissing > 0 {
+			s.NLMissing++
 		}
 	}
 	if s.Scored > 0 {
@@ -128,6 +128,26 @@ func Summarize(recs []results.Record, expected []results.UnitKey) Summary {
 		}
 	}
 	return s
+}
+
+func (s *Summary) addCost(r *results.Record) {
+	s.Agent.Usage = s.Agent.Usage.Add(r.AgentUsage)
+	s.Agent.USD += r.AgentCost
+	s.Agent.Calls += r.AgentCalls
+	s.User.Usage = s.User.Usage.Add(r.UserUsage)
+	s.User.USD += r.UserCost
+	s.User.Calls += r.UserCalls
+	s.Judge.Usage = s.Judge.Usage.Add(r.JudgeUsage)
+	s.Judge.USD += r.JudgeCost
+}
+
+// AddSuperseded counts attempts a re-run replaced (results.Run's
+// SupersededRecords) in the costs: they were paid for. Nothing else of
+// the summary changes.
+func (s *Summary) AddSuperseded(recs []results.Record) {
+	for i := range recs {
+		s.addCost(&recs[i])
+	}
 }
 
 // Expected lists the keys of units.

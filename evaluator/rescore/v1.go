@@ -1,42 +1,40 @@
-package cli
+package rescore
 
 import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/envs/telehealth"
-	"github.com/ledgerbench/ledgerbench/internal/domains"
 	"github.com/ledgerbench/ledgerbench/results"
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
 
-// rescoreV1 re-scores a τ-bench v1 / τ-Trait results list (a JSON array of
+// fileV1 re-scores a τ-bench v1 / τ-Trait results list (a JSON array of
 // {task_id, reward, info, traj, trial}) of telehealth; ok is false when the
 // file is not one. Task ids are indices into the domain's default split (τ-Trait's
 // --task-split test), and the reward is τ-bench v1's as the domain's
 // evaluator computes it: the final database against the gold replay (and
 // the task's outputs in the agent's replies); a run that did not end by
-// ###STOP### or a terminate tool scores 0. The domain is loaded with the
-// pinned-data check (opts.AllowModifiedData) and the records are scored as
+// ###STOP### or a terminate tool scores 0. The domain is loaded by opts.Load
+// (the CLI's checks the pinned data) and the records are scored as
 // τ²-bench files' simulations are (scoreRecords), with opts' criteria.
-func rescoreV1(ctx context.Context, path string, opts *rescoreOptions, loaded map[string]envs.Domain, errOut io.Writer) (rescoreFile, bool, error) {
+func fileV1(ctx context.Context, path string, opts *Options, loaded map[string]envs.Domain) (File, bool, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return rescoreFile{}, false, fmt.Errorf("read results: %w", err)
+		return File{}, false, fmt.Errorf("read results: %w", err)
 	}
 	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '[' {
-		return rescoreFile{}, false, nil
+		return File{}, false, nil
 	}
 	recs, err := results.ReadV1(path, results.V1Labels{})
 	if err != nil {
-		return rescoreFile{}, true, err
+		return File{}, true, err
 	}
-	res := rescoreFile{File: filepath.Base(path), Sims: len(recs)}
+	res := File{File: filepath.Base(path), Sims: len(recs)}
 	if len(recs) == 0 {
 		return res, true, nil
 	}
@@ -52,14 +50,14 @@ func rescoreV1(ctx context.Context, path string, opts *rescoreOptions, loaded ma
 	}
 	dom, ok := loaded[name]
 	if !ok {
-		if dom, _, err = loadDomain(domains.Load, name, opts.DataDir, opts.AllowModifiedData, errOut); err != nil {
+		if dom, err = opts.Load(name, false); err != nil {
 			return res, true, fmt.Errorf("%s: %w", path, err)
 		}
 		loaded[name] = dom
 	}
 	res.Domain = dom.Name()
 	lookup := func(id string) *tasks.Task {
-		t, err := findTask(dom.Tasks(), id) // the default split first
+		t, err := dom.Tasks().Find(id) // the default split first
 		if err != nil {
 			return nil
 		}

@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ledgerbench/ledgerbench/internal/experiment"
+	"github.com/ledgerbench/ledgerbench/internal/llm"
+	"github.com/ledgerbench/ledgerbench/internal/runner"
+)
+
+// Issue 17 item 5: the dry run prints each cell's estimated cost — the
+// simulations it would run × the prices of its agent and (τ²-bench's
+// default) user backbones applied to the domain's typical usage — with the
+// basis of the figures, and writes nothing.
+func TestExperimentDryRunEstimate(t *testing.T) {
+	dir := t.TempDir()
+	bb := filepath.Join(dir, "backbones.yaml")
+	if err := os.WriteFile(bb, []byte(`
+backbones:
+  fake:
+    base_url: http://127.0.0.1:9/v1
+    model: fake-model
+    price: {input: 2, output: 8}
+  gpt-4.1:
+    base_url: http://127.0.0.1:9/v1
+    model: gpt-4.1-2025-04-14
+    temperature: 0
+    price: {input: 1, output: 4}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "grid.yaml")
+	if err := os.WriteFile(path, []byte(fmt.Sprintf(`name: est
+out: %s
+backbones_file: %s
+trials: 2
+limit: 3
+judge: none
+grid:
+  - domains: [retail]
+    agents: [baseline]
+    backbones: [fake, sim]
+`, filepath.Join(dir, "exp"), bb)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, "experiment", "--dry-run", path)
+	typ := experiment.TypicalUsage("retail")
+	agent := llm.Price{Input: 2, Output: 8}.Cost(typ.Agent)
+	user := llm.Price{Input: 1, Output: 4}.Cost(typ.User)
+	for _, want := range []string{
+		fmt.Sprintf("estimate: %-50s 6 simulations to run × ($%.4f agent + $%.4f user) ≈ $%.2f", "retail/baseline/fake", agent, user, 6*(agent+user)),
+		"retail/baseline/sim",
+		"6 simulations to run × ($0.0000 agent + $0.0000 user) ≈ $0.00",
+		fmt.Sprintf("estimate: ≈ $%.2f in all (an estimate", 6*(agent+user)),
+		"estimate basis retail: no recorded usage for retail: airline's figures",
+		"nothing was written",
+	} {
+		if !strings.Contains(r.errOut, want) {
+			t.Errorf("dry run does not say %q:\n%s", want, r.errOut)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "exp")); !os.IsNotExist(err) {
+		t.Errorf("the dry run wrote %s (%v)", filepath.Join(dir, "exp"), err)
+	}
+}
+
+// Item 5: a run stopped by an experiment's budget says so, not that it was
+// interrupted by Ctrl-C.
+func TestStopNotice(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		cause     error
+		want, not string
+	}{
+		{"Ctrl-C", nil, "interrupted: starting no new simulations; 0 running, waiting for them to finish (Ctrl-C again to quit now)", "budget"},
+		{"budget", fmt.Errorf("%w: $1.0000 spent of max_cost $1.0000", experiment.ErrBudget), "budget reached (experiment budget reached: $1.0000 spent of max_cost $1.0000): starting no new simulations", "Ctrl-C"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			w := &lockedWriter{w: &b}
+			ctx, cancel := context.WithCancelCause(t.Context())
+			stop := startProgress(ctx, progressOptions{Streams: &Streams{}, Quiet: true}, w, runner.NewProgress(1))
+			cancel(tc.cause)
+			var got string
+			for deadline := time.Now().Add(5 * time.Second); got == "" && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+				w.mu.Lock()
+				got = b.String() // the notice is written from context.AfterFunc's goroutine
+				w.mu.Unlock()
+			}
+			stop()
+			if !strings.Contains(got, tc.want) || strings.Contains(got, tc.not) {
+				t.Errorf("notice %q; want %q, without %q", got, tc.want, tc.not)
+			}
+		})
+	}
+}
