@@ -90,9 +90,12 @@ func Parse(file string, data []byte) ([]Task, error) {
 
 // decodeTask strictly decodes and validates the task at position idx.
 func decodeTask(file string, idx int, raw []byte) (Task, error) {
-	var t Task
-	if err := strictDecode(raw, &t); err != nil {
-		return Task{}, &Error{File: file, TaskID: taskLabel(idx, raw), Err: fieldError(err)}
+	t, err := decodeFast(raw)
+	if err != nil { // errSlow: encoding/json decides
+		t = Task{}
+		if err := strictDecode(raw, &t); err != nil {
+			return Task{}, &Error{File: file, TaskID: taskLabel(idx, raw), Err: fieldError(err)}
+		}
 	}
 	if t.ID == "" {
 		return Task{}, &Error{File: file, TaskID: "#" + strconv.Itoa(idx), Err: errors.New(`field "id": missing or empty`)}
@@ -121,44 +124,36 @@ type file struct {
 // errFoundID stops the scan of a task once its id is read.
 var errFoundID = errors.New("id found")
 
-// index splits a tasks file into tasks and reads each id (a task whose id
+// index splits a tasks file into tasks and reads each id (see newFile).
+func index(name string, data []byte) (*file, error) {
+	elems, err := pyjson.Elements(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a JSON array of tasks: %w", name, err)
+	}
+	return newFile(name, elems)
+}
+
+// newFile reads the id of each task of a split file (a task whose id
 // cannot be read is decoded in full, for the error). Duplicate ids are an
 // error here; anything else wrong with a task is reported when it is
 // decoded.
-func index(name string, data []byte) (*file, error) {
-	f := &file{name: name}
-	seen := map[string]bool{}
-	indexOne := func(idx int, raw []byte) error {
+func newFile(name string, elems [][]byte) (*file, error) {
+	f := &file{name: name, ids: make([]string, 0, len(elems)), raw: elems}
+	seen := make(map[string]bool, len(elems))
+	for idx, raw := range elems {
 		id, ok := peekID(raw)
 		if !ok {
 			t, err := decodeTask(name, idx, raw)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			id = t.ID
 		}
 		if seen[id] {
-			return &Error{File: name, TaskID: strconv.Quote(id), Err: errors.New("duplicate task id")}
+			return nil, &Error{File: name, TaskID: strconv.Quote(id), Err: errors.New("duplicate task id")}
 		}
 		seen[id] = true
 		f.ids = append(f.ids, id)
-		f.raw = append(f.raw, raw)
-		return nil
-	}
-	elems, err := pyjson.Elements(data)
-	if err == nil {
-		for idx, raw := range elems {
-			if err = indexOne(idx, raw); err != nil {
-				break
-			}
-		}
-	}
-	if err != nil {
-		var te *Error
-		if errors.As(err, &te) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%s: not a JSON array of tasks: %w", name, err)
 	}
 	f.once = make([]sync.Once, len(f.ids))
 	f.tasks = make([]Task, len(f.ids))
@@ -356,7 +351,12 @@ func LoadTau2(dir, domain string) (*Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read tasks: %w", err)
 	}
-	f, err := index(path, m.Bytes)
+	var f *file
+	if elems, ok := indexed(path, dir, m); ok {
+		f, err = newFile(path, elems)
+	} else {
+		f, err = index(path, m.Bytes)
+	}
 	if err != nil {
 		m.Close()
 		return nil, err

@@ -184,7 +184,7 @@ func sameTable[V any](a, b *table.Table[V]) bool {
 // sameRecord compares two records as upstream's sorted-key dumps do; equal
 // dumps in dict order (the usual case) settle it without sorting.
 func sameRecord(a, b any) bool {
-	return pyjson.String(a) == pyjson.String(b) || canonical(a) == canonical(b)
+	return pyjson.SameDump(a, b) || canonical(a) == canonical(b)
 }
 
 // canonicalDB is json.dumps(db.model_dump(), sort_keys=True), the string

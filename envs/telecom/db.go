@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"slices"
 	"strconv"
 	"time"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/ledgerbench/ledgerbench/internal/data"
 	"github.com/ledgerbench/ledgerbench/internal/omap"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 )
@@ -293,21 +295,30 @@ type tomlDB struct {
 	Devices   []Device   `toml:"devices"`
 }
 
-// LoadDB reads db.toml.
-func LoadDB(path string) (*DB, error) {
-	data, err := os.ReadFile(path)
+// LoadDB reads db.toml. The pinned file (checked by hash while it is
+// decoded) is known to have every required key, so only another file is
+// decoded a second time to check them (checkRequired).
+func LoadDB(file string) (*DB, error) {
+	raw, err := os.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("read telecom db: %w", err)
 	}
-	db, err := ParseDB(data)
+	db, err := data.DecodePinned(data.Tau2, path.Join(data.Tau2DomainPath(Name), "db.toml"), raw, parsePinnedDB, ParseDB)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	return db, nil
 }
 
 // ParseDB decodes and validates a telecom db.toml document.
-func ParseDB(data []byte) (*DB, error) {
+func ParseDB(data []byte) (*DB, error) { return parseDB(data, true) }
+
+// parsePinnedDB decodes the pinned db.toml, which has every required key.
+func parsePinnedDB(data []byte) (*DB, error) { return parseDB(data, false) }
+
+// parseDB decodes a db.toml document, checking that its records have their
+// required keys when required is set.
+func parseDB(data []byte, required bool) (*DB, error) {
 	var raw tomlDB
 	md, err := toml.Decode(string(data), &raw)
 	if err != nil {
@@ -316,8 +327,10 @@ func ParseDB(data []byte) (*DB, error) {
 	if und := md.Undecoded(); len(und) > 0 {
 		return nil, fmt.Errorf("unknown field %q", und[0].String())
 	}
-	if err := checkRequired(string(data)); err != nil {
-		return nil, err
+	if required {
+		if err := checkRequired(string(data)); err != nil {
+			return nil, err
+		}
 	}
 	db := &DB{}
 	for i := range raw.Plans {

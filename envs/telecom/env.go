@@ -139,7 +139,7 @@ func (e *Env) SameDB(other envs.Env) (agent, user bool) {
 		return false, false
 	}
 	agent = table.Equal(&e.customers, &o.customers) && table.Equal(&e.lines, &o.lines) && table.Equal(&e.bills, &o.bills)
-	user = pyjson.String(&e.user) == pyjson.String(&o.user)
+	user = pyjson.SameDump(&e.user, &o.user)
 	return agent, user
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 	"github.com/ledgerbench/ledgerbench/internal/data"
 	"github.com/ledgerbench/ledgerbench/internal/domains"
+	"github.com/ledgerbench/ledgerbench/tasks"
 )
 
 type dataPullOptions struct {
@@ -121,9 +122,14 @@ func runDataCheck(_ context.Context, s *Streams, opts *dataCheckOptions) error {
 	return nil
 }
 
-// convertDerived writes the files the domains derive from the pulled data
-// (τ-Trait's task lists as JSON, for inspection and for other tools).
+// convertDerived writes the files derived from the pulled data: what the
+// domains derive (τ-Trait's task lists as JSON, for inspection and for other
+// tools) and the index of each τ²-bench tasks.json (tasks.json.index), which
+// spares loading a split the scan of the whole file.
 func convertDerived(dir string) error {
+	if err := tasks.WriteIndexes(dir); err != nil {
+		return err
+	}
 	files, err := domains.Derived(dir)
 	if err != nil {
 		return err

@@ -1,6 +1,9 @@
 package data
 
-import "os"
+import (
+	"bytes"
+	"os"
+)
 
 // mapMin is the size from which ReadMapped maps a file instead of reading
 // it: below it a read is as cheap as the mapping.
@@ -11,6 +14,9 @@ const mapMin = 1 << 20
 // read. Bytes must not be written to, nor used after Close.
 type Mapped struct {
 	Bytes []byte
+	// Stamp is the file's stamp, taken on the open file the content is
+	// read from.
+	Stamp Stamp
 	unmap func() error
 }
 
@@ -37,14 +43,16 @@ func ReadMapped(path string) (*Mapped, error) {
 	if err != nil {
 		return nil, err
 	}
+	stamp := StampOf(st)
 	if st.Mode().IsRegular() && st.Size() >= mapMin && int64(int(st.Size())) == st.Size() {
 		if b, unmap, err := mapFile(f, int(st.Size())); err == nil {
-			return &Mapped{Bytes: b, unmap: unmap}, nil
+			return &Mapped{Bytes: b, Stamp: stamp, unmap: unmap}, nil
 		}
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
+	var b bytes.Buffer
+	b.Grow(int(st.Size()) + bytes.MinRead) // one read for a regular file
+	if _, err := b.ReadFrom(f); err != nil {
 		return nil, err
 	}
-	return &Mapped{Bytes: b}, nil
+	return &Mapped{Bytes: b.Bytes(), Stamp: stamp}, nil
 }

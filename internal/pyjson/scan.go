@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"math/bits"
 	"runtime"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Object calls fn for each entry of a JSON object, in order, with the key
@@ -252,22 +255,131 @@ func skipSpace(data []byte, i int) int {
 	return i
 }
 
-// decodeKey decodes a quoted key: plain ASCII directly, anything else
-// (escapes, non-ASCII, control bytes) as encoding/json does.
+// decodeKey decodes a quoted string (a key or a value) as encoding/json
+// does: plain ASCII directly, escapes and UTF-8 by unquote, and anything
+// unquote does not accept by encoding/json itself, for its error.
 func decodeKey(q []byte) (string, error) {
-	plain := true
-	for _, c := range q[1 : len(q)-1] {
-		if c < 0x20 || c >= 0x80 || c == '\\' {
-			plain = false
-			break
-		}
+	body := q[1 : len(q)-1]
+	i := plainPrefix(body)
+	if i == len(body) {
+		return string(body), nil
 	}
-	if plain {
-		return string(q[1 : len(q)-1]), nil
+	if s, ok := unquote(body, i); ok {
+		return s, nil
 	}
 	var s string
 	err := json.Unmarshal(q, &s)
 	return s, err
+}
+
+// plainPrefix returns the length of the prefix of b without a byte that
+// needs decoding: a quote, a backslash, a control byte or a non-ASCII
+// byte; eight bytes at a time.
+func plainPrefix(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		// (w - 0x20…) & ^w & highs marks bytes below 0x20 (exactly, for
+		// bytes without the high bit; those are caught by w & highs).
+		if w&highs|(w-0x20*lows)&^w&highs|zeroBytes(w^(0x22*lows))|zeroBytes(w^(0x5C*lows)) != 0 {
+			break
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+			return i
+		}
+	}
+	return i
+}
+
+// unquote decodes the body of a JSON string from offset i (the bytes
+// before are plain) as encoding/json decodes a valid one: escapes, with a
+// \u surrogate pair as one rune and a lone surrogate as U+FFFD, and each
+// byte of invalid UTF-8 as U+FFFD. It returns false for what is not a
+// valid JSON string body (a bad escape, an unescaped quote or control
+// byte).
+func unquote(s []byte, i int) (string, bool) {
+	b := make([]byte, i, len(s)+utf8.UTFMax)
+	copy(b, s[:i])
+	for i < len(s) {
+		switch c := s[i]; {
+		case c == '\\':
+			if i+1 >= len(s) {
+				return "", false
+			}
+			switch e := s[i+1]; e {
+			case '"', '\\', '/':
+				b = append(b, e)
+			case 'b':
+				b = append(b, '\b')
+			case 'f':
+				b = append(b, '\f')
+			case 'n':
+				b = append(b, '\n')
+			case 'r':
+				b = append(b, '\r')
+			case 't':
+				b = append(b, '\t')
+			case 'u':
+				r, ok := hex4(s[i+2:])
+				if !ok {
+					return "", false
+				}
+				i += 6
+				if utf16.IsSurrogate(r) {
+					if len(s) >= i+6 && s[i] == '\\' && s[i+1] == 'u' {
+						if r2, ok := hex4(s[i+2:]); ok {
+							if d := utf16.DecodeRune(r, r2); d != unicode.ReplacementChar {
+								b = utf8.AppendRune(b, d)
+								i += 6
+								continue
+							}
+						}
+					}
+					r = unicode.ReplacementChar
+				}
+				b = utf8.AppendRune(b, r)
+				continue
+			default:
+				return "", false
+			}
+			i += 2
+		case c == '"' || c < 0x20:
+			return "", false
+		case c < utf8.RuneSelf:
+			n := 1 + plainPrefix(s[i+1:])
+			b = append(b, s[i:i+n]...)
+			i += n
+		default:
+			r, size := utf8.DecodeRune(s[i:])
+			b = utf8.AppendRune(b, r)
+			i += size
+		}
+	}
+	return string(b), true
+}
+
+// hex4 reads the four hex digits of a \u escape.
+func hex4(s []byte) (rune, bool) {
+	if len(s) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range s[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }
 
 // skipString returns the offset just past the string starting at data[i]

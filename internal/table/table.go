@@ -144,7 +144,7 @@ func sameRecord[V any](a, b *Table[V], k string) bool {
 	if va == nil || vb == nil {
 		return false
 	}
-	return pyjson.String(va) == pyjson.String(vb)
+	return pyjson.SameDump(va, vb)
 }
 
 // EncodePy writes the whole table as a JSON object in order.

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package data
+
+import "io/fs"
+
+func sysStamp(fs.FileInfo, *Stamp) {}
