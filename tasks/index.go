@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 	"github.com/ledgerbench/ledgerbench/internal/data"
 	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 )
@@ -136,29 +137,7 @@ func writeIndex(p string, f data.File) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(IndexPath(p), b)
-}
-
-// writeFileAtomic replaces path's content with b by renaming a complete
-// temporary file over it.
-func writeFileAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".part-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // a no-op after the rename
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(IndexPath(p), b)
 }
 
 // indexed splits the content of the tasks file p (in the domain folder
