@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/data"
@@ -17,6 +18,25 @@ const allowModifiedUsage = "use data files that differ from their pinned hashes 
 // file is reported on errOut and returned as folder/path → the SHA-256
 // actually loaded.
 func loadDomain(load func(name, root string) (envs.Domain, error), name, root string, allow bool, errOut io.Writer) (envs.Domain, map[string]string, error) {
+	dom, verified, err := startDomain(load, name, root, allow, errOut)
+	if err != nil {
+		return nil, nil, err
+	}
+	hashes, err := verified()
+	if err != nil {
+		return nil, nil, err
+	}
+	return dom, hashes, nil
+}
+
+// startDomain loads a domain while the pinned hashes of its files are
+// checked on another goroutine, and returns the domain with verified, which
+// waits for the check and returns what loadDomain returns. Work on the
+// domain may start at once (a short job is mostly the check), but nothing it
+// computed may be shown or written before verified has returned nil. A load
+// error is reported only after the check, which explains it when a file
+// differs from its pin.
+func startDomain(load func(name, root string) (envs.Domain, error), name, root string, allow bool, errOut io.Writer) (envs.Domain, func() (map[string]string, error), error) {
 	if !slices.Contains(domains.Names(), name) {
 		_, err := load(name, root) // the loader names the known domains
 		return nil, nil, err
@@ -25,33 +45,36 @@ func loadDomain(load func(name, root string) (envs.Domain, error), name, root st
 	if err != nil {
 		return nil, nil, err
 	}
-	// The check hashes on its own goroutine while the domain loads: both
-	// read the same files and a short job is mostly this. Nothing loaded is
-	// used (nor its load error reported) before the check has passed.
-	type loaded struct {
-		dom envs.Domain
-		err error
+	type checked struct {
+		mods []data.Modified
+		err  error
 	}
-	ch := make(chan loaded, 1)
+	ch := make(chan checked, 1)
 	go func() {
-		dom, err := load(name, root)
-		ch <- loaded{dom, err}
+		mods, err := m.CheckDomain(root, name, allow)
+		ch <- checked{mods, err}
 	}()
-	mods, err := m.CheckDomain(root, name, allow)
-	l := <-ch
+	verified := sync.OnceValues(func() (map[string]string, error) {
+		c := <-ch
+		if c.err != nil {
+			return nil, c.err
+		}
+		var hashes map[string]string
+		for _, md := range c.mods {
+			if hashes == nil {
+				hashes = map[string]string{}
+			}
+			hashes[md.Key()] = md.Got
+			fmt.Fprintf(errOut, "ledgerbench: --allow-modified-data: %s is not the pinned file (sha256 %s, pinned %s)\n", md.Key(), md.Got, md.File.SHA256)
+		}
+		return hashes, nil
+	})
+	dom, err := load(name, root)
 	if err != nil {
+		if _, cerr := verified(); cerr != nil {
+			return nil, nil, cerr
+		}
 		return nil, nil, err
 	}
-	var hashes map[string]string
-	for _, md := range mods {
-		if hashes == nil {
-			hashes = map[string]string{}
-		}
-		hashes[md.Key()] = md.Got
-		fmt.Fprintf(errOut, "ledgerbench: --allow-modified-data: %s is not the pinned file (sha256 %s, pinned %s)\n", md.Key(), md.Got, md.File.SHA256)
-	}
-	if l.err != nil {
-		return nil, nil, l.err
-	}
-	return l.dom, hashes, nil
+	return dom, verified, nil
 }

@@ -68,7 +68,7 @@ func execWithData(t *testing.T, dir string, args ...string) execResult {
 }
 
 // TestCorruptedDataRefused: run, verify and rescore refuse a data file whose
-// hash is not its pin, naming it; with --allow-modified-data a run goes on
+// hash is not its pin, naming it, and print no result; with --allow-modified-data a run goes on
 // and its manifest records the hash actually loaded.
 func TestCorruptedDataRefused(t *testing.T) {
 	dir, sum := corruptedData(t, "retail", "data/tau2/domains/retail/db.json", `"price": `)
@@ -84,6 +84,10 @@ func TestCorruptedDataRefused(t *testing.T) {
 			r := execWithData(t, dir, args...)
 			if r.code == ExitOK || !strings.Contains(r.errOut, "retail/db.json") || !strings.Contains(r.errOut, "--allow-modified-data") {
 				t.Errorf("%s on corrupted data: exit %d, stderr %q; want a refusal naming db.json", args[0], r.code, r.errOut)
+			}
+			// verify evaluates while the hashes are checked: nothing of it may show.
+			if r.out != "" {
+				t.Errorf("%s on corrupted data printed %q before the refusal", args[0], r.out)
 			}
 		})
 	}

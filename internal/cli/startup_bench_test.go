@@ -89,7 +89,7 @@ func BenchmarkVerifyShort(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				out.Reset()
-				if err := runVerify(context.Background(), s, &verifyOptions{Domains: []string{c.domain}, Limit: c.limit, DataDir: root}); err != nil {
+				if err := runVerify(context.Background(), s, &verifyOptions{Domains: []string{c.domain}, Limit: c.limit, DataDir: root, Format: "text"}); err != nil {
 					b.Fatalf("%v\n%s", err, out.String())
 				}
 			}

@@ -86,15 +86,20 @@ func runVerify(ctx context.Context, s *Streams, opts *verifyOptions) error {
 	anyFailed := false
 	for _, name := range opts.Domains {
 		start := time.Now()
-		dom, _, err := loadDomain(domains.Load, name, opts.DataDir, opts.AllowModifiedData, s.ErrOut)
+		// The gold trajectories run while the pinned hashes are checked;
+		// their results are used only once the check has passed.
+		dom, verified, err := startDomain(domains.Load, name, opts.DataDir, opts.AllowModifiedData, s.ErrOut)
 		if err != nil {
 			return err
 		}
 		sel, err := dom.Tasks().Select(tasks.Selection{Split: opts.Split, TaskIDs: opts.TaskIDs, Limit: opts.Limit})
-		if err != nil {
-			return err
+		var res []gold.Result
+		if err == nil {
+			res, err = verifyTasks(ctx, dom, sel)
 		}
-		res, err := verifyTasks(ctx, dom, sel)
+		if _, cerr := verified(); cerr != nil {
+			return cerr
+		}
 		if err != nil {
 			return err
 		}
