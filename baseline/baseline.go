@@ -21,10 +21,10 @@ import (
 	"context"
 	"sync"
 
-	"github.com/ledgerbench/ledgerbench/internal/llm"
-	"github.com/ledgerbench/ledgerbench/internal/tool"
+	"github.com/ledgerbench/ledgerbench/llm"
 	"github.com/ledgerbench/ledgerbench/message"
 	"github.com/ledgerbench/ledgerbench/orchestrator"
+	"github.com/ledgerbench/ledgerbench/tool"
 )
 
 // Generator makes one model call. *llm.Client implements it, and so do the

@@ -12,10 +12,10 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/baseline"
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
-	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/internal/offline"
 	"github.com/ledgerbench/ledgerbench/internal/offline/offlinetest"
 	"github.com/ledgerbench/ledgerbench/internal/openaitest"
+	"github.com/ledgerbench/ledgerbench/llm"
 	"github.com/ledgerbench/ledgerbench/message"
 	"github.com/ledgerbench/ledgerbench/orchestrator"
 	"github.com/ledgerbench/ledgerbench/usersim"
@@ -26,10 +26,13 @@ import (
 // filled in, the greeting is DEFAULT_FIRST_AGENT_MESSAGE's content.
 func TestLoadPrompt(t *testing.T) {
 	p := loadPrompt(t)
-	if got := strings.Join(p.Template.Fields, ","); got != "agent_instruction,domain_policy" {
-		t.Fatalf("SYSTEM_PROMPT fields %s; want agent_instruction,domain_policy", got)
+	tmpl := p.Texts()["agent_system_template"]
+	const fi, fp = "{agent_instruction}", "{domain_policy}"
+	i, j := strings.Index(tmpl, fi), strings.Index(tmpl, fp)
+	if i < 0 || j < i || strings.Count(tmpl, "{") != 2 {
+		t.Fatalf("SYSTEM_PROMPT %q; want the fields agent_instruction, domain_policy in that order", tmpl)
 	}
-	want := p.Template.Parts[0] + p.Instruction + p.Template.Parts[1] + "POLICY" + p.Template.Parts[2]
+	want := tmpl[:i] + p.Instruction + tmpl[i+len(fi):j] + "POLICY" + tmpl[j+len(fp):]
 	if got := p.System("POLICY"); got != want || !strings.HasPrefix(got, "<instructions>\n") || !strings.HasSuffix(got, "\nPOLICY\n</policy>") {
 		t.Errorf("System = %q; want %q", got, want)
 	}

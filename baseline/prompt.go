@@ -25,9 +25,9 @@ const (
 type Prompt struct {
 	// Instruction is AGENT_INSTRUCTION.
 	Instruction string
-	// Template is SYSTEM_PROMPT, with the fields agent_instruction and
+	// template is SYSTEM_PROMPT, with the fields agent_instruction and
 	// domain_policy.
-	Template pyliteral.FString
+	template pyliteral.FString
 	// Greeting is the content of DEFAULT_FIRST_AGENT_MESSAGE, the agent's
 	// first message of every conversation (the orchestrator sends it).
 	Greeting string
@@ -47,10 +47,10 @@ func LoadPrompt(root string) (*Prompt, error) {
 	}
 	tmpl, err := pyliteral.StringAssignment(src, systemSymbol)
 	if err == nil {
-		p.Template, err = pyliteral.ParseTemplate(tmpl)
+		p.template, err = pyliteral.ParseTemplate(tmpl)
 	}
 	if err == nil {
-		err = p.Template.Check("agent_instruction", "domain_policy")
+		err = p.template.Check("agent_instruction", "domain_policy")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("agent prompt: %s: %s: %w", agentPath, systemSymbol, err)
@@ -84,13 +84,13 @@ func (p *Prompt) System(policy string) string {
 // SystemWith fills SYSTEM_PROMPT with another instruction (agents that
 // extend the baseline's instruction, e.g. IRMA).
 func (p *Prompt) SystemWith(instruction, policy string) string {
-	s, _ := p.Template.Format(map[string]string{"agent_instruction": instruction, "domain_policy": policy})
+	s, _ := p.template.Format(map[string]string{"agent_instruction": instruction, "domain_policy": policy})
 	return s // fields were checked by LoadPrompt
 }
 
 // Texts returns every model-facing text of the prompt by name (for the
 // run manifest's hashes).
 func (p *Prompt) Texts() map[string]string {
-	tmpl, _ := p.Template.Format(map[string]string{"agent_instruction": "{agent_instruction}", "domain_policy": "{domain_policy}"})
+	tmpl, _ := p.template.Format(map[string]string{"agent_instruction": "{agent_instruction}", "domain_policy": "{domain_policy}"})
 	return map[string]string{"agent_instruction": p.Instruction, "agent_system_template": tmpl, "agent_greeting": p.Greeting}
 }

@@ -24,9 +24,9 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/data"
 	"github.com/ledgerbench/ledgerbench/internal/pyliteral"
-	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/message"
 	"github.com/ledgerbench/ledgerbench/orchestrator"
+	"github.com/ledgerbench/ledgerbench/tool"
 )
 
 // AgentSource returns the path of the upstream file holding the agents'

@@ -11,9 +11,9 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/baseline"
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
-	"github.com/ledgerbench/ledgerbench/internal/llm"
-	"github.com/ledgerbench/ledgerbench/internal/tool"
+	"github.com/ledgerbench/ledgerbench/llm"
 	"github.com/ledgerbench/ledgerbench/message"
+	"github.com/ledgerbench/ledgerbench/tool"
 )
 
 func agentSource(t *testing.T) []byte {

@@ -9,9 +9,9 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/message"
 	"github.com/ledgerbench/ledgerbench/tasks"
+	"github.com/ledgerbench/ledgerbench/tool"
 )
 
 // Domain is a loaded domain: immutable data shared by all its simulations.

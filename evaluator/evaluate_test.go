@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/envs"
-	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/message"
 	"github.com/ledgerbench/ledgerbench/tasks"
+	"github.com/ledgerbench/ledgerbench/tool"
 )
 
 // counterDomain is a minimal domain: one integer per key; "add" writes, "get" reads.

@@ -60,7 +60,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ledgerbench/ledgerbench/baseline"
-	"github.com/ledgerbench/ledgerbench/internal/llm"
+	"github.com/ledgerbench/ledgerbench/llm"
 	"github.com/ledgerbench/ledgerbench/message"
 	"github.com/ledgerbench/ledgerbench/orchestrator"
 )

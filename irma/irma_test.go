@@ -12,11 +12,11 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/baseline"
 	"github.com/ledgerbench/ledgerbench/internal/goldentest"
-	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/internal/offline"
 	"github.com/ledgerbench/ledgerbench/internal/offline/offlinetest"
 	"github.com/ledgerbench/ledgerbench/internal/pyliteral"
 	"github.com/ledgerbench/ledgerbench/irma"
+	"github.com/ledgerbench/ledgerbench/llm"
 	"github.com/ledgerbench/ledgerbench/message"
 	"github.com/ledgerbench/ledgerbench/orchestrator"
 )

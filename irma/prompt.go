@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/baseline"
-	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/message"
+	"github.com/ledgerbench/ledgerbench/tool"
 )
 
 // HelperMarker starts the system message of every helper request, so that

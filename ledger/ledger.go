@@ -20,7 +20,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 )
 
 // Entry is one value at a canonical path.

@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/baseline"
-	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/internal/offline/offlinetest"
 	"github.com/ledgerbench/ledgerbench/ledger"
 	"github.com/ledgerbench/ledgerbench/ledgeragent"
+	"github.com/ledgerbench/ledgerbench/llm"
 	"github.com/ledgerbench/ledgerbench/message"
 	"github.com/ledgerbench/ledgerbench/orchestrator"
 )

@@ -3,8 +3,8 @@ package metrics
 import (
 	"encoding/json"
 
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/message"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
 

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/message"
 	"github.com/ledgerbench/ledgerbench/results"
+	"github.com/ledgerbench/ledgerbench/tool"
 )
 
 // Key identifies a run group: the records of one domain, agent, agent

@@ -13,7 +13,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 	"github.com/ledgerbench/ledgerbench/internal/data"
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 )
 
 // The index of a τ²-bench tasks.json is where each task lies in the file.

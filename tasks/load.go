@@ -15,7 +15,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/data"
 	"github.com/ledgerbench/ledgerbench/internal/parallel"
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 )
 
 // UnmarshalJSON accepts a string or a structured instructions object.

@@ -3,7 +3,7 @@ package tautrait
 import (
 	"context"
 
-	"github.com/ledgerbench/ledgerbench/internal/llm"
+	"github.com/ledgerbench/ledgerbench/llm"
 	"github.com/ledgerbench/ledgerbench/message"
 )
 

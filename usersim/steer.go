@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ledgerbench/ledgerbench/internal/llm"
+	"github.com/ledgerbench/ledgerbench/llm"
 	"github.com/ledgerbench/ledgerbench/message"
 )
 

@@ -25,12 +25,12 @@ import (
 	"sync"
 
 	"github.com/ledgerbench/ledgerbench/internal/data"
-	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/internal/pyliteral"
-	"github.com/ledgerbench/ledgerbench/internal/tool"
+	"github.com/ledgerbench/ledgerbench/llm"
 	"github.com/ledgerbench/ledgerbench/message"
 	"github.com/ledgerbench/ledgerbench/orchestrator"
 	"github.com/ledgerbench/ledgerbench/tasks"
+	"github.com/ledgerbench/ledgerbench/tool"
 )
 
 // Generator makes one model call (*llm.Client and the offline backbones).
@@ -58,12 +58,26 @@ const personaPlaceholder = "<PERSONA_GUIDELINES>"
 // files by LoadPrompt: the SYSTEM_PROMPT template of user_simulator.py and
 // the two global guideline files.
 type Prompt struct {
-	// Template has the fields global_user_sim_guidelines_with_persona and
+	// template has the fields global_user_sim_guidelines_with_persona and
 	// instructions.
-	Template pyliteral.FString
+	template pyliteral.FString
 	// Guidelines and GuidelinesTools are the guideline files (the latter
 	// for users with tools).
 	Guidelines, GuidelinesTools string
+}
+
+// NewPrompt builds a prompt from a SYSTEM_PROMPT-style template (a Python
+// str.format template with the fields global_user_sim_guidelines_with_persona
+// and instructions) and the two guideline texts.
+func NewPrompt(template, guidelines, guidelinesTools string) (*Prompt, error) {
+	t, err := pyliteral.ParseTemplate(template)
+	if err == nil {
+		err = t.Check("global_user_sim_guidelines_with_persona", "instructions")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Prompt{template: t, Guidelines: guidelines, GuidelinesTools: guidelinesTools}, nil
 }
 
 // LoadPrompt reads the user simulator's text from a data directory. A
@@ -74,13 +88,10 @@ func LoadPrompt(root string) (*Prompt, error) {
 	if err != nil {
 		return nil, fmt.Errorf("user simulator prompt: %w", err)
 	}
-	p := &Prompt{}
+	var p *Prompt
 	tmpl, err := pyliteral.StringAssignment(src, templateSymbol)
 	if err == nil {
-		p.Template, err = pyliteral.ParseTemplate(tmpl)
-	}
-	if err == nil {
-		err = p.Template.Check("global_user_sim_guidelines_with_persona", "instructions")
+		p, err = NewPrompt(tmpl, "", "")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("user simulator prompt: %s: %s: %w", path, templateSymbol, err)
@@ -107,14 +118,14 @@ func (p *Prompt) System(withTools bool, persona, scenario string) string {
 		persona = "\n\n" + persona + "\n"
 	}
 	g = strings.ReplaceAll(g, personaPlaceholder, persona)
-	s, _ := p.Template.Format(map[string]string{"global_user_sim_guidelines_with_persona": g, "instructions": scenario})
+	s, _ := p.template.Format(map[string]string{"global_user_sim_guidelines_with_persona": g, "instructions": scenario})
 	return s // fields were checked by LoadPrompt
 }
 
 // Texts returns every model-facing text of the prompt by name (for the
 // run manifest's hashes).
 func (p *Prompt) Texts() map[string]string {
-	tmpl, _ := p.Template.Format(map[string]string{"global_user_sim_guidelines_with_persona": "{global_user_sim_guidelines_with_persona}", "instructions": "{instructions}"})
+	tmpl, _ := p.template.Format(map[string]string{"global_user_sim_guidelines_with_persona": "{global_user_sim_guidelines_with_persona}", "instructions": "{instructions}"})
 	return map[string]string{"user_system_template": tmpl, "user_guidelines": p.Guidelines, "user_guidelines_tools": p.GuidelinesTools}
 }
 

@@ -17,10 +17,9 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
 	"github.com/ledgerbench/ledgerbench/internal/goldentest"
-	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/internal/offline/offlinetest"
 	"github.com/ledgerbench/ledgerbench/internal/openaitest"
-	"github.com/ledgerbench/ledgerbench/internal/pyliteral"
+	"github.com/ledgerbench/ledgerbench/llm"
 	"github.com/ledgerbench/ledgerbench/message"
 	"github.com/ledgerbench/ledgerbench/orchestrator"
 	"github.com/ledgerbench/ledgerbench/tasks"
@@ -35,11 +34,11 @@ func ptr[T any](v T) *T { return &v }
 // fields and layout, so renderings can be kept in golden files.
 func ownPrompt(t *testing.T, guidelines string) *usersim.Prompt {
 	t.Helper()
-	tmpl, err := pyliteral.ParseTemplate("{global_user_sim_guidelines_with_persona}\n\n<scenario>\n{instructions}\n</scenario>")
+	p, err := usersim.NewPrompt("{global_user_sim_guidelines_with_persona}\n\n<scenario>\n{instructions}\n</scenario>", guidelines, guidelines)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &usersim.Prompt{Template: tmpl, Guidelines: guidelines, GuidelinesTools: guidelines}
+	return p
 }
 
 func TestSystemPromptGolden(t *testing.T) {
@@ -62,8 +61,11 @@ func TestLoadPrompt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(p.Template.Fields, ","); got != "global_user_sim_guidelines_with_persona,instructions" {
-		t.Fatalf("template fields %s", got)
+	tmpl := p.Texts()["user_system_template"]
+	const fg, fi = "{global_user_sim_guidelines_with_persona}", "{instructions}"
+	i, j := strings.Index(tmpl, fg), strings.Index(tmpl, fi)
+	if i < 0 || j < i || strings.Count(tmpl, "{") != 2 {
+		t.Fatalf("template %q; want the fields global_user_sim_guidelines_with_persona, instructions in that order", tmpl)
 	}
 	for _, tools := range []bool{false, true} {
 		g, err := usersim.LoadGuidelines(root, tools)
@@ -74,7 +76,7 @@ func TestLoadPrompt(t *testing.T) {
 			t.Errorf("tools=%v: wrong guidelines file", tools)
 		}
 		g = strings.ReplaceAll(g, "<PERSONA_GUIDELINES>", "")
-		want := p.Template.Parts[0] + g + p.Template.Parts[1] + "SCENARIO" + p.Template.Parts[2]
+		want := tmpl[:i] + g + tmpl[i+len(fg):j] + "SCENARIO" + tmpl[j+len(fi):]
 		if got := p.System(tools, "", "SCENARIO"); got != want {
 			t.Errorf("tools=%v: prompt ends %q; want %q", tools, got[max(0, len(got)-80):], want[max(0, len(want)-80):])
 		}

@@ -38,11 +38,11 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/data"
-	"github.com/ledgerbench/ledgerbench/internal/omap"
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/pyschema"
 	"github.com/ledgerbench/ledgerbench/internal/table"
 	"github.com/ledgerbench/ledgerbench/message"
+	"github.com/ledgerbench/ledgerbench/omap"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 	"github.com/ledgerbench/ledgerbench/tasks"
 )
 

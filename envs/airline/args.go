@@ -4,7 +4,7 @@ import (
 	"strconv"
 
 	"github.com/ledgerbench/ledgerbench/internal/pydantic"
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 )
 
 // value is a tool argument as json.loads hands it to upstream's Python: any

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 )
 
 // TestPinnedDBLazy is what lets Load trust the pinned db.json: decoded in

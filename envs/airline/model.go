@@ -8,8 +8,8 @@ import (
 	"math"
 	"slices"
 
-	"github.com/ledgerbench/ledgerbench/internal/omap"
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+	"github.com/ledgerbench/ledgerbench/omap"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 )
 
 // DB is upstream's FlightDB. Records are pointers so a simulation's

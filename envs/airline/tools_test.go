@@ -21,10 +21,10 @@ import (
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/data"
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
-	"github.com/ledgerbench/ledgerbench/internal/omap"
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/table"
 	"github.com/ledgerbench/ledgerbench/message"
+	"github.com/ledgerbench/ledgerbench/omap"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 )
 
 var update = flag.Bool("update", false, "regenerate golden files (tool_cases.golden.json runs testdata/oracle.py on upstream's sources in $LEDGERBENCH_AIRLINE_SRC)")

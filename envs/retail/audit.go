@@ -30,9 +30,9 @@ import (
 	"hash/fnv"
 	"slices"
 
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/ledger"
 	"github.com/ledgerbench/ledgerbench/message"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 )
 
 // Mutation kinds.

@@ -7,8 +7,8 @@ import (
 	"slices"
 
 	"github.com/ledgerbench/ledgerbench/internal/data"
-	"github.com/ledgerbench/ledgerbench/internal/omap"
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+	"github.com/ledgerbench/ledgerbench/omap"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 )
 
 // DB is upstream's RetailDB: products, users and orders keyed by id, in file

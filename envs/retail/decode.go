@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/ledgerbench/ledgerbench/internal/omap"
+	"github.com/ledgerbench/ledgerbench/omap"
 )
 
 // Fast decoding of db.json. omap.Map's UnmarshalJSON runs a json.Decoder per

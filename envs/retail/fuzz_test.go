@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/envs"
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/message"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 )
 
 // FuzzToolArgs calls tools with arbitrary arguments: a call never panics,

@@ -55,8 +55,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/ledger"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 )
 
 // Write tool names.

@@ -30,8 +30,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ledgerbench/ledgerbench/internal/omap"
 	"github.com/ledgerbench/ledgerbench/ledger"
+	"github.com/ledgerbench/ledgerbench/omap"
 )
 
 // Ledger paths.

@@ -17,8 +17,8 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
 	"github.com/ledgerbench/ledgerbench/internal/oracletest"
 	"github.com/ledgerbench/ledgerbench/internal/pycalc"
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/message"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 )
 
 // The oracle tests compare this port with a reference implementation run as

@@ -5,7 +5,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
 	"github.com/ledgerbench/ledgerbench/internal/pyschema/schematest"
-	"github.com/ledgerbench/ledgerbench/internal/tool"
+	"github.com/ledgerbench/ledgerbench/tool"
 )
 
 // TestSchemas compares the loaded tools, generated from upstream's source,

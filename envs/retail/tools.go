@@ -10,8 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/ledgerbench/ledgerbench/internal/pycalc"
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
-	"github.com/ledgerbench/ledgerbench/internal/tool"
+	"github.com/ledgerbench/ledgerbench/pyjson"
+	"github.com/ledgerbench/ledgerbench/tool"
 )
 
 // Argument structs. Field order is upstream's parameter order. String and

@@ -3,7 +3,7 @@ package telecom
 import (
 	"testing"
 
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 )
 
 // TestParseAPN: set_apn_settings' validation of its argument agrees with

@@ -12,8 +12,8 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/ledgerbench/ledgerbench/internal/data"
-	"github.com/ledgerbench/ledgerbench/internal/omap"
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+	"github.com/ledgerbench/ledgerbench/omap"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 )
 
 // Date is a calendar date held as upstream prints it ("2025-02-25"), so

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/envs"
-	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/message"
+	"github.com/ledgerbench/ledgerbench/tool"
 )
 
 // fuzzCall runs one call with arbitrary arguments on both paths (tool call

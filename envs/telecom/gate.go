@@ -66,8 +66,8 @@ import (
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/clip"
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/ledger"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 )
 
 // Policy clauses: headings of the composed policy text.

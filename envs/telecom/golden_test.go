@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/internal/goldentest"
-	"github.com/ledgerbench/ledgerbench/internal/tool"
+	"github.com/ledgerbench/ledgerbench/tool"
 )
 
 var update = flag.Bool("update", false, "update golden files")

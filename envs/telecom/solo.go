@@ -6,7 +6,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/data"
-	"github.com/ledgerbench/ledgerbench/internal/tool"
+	"github.com/ledgerbench/ledgerbench/tool"
 )
 
 // Solo is the telecom domain in τ²-bench's solo mode (get_environment with

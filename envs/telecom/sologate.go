@@ -19,8 +19,8 @@ import (
 	"slices"
 	"strings"
 
-	toolpkg "github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/ledger"
+	toolpkg "github.com/ledgerbench/ledgerbench/tool"
 )
 
 // pathPhone prefixes the phone readings of a solo run.

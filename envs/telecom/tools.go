@@ -9,8 +9,8 @@ import (
 	"math"
 	"slices"
 
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
-	"github.com/ledgerbench/ledgerbench/internal/tool"
+	"github.com/ledgerbench/ledgerbench/pyjson"
+	"github.com/ledgerbench/ledgerbench/tool"
 )
 
 // The simulated calendar: upstream fixes "today" at 2025-02-25.

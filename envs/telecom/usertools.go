@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/pydantic"
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
-	"github.com/ledgerbench/ledgerbench/internal/tool"
+	"github.com/ledgerbench/ledgerbench/pyjson"
+	"github.com/ledgerbench/ledgerbench/tool"
 )
 
 // userClass is upstream's user toolkit class name, used in Python error texts.

@@ -1,6 +1,6 @@
 package telehealth
 
-import "github.com/ledgerbench/ledgerbench/internal/tool"
+import "github.com/ledgerbench/ledgerbench/tool"
 
 // Arguments are tool.Value types (the decoded JSON values upstream's tools
 // receive, see py.go): upstream checks no types.

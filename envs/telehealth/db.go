@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/ledgerbench/ledgerbench/internal/omap"
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+	"github.com/ledgerbench/ledgerbench/omap"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 )
 
 // DB is the telehealth database as upstream's load_data returns it: nine

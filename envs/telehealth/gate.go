@@ -88,9 +88,9 @@ import (
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/clip"
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
-	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/ledger"
+	"github.com/ledgerbench/ledgerbench/pyjson"
+	"github.com/ledgerbench/ledgerbench/tool"
 )
 
 // Write tool names.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 )
 
 // Database records are typed structs that also remember which keys their

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/pyliteral"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 )
 
 // ToolsDir is the folder of upstream's tool modules inside the telehealth

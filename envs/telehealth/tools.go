@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/internal/pycalc"
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
-	"github.com/ledgerbench/ledgerbench/internal/tool"
+	"github.com/ledgerbench/ledgerbench/pyjson"
+	"github.com/ledgerbench/ledgerbench/tool"
 )
 
 // toolDef is one upstream tool: its class name (for Python's argument

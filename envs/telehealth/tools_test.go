@@ -10,8 +10,8 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
 	"github.com/ledgerbench/ledgerbench/internal/goldentest"
-	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/message"
+	"github.com/ledgerbench/ledgerbench/tool"
 )
 
 var update = flag.Bool("update", false, "update golden files")

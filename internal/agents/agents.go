@@ -26,15 +26,15 @@ import (
 	"github.com/ledgerbench/ledgerbench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/domains/known"
 	"github.com/ledgerbench/ledgerbench/internal/judge"
-	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/internal/offline"
 	"github.com/ledgerbench/ledgerbench/internal/runner"
-	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/irma"
 	"github.com/ledgerbench/ledgerbench/ledgeragent"
+	"github.com/ledgerbench/ledgerbench/llm"
 	"github.com/ledgerbench/ledgerbench/orchestrator"
 	"github.com/ledgerbench/ledgerbench/results"
 	"github.com/ledgerbench/ledgerbench/tautrait"
+	"github.com/ledgerbench/ledgerbench/tool"
 	"github.com/ledgerbench/ledgerbench/usersim"
 )
 

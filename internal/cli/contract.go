@@ -15,8 +15,8 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/agents"
 	"github.com/ledgerbench/ledgerbench/internal/domains"
-	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/internal/report"
+	"github.com/ledgerbench/ledgerbench/llm"
 )
 
 // The command line's contract, applied to the whole tree in one place so

@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/ledgerbench/ledgerbench/internal/experiment"
-	"github.com/ledgerbench/ledgerbench/internal/llm"
+	"github.com/ledgerbench/ledgerbench/llm"
 )
 
 // checkCells is the dry run's account of what planning cannot see

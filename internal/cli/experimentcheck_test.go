@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/internal/experiment"
-	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/internal/runner"
+	"github.com/ledgerbench/ledgerbench/llm"
 )
 
 // Issue 17 item 5: the dry run prints each cell's estimated cost — the

@@ -15,8 +15,8 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/agents"
 	"github.com/ledgerbench/ledgerbench/internal/domains"
 	judgepkg "github.com/ledgerbench/ledgerbench/internal/judge"
-	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/internal/runner"
+	"github.com/ledgerbench/ledgerbench/llm"
 	"github.com/ledgerbench/ledgerbench/message"
 	"github.com/ledgerbench/ledgerbench/tasks"
 )

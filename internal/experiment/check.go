@@ -5,8 +5,8 @@ import (
 	"slices"
 
 	"github.com/ledgerbench/ledgerbench/internal/agents"
-	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/internal/runplan"
+	"github.com/ledgerbench/ledgerbench/llm"
 )
 
 // Backbones are a cell's agent, user and judge backbones as its run

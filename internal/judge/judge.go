@@ -17,10 +17,10 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/data"
-	"github.com/ledgerbench/ledgerbench/internal/llm"
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/pyliteral"
+	"github.com/ledgerbench/ledgerbench/llm"
 	"github.com/ledgerbench/ledgerbench/message"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 )
 
 // Generator makes one model call (*llm.Client).

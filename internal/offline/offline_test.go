@@ -14,9 +14,9 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/baseline"
 	"github.com/ledgerbench/ledgerbench/envs"
-	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/internal/offline"
 	"github.com/ledgerbench/ledgerbench/internal/offline/offlinetest"
+	"github.com/ledgerbench/ledgerbench/llm"
 	"github.com/ledgerbench/ledgerbench/message"
 	"github.com/ledgerbench/ledgerbench/orchestrator"
 	"github.com/ledgerbench/ledgerbench/results"

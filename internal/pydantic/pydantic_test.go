@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/internal/oracletest"
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 )
 
 // validateM is testdata/probe.py's model M validated with Validator: the

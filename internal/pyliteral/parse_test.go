@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 )
 
 // render writes a value back as Python source, for round-trip checks.

@@ -24,9 +24,9 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/pyliteral"
-	"github.com/ledgerbench/ledgerbench/internal/tool"
+	"github.com/ledgerbench/ledgerbench/pyjson"
+	"github.com/ledgerbench/ledgerbench/tool"
 )
 
 // File is a parsed Python source file.

@@ -13,8 +13,8 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/data"
 	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/pyliteral"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 )
 
 // oracleTool is one tool as testdata/oracle/schema_oracle.py reports it:

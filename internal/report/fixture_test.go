@@ -5,10 +5,10 @@ import (
 	"fmt"
 
 	"github.com/ledgerbench/ledgerbench/evaluator"
-	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/message"
 	"github.com/ledgerbench/ledgerbench/results"
 	"github.com/ledgerbench/ledgerbench/tasks"
+	"github.com/ledgerbench/ledgerbench/tool"
 )
 
 // fixtureCatalog knows three tasks per domain: "0" cancels a reservation,

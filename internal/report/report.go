@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/domains/known"
-	"github.com/ledgerbench/ledgerbench/internal/omap"
 	"github.com/ledgerbench/ledgerbench/metrics"
+	"github.com/ledgerbench/ledgerbench/omap"
 )
 
 // Table is one rendered table: an id (for --table), a title, a header, rows

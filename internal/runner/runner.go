@@ -13,7 +13,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/envs"
 	"github.com/ledgerbench/ledgerbench/evaluator"
-	"github.com/ledgerbench/ledgerbench/internal/llm"
+	"github.com/ledgerbench/ledgerbench/llm"
 	"github.com/ledgerbench/ledgerbench/orchestrator"
 	"github.com/ledgerbench/ledgerbench/results"
 )

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ledgerbench/ledgerbench/internal/llm"
+	"github.com/ledgerbench/ledgerbench/llm"
 )
 
 func config(t *testing.T, text string) *llm.Config {

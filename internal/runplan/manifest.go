@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/internal/data"
-	"github.com/ledgerbench/ledgerbench/internal/llm"
 	"github.com/ledgerbench/ledgerbench/internal/offline"
 	"github.com/ledgerbench/ledgerbench/internal/runner"
+	"github.com/ledgerbench/ledgerbench/llm"
 	"github.com/ledgerbench/ledgerbench/results"
 )
 

@@ -11,6 +11,10 @@
 // content at all is a Response, not an error. Generate returns an error only
 // for infrastructure failures (wrapping ErrInfrastructure) or when its context
 // ends (wrapping the context's error).
+//
+// It is a top-level package, not internal, because the agents and user
+// simulators take llm.Request and return llm.Response: an agent or backbone
+// outside this module needs those types.
 package llm
 
 import (
@@ -19,8 +23,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/message"
+	"github.com/ledgerbench/ledgerbench/tool"
 )
 
 // Request is one model call.

@@ -12,7 +12,7 @@ import (
 )
 
 func TestShippedBackbones(t *testing.T) {
-	cfg, err := Load("../../backbones.yaml")
+	cfg, err := Load("../backbones.yaml")
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}

@@ -1,6 +1,6 @@
 package tool
 
-import "github.com/ledgerbench/ledgerbench/internal/pyjson"
+import "github.com/ledgerbench/ledgerbench/pyjson"
 
 // The argument model. Upstream's toolkits call a tool with the model's JSON
 // arguments as Python keyword arguments (Toolkit.use_tool: no schema

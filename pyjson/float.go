@@ -4,6 +4,9 @@
 // json.dumps (", " and ": " separators, ASCII escapes, Python float repr), so a
 // port must produce the same bytes. The package also decodes JSON while keeping
 // object key order, as Python dicts do.
+//
+// It is a top-level package, not internal, because the domains' database
+// types implement pyjson's encoder interface in their exported methods.
 package pyjson
 
 import (

@@ -73,7 +73,7 @@ func TestLoadLineNumbers(t *testing.T) {
 // decodes the same again.
 func FuzzDecode(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "backbones", "*.yaml"))
-	for _, p := range append(files, "../../backbones.yaml") {
+	for _, p := range append(files, "../backbones.yaml") {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)
 		}

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/message"
+	"github.com/ledgerbench/ledgerbench/tool"
 )
 
 // TestDialectTauBenchV1 checks the request τ-bench v1's litellm calls make

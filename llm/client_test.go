@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/internal/openaitest"
-	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/message"
+	"github.com/ledgerbench/ledgerbench/tool"
 )
 
 const testKey = "sk-test-VERY-SECRET-0123456789"

@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 )
 
 // Schemer lets an argument type supply its own JSON schema.

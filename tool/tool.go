@@ -6,6 +6,9 @@
 // Tools are defined once per domain over a state type S and dispatched by a
 // Set[S]; a simulation passes its own state to every call, so nothing is
 // allocated per simulation to make tools available.
+//
+// It is a top-level package, not internal, because envs.Domain and the agents'
+// signatures hand out tool.Info: a domain or agent outside this module needs it.
 package tool
 
 import (
@@ -18,7 +21,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 )
 
 // Kind classifies a tool as upstream does. Only write tools change state.

@@ -1,6 +1,9 @@
 // Package omap is an insertion-ordered string-keyed map. Upstream databases
 // are Python dicts whose order shows in tool outputs (a user's payment methods,
 // a product's variants), so the ports keep that order.
+//
+// It is a top-level package, not internal, because the domains' exported
+// database types are built of omap.Map.
 package omap
 
 import (
@@ -10,7 +13,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 )
 
 // Map keeps keys in insertion order. The zero value is an empty map.

@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/internal/goldentest"
-	"github.com/ledgerbench/ledgerbench/internal/pyjson"
-	"github.com/ledgerbench/ledgerbench/internal/tool"
 	"github.com/ledgerbench/ledgerbench/message"
+	"github.com/ledgerbench/ledgerbench/pyjson"
+	"github.com/ledgerbench/ledgerbench/tool"
 )
 
 var update = flag.Bool("update", false, "update golden files")
