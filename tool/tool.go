@@ -84,8 +84,10 @@ type Param struct {
 // Tool is a tool over state S.
 type Tool[S any] struct {
 	Info
-	call   func(ctx context.Context, s S, args json.RawMessage) (any, error)
+	// decode checks and decodes a call's arguments into a new *A; run calls
+	// the implementation with what decode returned.
 	decode func(class string, info Info, args json.RawMessage) (any, error)
+	run    func(ctx context.Context, s S, a any) (any, error)
 }
 
 // Func is the shape of a typed tool implementation.
@@ -106,18 +108,14 @@ func New[S, A any](name string, kind Kind, desc string, fn Func[S, A]) Tool[S] {
 	}
 	return Tool[S]{
 		Info: Info{Name: name, Kind: kind, Description: desc, Parameters: raw, Params: params},
-		call: func(ctx context.Context, s S, args json.RawMessage) (any, error) {
-			var a A
-			if err := decodeInto(args, &a); err != nil {
-				return nil, err
-			}
-			return fn(ctx, s, a)
-		},
 		decode: decoderOf[A](),
+		run: func(ctx context.Context, s S, a any) (any, error) {
+			return fn(ctx, s, *a.(*A))
+		},
 	}
 }
 
-// decoderOf returns the tool's argument decoder for Set.Decode: it checks
+// decoderOf returns the tool's argument decoder for Set.Call and Set.Decode: it checks
 // the keyword arguments (CheckArgs) and decodes them into a new A. For an
 // argument struct of strings and lists of strings (and pointers to them) a
 // call whose values are all strings, string lists or null is decoded in the
@@ -488,10 +486,11 @@ func (s *Set[S]) Call(ctx context.Context, st S, name string, args json.RawMessa
 		return nil, notFound{name}
 	}
 	t := s.tools[i]
-	if err := CheckArgs(s.class, t.Info, args); err != nil {
+	a, err := t.decode(s.class, t.Info, args)
+	if err != nil {
 		return nil, err
 	}
-	return t.call(ctx, st, args)
+	return t.run(ctx, st, a)
 }
 
 // Decode decodes a call's arguments as Call would before running the tool:
