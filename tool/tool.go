@@ -107,7 +107,7 @@ func New[S, A any](name string, kind Kind, desc string, fn Func[S, A]) Tool[S] {
 		panic(fmt.Sprintf("tool %s: schema: %v", name, err)) // programming error at domain set-up
 	}
 	return Tool[S]{
-		Info: Info{Name: name, Kind: kind, Description: desc, Parameters: raw, Params: params},
+		Info:   Info{Name: name, Kind: kind, Description: desc, Parameters: raw, Params: params},
 		decode: decoderOf[A](),
 		run: func(ctx context.Context, s S, a any) (any, error) {
 			return fn(ctx, s, *a.(*A))
