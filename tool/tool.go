@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/pyjson"
@@ -84,10 +85,12 @@ type Param struct {
 // Tool is a tool over state S.
 type Tool[S any] struct {
 	Info
-	// decode checks and decodes a call's arguments into a new *A; run calls
-	// the implementation with what decode returned.
-	decode func(class string, info Info, args json.RawMessage) (any, error)
-	run    func(ctx context.Context, s S, a any) (any, error)
+	// decode checks and decodes a call's arguments into a new *A
+	// (reflective: the same with CheckArgs and encoding/json only); run
+	// calls the implementation with what decode returned.
+	decode     func(class string, info Info, args json.RawMessage) (any, error)
+	reflective func(class string, info Info, args json.RawMessage) (any, error)
+	run        func(ctx context.Context, s S, a any) (any, error)
 }
 
 // Func is the shape of a typed tool implementation.
@@ -106,35 +109,28 @@ func New[S, A any](name string, kind Kind, desc string, fn Func[S, A]) Tool[S] {
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: schema: %v", name, err)) // programming error at domain set-up
 	}
+	decode, reflective := decoderOf[A]()
 	return Tool[S]{
-		Info:   Info{Name: name, Kind: kind, Description: desc, Parameters: raw, Params: params},
-		decode: decoderOf[A](),
+		Info:       Info{Name: name, Kind: kind, Description: desc, Parameters: raw, Params: params},
+		decode:     decode,
+		reflective: reflective,
 		run: func(ctx context.Context, s S, a any) (any, error) {
 			return fn(ctx, s, *a.(*A))
 		},
 	}
 }
 
-// decoderOf returns the tool's argument decoder for Set.Call and Set.Decode: it checks
-// the keyword arguments (CheckArgs) and decodes them into a new A. For an
-// argument struct of strings and lists of strings (and pointers to them) a
-// call whose values are all strings, string lists or null is decoded in the
-// pass that lists its keys, without reflection over the JSON; anything else
-// (and every error) goes through encoding/json as Call does, so the result
-// is the same.
-func decoderOf[A any]() func(class string, info Info, args json.RawMessage) (any, error) {
-	plan := stringPlan(reflect.TypeFor[A]())
-	return func(class string, info Info, args json.RawMessage) (any, error) {
+// decoderOf returns the tool's argument decoder for Set.Call and Set.Decode:
+// it checks the keyword arguments (CheckArgs) and decodes them into a new A.
+// For an argument struct of strings, string lists, bools and float64s (and
+// pointers to them) and json.Unmarshalers, a call whose values have those
+// JSON types (or are null) is decoded in the pass that lists its keys,
+// without encoding/json; anything else (and every error) goes through
+// CheckArgs and encoding/json (decodeInto), so the result is the same.
+// With ctx from ReflectDecoding, reflective is that reference path alone.
+func decoderOf[A any]() (fast, reflective func(class string, info Info, args json.RawMessage) (any, error)) {
+	reflective = func(class string, info Info, args json.RawMessage) (any, error) {
 		a := new(A)
-		if plan != nil {
-			if keys, ok := plan.decode(reflect.ValueOf(a).Elem(), args); ok {
-				if err := checkKeys(class, info, keys); err != nil {
-					return nil, err
-				}
-				return a, nil
-			}
-			*a = *new(A)
-		}
 		if err := CheckArgs(class, info, args); err != nil {
 			return nil, err
 		}
@@ -143,47 +139,77 @@ func decoderOf[A any]() func(class string, info Info, args json.RawMessage) (any
 		}
 		return a, nil
 	}
+	plan := planOf(reflect.TypeFor[A]())
+	if plan == nil {
+		return reflective, reflective
+	}
+	fast = func(class string, info Info, args json.RawMessage) (any, error) {
+		a := new(A)
+		if keys, ok := plan.decode(reflect.ValueOf(a).Elem(), args); ok {
+			if err := checkKeys(class, info, keys); err != nil {
+				return nil, err
+			}
+			return a, nil
+		}
+		return reflective(class, info, args)
+	}
+	return fast, reflective
 }
 
-// fieldPlan says where each JSON key of a string-only argument struct goes
+// fieldPlan says where each JSON key of a simple argument struct goes
 // (a few fields: a slice searched in order beats a map).
 type fieldPlan []fieldKind
 
+// valueKind is the JSON type a planned field takes.
+type valueKind uint8
+
+const (
+	kString valueKind = iota
+	kStrings
+	kBool
+	kFloat
+	kUnmarshal // the field's pointer is a json.Unmarshaler
+)
+
 type fieldKind struct {
-	name      string
-	index     int
-	list      bool // []string (else string)
-	pointer   bool // *string or *[]string
-	unmarshal bool // the field's pointer is a json.Unmarshaler
+	name    string
+	index   int
+	kind    valueKind
+	pointer bool // *string, *[]string, *bool or *float64
 }
 
-// stringPlan is the plan of a struct whose fields are all string, *string,
-// []string, *[]string or json.Unmarshalers, with plain json tags (nil
-// otherwise).
-func stringPlan(t reflect.Type) fieldPlan {
+// planOf is the plan of a struct whose fields are all string, []string, bool
+// or float64 (or pointers to them) or json.Unmarshalers, with plain json tags
+// (nil otherwise).
+func planOf(t reflect.Type) fieldPlan {
 	if t.Kind() != reflect.Struct {
 		return nil
 	}
 	plan := fieldPlan{}
 	for i := range t.NumField() {
 		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if !f.IsExported() || name == "" || name == "-" {
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "" || name == "-" || (opts != "" && opts != "omitempty") {
 			return nil
 		}
 		ft, k := f.Type, fieldKind{name: name, index: i}
 		if reflect.PointerTo(ft).Implements(reflect.TypeFor[json.Unmarshaler]()) {
-			k.unmarshal = true
+			k.kind = kUnmarshal
 			plan = append(plan, k)
 			continue
 		}
 		if ft.Kind() == reflect.Pointer {
 			ft, k.pointer = ft.Elem(), true
 		}
-		switch {
-		case ft.Kind() == reflect.String && ft == reflect.TypeFor[string]():
-		case ft == reflect.TypeFor[[]string]():
-			k.list = true
+		switch ft {
+		case reflect.TypeFor[string]():
+			k.kind = kString
+		case reflect.TypeFor[[]string]():
+			k.kind = kStrings
+		case reflect.TypeFor[bool]():
+			k.kind = kBool
+		case reflect.TypeFor[float64]():
+			k.kind = kFloat
 		default:
 			return nil
 		}
@@ -192,74 +218,143 @@ func stringPlan(t reflect.Type) fieldPlan {
 	return plan
 }
 
-// decode fills v from a JSON object whose values are strings, lists of
-// strings or null, and returns its keys; ok is false for anything else
-// (left to encoding/json).
+// decode fills v from a JSON object whose values have the planned fields'
+// JSON types or are null, and returns its keys; ok is false for anything
+// else (left to encoding/json).
 func (p fieldPlan) decode(v reflect.Value, args json.RawMessage) (keys []string, ok bool) {
 	t := bytes.TrimSpace(args)
 	if len(t) == 0 || t[0] != '{' {
 		return nil, false
 	}
 	// Object checks the object's structure and keys; each value is checked
-	// as it is decoded (an unknown key's value with json.Valid).
+	// as it is decoded (an unknown key's value as JSON).
 	keys = make([]string, 0, len(p))
 	err := pyjson.Object(t, func(k string, raw []byte) error {
 		keys = append(keys, k)
 		i := slices.IndexFunc(p, func(f fieldKind) bool { return f.name == k })
 		if i < 0 {
-			if !json.Valid(raw) {
+			if !validValue(raw) {
 				return errSlow
 			}
 			return nil // checkKeys reports it
 		}
 		f := p[i]
 		fv := v.Field(f.index)
-		if f.unmarshal { // as encoding/json: UnmarshalJSON, null included
-			if !json.Valid(raw) {
+		if f.kind == kUnmarshal { // as encoding/json: UnmarshalJSON, null included
+			if !validValue(raw) {
 				return errSlow
 			}
 			return fv.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(raw)
 		}
-		if string(raw) == "null" { // a pointer or list becomes nil, a string is kept
-			if f.pointer || f.list {
+		if string(raw) == "null" { // a pointer or list becomes nil, anything else is kept
+			if f.pointer || f.kind == kStrings {
 				fv.SetZero()
 			}
 			return nil
 		}
-		if f.list != (raw[0] == '[') {
-			return errSlow
-		}
-		if !f.list {
+		var x reflect.Value // the decoded value, of the field's (pointed-to) type
+		switch f.kind {
+		case kString:
 			s, err := plainString(raw)
 			if err != nil {
 				return errSlow
 			}
-			if f.pointer {
-				fv.Set(reflect.ValueOf(&s))
-			} else {
-				fv.SetString(s)
+			x = reflect.ValueOf(s)
+		case kBool:
+			switch string(raw) {
+			case "true":
+				x = reflect.ValueOf(true)
+			case "false":
+				x = reflect.ValueOf(false)
+			default:
+				return errSlow
 			}
-			return nil
-		}
-		l := []string{}
-		if err := pyjson.Array(raw, func(_ int, e []byte) error {
-			s, err := plainString(e)
-			l = append(l, s)
-			return err
-		}); err != nil {
-			return errSlow
+		case kFloat:
+			if !plainNumber(raw) {
+				return errSlow
+			}
+			n, err := strconv.ParseFloat(string(raw), 64) // as encoding/json
+			if err != nil {
+				return errSlow
+			}
+			x = reflect.ValueOf(n)
+		case kStrings:
+			if raw[0] != '[' {
+				return errSlow
+			}
+			l := []string{}
+			if err := pyjson.Array(raw, func(_ int, e []byte) error {
+				s, err := plainString(e)
+				l = append(l, s)
+				return err
+			}); err != nil {
+				return errSlow
+			}
+			x = reflect.ValueOf(l)
 		}
 		if f.pointer {
-			fv.Set(reflect.ValueOf(&l))
-		} else {
-			fv.Set(reflect.ValueOf(l))
+			ptr := reflect.New(x.Type())
+			ptr.Elem().Set(x)
+			x = ptr
 		}
+		fv.Set(x)
 		return nil
 	})
 	return keys, err == nil
 }
 
-var errSlow = errors.New("not a plain string argument")
+var errSlow = errors.New("not a plain argument")
+
+// validValue is json.Valid without its scanner for a plain string, number
+// or literal.
+func validValue(raw []byte) bool {
+	if _, err := plainString(raw); err == nil {
+		return true
+	}
+	switch string(raw) {
+	case "null", "true", "false":
+		return true
+	}
+	return plainNumber(raw) || json.Valid(raw)
+}
+
+// plainNumber reports whether raw is a JSON number (RFC 8259 grammar:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?).
+func plainNumber(raw []byte) bool {
+	i, n := 0, len(raw)
+	digits := func() bool {
+		start := i
+		for i < n && raw[i] >= '0' && raw[i] <= '9' {
+			i++
+		}
+		return i > start
+	}
+	if i < n && raw[i] == '-' {
+		i++
+	}
+	switch {
+	case i < n && raw[i] == '0':
+		i++
+	case !digits():
+		return false
+	}
+	if i < n && raw[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < n && (raw[i] == 'e' || raw[i] == 'E') {
+		i++
+		if i < n && (raw[i] == '+' || raw[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	return i == n
+}
 
 // plainString decodes a JSON string of printable ASCII without escapes
 // (anything else is left to encoding/json).
@@ -486,11 +581,25 @@ func (s *Set[S]) Call(ctx context.Context, st S, name string, args json.RawMessa
 		return nil, notFound{name}
 	}
 	t := s.tools[i]
-	a, err := t.decode(s.class, t.Info, args)
+	decode := t.decode
+	if ctx.Value(reflectiveKey{}) != nil {
+		decode = t.reflective
+	}
+	a, err := decode(s.class, t.Info, args)
 	if err != nil {
 		return nil, err
 	}
 	return t.run(ctx, st, a)
+}
+
+type reflectiveKey struct{}
+
+// ReflectDecoding returns a context whose calls (Set.Call) decode their
+// arguments with CheckArgs and encoding/json alone, without the single-pass
+// decoders: the reference that tests compare those against, with the
+// same tool outputs and errors expected.
+func ReflectDecoding(ctx context.Context) context.Context {
+	return context.WithValue(ctx, reflectiveKey{}, true)
 }
 
 // Decode decodes a call's arguments as Call would before running the tool:
