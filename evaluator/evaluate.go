@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/envs"
@@ -233,6 +234,7 @@ func evalEnv(ctx context.Context, dom envs.Domain, task *tasks.Task, traj []mess
 	}
 
 	assertReward := 1.0
+	info.EnvAssertions = slices.Grow(info.EnvAssertions, len(crit.EnvAssertions))
 	for _, a := range crit.EnvAssertions {
 		check := EnvAssertionCheck{EnvAssertion: a}
 		res, err := predicted.RunFunction(ctx, message.Requestor(a.EnvType), a.FuncName, a.Arguments)
@@ -271,7 +273,13 @@ func evalActions(dom envs.Domain, crit *tasks.EvaluationCriteria, traj []message
 	if len(crit.Actions) == 0 {
 		return 1
 	}
-	var calls []message.ToolCall
+	n := 0
+	for _, m := range traj {
+		if m.Role == message.Assistant || m.Role == message.User {
+			n += len(m.ToolCalls)
+		}
+	}
+	calls := make([]message.ToolCall, 0, n)
 	for _, m := range traj {
 		if m.Role == message.Assistant || m.Role == message.User {
 			calls = append(calls, m.ToolCalls...)
@@ -281,6 +289,7 @@ func evalActions(dom envs.Domain, crit *tasks.EvaluationCriteria, traj []message
 	for i, c := range calls {
 		decoded[i] = argsDict(c.Arguments)
 	}
+	info.ActionChecks = slices.Grow(info.ActionChecks, len(crit.Actions))
 	reward := 1.0
 	for _, a := range crit.Actions {
 		gold := argsDict(a.Arguments)

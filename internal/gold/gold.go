@@ -38,12 +38,19 @@ func Trajectory(ctx context.Context, dom envs.Domain, task *tasks.Task) ([]messa
 	if err != nil {
 		return nil, nil, err
 	}
-	msgs := []message.Message{
-		{Role: message.Assistant, Content: Greeting},
-		{Role: message.User, Content: "I need help with my request."},
+	actions := task.GoldActions()
+	var comm []string
+	if c := task.EvaluationCriteria; c != nil {
+		comm = c.CommunicateInfo
 	}
-	var calls []Call
-	for i, a := range task.GoldActions() {
+	// greeting, request, a call and its answer per action, the
+	// communicated items, the stop
+	msgs := make([]message.Message, 0, 2+2*len(actions)+len(comm)+1)
+	msgs = append(msgs,
+		message.Message{Role: message.Assistant, Content: Greeting},
+		message.Message{Role: message.User, Content: "I need help with my request."})
+	calls := make([]Call, 0, len(actions))
+	for i, a := range actions {
 		req := message.Requestor(a.By())
 		tc := message.ToolCall{ID: fmt.Sprintf("gold_%d", i), Name: a.Name, Arguments: a.Arguments, Requestor: req}
 		msgs = append(msgs, message.Message{Role: message.Role(req), ToolCalls: []message.ToolCall{tc}})
@@ -53,10 +60,8 @@ func Trajectory(ctx context.Context, dom envs.Domain, task *tasks.Task) ([]messa
 		env.Sync()
 		calls = append(calls, Call{Name: a.Name, Requestor: req, Arguments: a.Arguments, Output: res.Content, Error: res.Error})
 	}
-	if c := task.EvaluationCriteria; c != nil {
-		for _, info := range c.CommunicateInfo {
-			msgs = append(msgs, message.Message{Role: message.Assistant, Content: "To confirm: " + info})
-		}
+	for _, info := range comm {
+		msgs = append(msgs, message.Message{Role: message.Assistant, Content: "To confirm: " + info})
 	}
 	msgs = append(msgs, message.Message{Role: message.User, Content: "Thank you. ###STOP###"})
 	for i := range msgs {
