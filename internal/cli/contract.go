@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -206,27 +207,39 @@ func runVersion(_ context.Context, s *Streams, _ *versionOptions) error {
 	return err
 }
 
-// Flag errors in words a person reads (no Go type or function names).
-var (
-	flagInvalid = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?(--[\w-]+)" flag: (.*)$`)
-	goDetail    = []struct {
+// Flag errors in words a person reads (no Go type or function names); the
+// patterns are compiled on first use, not at start-up.
+type flagPatterns struct {
+	invalid *regexp.Regexp
+	detail  []struct {
 		re   *regexp.Regexp
 		kind string
-	}{
-		{regexp.MustCompile(`strconv\.Parse(Int|Uint)`), "a whole number"},
-		{regexp.MustCompile(`strconv\.ParseFloat`), "a number"},
-		{regexp.MustCompile(`strconv\.ParseBool`), "true or false"},
-		{regexp.MustCompile(`time: (invalid|missing unit|unknown unit)`), "a duration such as 90s, 5m or 1h30m"},
 	}
-)
+}
+
+var flagErrorPatterns = sync.OnceValue(func() *flagPatterns {
+	return &flagPatterns{
+		invalid: regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?(--[\w-]+)" flag: (.*)$`),
+		detail: []struct {
+			re   *regexp.Regexp
+			kind string
+		}{
+			{regexp.MustCompile(`strconv\.Parse(Int|Uint)`), "a whole number"},
+			{regexp.MustCompile(`strconv\.ParseFloat`), "a number"},
+			{regexp.MustCompile(`strconv\.ParseBool`), "true or false"},
+			{regexp.MustCompile(`time: (invalid|missing unit|unknown unit)`), "a duration such as 90s, 5m or 1h30m"},
+		},
+	}
+})
 
 // flagError rewrites pflag's parse errors.
 func flagError(_ *cobra.Command, err error) error {
-	m := flagInvalid.FindStringSubmatch(err.Error())
+	p := flagErrorPatterns()
+	m := p.invalid.FindStringSubmatch(err.Error())
 	if m == nil {
 		return usageError{err}
 	}
-	for _, d := range goDetail {
+	for _, d := range p.detail {
 		if d.re.MatchString(m[3]) {
 			return usageError{fmt.Errorf("%s %q: want %s", m[2], m[1], d.kind)}
 		}

@@ -3,6 +3,7 @@ package cli
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Error messages are for people: decoders' messages name Go types
@@ -10,14 +11,22 @@ import (
 // "strconv.ParseInt"); humane rewrites them in the data's terms. Line
 // numbers and field paths stay.
 
-var (
-	yamlInto   = regexp.MustCompile("cannot unmarshal !!(\\w+) `([^`]*)` into ([\\w.*\\[\\]]+)")
-	yamlNode   = regexp.MustCompile(`cannot unmarshal !!(seq|map) into ([\w.*\[\]]+)`)
-	jsonField  = regexp.MustCompile(`json: cannot unmarshal (\w+) into Go struct field \w+\.([\w.]+) of type ([\w.*\[\]]+)`)
-	jsonValue  = regexp.MustCompile(`json: cannot unmarshal (\w+) into Go value of type ([\w.*\[\]]+)`)
-	strconvErr = regexp.MustCompile(`strconv\.Parse(\w+): parsing "([^"]*)": (invalid syntax|value out of range)`)
-	durErr     = regexp.MustCompile(`time: (?:invalid|missing unit in|unknown unit "[^"]*" in) duration "([^"]*)"`)
-)
+// humaneREs are humane's patterns, compiled on first use (not at start-up:
+// most runs never print a decoder's error).
+type humaneREs struct {
+	yamlInto, yamlNode, jsonField, jsonValue, strconvErr, durErr *regexp.Regexp
+}
+
+var humanePatterns = sync.OnceValue(func() *humaneREs {
+	return &humaneREs{
+		yamlInto:   regexp.MustCompile("cannot unmarshal !!(\\w+) `([^`]*)` into ([\\w.*\\[\\]]+)"),
+		yamlNode:   regexp.MustCompile(`cannot unmarshal !!(seq|map) into ([\w.*\[\]]+)`),
+		jsonField:  regexp.MustCompile(`json: cannot unmarshal (\w+) into Go struct field \w+\.([\w.]+) of type ([\w.*\[\]]+)`),
+		jsonValue:  regexp.MustCompile(`json: cannot unmarshal (\w+) into Go value of type ([\w.*\[\]]+)`),
+		strconvErr: regexp.MustCompile(`strconv\.Parse(\w+): parsing "([^"]*)": (invalid syntax|value out of range)`),
+		durErr:     regexp.MustCompile(`time: (?:invalid|missing unit in|unknown unit "[^"]*" in) duration "([^"]*)"`),
+	}
+})
 
 // kind names what a Go type holds.
 func kind(goType string) string {
@@ -57,24 +66,25 @@ func jsonKind(k string) string {
 }
 
 func humane(msg string) string {
-	msg = yamlInto.ReplaceAllStringFunc(msg, func(s string) string {
-		m := yamlInto.FindStringSubmatch(s)
+	re := humanePatterns()
+	msg = re.yamlInto.ReplaceAllStringFunc(msg, func(s string) string {
+		m := re.yamlInto.FindStringSubmatch(s)
 		return "`" + m[2] + "` is not " + kind(m[3])
 	})
-	msg = yamlNode.ReplaceAllStringFunc(msg, func(s string) string {
-		m := yamlNode.FindStringSubmatch(s)
+	msg = re.yamlNode.ReplaceAllStringFunc(msg, func(s string) string {
+		m := re.yamlNode.FindStringSubmatch(s)
 		return map[string]string{"seq": "a list", "map": "a mapping"}[m[1]] + " where " + kind(m[2]) + " was expected"
 	})
-	msg = jsonField.ReplaceAllStringFunc(msg, func(s string) string {
-		m := jsonField.FindStringSubmatch(s)
+	msg = re.jsonField.ReplaceAllStringFunc(msg, func(s string) string {
+		m := re.jsonField.FindStringSubmatch(s)
 		return "json: field " + m[2] + ": " + jsonKind(m[1]) + " where " + kind(m[3]) + " was expected"
 	})
-	msg = jsonValue.ReplaceAllStringFunc(msg, func(s string) string {
-		m := jsonValue.FindStringSubmatch(s)
+	msg = re.jsonValue.ReplaceAllStringFunc(msg, func(s string) string {
+		m := re.jsonValue.FindStringSubmatch(s)
 		return "json: " + jsonKind(m[1]) + " where " + kind(m[2]) + " was expected"
 	})
-	msg = strconvErr.ReplaceAllStringFunc(msg, func(s string) string {
-		m := strconvErr.FindStringSubmatch(s)
+	msg = re.strconvErr.ReplaceAllStringFunc(msg, func(s string) string {
+		m := re.strconvErr.FindStringSubmatch(s)
 		what := map[string]string{"Int": "a whole number", "Uint": "a whole number", "Float": "a number", "Bool": "true or false"}[m[1]]
 		if what == "" {
 			what = "valid"
@@ -84,6 +94,6 @@ func humane(msg string) string {
 		}
 		return `"` + m[2] + `" is not ` + what
 	})
-	msg = durErr.ReplaceAllString(msg, `"$1" is not a duration such as 90s or 5m`)
+	msg = re.durErr.ReplaceAllString(msg, `"$1" is not a duration such as 90s or 5m`)
 	return msg
 }
