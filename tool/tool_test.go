@@ -321,3 +321,24 @@ func FuzzDecodePlain(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDecode compares a call's argument decoding on the single-pass
+// path with the reference one (CheckArgs and encoding/json).
+func BenchmarkDecode(b *testing.B) {
+	s := NewSet("T", New("t", Write, "", func(_ context.Context, _ *counter, a listArgs) (any, error) { return nil, nil }))
+	info, _ := s.Lookup("t")
+	args := json.RawMessage(`{"id": "C1001", "line": "L1002", "ids": ["a", "b"], "on": true, "amount": 12.5}`)
+	for _, c := range []struct {
+		name   string
+		decode func(class string, info Info, args json.RawMessage) (any, error)
+	}{{"single-pass", s.tools[0].decode}, {"reflective", s.tools[0].reflective}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.decode("T", info, args); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
