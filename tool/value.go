@@ -19,9 +19,6 @@ import "github.com/ledgerbench/ledgerbench/pyjson"
 //     the text upstream's code would raise. Domains keep these where their
 //     gates and audits read the typed values and no recorded run passes
 //     another type; the domains' oracle tests list the divergence.
-//
-// airline's own value types (envs/airline/args.go) are the same model
-// without Passed.
 
 // Value is a keyword argument as json.loads hands it to upstream: V is nil,
 // bool, string, json.Number, []any or *pyjson.Dict (pyjson.Decode), and
@@ -53,6 +50,14 @@ func (a Value) Or(def any) any {
 		return a.V
 	}
 	return def
+}
+
+// Text is the argument if it is a string, else "" (a reading for gates and
+// audits, which only need to know what a well-typed call asks for; the tool
+// itself checks the type as upstream's code would).
+func (a Value) Text() string {
+	s, _ := a.V.(string)
+	return s
 }
 
 // The Value types differ only in the JSON schema type they advertise (what
