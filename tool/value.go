@@ -1,6 +1,12 @@
 package tool
 
-import "github.com/ledgerbench/ledgerbench/pyjson"
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/ledgerbench/ledgerbench/pyjson"
+)
 
 // The argument model. Upstream's toolkits call a tool with the model's JSON
 // arguments as Python keyword arguments (Toolkit.use_tool: no schema
@@ -97,4 +103,90 @@ func (StrListValue) JSONSchema() *pyjson.Dict {
 	d := schemaType("array")
 	d.Set("items", schemaType("string"))
 	return d
+}
+
+// CheckTypes is the check a policy gate makes before it reads a call's
+// arguments as their documented types (the tool itself takes any JSON value,
+// as upstream's does): every Value field of the argument struct args (a
+// pointer or a struct) holds its type or null — a StrValue a str, a
+// StrListValue a list of str (or null) items, an IntValue an int, a
+// NumValue an int or float, a BoolValue a bool, a DictValue a dict. The
+// first field that does not fails with the text a plain Go field of that
+// type gives when the value does not decode, e.g. "argument 'order_id' must
+// be str, not int".
+func CheckTypes(args any) error {
+	v := reflect.Indirect(reflect.ValueOf(args))
+	if v.Kind() != reflect.Struct {
+		return nil
+	}
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		want, ok := documentedType(f.Type)
+		if !ok || name == "" {
+			continue
+		}
+		x := v.Field(i).Field(0).Interface().(Value).V
+		if x == nil {
+			continue
+		}
+		if f.Type == reflect.TypeFor[StrListValue]() {
+			if err := checkStrList(name, x); err != nil {
+				return err
+			}
+			continue
+		}
+		if got := pyjson.TypeName(x); got != want && (want != "float" || got != "int") {
+			return fmt.Errorf("argument '%s' must be %s, not %s", name, want, got)
+		}
+	}
+	return nil
+}
+
+// documentedType is the Python type name of a Value type's documented type
+// (a NumValue takes an int too); ok is false for other types.
+func documentedType(t reflect.Type) (name string, ok bool) {
+	switch t {
+	case reflect.TypeFor[StrValue]():
+		return "str", true
+	case reflect.TypeFor[IntValue]():
+		return "int", true
+	case reflect.TypeFor[NumValue]():
+		return "float", true
+	case reflect.TypeFor[BoolValue]():
+		return "bool", true
+	case reflect.TypeFor[DictValue]():
+		return "dict", true
+	case reflect.TypeFor[StrListValue]():
+		return "list", true
+	}
+	return "", false
+}
+
+func checkStrList(name string, x any) error {
+	list, ok := x.([]any)
+	if !ok {
+		return fmt.Errorf("argument '%s' must be list, not %s", name, pyjson.TypeName(x))
+	}
+	for i, it := range list {
+		if _, ok := it.(string); !ok && it != nil {
+			return fmt.Errorf("argument '%s' must be str in every item, not %s (item %d)", name, pyjson.TypeName(it), i)
+		}
+	}
+	return nil
+}
+
+// Texts is a list argument's str items, "" for any other item, nil when it
+// is not a list (a gate's reading after CheckTypes).
+func (a Value) Texts() []string {
+	list, ok := a.V.([]any)
+	if !ok {
+		return nil
+	}
+	out := make([]string, len(list))
+	for i, it := range list {
+		out[i], _ = it.(string)
+	}
+	return out
 }

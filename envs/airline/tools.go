@@ -292,26 +292,7 @@ type expressionArgs struct {
 }
 
 func calculate(_ context.Context, _ *Env, a expressionArgs) (any, error) {
-	expr, ok := a.Expression.V.(string)
-	if !ok {
-		// Iterating a non-string: list items and dict keys are tested as
-		// substrings; whatever passes then fails in eval.
-		items, err := pyjson.Iterate(a.Expression.V)
-		if err != nil {
-			return nil, err
-		}
-		for _, it := range items {
-			s, ok := it.(string)
-			if !ok {
-				return nil, fmt.Errorf("'in <string>' requires string as left operand, not %s", pyjson.TypeName(it))
-			}
-			if !strings.Contains(pycalc.Chars, s) {
-				return nil, errors.New("Invalid characters in expression")
-			}
-		}
-		return nil, errors.New("eval() arg 1 must be a string, bytes or code object")
-	}
-	return pycalc.Tau2(expr)
+	return pycalc.Tau2Value(a.Expression.V)
 }
 
 type reservationArgs struct {
