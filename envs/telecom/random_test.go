@@ -137,6 +137,13 @@ func randomScenarios(d *Domain, n int, seed uint64) []scenario {
 			return a, "tool", pick("refuel_data", "transfer_to_human_agents").(string), args("customer_id", pick(odd(), customers()), "line_id", pick(odd(), lines()), "gb_amount", 1, "summary", odd())
 		},
 		func() (message.Requestor, string, string, json.RawMessage) {
+			odd := pick(7, 2.5, true, nil, []any{"messaging"}, map[string]any{"messaging": 1}, "")
+			if r.IntN(2) == 0 {
+				return u, "tool", pick("check_app_status", "check_app_permissions").(string), args("app_name", odd)
+			}
+			return u, "tool", "grant_app_permission", args("app_name", pick(odd, "messaging"), "permission", pick(odd, "sms"))
+		},
+		func() (message.Requestor, string, string, json.RawMessage) {
 			return a, "func", "set_data_usage", args("customer_id", customers(), "line_id", lines(), "data_used_gb", pick(1.5, 15.1, 20.0))
 		},
 		func() (message.Requestor, string, string, json.RawMessage) {
