@@ -23,9 +23,14 @@ import (
 //   - a plain Go type (string, *string, []string, bool, float64): decoded by
 //     encoding/json, so a value of another JSON type fails before the tool
 //     runs with "argument 'x' must be str, not float" (typeError) instead of
-//     the text upstream's code would raise. Domains keep these where their
-//     gates and audits read the typed values and no recorded run passes
-//     another type; the domains' oracle tests list the divergence.
+//     the text upstream's code would raise. Only the environment functions
+//     the tasks' own actions call keep these (telecom's set_data_usage,
+//     assert_*, ...), and telecom's set_network_mode_preference, where
+//     upstream stores a non-str mode in the device model (see modeArgs).
+//
+// A policy gate that reads a write's arguments as their documented types
+// asks for those types first (CheckTypes) and then reads them with Text and
+// Texts; the tool itself never needs to.
 
 // Value is a keyword argument as json.loads hands it to upstream: V is nil,
 // bool, string, json.Number, []any or *pyjson.Dict (pyjson.Decode), and

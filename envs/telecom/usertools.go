@@ -358,6 +358,9 @@ func yesNo(b bool) string {
 
 // --- user tool arguments ---
 
+// modeArgs keeps a plain string: upstream assigns a mode of another type to
+// the device unvalidated and fails later on it, which the Phone model here
+// (a str field) cannot hold; such a call fails on decoding instead.
 type modeArgs struct {
 	Mode string `json:"mode"`
 }
