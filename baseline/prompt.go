@@ -33,6 +33,20 @@ type Prompt struct {
 	Greeting string
 }
 
+// NewPrompt builds a prompt from a SYSTEM_PROMPT-style template (a Python
+// str.format template with the fields agent_instruction and domain_policy),
+// the instruction and the greeting.
+func NewPrompt(template, instruction, greeting string) (*Prompt, error) {
+	t, err := pyliteral.ParseTemplate(template)
+	if err == nil {
+		err = t.Check("agent_instruction", "domain_policy")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Prompt{Instruction: instruction, template: t, Greeting: greeting}, nil
+}
+
 // LoadPrompt reads the agent's text from a data directory. A missing file
 // or symbol is an error naming both.
 func LoadPrompt(root string) (*Prompt, error) {
@@ -41,16 +55,14 @@ func LoadPrompt(root string) (*Prompt, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent prompt: %w", err)
 	}
-	var p Prompt
-	if p.Instruction, err = pyliteral.StringAssignment(src, instructionSymbol); err != nil {
+	instruction, err := pyliteral.StringAssignment(src, instructionSymbol)
+	if err != nil {
 		return nil, fmt.Errorf("agent prompt: %s: %s: %w", agentPath, instructionSymbol, err)
 	}
+	var p *Prompt
 	tmpl, err := pyliteral.StringAssignment(src, systemSymbol)
 	if err == nil {
-		p.template, err = pyliteral.ParseTemplate(tmpl)
-	}
-	if err == nil {
-		err = p.template.Check("agent_instruction", "domain_policy")
+		p, err = NewPrompt(tmpl, instruction, "")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("agent prompt: %s: %s: %w", agentPath, systemSymbol, err)
@@ -72,7 +84,7 @@ func LoadPrompt(root string) (*Prompt, error) {
 	if p.Greeting, _ = content.(string); !ok || p.Greeting == "" {
 		return nil, fmt.Errorf("agent greeting: %s: %s has no string content= argument", orchPath, greetingSymbol)
 	}
-	return &p, nil
+	return p, nil
 }
 
 // System is the agent's system message for a domain policy:

@@ -14,7 +14,6 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/goldentest"
 	"github.com/ledgerbench/ledgerbench/internal/offline"
 	"github.com/ledgerbench/ledgerbench/internal/offline/offlinetest"
-	"github.com/ledgerbench/ledgerbench/internal/pyliteral"
 	"github.com/ledgerbench/ledgerbench/irma"
 	"github.com/ledgerbench/ledgerbench/llm"
 	"github.com/ledgerbench/ledgerbench/message"
@@ -183,11 +182,12 @@ func shopConversation(t *testing.T, opts irma.Options) (*irma.Agent, *fakeGen, [
 // ownPrompt is a baseline prompt of our own words in upstream's layout, so
 // the IRMA renderings can be kept in golden files without upstream's text.
 func ownPrompt() *baseline.Prompt {
-	tmpl, err := pyliteral.ParseTemplate("<instructions>\n{agent_instruction}\n</instructions>\n<policy>\n{domain_policy}\n</policy>")
+	p, err := baseline.NewPrompt("<instructions>\n{agent_instruction}\n</instructions>\n<policy>\n{domain_policy}\n</policy>",
+		"You are a test shop's agent. Follow the policy.", "Hello.")
 	if err != nil {
 		panic(err)
 	}
-	return &baseline.Prompt{Instruction: "You are a test shop's agent. Follow the policy.", Template: tmpl, Greeting: "Hello."}
+	return p
 }
 
 func TestSystemPromptGolden(t *testing.T) {

@@ -59,6 +59,12 @@ func (o *Options) sleep(ctx context.Context, d time.Duration) error {
 	if o.Sleep != nil {
 		return o.Sleep(ctx, d)
 	}
+	return Sleep(ctx, d)
+}
+
+// Sleep waits d or until ctx is done, whichever comes first, and returns
+// ctx's error in the latter case (the wait between retries).
+func Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}

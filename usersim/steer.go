@@ -139,14 +139,7 @@ func (c *SteerClient) sleep(ctx context.Context, d time.Duration) error {
 	if c.Sleep != nil {
 		return c.Sleep(ctx, d)
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return llm.Sleep(ctx, d)
 }
 
 // post makes one attempt; status is 0 when no response arrived.
