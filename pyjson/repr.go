@@ -216,6 +216,20 @@ func ReprString(s string) string {
 	return string(append(b, quote))
 }
 
+// Len is Python's len() of a decoded JSON value: a list's items, a str's
+// characters, a dict's keys; other values have no len().
+func Len(v any) (int, error) {
+	switch x := v.(type) {
+	case []any:
+		return len(x), nil
+	case string:
+		return utf8.RuneCountInString(x), nil
+	case *Dict:
+		return x.Len(), nil
+	}
+	return 0, fmt.Errorf("object of type '%s' has no len()", TypeName(v))
+}
+
 // Iterate lists what `for x in v` yields: a list's items, a string's
 // characters, a dict's keys; anything else is not iterable.
 func Iterate(v any) ([]any, error) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -130,7 +131,7 @@ func TestGoValues(t *testing.T) {
 	}
 }
 
-// TestPythonLookups: DictKey, KeyError and Iterate raise and yield what
+// TestPythonLookups: DictKey, KeyError, Iterate and Len raise and yield what
 // Python does (texts as CPython 3 words them).
 func TestPythonLookups(t *testing.T) {
 	for _, tc := range []struct {
@@ -140,12 +141,14 @@ func TestPythonLookups(t *testing.T) {
 		keyErr  string
 		iter    string // Repr(list(v)) or the TypeError
 		keyText string // str(KeyError(v))
+		length  string // len(v) or the TypeError
 	}{
-		{`"ab"`, "ab", true, "", "['a', 'b']", "'ab'"},
-		{`1`, "", false, "", "'int' object is not iterable", "1"},
-		{`null`, "", false, "", "'NoneType' object is not iterable", "None"},
-		{`[1]`, "", false, "unhashable type: 'list'", "[1]", "[1]"},
-		{`{"x": 1, "y": 2}`, "", false, "unhashable type: 'dict'", "['x', 'y']", "{'x': 1, 'y': 2}"},
+		{`"ab"`, "ab", true, "", "['a', 'b']", "'ab'", "2"},
+		{`"é"`, "é", true, "", "['é']", "'é'", "1"},
+		{`1`, "", false, "", "'int' object is not iterable", "1", "object of type 'int' has no len()"},
+		{`null`, "", false, "", "'NoneType' object is not iterable", "None", "object of type 'NoneType' has no len()"},
+		{`[1]`, "", false, "unhashable type: 'list'", "[1]", "[1]", "1"},
+		{`{"x": 1, "y": 2}`, "", false, "unhashable type: 'dict'", "['x', 'y']", "{'x': 1, 'y': 2}", "2"},
 	} {
 		v, err := Decode([]byte(tc.json))
 		if err != nil {
@@ -165,6 +168,10 @@ func TestPythonLookups(t *testing.T) {
 		}
 		if got := KeyError(v).Error(); got != tc.keyText {
 			t.Errorf("KeyError(%s) = %s; want %s", tc.json, got, tc.keyText)
+		}
+		n, err := Len(v)
+		if got := errText(err); err == nil && fmt.Sprint(n) != tc.length || err != nil && got != tc.length {
+			t.Errorf("Len(%s) = %d, %v; want %s", tc.json, n, err, tc.length)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package tool
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/pyjson"
@@ -53,5 +54,64 @@ func TestValue(t *testing.T) {
 	}
 	if g := pyjson.String(v); g != want {
 		t.Errorf("schema %s; want %s", g, want)
+	}
+}
+
+type typedArgs struct {
+	ID    StrValue     `json:"id"`
+	IDs   StrListValue `json:"ids"`
+	N     IntValue     `json:"n,omitempty"`
+	X     NumValue     `json:"x,omitempty"`
+	On    BoolValue    `json:"on,omitempty"`
+	Extra DictValue    `json:"extra,omitempty"`
+}
+
+// TestCheckTypes: the gates' type check accepts the documented type or null
+// (and an int for a number) and names the first field that is of another
+// Python type, as a plain Go field failing to decode would.
+func TestCheckTypes(t *testing.T) {
+	for _, tc := range []struct{ args, want string }{
+		{`{"id": "a", "ids": ["b", null], "n": 3, "x": 2, "on": true, "extra": {}}`, ""},
+		{`{"id": null, "ids": null, "x": 2.5}`, ""},
+		{`{"id": 5, "ids": 1}`, "argument 'id' must be str, not int"},
+		{`{"id": "a", "ids": "b"}`, "argument 'ids' must be list, not str"},
+		{`{"id": "a", "ids": ["b", 1.5]}`, "argument 'ids' must be str in every item, not float (item 1)"},
+		{`{"id": "a", "ids": [], "n": 1.0}`, "argument 'n' must be int, not float"},
+		{`{"id": "a", "ids": [], "x": "1"}`, "argument 'x' must be float, not str"},
+		{`{"id": "a", "ids": [], "on": 1}`, "argument 'on' must be bool, not int"},
+		{`{"id": "a", "ids": [], "extra": []}`, "argument 'extra' must be dict, not list"},
+	} {
+		var a typedArgs
+		if err := json.Unmarshal([]byte(tc.args), &a); err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if err := CheckTypes(&a); err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("CheckTypes(%s) = %q; want %q", tc.args, got, tc.want)
+		}
+	}
+}
+
+// TestValueText: the gates' readings of a str and a list of str.
+func TestValueText(t *testing.T) {
+	for _, tc := range []struct {
+		raw   string
+		text  string
+		texts []string
+	}{
+		{`"a"`, "a", nil},
+		{`5`, "", nil},
+		{`["a", 1, null]`, "", []string{"a", "", ""}},
+	} {
+		var v Value
+		if err := v.UnmarshalJSON([]byte(tc.raw)); err != nil {
+			t.Fatal(err)
+		}
+		if v.Text() != tc.text || fmt.Sprint(v.Texts()) != fmt.Sprint(tc.texts) {
+			t.Errorf("%s: Text %q Texts %q; want %q %q", tc.raw, v.Text(), v.Texts(), tc.text, tc.texts)
+		}
 	}
 }

@@ -5,33 +5,19 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/pydantic"
 	"github.com/ledgerbench/ledgerbench/pyjson"
+	"github.com/ledgerbench/ledgerbench/tool"
 )
 
-// value is a tool argument as json.loads hands it to upstream's Python: any
-// JSON value, checked later by the tool itself (see pyvalue.go).
-type value struct{ v any }
-
-// UnmarshalJSON keeps the decoded value, object key order included.
-func (a *value) UnmarshalJSON(b []byte) error {
-	v, err := pyjson.Decode(b)
-	if err != nil {
-		return err
-	}
-	a.v = v
-	return nil
-}
-
-// The argument types differ only in the schema they advertise.
+// The argument types are tool's argument model (tool.Value: the value as
+// json.loads hands it over, checked later by the tool itself, see
+// pyvalue.go); they differ only in the schema they advertise.
 type (
-	strArg        struct{ value }
-	intArg        struct{ value }
-	flightsArg    struct{ value }
-	passengersArg struct{ value }
-	paymentsArg   struct{ value }
+	strArg        = tool.StrValue
+	intArg        = tool.IntValue
+	flightsArg    struct{ tool.Value }
+	passengersArg struct{ tool.Value }
+	paymentsArg   struct{ tool.Value }
 )
-
-func (strArg) JSONSchema() *pyjson.Dict { return typed("string") }
-func (intArg) JSONSchema() *pyjson.Dict { return typed("integer") }
 
 func (flightsArg) JSONSchema() *pyjson.Dict {
 	return listOf(object(

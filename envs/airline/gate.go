@@ -118,46 +118,40 @@ type bagCounts interface {
 	nonfreeBaggages() int
 }
 
-func (a *reservationArgs) reservationID() string      { return a.ReservationID.text() }
-func (a *baggagesArgs) reservationID() string         { return a.ReservationID.text() }
-func (a *flightsUpdateArgs) reservationID() string    { return a.ReservationID.text() }
-func (a *passengersUpdateArgs) reservationID() string { return a.ReservationID.text() }
+func (a *reservationArgs) reservationID() string      { return a.ReservationID.Text() }
+func (a *baggagesArgs) reservationID() string         { return a.ReservationID.Text() }
+func (a *flightsUpdateArgs) reservationID() string    { return a.ReservationID.Text() }
+func (a *passengersUpdateArgs) reservationID() string { return a.ReservationID.Text() }
 
-func (a *bookArgs) userID() string        { return a.UserID.text() }
-func (a *certificateArgs) userID() string { return a.UserID.text() }
+func (a *bookArgs) userID() string        { return a.UserID.Text() }
+func (a *certificateArgs) userID() string { return a.UserID.Text() }
 
-func (a *baggagesArgs) paymentID() string      { return a.PaymentID.text() }
-func (a *flightsUpdateArgs) paymentID() string { return a.PaymentID.text() }
+func (a *baggagesArgs) paymentID() string      { return a.PaymentID.Text() }
+func (a *flightsUpdateArgs) paymentID() string { return a.PaymentID.Text() }
 
-func (a *bookArgs) cabin() string                  { return a.Cabin.text() }
+func (a *bookArgs) cabin() string                  { return a.Cabin.Text() }
 func (a *bookArgs) flights() []FlightInfo          { return a.Flights.list() }
-func (a *flightsUpdateArgs) cabin() string         { return a.Cabin.text() }
+func (a *flightsUpdateArgs) cabin() string         { return a.Cabin.Text() }
 func (a *flightsUpdateArgs) flights() []FlightInfo { return a.Flights.list() }
 
-func (a *bookArgs) totalBaggages() int       { return a.TotalBaggages.count() }
-func (a *bookArgs) nonfreeBaggages() int     { return a.NonfreeBaggages.count() }
-func (a *baggagesArgs) totalBaggages() int   { return a.TotalBaggages.count() }
-func (a *baggagesArgs) nonfreeBaggages() int { return a.NonfreeBaggages.count() }
+func (a *bookArgs) totalBaggages() int       { return countOf(a.TotalBaggages.V) }
+func (a *bookArgs) nonfreeBaggages() int     { return countOf(a.NonfreeBaggages.V) }
+func (a *baggagesArgs) totalBaggages() int   { return countOf(a.TotalBaggages.V) }
+func (a *baggagesArgs) nonfreeBaggages() int { return countOf(a.NonfreeBaggages.V) }
 
 // amount is the certificate's amount.
-func (a *certificateArgs) amount() float64 { return a.Amount.number() }
+func (a *certificateArgs) amount() float64 { return numberOf(a.Amount.V) }
 
-// text is a string argument ("" for another value).
-func (a strArg) text() string {
-	s, _ := a.v.(string)
-	return s
-}
-
-// count is an integer argument (0 for another value).
-func (a intArg) count() int {
-	n, _ := a.v.(json.Number)
+// countOf is an integer argument (0 for another value).
+func countOf(v any) int {
+	n, _ := v.(json.Number)
 	i, _ := strconv.Atoi(string(n))
 	return i
 }
 
-// number is a numeric argument (0 for another value).
-func (a intArg) number() float64 {
-	n, _ := a.v.(json.Number)
+// numberOf is a numeric argument (0 for another value).
+func numberOf(v any) float64 {
+	n, _ := v.(json.Number)
 	f, _ := strconv.ParseFloat(string(n), 64)
 	return f
 }
@@ -182,21 +176,21 @@ func field(d *pyjson.Dict, name string) string {
 }
 
 func (a flightsArg) list() []FlightInfo {
-	return itemsOf(a.v, func(d *pyjson.Dict) FlightInfo {
+	return itemsOf(a.V, func(d *pyjson.Dict) FlightInfo {
 		return FlightInfo{FlightNumber: field(d, "flight_number"), Date: field(d, "date")}
 	})
 }
 
 func (a passengersArg) list() []Passenger {
-	return itemsOf(a.v, func(d *pyjson.Dict) Passenger {
+	return itemsOf(a.V, func(d *pyjson.Dict) Passenger {
 		return Passenger{FirstName: field(d, "first_name"), LastName: field(d, "last_name"), DOB: field(d, "dob")}
 	})
 }
 
 func (a paymentsArg) list() []Payment {
-	return itemsOf(a.v, func(d *pyjson.Dict) Payment {
+	return itemsOf(a.V, func(d *pyjson.Dict) Payment {
 		n, _ := d.Get("amount")
-		return Payment{PaymentID: field(d, "payment_id"), Amount: intArg{value{n}}.count()}
+		return Payment{PaymentID: field(d, "payment_id"), Amount: countOf(n)}
 	})
 }
 
@@ -208,10 +202,10 @@ type argProblems []string
 func (p *argProblems) add(format string, args ...any) { *p = append(*p, fmt.Sprintf(format, args...)) }
 
 func (p *argProblems) str(name string, a strArg, enum []string) {
-	s, ok := a.v.(string)
+	s, ok := a.V.(string)
 	switch {
 	case !ok:
-		p.add("%s must be a string, got %s", name, short(a.v))
+		p.add("%s must be a string, got %s", name, short(a.V))
 	case enum != nil && !slices.Contains(enum, s):
 		p.add("%s must be one of %s, got %s", name, pyjson.Repr(enum), q(s))
 	}
@@ -228,15 +222,15 @@ func isInt(v any) bool {
 }
 
 func (p *argProblems) count(name string, a intArg) {
-	if !isInt(a.v) || a.count() < 0 {
-		p.add("%s must be a non-negative integer, got %s", name, short(a.v))
+	if !isInt(a.V) || countOf(a.V) < 0 {
+		p.add("%s must be a non-negative integer, got %s", name, short(a.V))
 	}
 }
 
 func (p *argProblems) amount(name string, a intArg) {
-	n, ok := a.v.(json.Number)
+	n, ok := a.V.(json.Number)
 	if f, err := strconv.ParseFloat(string(n), 64); !ok || err != nil || f <= 0 {
-		p.add("%s must be a positive number, got %s", name, short(a.v))
+		p.add("%s must be a positive number, got %s", name, short(a.V))
 	}
 }
 
@@ -275,17 +269,17 @@ func (p *argProblems) list(v any, nonEmpty bool, fields []string, intField strin
 }
 
 func (p *argProblems) flights(a flightsArg) {
-	p.list(a.v, true, []string{"flight_number", "date"}, "", "flights must be a non-empty list of {flight_number, date} objects",
+	p.list(a.V, true, []string{"flight_number", "date"}, "", "flights must be a non-empty list of {flight_number, date} objects",
 		"every flight in flights needs a flight_number and a date string")
 }
 
 func (p *argProblems) passengers(a passengersArg) {
-	p.list(a.v, false, []string{"first_name", "last_name", "dob"}, "", "passengers must be a list of {first_name, last_name, dob} objects",
+	p.list(a.V, false, []string{"first_name", "last_name", "dob"}, "", "passengers must be a list of {first_name, last_name, dob} objects",
 		"every passenger in passengers needs first_name, last_name and dob strings")
 }
 
 func (p *argProblems) payments(a paymentsArg) {
-	p.list(a.v, false, []string{"payment_id", "amount"}, "amount", "payment_methods must be a list of {payment_id, amount} objects with integer amounts",
+	p.list(a.V, false, []string{"payment_id", "amount"}, "amount", "payment_methods must be a list of {payment_id, amount} objects with integer amounts",
 		"every payment method in payment_methods needs a payment_id string and an integer amount")
 }
 
@@ -787,7 +781,7 @@ func checkCabinAllSegments(c ledger.Call[*flightsUpdateArgs]) ledger.Outcome {
 }
 
 func checkRoute(c ledger.Call[*bookArgs]) ledger.Outcome {
-	origin, destination, flightType := c.Args.Origin.text(), c.Args.Destination.text(), c.Args.FlightType.text()
+	origin, destination, flightType := c.Args.Origin.Text(), c.Args.Destination.Text(), c.Args.FlightType.Text()
 	if p, _ := tripProblem(c.Ledger, nil, c.Args.flights(), origin, destination, flightType); p != "" {
 		return ledger.NeedRevise(fmt.Sprintf("The flights must make a %s trip from %s to %s: %s.", flightType, origin, destination, p))
 	}
@@ -876,7 +870,7 @@ func bookTotal(l *ledger.Ledger, a *bookArgs) (int, bool) {
 		}
 		total += *p * n
 	}
-	if a.Insurance.text() == "yes" {
+	if a.Insurance.Text() == "yes" {
 		total += 30 * n
 	}
 	return total + 50*a.nonfreeBaggages(), true
@@ -960,7 +954,7 @@ func checkBookTotal(c ledger.Call[*bookArgs]) ledger.Outcome {
 }
 
 func insuranceNote(a *bookArgs) string {
-	if a.Insurance.text() == "yes" {
+	if a.Insurance.Text() == "yes" {
 		return " with insurance ($30 per passenger)"
 	}
 	return ""
@@ -1187,8 +1181,8 @@ func checkNotRepeated(c ledger.Call[userCall]) ledger.Outcome {
 
 // sameBooking reports whether two bookings have the same arguments.
 func sameBooking(a, b *bookArgs) bool {
-	return a.userID() == b.userID() && a.Origin.text() == b.Origin.text() && a.Destination.text() == b.Destination.text() &&
-		a.FlightType.text() == b.FlightType.text() && a.cabin() == b.cabin() && a.Insurance.text() == b.Insurance.text() &&
+	return a.userID() == b.userID() && a.Origin.Text() == b.Origin.Text() && a.Destination.Text() == b.Destination.Text() &&
+		a.FlightType.Text() == b.FlightType.Text() && a.cabin() == b.cabin() && a.Insurance.Text() == b.Insurance.Text() &&
 		a.totalBaggages() == b.totalBaggages() && a.nonfreeBaggages() == b.nonfreeBaggages() &&
 		slices.Equal(a.flights(), b.flights()) && slices.Equal(a.Passengers.list(), b.Passengers.list()) &&
 		slices.Equal(a.PaymentMethods.list(), b.PaymentMethods.list())

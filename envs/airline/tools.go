@@ -141,19 +141,19 @@ type bookArgs struct {
 }
 
 func bookReservation(_ context.Context, e *Env, a bookArgs) (any, error) {
-	flights, err := asModels(a.Flights.v, flightInfoOf)
+	flights, err := asModels(a.Flights.V, flightInfoOf)
 	if err != nil {
 		return nil, err
 	}
-	passengers, err := asModels(a.Passengers.v, passengerOf)
+	passengers, err := asModels(a.Passengers.V, passengerOf)
 	if err != nil {
 		return nil, err
 	}
-	payments, err := asModels(a.PaymentMethods.v, paymentOf)
+	payments, err := asModels(a.PaymentMethods.V, paymentOf)
 	if err != nil {
 		return nil, err
 	}
-	userID, user, err := e.getUser(a.UserID.v)
+	userID, user, err := e.getUser(a.UserID.V)
 	if err != nil {
 		return nil, err
 	}
@@ -165,15 +165,15 @@ func bookReservation(_ context.Context, e *Env, a bookArgs) (any, error) {
 	// Reservation(...): pydantic validates every field, reporting all errors.
 	var v pydantic.Validator
 	r := &Reservation{ReservationID: resID, UserID: userID, CreatedAt: now, Flights: []ReservationFlight{}}
-	r.Origin = v.Str("origin", a.Origin.v)
-	r.Destination = v.Str("destination", a.Destination.v)
-	r.FlightType = v.Literal("flight_type", a.FlightType.v, flightTypes...)
-	r.Cabin = v.Literal("cabin", a.Cabin.v, cabinTypes...)
+	r.Origin = v.Str("origin", a.Origin.V)
+	r.Destination = v.Str("destination", a.Destination.V)
+	r.FlightType = v.Literal("flight_type", a.FlightType.V, flightTypes...)
+	r.Cabin = v.Literal("cabin", a.Cabin.V, cabinTypes...)
 	r.Passengers = modelField(&v, "passengers", "Passenger", passengers, passengerField)
 	r.PaymentHistory = modelField(&v, "payment_history", "Payment", payments, paymentField)
-	r.TotalBaggages = Int(int64(v.Int("total_baggages", a.TotalBaggages.v)))
-	r.NonfreeBaggages = Int(int64(v.Int("nonfree_baggages", a.NonfreeBaggages.v)))
-	r.Insurance = v.Literal("insurance", a.Insurance.v, insurances...)
+	r.TotalBaggages = Int(int64(v.Int("total_baggages", a.TotalBaggages.V)))
+	r.NonfreeBaggages = Int(int64(v.Int("nonfree_baggages", a.NonfreeBaggages.V)))
+	r.Insurance = v.Literal("insurance", a.Insurance.V, insurances...)
 	if err := v.Err("Reservation"); err != nil {
 		return nil, err
 	}
@@ -214,7 +214,7 @@ func bookReservation(_ context.Context, e *Env, a bookArgs) (any, error) {
 	}
 	// The baggage fee uses the argument as given, not the validated field:
 	// a float count makes the total a float.
-	fee, err := baggageFee(a.NonfreeBaggages.v)
+	fee, err := baggageFee(a.NonfreeBaggages.V)
 	if err != nil {
 		return nil, err
 	}
@@ -292,26 +292,7 @@ type expressionArgs struct {
 }
 
 func calculate(_ context.Context, _ *Env, a expressionArgs) (any, error) {
-	expr, ok := a.Expression.v.(string)
-	if !ok {
-		// Iterating a non-string: list items and dict keys are tested as
-		// substrings; whatever passes then fails in eval.
-		items, err := pyjson.Iterate(a.Expression.v)
-		if err != nil {
-			return nil, err
-		}
-		for _, it := range items {
-			s, ok := it.(string)
-			if !ok {
-				return nil, fmt.Errorf("'in <string>' requires string as left operand, not %s", pyjson.TypeName(it))
-			}
-			if !strings.Contains(pycalc.Chars, s) {
-				return nil, errors.New("Invalid characters in expression")
-			}
-		}
-		return nil, errors.New("eval() arg 1 must be a string, bytes or code object")
-	}
-	return pycalc.Tau2(expr)
+	return pycalc.Tau2Value(a.Expression.V)
 }
 
 type reservationArgs struct {
@@ -319,7 +300,7 @@ type reservationArgs struct {
 }
 
 func cancelReservation(_ context.Context, e *Env, a reservationArgs) (any, error) {
-	k, _, err := e.getReservation(a.ReservationID.v)
+	k, _, err := e.getReservation(a.ReservationID.V)
 	if err != nil {
 		return nil, err
 	}
@@ -337,7 +318,7 @@ func cancelReservation(_ context.Context, e *Env, a reservationArgs) (any, error
 }
 
 func getReservationDetails(_ context.Context, e *Env, a reservationArgs) (any, error) {
-	_, r, err := e.getReservation(a.ReservationID.v)
+	_, r, err := e.getReservation(a.ReservationID.V)
 	if err != nil {
 		return nil, err
 	}
@@ -349,7 +330,7 @@ type userArgs struct {
 }
 
 func getUserDetails(_ context.Context, e *Env, a userArgs) (any, error) {
-	_, u, err := e.getUser(a.UserID.v)
+	_, u, err := e.getUser(a.UserID.V)
 	if err != nil {
 		return nil, err
 	}
@@ -422,7 +403,7 @@ func (e *Env) searchDirect(date, origin, destination any, leaveAfter *string) ([
 }
 
 func searchDirectFlight(_ context.Context, e *Env, a searchArgs) (any, error) {
-	res, err := e.searchDirect(a.Date.v, a.Origin.v, a.Destination.v, nil)
+	res, err := e.searchDirect(a.Date.V, a.Origin.V, a.Destination.V, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -430,13 +411,13 @@ func searchDirectFlight(_ context.Context, e *Env, a searchArgs) (any, error) {
 }
 
 func searchOnestopFlight(_ context.Context, e *Env, a searchArgs) (any, error) {
-	first, err := e.searchDirect(a.Date.v, a.Origin.v, nil, nil)
+	first, err := e.searchDirect(a.Date.V, a.Origin.V, nil, nil)
 	if err != nil {
 		return nil, err
 	}
 	results := [][2]*DirectFlight{}
 	for _, leg1 := range first {
-		date := a.Date.v.(string) // it matched a date key
+		date := a.Date.V.(string) // it matched a date key
 		leg1.Date = &date
 		date2 := date
 		if strings.Contains(leg1.ScheduledArrivalTimeEST, "+1") {
@@ -449,7 +430,7 @@ func searchOnestopFlight(_ context.Context, e *Env, a searchArgs) (any, error) {
 			}
 			date2 = fmt.Sprintf("2024-05-%d", day+1)
 		}
-		second, err := e.searchDirect(date2, leg1.Destination, a.Destination.v, &leg1.ScheduledArrivalTimeEST)
+		second, err := e.searchDirect(date2, leg1.Destination, a.Destination.V, &leg1.ScheduledArrivalTimeEST)
 		if err != nil {
 			return nil, err
 		}
@@ -467,7 +448,7 @@ type certificateArgs struct {
 }
 
 func sendCertificate(_ context.Context, e *Env, a certificateArgs) (any, error) {
-	userID, user, err := e.getUser(a.UserID.v)
+	userID, user, err := e.getUser(a.UserID.V)
 	if err != nil {
 		return nil, err
 	}
@@ -477,13 +458,13 @@ func sendCertificate(_ context.Context, e *Env, a certificateArgs) (any, error) 
 			continue
 		}
 		var v pydantic.Validator
-		amount := v.Float("amount", a.Amount.v)
+		amount := v.Float("amount", a.Amount.V)
 		if err := v.Err("Certificate"); err != nil {
 			return nil, err
 		}
 		u, _ := e.users.Mut(userID)
 		u.PaymentMethods.Set(id, &Certificate{Source: SourceCertificate, ID: id, Amount: amount})
-		return fmt.Sprintf("Certificate %s added to user %s with amount %s.", id, userID, pyjson.Str(a.Amount.v)), nil
+		return fmt.Sprintf("Certificate %s added to user %s with amount %s.", id, userID, pyjson.Str(a.Amount.V)), nil
 	}
 	return nil, errors.New("Too many certificates")
 }
@@ -547,7 +528,7 @@ type baggagesArgs struct {
 }
 
 func updateReservationBaggages(_ context.Context, e *Env, a baggagesArgs) (any, error) {
-	resID, r, err := e.getReservation(a.ReservationID.v)
+	resID, r, err := e.getReservation(a.ReservationID.V)
 	if err != nil {
 		return nil, err
 	}
@@ -555,9 +536,9 @@ func updateReservationBaggages(_ context.Context, e *Env, a baggagesArgs) (any, 
 	if err != nil {
 		return nil, err
 	}
-	nonfree, ok := numOrBool(a.NonfreeBaggages.v)
+	nonfree, ok := numOrBool(a.NonfreeBaggages.V)
 	if !ok {
-		return nil, fmt.Errorf("unsupported operand type(s) for -: '%s' and '%s'", pyjson.TypeName(a.NonfreeBaggages.v), r.NonfreeBaggages.typeName())
+		return nil, fmt.Errorf("unsupported operand type(s) for -: '%s' and '%s'", pyjson.TypeName(a.NonfreeBaggages.V), r.NonfreeBaggages.typeName())
 	}
 	// 50 * max(0, new - old): max returns the int 0 unless the difference is
 	// positive.
@@ -567,11 +548,11 @@ func updateReservationBaggages(_ context.Context, e *Env, a baggagesArgs) (any, 
 	}
 	total := Int(50).mul(extra)
 	// Upstream assigns total_baggages unvalidated: whatever was sent is kept.
-	totalBags, ok := numOrBool(a.TotalBaggages.v)
+	totalBags, ok := numOrBool(a.TotalBaggages.V)
 	if !ok {
-		totalBags = Raw(a.TotalBaggages.v)
+		totalBags = Raw(a.TotalBaggages.V)
 	}
-	payment, err := e.paymentForUpdate(userID, user, a.PaymentID.v, total, nil)
+	payment, err := e.paymentForUpdate(userID, user, a.PaymentID.V, total, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -601,11 +582,11 @@ type flightsUpdateArgs struct {
 }
 
 func updateReservationFlights(_ context.Context, e *Env, a flightsUpdateArgs) (any, error) {
-	flights, err := asModels(a.Flights.v, flightInfoOf)
+	flights, err := asModels(a.Flights.V, flightInfoOf)
 	if err != nil {
 		return nil, err
 	}
-	resID, r, err := e.getReservation(a.ReservationID.v)
+	resID, r, err := e.getReservation(a.ReservationID.V)
 	if err != nil {
 		return nil, err
 	}
@@ -614,7 +595,7 @@ func updateReservationFlights(_ context.Context, e *Env, a flightsUpdateArgs) (a
 		return nil, err
 	}
 	n := len(r.Passengers)
-	reqCabin, isStr := a.Cabin.v.(string)
+	reqCabin, isStr := a.Cabin.V.(string)
 	sameCabin := isStr && reqCabin == r.Cabin
 	total := 0
 	newFlights := []ReservationFlight{}
@@ -647,7 +628,7 @@ func updateReservationFlights(_ context.Context, e *Env, a flightsUpdateArgs) (a
 		if !ok {
 			return nil, fmt.Errorf("Flight %s not available on date %s", fi.FlightNumber, fi.Date)
 		}
-		seats, price, err := cabinEntry(av, a.Cabin.v)
+		seats, price, err := cabinEntry(av, a.Cabin.V)
 		if err != nil {
 			return nil, err
 		}
@@ -669,9 +650,9 @@ func updateReservationFlights(_ context.Context, e *Env, a flightsUpdateArgs) (a
 	// would store it, the port refuses once the payment checks have passed.
 	var refuse error
 	if !isStr {
-		refuse = fmt.Errorf("cabin must be a string, not %s (ledgerbench does not store other values)", pyjson.TypeName(a.Cabin.v))
+		refuse = fmt.Errorf("cabin must be a string, not %s (ledgerbench does not store other values)", pyjson.TypeName(a.Cabin.V))
 	}
-	payment, err := e.paymentForUpdate(userID, user, a.PaymentID.v, Int(int64(total)), refuse)
+	payment, err := e.paymentForUpdate(userID, user, a.PaymentID.V, Int(int64(total)), refuse)
 	if err != nil {
 		return nil, err
 	}
@@ -707,11 +688,11 @@ type passengersUpdateArgs struct {
 }
 
 func updateReservationPassengers(_ context.Context, e *Env, a passengersUpdateArgs) (any, error) {
-	ps, err := asModels(a.Passengers.v, passengerOf)
+	ps, err := asModels(a.Passengers.V, passengerOf)
 	if err != nil {
 		return nil, err
 	}
-	resID, r, err := e.getReservation(a.ReservationID.v)
+	resID, r, err := e.getReservation(a.ReservationID.V)
 	if err != nil {
 		return nil, err
 	}
@@ -732,7 +713,7 @@ type flightStatusArgs struct {
 }
 
 func getFlightStatus(_ context.Context, e *Env, a flightStatusArgs) (any, error) {
-	s, err := e.getFlightInstance(a.FlightNumber.v, a.Date.v)
+	s, err := e.getFlightInstance(a.FlightNumber.V, a.Date.V)
 	if err != nil {
 		return nil, err
 	}

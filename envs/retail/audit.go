@@ -139,11 +139,12 @@ func templateOf(v any) writeArgs {
 	}
 	switch v := v.(type) {
 	case *cancelArgs:
-		a.Reason = v.Reason
+		a.Reason = v.Reason.Text()
 	case *orderAddressArgs:
-		a.Address = Address{Address1: deref(v.Address1), Address2: deref(v.Address2), City: deref(v.City), State: deref(v.State), Country: deref(v.Country), Zip: deref(v.Zip)}
+		a.Address, _ = v.address() // validated by decodeArgs
 	case *userAddressArgs:
-		a.UserID, a.Address = v.UserID, v.address()
+		a.UserID = v.UserID.Text()
+		a.Address, _ = v.address()
 	}
 	return a
 }

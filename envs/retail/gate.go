@@ -57,6 +57,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/ledger"
 	"github.com/ledgerbench/ledgerbench/pyjson"
+	"github.com/ledgerbench/ledgerbench/tool"
 )
 
 // Write tool names.
@@ -107,60 +108,51 @@ type itemsCall interface {
 	newItems() []string
 }
 
-func (a *cancelArgs) orderID() string        { return a.OrderID }
-func (a *orderAddressArgs) orderID() string  { return a.OrderID }
-func (a *modifyPaymentArgs) orderID() string { return a.OrderID }
-func (a *exchangeArgs) orderID() string      { return a.OrderID }
-func (a *modifyItemsArgs) orderID() string   { return a.OrderID }
-func (a *returnArgs) orderID() string        { return a.OrderID }
+func (a *cancelArgs) orderID() string        { return a.OrderID.Text() }
+func (a *orderAddressArgs) orderID() string  { return a.OrderID.Text() }
+func (a *modifyPaymentArgs) orderID() string { return a.OrderID.Text() }
+func (a *exchangeArgs) orderID() string      { return a.OrderID.Text() }
+func (a *modifyItemsArgs) orderID() string   { return a.OrderID.Text() }
+func (a *returnArgs) orderID() string        { return a.OrderID.Text() }
 
-func (a *modifyPaymentArgs) paymentMethod() string { return a.PaymentMethodID }
-func (a *exchangeArgs) paymentMethod() string      { return a.PaymentMethodID }
-func (a *modifyItemsArgs) paymentMethod() string   { return a.PaymentMethodID }
-func (a *returnArgs) paymentMethod() string        { return a.PaymentMethodID }
+func (a *modifyPaymentArgs) paymentMethod() string { return a.PaymentMethodID.Text() }
+func (a *exchangeArgs) paymentMethod() string      { return a.PaymentMethodID.Text() }
+func (a *modifyItemsArgs) paymentMethod() string   { return a.PaymentMethodID.Text() }
+func (a *returnArgs) paymentMethod() string        { return a.PaymentMethodID.Text() }
 
-func (a *exchangeArgs) items() []string       { return deref(a.ItemIDs) }
-func (a *exchangeArgs) newItems() []string    { return deref(a.NewItemIDs) }
-func (a *modifyItemsArgs) items() []string    { return deref(a.ItemIDs) }
-func (a *modifyItemsArgs) newItems() []string { return deref(a.NewItemIDs) }
-func (a *returnArgs) items() []string         { return deref(a.ItemIDs) }
+func (a *exchangeArgs) items() []string       { return a.ItemIDs.Texts() }
+func (a *exchangeArgs) newItems() []string    { return a.NewItemIDs.Texts() }
+func (a *modifyItemsArgs) items() []string    { return a.ItemIDs.Texts() }
+func (a *modifyItemsArgs) newItems() []string { return a.NewItemIDs.Texts() }
+func (a *returnArgs) items() []string         { return a.ItemIDs.Texts() }
 func (a *returnArgs) newItems() []string      { return nil }
 
-// address is the new address of an address change (validated by DecodeArgs
-// as the tool validates it).
-func (a *userAddressArgs) address() Address {
-	return Address{Address1: deref(a.Address1), Address2: deref(a.Address2), City: deref(a.City), State: deref(a.State), Country: deref(a.Country), Zip: deref(a.Zip)}
-}
-
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
-}
-
-// validate is what the tool rejects in its arguments before it reads the
-// database: a null address line (pydantic), a null item list (not
-// iterable). DecodeArgs reports it as the arguments failure.
+// validateArgs is what the gate rejects in a write's arguments before its
+// predicates read them: a value of another type than the documented one
+// (tool.CheckTypes; a null id reads as ""), then what the tool rejects
+// before it reads the database: an address pydantic refuses, a null item
+// list (not iterable). DecodeArgs reports it as the arguments failure.
 func validateArgs(args any) error {
+	if err := tool.CheckTypes(args); err != nil {
+		return err
+	}
 	switch a := args.(type) {
 	case *orderAddressArgs:
-		_, err := newAddress(a.Address1, a.Address2, a.City, a.State, a.Country, a.Zip)
+		_, err := a.address()
 		return err
 	case *userAddressArgs:
-		_, err := newAddress(a.Address1, a.Address2, a.City, a.State, a.Country, a.Zip)
+		_, err := a.address()
 		return err
 	case *exchangeArgs:
-		if a.ItemIDs == nil || a.NewItemIDs == nil {
+		if a.ItemIDs.V == nil || a.NewItemIDs.V == nil {
 			return errNotIterable
 		}
 	case *modifyItemsArgs:
-		if a.ItemIDs == nil || a.NewItemIDs == nil {
+		if a.ItemIDs.V == nil || a.NewItemIDs.V == nil {
 			return errNotIterable
 		}
 	case *returnArgs:
-		if a.ItemIDs == nil {
+		if a.ItemIDs.V == nil {
 			return errNotIterable
 		}
 	}
@@ -445,10 +437,10 @@ func checkOnce(c ledger.Call[orderCall]) ledger.Outcome {
 }
 
 func checkReason(c ledger.Call[*cancelArgs]) ledger.Outcome {
-	if slices.Contains(cancelReasons, c.Args.Reason) {
+	if slices.Contains(cancelReasons, c.Args.Reason.Text()) {
 		return ledger.OK
 	}
-	return ledger.NeedRevise(fmt.Sprintf("Per retail policy, the cancellation reason must be either 'no longer needed' or 'ordered by mistake'; other reasons are not acceptable. You gave %s.", q(c.Args.Reason)))
+	return ledger.NeedRevise(fmt.Sprintf("Per retail policy, the cancellation reason must be either 'no longer needed' or 'ordered by mistake'; other reasons are not acceptable. You gave %s.", q(c.Args.Reason.Text())))
 }
 
 func checkItemsInOrder(c ledger.Call[itemsCall]) ledger.Outcome {
@@ -612,8 +604,8 @@ func checkPaymentDifferent(c ledger.Call[*modifyPaymentArgs]) ledger.Outcome {
 	if o == nil {
 		return ledger.OK
 	}
-	if orig := originalPayments(o); slices.Contains(orig, c.Args.PaymentMethodID) {
-		return ledger.NeedRevise(fmt.Sprintf("Per retail policy, the new payment method must be different from the original payment method: order %s is already paid with %s.", o.OrderID, q(c.Args.PaymentMethodID)))
+	if orig := originalPayments(o); slices.Contains(orig, c.Args.PaymentMethodID.Text()) {
+		return ledger.NeedRevise(fmt.Sprintf("Per retail policy, the new payment method must be different from the original payment method: order %s is already paid with %s.", o.OrderID, q(c.Args.PaymentMethodID.Text())))
 	}
 	return ledger.OK
 }
@@ -641,10 +633,10 @@ func checkRefundDestination(c ledger.Call[paidCall]) ledger.Outcome {
 
 func checkOwnUser(c ledger.Call[*userAddressArgs]) ledger.Outcome {
 	auth := authUserID(c.Ledger)
-	if auth == "" || c.Args.UserID == auth {
+	if auth == "" || c.Args.UserID.Text() == auth {
 		return ledger.OK
 	}
-	return ledger.Refuse(fmt.Sprintf("Per retail policy, you can only help the authenticated user %s in this conversation; %s is another user.", auth, q(c.Args.UserID)))
+	return ledger.Refuse(fmt.Sprintf("Per retail policy, you can only help the authenticated user %s in this conversation; %s is another user.", auth, q(c.Args.UserID.Text())))
 }
 
 func checkNotRepeated(c ledger.Call[*userAddressArgs]) ledger.Outcome {
@@ -655,11 +647,13 @@ func checkNotRepeated(c ledger.Call[*userAddressArgs]) ledger.Outcome {
 			continue
 		}
 		prev, ok := w.Decoded.(*userAddressArgs)
-		if !ok || prev.UserID != c.Args.UserID {
+		if !ok || prev.UserID.Text() != c.Args.UserID.Text() {
 			continue
 		}
-		if prev.address() == c.Args.address() {
-			return ledger.Refuse(fmt.Sprintf("This exact %s for %s already succeeded; do not repeat it.", c.Tool, c.Args.UserID))
+		before, _ := prev.address() // both validated by DecodeArgs
+		after, _ := c.Args.address()
+		if before == after {
+			return ledger.Refuse(fmt.Sprintf("This exact %s for %s already succeeded; do not repeat it.", c.Tool, c.Args.UserID.Text()))
 		}
 		return ledger.OK
 	}

@@ -117,6 +117,16 @@ func TestGatePredicates(t *testing.T) {
 			want: ledger.Revise, rule: "arguments"},
 		{name: "arguments/null-list", tool: toolReturn, args: `{"order_id": "#W5866402", "item_ids": null, "payment_method_id": "paypal_8049766"}`,
 			want: ledger.Revise, rule: "arguments", reason: "'NoneType' object is not iterable"},
+		// other JSON types the tool takes (as upstream's does) are still
+		// asked for as documented
+		{name: "arguments/dict-for-list", tool: toolModifyItems, args: `{"order_id": "#W5442520", "item_ids": [], "new_item_ids": {}, "payment_method_id": "paypal_8049766"}`,
+			want: ledger.Revise, rule: "arguments", reason: "argument 'new_item_ids' must be list, not dict"},
+		{name: "arguments/empty-string-for-list", tool: toolReturn, args: `{"order_id": "#W5866402", "item_ids": "", "payment_method_id": "paypal_8049766"}`,
+			want: ledger.Revise, rule: "arguments", reason: "argument 'item_ids' must be list, not str"},
+		{name: "arguments/list-for-string", tool: toolModifyPayment, args: `{"order_id": ["#W5442520"], "payment_method_id": "paypal_8049766"}`,
+			want: ledger.Revise, rule: "arguments", reason: "argument 'order_id' must be str, not list"},
+		{name: "arguments/number-for-address-line", tool: toolUserAddress, args: `{"user_id": "olivia_ito_5484", "address1": "1 Main St", "address2": "", "city": "Denver", "state": "CO", "country": "USA", "zip": 80218}`,
+			want: ledger.Revise, rule: "arguments", reason: "argument 'zip' must be str, not int"},
 		// a value the tool accepts is judged as the tool reads it: of a
 		// repeated key the last one counts (the processed order)
 		{name: "arguments/repeated-key", tool: toolCancel, args: `{"order_id": "#W5442520", "order_id": "#W5353646", "reason": "no longer needed"}`,

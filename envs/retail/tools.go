@@ -10,99 +10,100 @@ import (
 	"unicode/utf8"
 
 	"github.com/ledgerbench/ledgerbench/internal/pycalc"
+	"github.com/ledgerbench/ledgerbench/internal/pydantic"
 	"github.com/ledgerbench/ledgerbench/pyjson"
 	"github.com/ledgerbench/ledgerbench/tool"
 )
 
-// Argument structs. Field order is upstream's parameter order. String and
-// list parameters whose null value Python treats differently from an empty
-// one (a list that is iterated, an address line that pydantic validates) are
-// pointers, so a JSON null reaches the tool as nil.
+// Argument structs. Field order is upstream's parameter order. Every
+// argument is a tool.Value: upstream's tools receive the decoded JSON value
+// whatever its type, and fail on it (or not) where their Python code does
+// (the gate asks for the documented types, see validateArgs).
 
 type calculateArgs struct {
-	Expression *string `json:"expression"`
+	Expression tool.StrValue `json:"expression"`
 }
 
 type cancelArgs struct {
-	OrderID string `json:"order_id"`
-	Reason  string `json:"reason"`
+	OrderID tool.StrValue `json:"order_id"`
+	Reason  tool.StrValue `json:"reason"`
 }
 
 type exchangeArgs struct {
-	OrderID         string    `json:"order_id"`
-	ItemIDs         *[]string `json:"item_ids"`
-	NewItemIDs      *[]string `json:"new_item_ids"`
-	PaymentMethodID string    `json:"payment_method_id"`
+	OrderID         tool.StrValue     `json:"order_id"`
+	ItemIDs         tool.StrListValue `json:"item_ids"`
+	NewItemIDs      tool.StrListValue `json:"new_item_ids"`
+	PaymentMethodID tool.StrValue     `json:"payment_method_id"`
 }
 
 type nameZipArgs struct {
-	FirstName *string `json:"first_name"`
-	LastName  *string `json:"last_name"`
-	Zip       string  `json:"zip"`
+	FirstName tool.StrValue `json:"first_name"`
+	LastName  tool.StrValue `json:"last_name"`
+	Zip       tool.StrValue `json:"zip"`
 }
 
 type emailArgs struct {
-	Email *string `json:"email"`
+	Email tool.StrValue `json:"email"`
 }
 
 type orderArgs struct {
-	OrderID string `json:"order_id"`
+	OrderID tool.StrValue `json:"order_id"`
 }
 
 type productArgs struct {
-	ProductID string `json:"product_id"`
+	ProductID tool.StrValue `json:"product_id"`
 }
 
 type itemArgs struct {
-	ItemID string `json:"item_id"`
+	ItemID tool.StrValue `json:"item_id"`
 }
 
 type userArgs struct {
-	UserID string `json:"user_id"`
+	UserID tool.StrValue `json:"user_id"`
 }
 
 type noArgs struct{}
 
 type orderAddressArgs struct {
-	OrderID  string  `json:"order_id"`
-	Address1 *string `json:"address1"`
-	Address2 *string `json:"address2"`
-	City     *string `json:"city"`
-	State    *string `json:"state"`
-	Country  *string `json:"country"`
-	Zip      *string `json:"zip"`
+	OrderID  tool.StrValue `json:"order_id"`
+	Address1 tool.StrValue `json:"address1"`
+	Address2 tool.StrValue `json:"address2"`
+	City     tool.StrValue `json:"city"`
+	State    tool.StrValue `json:"state"`
+	Country  tool.StrValue `json:"country"`
+	Zip      tool.StrValue `json:"zip"`
 }
 
 type modifyItemsArgs struct {
-	OrderID         string    `json:"order_id"`
-	ItemIDs         *[]string `json:"item_ids"`
-	NewItemIDs      *[]string `json:"new_item_ids"`
-	PaymentMethodID string    `json:"payment_method_id"`
+	OrderID         tool.StrValue     `json:"order_id"`
+	ItemIDs         tool.StrListValue `json:"item_ids"`
+	NewItemIDs      tool.StrListValue `json:"new_item_ids"`
+	PaymentMethodID tool.StrValue     `json:"payment_method_id"`
 }
 
 type modifyPaymentArgs struct {
-	OrderID         string `json:"order_id"`
-	PaymentMethodID string `json:"payment_method_id"`
+	OrderID         tool.StrValue `json:"order_id"`
+	PaymentMethodID tool.StrValue `json:"payment_method_id"`
 }
 
 type userAddressArgs struct {
-	UserID   string  `json:"user_id"`
-	Address1 *string `json:"address1"`
-	Address2 *string `json:"address2"`
-	City     *string `json:"city"`
-	State    *string `json:"state"`
-	Country  *string `json:"country"`
-	Zip      *string `json:"zip"`
+	UserID   tool.StrValue `json:"user_id"`
+	Address1 tool.StrValue `json:"address1"`
+	Address2 tool.StrValue `json:"address2"`
+	City     tool.StrValue `json:"city"`
+	State    tool.StrValue `json:"state"`
+	Country  tool.StrValue `json:"country"`
+	Zip      tool.StrValue `json:"zip"`
 }
 
 type returnArgs struct {
-	OrderID         string    `json:"order_id"`
-	ItemIDs         *[]string `json:"item_ids"`
-	PaymentMethodID string    `json:"payment_method_id"`
+	OrderID         tool.StrValue     `json:"order_id"`
+	ItemIDs         tool.StrListValue `json:"item_ids"`
+	PaymentMethodID tool.StrValue     `json:"payment_method_id"`
 }
 
 type transferArgs struct {
-	Summary tool.StrValue `json:"summary"` // never inspected: any JSON value, as in Python
+	Summary tool.StrValue `json:"summary"` // never inspected
 }
 
 func newToolSet() *tool.Set[*Env] {
@@ -143,65 +144,78 @@ func newToolSet() *tool.Set[*Env] {
 }
 
 func calculate(_ context.Context, _ *Env, a calculateArgs) (any, error) {
-	if a.Expression == nil {
-		return nil, errNotIterable
-	}
-	return pycalc.Tau2(*a.Expression)
+	return pycalc.Tau2Value(a.Expression.V)
 }
 
 func transferToHumanAgents(_ context.Context, _ *Env, _ transferArgs) (any, error) {
 	return "Transfer successful", nil
 }
 
-// Lookup helpers with upstream's exception texts. The get* helpers return
-// read-only records.
+// Lookup helpers with upstream's exception texts. An id is any decoded JSON
+// value: `id in d` raises for a list or dict and is false for any other
+// non-string. They return the key found and a read-only record.
 
-func (e *Env) getOrder(id string) (*Order, error) {
-	o, ok := e.orders.Get(id)
-	if !ok {
-		return nil, errors.New("Order not found")
+func (e *Env) getOrder(id any) (string, *Order, error) {
+	k, ok, err := pyjson.DictKey(id)
+	if err != nil {
+		return "", nil, err
 	}
-	return o, nil
+	if o, found := e.orders.Get(k); ok && found {
+		return k, o, nil
+	}
+	return "", nil, errors.New("Order not found")
 }
 
-func (e *Env) getUser(id string) (*User, error) {
-	u, ok := e.users.Get(id)
-	if !ok {
-		return nil, errors.New("User not found")
+func (e *Env) getUser(id any) (string, *User, error) {
+	k, ok, err := pyjson.DictKey(id)
+	if err != nil {
+		return "", nil, err
 	}
-	return u, nil
+	if u, found := e.users.Get(k); ok && found {
+		return k, u, nil
+	}
+	return "", nil, errors.New("User not found")
 }
 
-func (e *Env) getProduct(id string) (*Product, error) {
-	p, ok := e.d.db.Products.Get(id)
-	if !ok {
-		return nil, errors.New("Product not found")
+func (e *Env) getProduct(id any) (*Product, error) {
+	k, ok, err := pyjson.DictKey(id)
+	if err != nil {
+		return nil, err
 	}
-	return p, nil
+	if p, found := e.d.db.Products.Get(k); ok && found {
+		return p, nil
+	}
+	return nil, errors.New("Product not found")
 }
 
-func (e *Env) getVariant(productID, itemID string) (*Variant, error) {
+func (e *Env) getVariant(productID string, itemID any) (*Variant, error) {
 	p, err := e.getProduct(productID)
 	if err != nil {
 		return nil, err
 	}
-	v, ok := p.Variants.Get(itemID)
-	if !ok {
-		return nil, errors.New("Variant not found")
-	}
-	return v, nil
-}
-
-func (e *Env) getPaymentMethod(userID, id string) (*PaymentMethod, error) {
-	u, err := e.getUser(userID)
+	k, ok, err := pyjson.DictKey(itemID)
 	if err != nil {
 		return nil, err
 	}
-	pm, ok := u.PaymentMethods.Get(id)
-	if !ok {
-		return nil, errors.New("Payment method not found")
+	if v, found := p.Variants.Get(k); ok && found {
+		return v, nil
 	}
-	return pm, nil
+	return nil, errors.New("Variant not found")
+}
+
+func (e *Env) getPaymentMethod(userID string, id any) (string, *PaymentMethod, error) {
+	_, u, err := e.getUser(userID)
+	if err != nil {
+		return "", nil, err
+	}
+	k, ok, err := pyjson.DictKey(id)
+	if err != nil {
+		return "", nil, err
+	}
+	if pm, found := u.PaymentMethods.Get(k); ok && found {
+		return k, pm, nil
+	}
+	return "", nil, errors.New("Payment method not found")
 }
 
 // mutOrder and mutPaymentMethod return records this environment owns. They are
@@ -221,11 +235,8 @@ func (e *Env) mutPaymentMethod(userID, id string) *PaymentMethod {
 // the address and payment modifications; the others require "pending".
 func isPending(o *Order) bool { return strings.Contains(o.Status, "pending") }
 
-// Python errors for a null list argument.
-var (
-	errNotIterable = errors.New("'NoneType' object is not iterable")
-	errNoLen       = errors.New("object of type 'NoneType' has no len()")
-)
+// errNotIterable is Python's error for iterating a null argument.
+var errNotIterable = errors.New("'NoneType' object is not iterable")
 
 func countOf(list []string, s string) int {
 	n := 0
@@ -245,15 +256,65 @@ func itemIDs(o *Order) []string {
 	return ids
 }
 
-// checkCounts fails when an id is listed more often than the order has it.
-func checkCounts(o *Order, ids []string, errf func(id string) error) error {
-	all := itemIDs(o)
-	for _, id := range ids {
-		if countOf(ids, id) > countOf(all, id) {
-			return errf(id)
-		}
+// checkCounts is upstream's check of an item list argument:
+//
+//	for item_id in item_ids:
+//	    if item_ids.count(item_id) > all_item_ids.count(item_id): raise errf(item_id)
+//
+// on any decoded JSON value. Once it passes, every item is an item id of
+// the order (a str), which it returns.
+func checkCounts(o *Order, ids any, errf func(id any) error) ([]string, error) {
+	items, err := pyjson.Iterate(ids)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	all := itemIDs(o)
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		n, err := pyCount(ids, it)
+		if err != nil {
+			return nil, err
+		}
+		s, ok := it.(string)
+		if !ok || n > countOf(all, s) { // a non-str is in no order
+			return nil, errf(it)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// pyCount is seq.count(x) for an item x of seq (a list or a str; a dict has
+// no count method).
+func pyCount(seq, x any) (int, error) {
+	switch l := seq.(type) {
+	case []any:
+		n := 0
+		for _, y := range l {
+			if pyjson.Equal(y, x) {
+				n++
+			}
+		}
+		return n, nil
+	case string:
+		return strings.Count(l, x.(string)), nil // x is one of its characters
+	}
+	return 0, fmt.Errorf("'%s' object has no attribute 'count'", pyjson.TypeName(seq))
+}
+
+// newItems is the new_item_ids argument paired with the checked item_ids
+// (zip after upstream's `len(item_ids) != len(new_item_ids)` check, whose
+// error text is mismatch): its items, which any JSON value with a len()
+// can iterate.
+func newItems(ids []string, newIDs any, mismatch string) ([]any, error) {
+	n, err := pyjson.Len(newIDs)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) != n {
+		return nil, errors.New(mismatch)
+	}
+	return pyjson.Iterate(newIDs)
 }
 
 func firstItem(o *Order, itemID string) int {
@@ -266,23 +327,27 @@ func firstItem(o *Order, itemID string) int {
 }
 
 func cancelPendingOrder(_ context.Context, e *Env, a cancelArgs) (any, error) {
-	o, err := e.getOrder(a.OrderID)
+	id, o, err := e.getOrder(a.OrderID.V)
 	if err != nil {
 		return nil, err
 	}
 	if o.Status != StatusPending {
 		return nil, errors.New("Non-pending order cannot be cancelled")
 	}
-	if !slices.Contains(cancelReasons, a.Reason) {
+	reason, ok, err := pyjson.DictKey(a.Reason.V) // `reason not in {...}`
+	if err != nil {
+		return nil, err
+	}
+	if !ok || !slices.Contains(cancelReasons, reason) {
 		return nil, errors.New("Invalid reason")
 	}
 	refunds := make([]Payment, 0, len(o.PaymentHistory))
 	for _, p := range o.PaymentHistory {
 		refunds = append(refunds, Payment{TransactionType: "refund", Amount: p.Amount, PaymentMethodID: p.PaymentMethodID})
-		if _, err := e.getUser(o.UserID); err != nil {
+		if _, _, err := e.getUser(o.UserID); err != nil {
 			return nil, err
 		}
-		pm, err := e.getPaymentMethod(o.UserID, p.PaymentMethodID)
+		_, pm, err := e.getPaymentMethod(o.UserID, p.PaymentMethodID)
 		if err != nil {
 			// Gift cards refunded by earlier iterations stay refunded, as
 			// upstream mutates them in the loop.
@@ -293,68 +358,63 @@ func cancelPendingOrder(_ context.Context, e *Env, a cancelArgs) (any, error) {
 			pm.Balance = pyjson.Round(pm.Balance+p.Amount, 2)
 		}
 	}
-	om := e.mutOrder(a.OrderID)
+	om := e.mutOrder(id)
 	om.Status = StatusCancelled
-	reason := a.Reason
 	om.CancelReason = &reason
 	om.PaymentHistory = append(om.PaymentHistory, refunds...)
 	return om, nil
 }
 
 func exchangeDeliveredOrderItems(_ context.Context, e *Env, a exchangeArgs) (any, error) {
-	o, err := e.getOrder(a.OrderID)
+	id, o, err := e.getOrder(a.OrderID.V)
 	if err != nil {
 		return nil, err
 	}
 	if o.Status != StatusDelivered {
 		return nil, errors.New("Non-delivered order cannot be exchanged")
 	}
-	if a.ItemIDs == nil {
-		return nil, errNotIterable
-	}
-	ids := *a.ItemIDs
-	if err := checkCounts(o, ids, func(id string) error { return fmt.Errorf("Number of %s not found.", id) }); err != nil {
+	ids, err := checkCounts(o, a.ItemIDs.V, func(id any) error { return fmt.Errorf("Number of %s not found.", pyjson.Str(id)) })
+	if err != nil {
 		return nil, err
 	}
-	if a.NewItemIDs == nil {
-		return nil, errNoLen
-	}
-	newIDs := *a.NewItemIDs
-	if len(ids) != len(newIDs) {
-		return nil, errors.New("The number of items to be exchanged should match.")
+	news, err := newItems(ids, a.NewItemIDs.V, "The number of items to be exchanged should match.")
+	if err != nil {
+		return nil, err
 	}
 	// Python starts the sum at the int 0: with no items the difference
 	// stays an int.
 	diff := Number{Int: true}
-	for i, id := range ids {
-		k := firstItem(o, id)
+	newIDs := make([]string, 0, len(news))
+	for i, itemID := range ids {
+		k := firstItem(o, itemID)
 		if k < 0 {
-			return nil, fmt.Errorf("Item %s not found", id)
+			return nil, fmt.Errorf("Item %s not found", itemID)
 		}
-		v, err := e.getVariant(o.Items[k].ProductID, newIDs[i])
+		v, err := e.getVariant(o.Items[k].ProductID, news[i])
 		if err != nil {
 			return nil, err
 		}
+		newID := news[i].(string) // a variant's key
 		if !v.Available {
-			return nil, fmt.Errorf("New item %s not found or available", newIDs[i])
+			return nil, fmt.Errorf("New item %s not found or available", newID)
 		}
 		diff = Number{Value: diff.Value + (v.Price - o.Items[k].Price)}
+		newIDs = append(newIDs, newID)
 	}
 	if !diff.Int {
 		diff.Value = pyjson.Round(diff.Value, 2)
 	}
-	pm, err := e.getPaymentMethod(o.UserID, a.PaymentMethodID)
+	pmID, pm, err := e.getPaymentMethod(o.UserID, a.PaymentMethodID.V)
 	if err != nil {
 		return nil, err
 	}
 	if pm.IsGiftCard() && pm.Balance < diff.Value {
 		return nil, errors.New("Insufficient gift card balance to pay for the price difference")
 	}
-	om := e.mutOrder(a.OrderID)
+	om := e.mutOrder(id)
 	om.Status = StatusExchangeRequested
 	om.ExchangeItems = sortedCopy(ids)
 	om.ExchangeNewItems = sortedCopy(newIDs)
-	pmID := a.PaymentMethodID
 	om.ExchangePaymentMethodID = &pmID
 	om.ExchangePriceDifference = &diff
 	return om, nil
@@ -402,23 +462,33 @@ func lowerEqual(a, b string) bool {
 	return pyjson.Lower(a) == pyjson.Lower(b)
 }
 
-// errNoneLower is Python's error for calling .lower() on a null argument.
-var errNoneLower = errors.New("'NoneType' object has no attribute 'lower'")
+// lowerable is v for a call of v.lower(): Python's error for a value that
+// is not a str.
+func lowerable(v any) (string, error) {
+	s, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("'%s' object has no attribute 'lower'", pyjson.TypeName(v))
+	}
+	return s, nil
+}
 
 func findUserIDByNameZip(_ context.Context, e *Env, a nameZipArgs) (any, error) {
 	// Python evaluates first_name.lower() for every user, and
-	// last_name.lower() only once a first name matches.
+	// last_name.lower() only once a first name matches; zip is compared
+	// with == (a non-str never matches).
 	for id, u := range e.users.All() {
-		if a.FirstName == nil {
-			return nil, errNoneLower
+		first, err := lowerable(a.FirstName.V)
+		if err != nil {
+			return nil, err
 		}
-		if !lowerEqual(u.Name.FirstName, *a.FirstName) {
+		if !lowerEqual(u.Name.FirstName, first) {
 			continue
 		}
-		if a.LastName == nil {
-			return nil, errNoneLower
+		last, err := lowerable(a.LastName.V)
+		if err != nil {
+			return nil, err
 		}
-		if lowerEqual(u.Name.LastName, *a.LastName) && u.Address.Zip == a.Zip {
+		if zip, ok := a.Zip.V.(string); ok && lowerEqual(u.Name.LastName, last) && u.Address.Zip == zip {
 			return id, nil
 		}
 	}
@@ -427,10 +497,11 @@ func findUserIDByNameZip(_ context.Context, e *Env, a nameZipArgs) (any, error) 
 
 func findUserIDByEmail(_ context.Context, e *Env, a emailArgs) (any, error) {
 	for id, u := range e.users.All() {
-		if a.Email == nil {
-			return nil, errNoneLower
+		email, err := lowerable(a.Email.V)
+		if err != nil {
+			return nil, err
 		}
-		if lowerEqual(u.Email, *a.Email) {
+		if lowerEqual(u.Email, email) {
 			return id, nil
 		}
 	}
@@ -438,16 +509,21 @@ func findUserIDByEmail(_ context.Context, e *Env, a emailArgs) (any, error) {
 }
 
 func getOrderDetails(_ context.Context, e *Env, a orderArgs) (any, error) {
-	return e.getOrder(a.OrderID)
+	_, o, err := e.getOrder(a.OrderID.V)
+	return o, err
 }
 
 func getProductDetails(_ context.Context, e *Env, a productArgs) (any, error) {
-	return e.getProduct(a.ProductID)
+	return e.getProduct(a.ProductID.V)
 }
 
 func getItemDetails(_ context.Context, e *Env, a itemArgs) (any, error) {
 	for _, p := range e.d.db.Products.All() {
-		if v, ok := p.Variants.Get(a.ItemID); ok {
+		k, ok, err := pyjson.DictKey(a.ItemID.V)
+		if err != nil {
+			return nil, err
+		}
+		if v, found := p.Variants.Get(k); ok && found {
 			return v, nil
 		}
 	}
@@ -455,7 +531,8 @@ func getItemDetails(_ context.Context, e *Env, a itemArgs) (any, error) {
 }
 
 func getUserDetails(_ context.Context, e *Env, a userArgs) (any, error) {
-	return e.getUser(a.UserID)
+	_, u, err := e.getUser(a.UserID.V)
+	return u, err
 }
 
 func listAllProductTypes(_ context.Context, e *Env, _ noArgs) (any, error) {
@@ -476,117 +553,109 @@ func productTypes(db *DB) string {
 	return string(b)
 }
 
-// newAddress builds a UserAddress; pydantic rejects null fields.
-func newAddress(address1, address2, city, state, country, zip *string) (Address, error) {
-	fields := []struct {
-		name string
-		v    *string
-	}{{"address1", address1}, {"address2", address2}, {"city", city}, {"country", country}, {"state", state}, {"zip", zip}}
-	var bad []string
-	for _, f := range fields {
-		if f.v == nil {
-			bad = append(bad, f.name)
-		}
+// newAddress is UserAddress(address1=..., ...): pydantic validates the
+// lines, in the model's field order.
+func newAddress(address1, address2, city, state, country, zip tool.StrValue) (Address, error) {
+	var v pydantic.Validator
+	addr := Address{
+		Address1: v.Str("address1", address1.V),
+		Address2: v.Str("address2", address2.V),
+		City:     v.Str("city", city.V),
+		Country:  v.Str("country", country.V),
+		State:    v.Str("state", state.V),
+		Zip:      v.Str("zip", zip.V),
 	}
-	if len(bad) > 0 {
-		var b strings.Builder
-		plural := "s"
-		if len(bad) == 1 {
-			plural = ""
-		}
-		fmt.Fprintf(&b, "%d validation error%s for UserAddress", len(bad), plural)
-		for _, n := range bad {
-			fmt.Fprintf(&b, "\n%s\n  Input should be a valid string [type=string_type, input_value=None, input_type=NoneType]\n"+
-				"    For further information visit https://errors.pydantic.dev/2.12/v/string_type", n)
-		}
-		return Address{}, errors.New(b.String())
-	}
-	return Address{Address1: *address1, Address2: *address2, City: *city, Country: *country, State: *state, Zip: *zip}, nil
+	return addr, v.Err("UserAddress")
+}
+
+func (a *orderAddressArgs) address() (Address, error) {
+	return newAddress(a.Address1, a.Address2, a.City, a.State, a.Country, a.Zip)
+}
+
+func (a *userAddressArgs) address() (Address, error) {
+	return newAddress(a.Address1, a.Address2, a.City, a.State, a.Country, a.Zip)
 }
 
 func modifyPendingOrderAddress(_ context.Context, e *Env, a orderAddressArgs) (any, error) {
-	o, err := e.getOrder(a.OrderID)
+	id, o, err := e.getOrder(a.OrderID.V)
 	if err != nil {
 		return nil, err
 	}
 	if !isPending(o) {
 		return nil, errors.New("Non-pending order cannot be modified")
 	}
-	addr, err := newAddress(a.Address1, a.Address2, a.City, a.State, a.Country, a.Zip)
+	addr, err := a.address()
 	if err != nil {
 		return nil, err
 	}
-	om := e.mutOrder(a.OrderID)
+	om := e.mutOrder(id)
 	om.Address = addr
 	return om, nil
 }
 
 func modifyPendingOrderItems(_ context.Context, e *Env, a modifyItemsArgs) (any, error) {
-	o, err := e.getOrder(a.OrderID)
+	id, o, err := e.getOrder(a.OrderID.V)
 	if err != nil {
 		return nil, err
 	}
 	if o.Status != StatusPending {
 		return nil, errors.New("Non-pending order cannot be modified")
 	}
-	if a.ItemIDs == nil {
-		return nil, errNotIterable
-	}
-	ids := *a.ItemIDs
-	if err := checkCounts(o, ids, func(id string) error { return fmt.Errorf("%s not found", id) }); err != nil {
+	ids, err := checkCounts(o, a.ItemIDs.V, func(id any) error { return fmt.Errorf("%s not found", pyjson.Str(id)) })
+	if err != nil {
 		return nil, err
 	}
-	if a.NewItemIDs == nil {
-		return nil, errNoLen
-	}
-	newIDs := *a.NewItemIDs
-	if len(ids) != len(newIDs) {
-		return nil, errors.New("The number of items to be exchanged should match")
+	news, err := newItems(ids, a.NewItemIDs.V, "The number of items to be exchanged should match")
+	if err != nil {
+		return nil, err
 	}
 	diff := 0.0
 	// QUIRK: upstream writes the price and options of the last variant it
 	// looked up into every modified item.
 	var last *Variant
-	for i, id := range ids {
-		if id == newIDs[i] {
+	newIDs := make([]string, 0, len(news))
+	for i, itemID := range ids {
+		if s, ok := news[i].(string); ok && s == itemID {
 			return nil, errors.New("The new item id should be different from the old item id")
 		}
-		k := firstItem(o, id)
+		k := firstItem(o, itemID)
 		if k < 0 {
-			return nil, fmt.Errorf("Item %s not found", id)
+			return nil, fmt.Errorf("Item %s not found", itemID)
 		}
-		v, err := e.getVariant(o.Items[k].ProductID, newIDs[i])
+		v, err := e.getVariant(o.Items[k].ProductID, news[i])
 		if err != nil {
 			return nil, err
 		}
+		newID := news[i].(string) // a variant's key
 		if !v.Available {
-			return nil, fmt.Errorf("New item %s not found or available", newIDs[i])
+			return nil, fmt.Errorf("New item %s not found or available", newID)
 		}
 		diff += v.Price - o.Items[k].Price
 		last = v
+		newIDs = append(newIDs, newID)
 	}
-	pm, err := e.getPaymentMethod(o.UserID, a.PaymentMethodID)
+	pmID, pm, err := e.getPaymentMethod(o.UserID, a.PaymentMethodID.V)
 	if err != nil {
 		return nil, err
 	}
 	if pm.IsGiftCard() && pm.Balance < diff {
 		return nil, errors.New("Insufficient gift card balance to pay for the new item")
 	}
-	om := e.mutOrder(a.OrderID)
+	om := e.mutOrder(id)
 	kind := "refund"
 	if diff > 0 {
 		kind = "payment"
 	}
 	// QUIRK: the amount is abs(diff), not rounded.
-	om.PaymentHistory = append(om.PaymentHistory, Payment{TransactionType: kind, Amount: math.Abs(diff), PaymentMethodID: a.PaymentMethodID})
+	om.PaymentHistory = append(om.PaymentHistory, Payment{TransactionType: kind, Amount: math.Abs(diff), PaymentMethodID: pmID})
 	if pm.IsGiftCard() {
-		pm = e.mutPaymentMethod(o.UserID, a.PaymentMethodID)
+		pm = e.mutPaymentMethod(o.UserID, pmID)
 		pm.Balance = pyjson.Round(pm.Balance-diff, 2)
 	}
-	for i, id := range ids {
-		k := firstItem(om, id)
+	for i, itemID := range ids {
+		k := firstItem(om, itemID)
 		if k < 0 {
-			return nil, fmt.Errorf("Item %s not found", id)
+			return nil, fmt.Errorf("Item %s not found", itemID)
 		}
 		it := &om.Items[k]
 		it.ItemID = newIDs[i]
@@ -598,14 +667,14 @@ func modifyPendingOrderItems(_ context.Context, e *Env, a modifyItemsArgs) (any,
 }
 
 func modifyPendingOrderPayment(_ context.Context, e *Env, a modifyPaymentArgs) (any, error) {
-	o, err := e.getOrder(a.OrderID)
+	id, o, err := e.getOrder(a.OrderID.V)
 	if err != nil {
 		return nil, err
 	}
 	if !isPending(o) {
 		return nil, errors.New("Non-pending order cannot be modified")
 	}
-	pm, err := e.getPaymentMethod(o.UserID, a.PaymentMethodID)
+	pmID, pm, err := e.getPaymentMethod(o.UserID, a.PaymentMethodID.V)
 	if err != nil {
 		return nil, err
 	}
@@ -613,22 +682,22 @@ func modifyPendingOrderPayment(_ context.Context, e *Env, a modifyPaymentArgs) (
 		return nil, errors.New("There should be exactly one payment for a pending order")
 	}
 	oldID := o.PaymentHistory[0].PaymentMethodID
-	if oldID == a.PaymentMethodID {
+	if oldID == pmID {
 		return nil, errors.New("The new payment method should be different from the current one")
 	}
 	amount := o.PaymentHistory[0].Amount
 	if pm.IsGiftCard() && pm.Balance < amount {
 		return nil, errors.New("Insufficient gift card balance to pay for the order")
 	}
-	om := e.mutOrder(a.OrderID)
+	om := e.mutOrder(id)
 	om.PaymentHistory = append(om.PaymentHistory,
-		Payment{TransactionType: "payment", Amount: amount, PaymentMethodID: a.PaymentMethodID},
+		Payment{TransactionType: "payment", Amount: amount, PaymentMethodID: pmID},
 		Payment{TransactionType: "refund", Amount: amount, PaymentMethodID: oldID})
 	if pm.IsGiftCard() {
-		pm = e.mutPaymentMethod(o.UserID, a.PaymentMethodID)
+		pm = e.mutPaymentMethod(o.UserID, pmID)
 		pm.Balance = pyjson.Round(pm.Balance-amount, 2)
 	}
-	old, err := e.getPaymentMethod(o.UserID, oldID)
+	_, old, err := e.getPaymentMethod(o.UserID, oldID)
 	if err != nil {
 		// Upstream has already recorded the new payment (and charged a new
 		// gift card) when this lookup fails.
@@ -642,30 +711,31 @@ func modifyPendingOrderPayment(_ context.Context, e *Env, a modifyPaymentArgs) (
 }
 
 func modifyUserAddress(_ context.Context, e *Env, a userAddressArgs) (any, error) {
-	if _, err := e.getUser(a.UserID); err != nil {
-		return nil, err
-	}
-	addr, err := newAddress(a.Address1, a.Address2, a.City, a.State, a.Country, a.Zip)
+	id, _, err := e.getUser(a.UserID.V)
 	if err != nil {
 		return nil, err
 	}
-	u, _ := e.users.Mut(a.UserID)
+	addr, err := a.address()
+	if err != nil {
+		return nil, err
+	}
+	u, _ := e.users.Mut(id)
 	u.Address = addr
 	return u, nil
 }
 
 func returnDeliveredOrderItems(_ context.Context, e *Env, a returnArgs) (any, error) {
-	o, err := e.getOrder(a.OrderID)
+	id, o, err := e.getOrder(a.OrderID.V)
 	if err != nil {
 		return nil, err
 	}
 	if o.Status != StatusDelivered {
 		return nil, errors.New("Non-delivered order cannot be returned")
 	}
-	if _, err := e.getUser(o.UserID); err != nil {
+	if _, _, err := e.getUser(o.UserID); err != nil {
 		return nil, err
 	}
-	pm, err := e.getPaymentMethod(o.UserID, a.PaymentMethodID)
+	pmID, pm, err := e.getPaymentMethod(o.UserID, a.PaymentMethodID.V)
 	if err != nil {
 		return nil, err
 	}
@@ -673,21 +743,17 @@ func returnDeliveredOrderItems(_ context.Context, e *Env, a returnArgs) (any, er
 		if len(o.PaymentHistory) == 0 {
 			return nil, errors.New("list index out of range")
 		}
-		if a.PaymentMethodID != o.PaymentHistory[0].PaymentMethodID {
+		if pmID != o.PaymentHistory[0].PaymentMethodID {
 			return nil, errors.New("Payment method should be the original payment method")
 		}
 	}
-	if a.ItemIDs == nil {
-		return nil, errNotIterable
-	}
-	ids := *a.ItemIDs
-	if err := checkCounts(o, ids, func(string) error { return errors.New("Some item not found") }); err != nil {
+	ids, err := checkCounts(o, a.ItemIDs.V, func(any) error { return errors.New("Some item not found") })
+	if err != nil {
 		return nil, err
 	}
-	om := e.mutOrder(a.OrderID)
+	om := e.mutOrder(id)
 	om.Status = StatusReturnRequested
 	om.ReturnItems = sortedCopy(ids)
-	pmID := a.PaymentMethodID
 	om.ReturnPaymentMethodID = &pmID
 	return om, nil
 }

@@ -311,6 +311,65 @@ var toolCases = []toolCase{
 		c("return_delivered_order_items", `{"order_id": "#W2", "item_ids": ["4000000001"], "payment_method_id": "gift_card_2"}`),
 	}},
 
+	// arguments of other JSON types than documented: upstream's code gets
+	// them as json.loads made them and fails, or not, on its own
+	{"types/calculate", []call{
+		c("calculate", `{"expression": 12}`),
+		c("calculate", `{"expression": ["1", "+", "2"]}`),
+		c("calculate", `{"expression": ["1", 2]}`),
+		c("calculate", `{"expression": ["1", "x"]}`),
+		c("calculate", `{"expression": {"2*3": 1}}`),
+	}},
+	{"types/ids", []call{
+		c("get_order_details", `{"order_id": 1}`),
+		c("get_order_details", `{"order_id": ["#W1"]}`),
+		c("get_order_details", `{"order_id": {"#W1": 1}}`),
+		c("get_product_details", `{"product_id": 1000000001}`),
+		c("get_product_details", `{"product_id": true}`),
+		c("get_item_details", `{"item_id": 2000000001}`),
+		c("get_item_details", `{"item_id": ["2000000001"]}`),
+		c("get_user_details", `{"user_id": 1.5}`),
+		c("get_user_details", `{"user_id": {}}`),
+	}},
+	{"types/find-user", []call{
+		c("find_user_id_by_email", `{"email": ["alice.smith@example.com"]}`),
+		c("find_user_id_by_email", `{"email": 4.5}`),
+		c("find_user_id_by_email", `{"email": false}`),
+		c("find_user_id_by_name_zip", `{"first_name": 7, "last_name": "Smith", "zip": "78701"}`),
+		c("find_user_id_by_name_zip", `{"first_name": "Alice", "last_name": ["Smith"], "zip": "78701"}`),
+		c("find_user_id_by_name_zip", `{"first_name": "Alice", "last_name": "Smith", "zip": 78701}`),
+	}},
+	{"types/cancel", []call{
+		c("cancel_pending_order", `{"order_id": "#W1", "reason": ["no longer needed"]}`),
+		c("cancel_pending_order", `{"order_id": "#W1", "reason": 1}`),
+		c("cancel_pending_order", `{"order_id": 1, "reason": "no longer needed"}`),
+	}},
+	{"types/item-lists", []call{
+		c("return_delivered_order_items", `{"order_id": "#W2", "item_ids": "4000000001", "payment_method_id": "credit_card_1"}`),
+		c("return_delivered_order_items", `{"order_id": "#W2", "item_ids": {"4000000001": 1}, "payment_method_id": "credit_card_1"}`),
+		c("return_delivered_order_items", `{"order_id": "#W2", "item_ids": [4000000001], "payment_method_id": "credit_card_1"}`),
+		c("return_delivered_order_items", `{"order_id": "#W2", "item_ids": 4000000001, "payment_method_id": "credit_card_1"}`),
+		c("return_delivered_order_items", `{"order_id": "#W2", "item_ids": ["4000000001"], "payment_method_id": ["credit_card_1"]}`),
+		c("exchange_delivered_order_items", `{"order_id": "#W2", "item_ids": ["2000000002"], "new_item_ids": 2000000001, "payment_method_id": "credit_card_1"}`),
+		c("exchange_delivered_order_items", `{"order_id": "#W2", "item_ids": ["2000000002"], "new_item_ids": [["2000000001"]], "payment_method_id": "credit_card_1"}`),
+		c("exchange_delivered_order_items", `{"order_id": "#W2", "item_ids": ["2000000002"], "new_item_ids": "x", "payment_method_id": "credit_card_1"}`),
+		c("exchange_delivered_order_items", `{"order_id": "#W2", "item_ids": ["2000000002"], "new_item_ids": [2000000001], "payment_method_id": "credit_card_1"}`),
+		c("modify_pending_order_items", `{"order_id": "#W1", "item_ids": [true], "new_item_ids": ["2000000002"], "payment_method_id": "credit_card_1"}`),
+		c("modify_pending_order_items", `{"order_id": "#W1", "item_ids": ["2000000001"], "new_item_ids": ["2000000002"], "payment_method_id": 5}`),
+	}},
+	{"types/empty-non-lists", []call{
+		c("exchange_delivered_order_items", `{"order_id": "#W2", "item_ids": {}, "new_item_ids": "", "payment_method_id": "credit_card_1"}`),
+		c("return_delivered_order_items", `{"order_id": "#W2", "item_ids": "", "payment_method_id": "credit_card_1"}`),
+	}},
+	{"types/new-items-dict", []call{
+		c("modify_pending_order_items", `{"order_id": "#W1", "item_ids": ["2000000001"], "new_item_ids": {"2000000002": null}, "payment_method_id": "credit_card_1"}`),
+	}},
+	{"types/addresses", []call{
+		c("modify_pending_order_address", `{"order_id": "#W1", "address1": 5, "address2": ["Apt 2"], "city": "Reno", "state": true, "country": "USA", "zip": 89501}`),
+		c("modify_user_address", `{"user_id": ["alice_1"], "address1": "5 New Rd", "address2": "", "city": "Reno", "state": "NV", "country": "USA", "zip": "89501"}`),
+		c("modify_user_address", `{"user_id": "alice_1", "address1": "5 New Rd", "address2": "", "city": {"name": "Reno"}, "state": "NV", "country": "USA", "zip": 1.5}`),
+	}},
+
 	// transfer_to_human_agents and dispatch
 	{"transfer/ok", []call{c("transfer_to_human_agents", `{"summary": "The user wants a refund to a new card."}`)}},
 	{"transfer/any-summary-type", []call{c("transfer_to_human_agents", `{"summary": {"issue": 1}}`)}},

@@ -68,6 +68,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/clip"
 	"github.com/ledgerbench/ledgerbench/ledger"
 	"github.com/ledgerbench/ledgerbench/pyjson"
+	"github.com/ledgerbench/ledgerbench/tool"
 )
 
 // Policy clauses: headings of the composed policy text.
@@ -94,7 +95,21 @@ const refuelEps = 1e-9
 // by its tool (tools.go), for all its predicates; what the tool rejects is
 // the failure telecom.<tool>.arguments.
 func (d *Domain) DecodeArgs(tool string, raw json.RawMessage) (any, *ledger.Failure) {
-	return ledger.DecodeTool("telecom", tool, raw, d.agent.Decode, argsClause)
+	return ledger.DecodeTool("telecom", tool, raw, d.decodeArgs, argsClause)
+}
+
+// decodeArgs decodes a write's arguments as its tool does and asks for the
+// documented types (the tools take any JSON value, as upstream's do);
+// gb_amount has its own rule (refuel_amount).
+func (d *Domain) decodeArgs(name string, raw json.RawMessage) (any, error) {
+	a, err := d.agent.Decode(name, raw)
+	if err != nil {
+		return nil, err
+	}
+	if err := tool.CheckTypes(a, "gb_amount"); err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
 // argsClause is the policy section of a write tool's arguments.
@@ -172,17 +187,17 @@ type callArgs interface {
 	bill() string
 }
 
-func (a *suspendArgs) customer() string { return a.CustomerID }
-func (a *suspendArgs) line() string     { return a.LineID }
+func (a *suspendArgs) customer() string { return a.CustomerID.Text() }
+func (a *suspendArgs) line() string     { return a.LineID.Text() }
 func (a *suspendArgs) bill() string     { return "" }
-func (a *lineArgs) customer() string    { return a.CustomerID }
-func (a *lineArgs) line() string        { return a.LineID }
+func (a *lineArgs) customer() string    { return a.CustomerID.Text() }
+func (a *lineArgs) line() string        { return a.LineID.Text() }
 func (a *lineArgs) bill() string        { return "" }
-func (a *paymentArgs) customer() string { return a.CustomerID }
+func (a *paymentArgs) customer() string { return a.CustomerID.Text() }
 func (a *paymentArgs) line() string     { return "" }
-func (a *paymentArgs) bill() string     { return a.BillID }
-func (a *refuelArgs) customer() string  { return a.CustomerID }
-func (a *refuelArgs) line() string      { return a.LineID }
+func (a *paymentArgs) bill() string     { return a.BillID.Text() }
+func (a *refuelArgs) customer() string  { return a.CustomerID.Text() }
+func (a *refuelArgs) line() string      { return a.LineID.Text() }
 func (a *refuelArgs) bill() string      { return "" }
 
 func compact(raw json.RawMessage) string {

@@ -174,6 +174,7 @@ func TestGatePredicates(t *testing.T) {
 		{"another customer", roamOff, "disable_roaming", `{"customer_id": "C1002", "line_id": "L1004"}`, ledger.Revise, []string{"customer_identified", "enabled"}},
 		{"numeric customer id", roamOff, "refuel_data", `{"customer_id": 1001, "line_id": "L1002", "gb_amount": 1}`, ledger.Revise, []string{"arguments"}},
 		{"arguments not an object", roamOff, "refuel_data", `["C1001", "L1002", 2]`, ledger.Revise, []string{"arguments"}},
+		{"list customer id", roamOff, "enable_roaming", `{"customer_id": ["C1001"], "line_id": "L1002"}`, ledger.Revise, []string{"arguments"}},
 		{"arguments null", roamOff, "suspend_line", `null`, ledger.Revise, []string{"arguments"}},
 		{"missing customer id", roamOff, "resume_line", `{"line_id": "L1002"}`, ledger.Revise, []string{"arguments"}},
 

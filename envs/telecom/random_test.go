@@ -114,6 +114,35 @@ func randomScenarios(d *Domain, n int, seed uint64) []scenario {
 		func() (message.Requestor, string, string, json.RawMessage) {
 			return u, "tool", "set_apn_settings", args("apn_settings", pick("internet", 5, []any{}))
 		},
+		// Other JSON types for the agent tools' str arguments: upstream's
+		// code compares, formats or calls methods on them.
+		func() (message.Requestor, string, string, json.RawMessage) {
+			odd := func() any {
+				return pick(1001, 2.5, true, nil, []any{"C1001"}, map[string]any{"L1002": 1}, "", []any{})
+			}
+			switch r.IntN(7) {
+			case 0:
+				return a, "tool", "get_customer_by_phone", args("phone_number", odd())
+			case 1:
+				return a, "tool", "get_customer_by_name", args("full_name", pick(odd(), "John Smith"), "dob", pick(odd(), "1985-06-15"))
+			case 2:
+				return a, "tool", pick("get_details_by_id", "get_customer_by_id").(string), args("id", odd(), "customer_id", odd())
+			case 3:
+				return a, "tool", "suspend_line", args("customer_id", pick(odd(), customers()), "line_id", pick(odd(), lines()), "reason", odd())
+			case 4:
+				return a, "tool", pick("resume_line", "get_data_usage", "enable_roaming", "disable_roaming").(string), args("customer_id", pick(odd(), customers()), "line_id", pick(odd(), lines()))
+			case 5:
+				return a, "tool", "send_payment_request", args("customer_id", pick(odd(), customers()), "bill_id", pick(odd(), bills()))
+			}
+			return a, "tool", pick("refuel_data", "transfer_to_human_agents").(string), args("customer_id", pick(odd(), customers()), "line_id", pick(odd(), lines()), "gb_amount", 1, "summary", odd())
+		},
+		func() (message.Requestor, string, string, json.RawMessage) {
+			odd := pick(7, 2.5, true, nil, []any{"messaging"}, map[string]any{"messaging": 1}, "")
+			if r.IntN(2) == 0 {
+				return u, "tool", pick("check_app_status", "check_app_permissions").(string), args("app_name", odd)
+			}
+			return u, "tool", "grant_app_permission", args("app_name", pick(odd, "messaging"), "permission", pick(odd, "sms"))
+		},
 		func() (message.Requestor, string, string, json.RawMessage) {
 			return a, "func", "set_data_usage", args("customer_id", customers(), "line_id", lines(), "data_used_gb", pick(1.5, 15.1, 20.0))
 		},

@@ -1,13 +1,14 @@
 package telecom
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/ledgerbench/ledgerbench/pyjson"
 	"github.com/ledgerbench/ledgerbench/tool"
@@ -30,11 +31,16 @@ const agentClass = "TelecomTools"
 
 // --- lookups (upstream's private helpers; errors are upstream's texts) ---
 
-func (e *Env) customerByID(id string) (*Customer, error) {
-	if c, ok := e.customers.Get(id); ok {
-		return c, nil
+// The lookups by an argument take it as json.loads gave it (upstream
+// compares it with ==, so only a str can match; the error shows its str()).
+
+func (e *Env) customerByID(id any) (*Customer, error) {
+	if s, ok := id.(string); ok {
+		if c, ok := e.customers.Get(s); ok {
+			return c, nil
+		}
 	}
-	return nil, fmt.Errorf("Customer with ID %s not found", id)
+	return nil, fmt.Errorf("Customer with ID %s not found", pyjson.Str(id))
 }
 
 func (e *Env) lineByID(id string) (*Line, error) {
@@ -74,9 +80,10 @@ func (e *Env) billByID(id string) (*Bill, error) {
 	return nil, fmt.Errorf("Bill with ID %s not found", id)
 }
 
-func (e *Env) customerByPhone(phone string) (*Customer, error) {
+func (e *Env) customerByPhone(phone any) (*Customer, error) {
+	s, isStr := phone.(string)
 	for _, c := range e.customers.All() {
-		if c.PhoneNumber == phone {
+		if isStr && c.PhoneNumber == s {
 			return c, nil
 		}
 		for _, lid := range c.LineIDs {
@@ -84,25 +91,26 @@ func (e *Env) customerByPhone(phone string) (*Customer, error) {
 			if err != nil {
 				return nil, err
 			}
-			if l.PhoneNumber == phone {
+			if isStr && l.PhoneNumber == s {
 				return c, nil
 			}
 		}
 	}
-	return nil, fmt.Errorf("Customer with phone number %s not found", phone)
+	return nil, fmt.Errorf("Customer with phone number %s not found", pyjson.Str(phone))
 }
 
 // targetLine is upstream's _get_target_line: the line must belong to the
 // customer.
-func (e *Env) targetLine(customerID, lineID string) (*Line, error) {
+func (e *Env) targetLine(customerID, lineID any) (*Line, error) {
 	c, err := e.customerByID(customerID)
 	if err != nil {
 		return nil, err
 	}
-	if !slices.Contains(c.LineIDs, lineID) {
-		return nil, fmt.Errorf("Line %s not found for customer %s", lineID, customerID)
+	lid, ok := lineID.(string)
+	if !ok || !slices.Contains(c.LineIDs, lid) {
+		return nil, fmt.Errorf("Line %s not found for customer %s", pyjson.Str(lineID), pyjson.Str(customerID))
 	}
-	return e.lineByID(lineID)
+	return e.lineByID(lid)
 }
 
 // awaitingBills lists the customer's bills awaiting payment, in bill_ids
@@ -185,83 +193,58 @@ func (e *Env) applyOneTimeCharge(customerID string, amount float64, desc string)
 // --- arguments ---
 
 type phoneArgs struct {
-	PhoneNumber string `json:"phone_number"`
+	PhoneNumber tool.StrValue `json:"phone_number"`
 }
 
 type customerIDArgs struct {
-	CustomerID string `json:"customer_id"`
+	CustomerID tool.StrValue `json:"customer_id"`
 }
 
 type nameArgs struct {
-	FullName string `json:"full_name"`
-	DOB      string `json:"dob"`
+	FullName tool.StrValue `json:"full_name"`
+	DOB      tool.StrValue `json:"dob"`
 }
 
 type idArgs struct {
-	ID string `json:"id"`
+	ID tool.StrValue `json:"id"`
 }
 
 type suspendArgs struct {
-	CustomerID string `json:"customer_id"`
-	LineID     string `json:"line_id"`
-	Reason     string `json:"reason"`
+	CustomerID tool.StrValue `json:"customer_id"`
+	LineID     tool.StrValue `json:"line_id"`
+	Reason     tool.StrValue `json:"reason"` // only logged upstream
 }
 
 type lineArgs struct {
-	CustomerID string `json:"customer_id"`
-	LineID     string `json:"line_id"`
+	CustomerID tool.StrValue `json:"customer_id"`
+	LineID     tool.StrValue `json:"line_id"`
 }
 
 type billsArgs struct {
-	CustomerID string `json:"customer_id"`
-	Limit      optInt `json:"limit,omitempty"`
+	CustomerID tool.StrValue `json:"customer_id"`
+	Limit      limitArg      `json:"limit,omitempty"`
 }
 
 type paymentArgs struct {
-	CustomerID string `json:"customer_id"`
-	BillID     string `json:"bill_id"`
+	CustomerID tool.StrValue `json:"customer_id"`
+	BillID     tool.StrValue `json:"bill_id"`
 }
 
 type summaryArgs struct {
-	Summary string `json:"summary"`
+	Summary tool.StrValue `json:"summary"` // never inspected
 }
 
 type refuelArgs struct {
-	CustomerID string        `json:"customer_id"`
-	LineID     string        `json:"line_id"`
+	CustomerID tool.StrValue `json:"customer_id"`
+	LineID     tool.StrValue `json:"line_id"`
 	GBAmount   tool.NumValue `json:"gb_amount"`
 }
 
-// optInt is an optional integer argument that keeps Python's distinction
-// between an absent value (the default) and an explicit null (None).
-type optInt struct {
-	set  bool
-	null bool
-	v    int
-}
+// limitArg is get_bills_for_customer's limit (int = 12): any JSON value,
+// used as a slice bound.
+type limitArg struct{ tool.Value }
 
-func (o *optInt) UnmarshalJSON(b []byte) error {
-	o.set = true
-	switch string(bytes.TrimSpace(b)) {
-	case "null":
-		o.null = true
-		return nil
-	case "true":
-		o.v = 1
-		return nil
-	case "false":
-		o.v = 0
-		return nil
-	}
-	var n int
-	if err := json.Unmarshal(b, &n); err != nil {
-		return errors.New("slice indices must be integers or None or have an __index__ method")
-	}
-	o.v = n
-	return nil
-}
-
-func (optInt) JSONSchema() *pyjson.Dict {
+func (limitArg) JSONSchema() *pyjson.Dict {
 	d := &pyjson.Dict{}
 	d.Set("type", "integer")
 	d.Set("default", 12)
@@ -306,17 +289,21 @@ func agentTools() *tool.Set[*Env] {
 }
 
 func getCustomerByPhone(_ context.Context, e *Env, a phoneArgs) (any, error) {
-	return e.customerByPhone(a.PhoneNumber)
+	return e.customerByPhone(a.PhoneNumber.V)
 }
 
 func getCustomerByID(_ context.Context, e *Env, a customerIDArgs) (any, error) {
-	return e.customerByID(a.CustomerID)
+	return e.customerByID(a.CustomerID.V)
 }
 
 func getCustomerByName(_ context.Context, e *Env, a nameArgs) (any, error) {
 	out := []*Customer{}
 	for _, c := range e.customers.All() {
-		if pyjson.Lower(c.FullName) == pyjson.Lower(a.FullName) && c.DateOfBirth == a.DOB {
+		name, ok := a.FullName.V.(string)
+		if !ok {
+			return nil, fmt.Errorf("'%s' object has no attribute 'lower'", pyjson.TypeName(a.FullName.V))
+		}
+		if dob, ok := a.DOB.V.(string); ok && pyjson.Lower(c.FullName) == pyjson.Lower(name) && c.DateOfBirth == dob {
 			out = append(out, c)
 		}
 	}
@@ -324,33 +311,37 @@ func getCustomerByName(_ context.Context, e *Env, a nameArgs) (any, error) {
 }
 
 func getDetailsByID(_ context.Context, e *Env, a idArgs) (any, error) {
-	if a.ID == "" {
-		return nil, fmt.Errorf("Unknown ID format or type: %s", a.ID)
+	id, ok := a.ID.V.(string)
+	if !ok {
+		return nil, fmt.Errorf("'%s' object has no attribute 'startswith'", pyjson.TypeName(a.ID.V))
 	}
-	switch a.ID[0] {
+	if id == "" {
+		return nil, fmt.Errorf("Unknown ID format or type: %s", id)
+	}
+	switch id[0] {
 	case 'L':
-		return e.lineByID(a.ID)
+		return e.lineByID(id)
 	case 'D':
-		return e.deviceByID(a.ID)
+		return e.deviceByID(id)
 	case 'B':
-		return e.billByID(a.ID)
+		return e.billByID(id)
 	case 'C':
-		return e.customerByID(a.ID)
+		return e.customerByID(id)
 	case 'P':
-		return e.planByID(a.ID)
+		return e.planByID(id)
 	}
-	return nil, fmt.Errorf("Unknown ID format or type: %s", a.ID)
+	return nil, fmt.Errorf("Unknown ID format or type: %s", id)
 }
 
 func suspendLine(_ context.Context, e *Env, a suspendArgs) (any, error) {
-	l, err := e.targetLine(a.CustomerID, a.LineID)
+	l, err := e.targetLine(a.CustomerID.V, a.LineID.V)
 	if err != nil {
 		return nil, err
 	}
 	if l.Status != LineActive {
 		return nil, errors.New("Line must be active to suspend")
 	}
-	ml, _ := e.lines.Mut(a.LineID)
+	ml, _ := e.lines.Mut(a.LineID.Text())
 	ml.Status = LineSuspended
 	d := today
 	ml.SuspensionStartDate = &d
@@ -361,14 +352,14 @@ func suspendLine(_ context.Context, e *Env, a suspendArgs) (any, error) {
 }
 
 func resumeLine(_ context.Context, e *Env, a lineArgs) (any, error) {
-	l, err := e.targetLine(a.CustomerID, a.LineID)
+	l, err := e.targetLine(a.CustomerID.V, a.LineID.V)
 	if err != nil {
 		return nil, err
 	}
 	if l.Status != LineSuspended && l.Status != LinePendingActivation {
 		return nil, errors.New("Line must be suspended to resume")
 	}
-	ml, _ := e.lines.Mut(a.LineID)
+	ml, _ := e.lines.Mut(a.LineID.Text())
 	ml.Status = LineActive
 	ml.SuspensionStartDate = nil
 	res := &pyjson.Dict{}
@@ -378,7 +369,7 @@ func resumeLine(_ context.Context, e *Env, a lineArgs) (any, error) {
 }
 
 func getBillsForCustomer(_ context.Context, e *Env, a billsArgs) (any, error) {
-	c, err := e.customerByID(a.CustomerID)
+	c, err := e.customerByID(a.CustomerID.V)
 	if err != nil {
 		return nil, err
 	}
@@ -399,18 +390,38 @@ func getBillsForCustomer(_ context.Context, e *Env, a billsArgs) (any, error) {
 		}
 		return 0
 	})
-	limit := 12
-	if a.Limit.set {
-		if a.Limit.null {
-			return bills, nil
+	var limit int
+	switch x := a.Limit.Or(json.Number("12")).(type) {
+	case nil:
+		return bills, nil
+	case bool:
+		if x {
+			limit = 1
 		}
-		limit = a.Limit.v
+	case json.Number:
+		n, err := strconv.ParseInt(string(x), 10, 64)
+		switch {
+		case err == nil:
+			limit = int(n)
+		case !pyjson.IsInt(x):
+			return nil, errSliceIndex
+		case strings.HasPrefix(string(x), "-"): // beyond int64: the whole list or none of it
+			limit = math.MinInt
+		default:
+			limit = math.MaxInt
+		}
+	default:
+		return nil, errSliceIndex
 	}
 	return bills[:pySliceEnd(limit, len(bills))], nil
 }
 
+// errSliceIndex is Python's error for seq[:limit] with a limit that is not
+// an int or None.
+var errSliceIndex = errors.New("slice indices must be integers or None or have an __index__ method")
+
 func sendPaymentRequest(_ context.Context, e *Env, a paymentArgs) (any, error) {
-	c, err := e.customerByID(a.CustomerID)
+	c, err := e.customerByID(a.CustomerID.V)
 	if err != nil {
 		return nil, err
 	}
@@ -421,19 +432,20 @@ func sendPaymentRequest(_ context.Context, e *Env, a paymentArgs) (any, error) {
 	if len(waiting) != 0 {
 		return nil, errors.New("A bill is already awaiting payment for this customer")
 	}
-	if !slices.Contains(c.BillIDs, a.BillID) {
-		return nil, fmt.Errorf("Bill %s not found for customer %s", a.BillID, a.CustomerID)
+	bid, ok := a.BillID.V.(string)
+	if !ok || !slices.Contains(c.BillIDs, bid) {
+		return nil, fmt.Errorf("Bill %s not found for customer %s", pyjson.Str(a.BillID.V), pyjson.Str(a.CustomerID.V))
 	}
-	if _, err := e.billByID(a.BillID); err != nil {
+	if _, err := e.billByID(bid); err != nil {
 		return nil, err
 	}
-	b, _ := e.bills.Mut(a.BillID)
+	b, _ := e.bills.Mut(bid)
 	b.Status = BillAwaitingPayment
 	return "Payment request sent to the customer for bill " + b.BillID, nil
 }
 
 func getDataUsage(_ context.Context, e *Env, a lineArgs) (any, error) {
-	l, err := e.targetLine(a.CustomerID, a.LineID)
+	l, err := e.targetLine(a.CustomerID.V, a.LineID.V)
 	if err != nil {
 		return nil, err
 	}
@@ -444,7 +456,7 @@ func getDataUsage(_ context.Context, e *Env, a lineArgs) (any, error) {
 	// Upstream returns a plain dict, whose numbers its serialiser
 	// turns into strings.
 	res := &pyjson.Dict{}
-	res.Set("line_id", a.LineID)
+	res.Set("line_id", a.LineID.Text())
 	res.Set("data_used_gb", l.DataUsedGB.String())
 	res.Set("data_limit_gb", pyjson.Float(p.DataLimitGB))
 	res.Set("data_refueling_gb", pyjson.Float(l.DataRefuelingGB))
@@ -453,27 +465,27 @@ func getDataUsage(_ context.Context, e *Env, a lineArgs) (any, error) {
 }
 
 func enableRoaming(_ context.Context, e *Env, a lineArgs) (any, error) {
-	l, err := e.targetLine(a.CustomerID, a.LineID)
+	l, err := e.targetLine(a.CustomerID.V, a.LineID.V)
 	if err != nil {
 		return nil, err
 	}
 	if l.RoamingEnabled {
 		return "Roaming was already enabled", nil
 	}
-	ml, _ := e.lines.Mut(a.LineID)
+	ml, _ := e.lines.Mut(a.LineID.Text())
 	ml.RoamingEnabled = true
 	return "Roaming enabled successfully", nil
 }
 
 func disableRoaming(_ context.Context, e *Env, a lineArgs) (any, error) {
-	l, err := e.targetLine(a.CustomerID, a.LineID)
+	l, err := e.targetLine(a.CustomerID.V, a.LineID.V)
 	if err != nil {
 		return nil, err
 	}
 	if !l.RoamingEnabled {
 		return "Roaming was already disabled", nil
 	}
-	ml, _ := e.lines.Mut(a.LineID)
+	ml, _ := e.lines.Mut(a.LineID.Text())
 	ml.RoamingEnabled = false
 	return "Roaming disabled successfully", nil
 }
@@ -483,7 +495,7 @@ func transferToHumanAgents(_ context.Context, _ *Env, _ summaryArgs) (any, error
 }
 
 func refuelData(_ context.Context, e *Env, a refuelArgs) (any, error) {
-	l, err := e.targetLine(a.CustomerID, a.LineID)
+	l, err := e.targetLine(a.CustomerID.V, a.LineID.V)
 	if err != nil {
 		return nil, err
 	}
@@ -499,14 +511,14 @@ func refuelData(_ context.Context, e *Env, a refuelArgs) (any, error) {
 		return nil, err
 	}
 	charge := gb * p.DataRefuelingPricePerGB
-	ml, _ := e.lines.Mut(a.LineID)
+	ml, _ := e.lines.Mut(a.LineID.Text())
 	ml.DataRefuelingGB += gb
 	desc := "Data refueling: " + gbText + " GB at $" + pyjson.Float(p.DataRefuelingPricePerGB) + "/GB"
-	if err := e.applyOneTimeCharge(a.CustomerID, charge, desc); err != nil {
+	if err := e.applyOneTimeCharge(a.CustomerID.Text(), charge, desc); err != nil {
 		return nil, err
 	}
 	res := &pyjson.Dict{}
-	res.Set("message", "Successfully added "+gbText+" GB of data for line "+a.LineID+" for $"+pyjson.FormatFixed(charge, 2))
+	res.Set("message", "Successfully added "+gbText+" GB of data for line "+a.LineID.Text()+" for $"+pyjson.FormatFixed(charge, 2))
 	res.Set("new_data_refueling_gb", pyjson.Float(ml.DataRefuelingGB))
 	res.Set("charge", pyjson.Float(charge))
 	return res, nil
@@ -516,10 +528,7 @@ func refuelData(_ context.Context, e *Env, a refuelArgs) (any, error) {
 // length n.
 func pySliceEnd(limit, n int) int {
 	if limit < 0 {
-		limit += n
-		if limit < 0 {
-			limit = 0
-		}
+		limit = max(limit, -n) + n
 	}
 	return min(limit, n)
 }

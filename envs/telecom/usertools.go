@@ -358,6 +358,9 @@ func yesNo(b bool) string {
 
 // --- user tool arguments ---
 
+// modeArgs keeps a plain string: upstream assigns a mode of another type to
+// the device unvalidated and fails later on it, which the Phone model here
+// (a str field) cannot hold; such a call fails on decoding instead.
 type modeArgs struct {
 	Mode string `json:"mode"`
 }
@@ -367,12 +370,12 @@ type apnArgs struct {
 }
 
 type appArgs struct {
-	AppName string `json:"app_name"`
+	AppName tool.StrValue `json:"app_name"`
 }
 
 type grantArgs struct {
-	AppName    string `json:"app_name"`
-	Permission string `json:"permission"`
+	AppName    tool.StrValue `json:"app_name"`
+	Permission tool.StrValue `json:"permission"`
 }
 
 func userTools() *tool.Set[*Env] {
@@ -625,12 +628,28 @@ func checkInstalledApps(_ context.Context, e *Env, _ noArgs) (any, error) {
 	return "The following apps are installed on the phone: " + strings.Join(names, ", "), nil
 }
 
-func checkAppStatus(_ context.Context, e *Env, a appArgs) (any, error) {
-	i := e.dev().AppStatuses.find(a.AppName)
-	if i < 0 {
-		return "App '" + a.AppName + "' not found on this phone.", nil
+// app is app_statuses.get(app_name) for any JSON value: the app's index
+// (-1 for none) and str(app_name).
+func (e *Env) app(name any) (int, string, error) {
+	k, ok, err := pyjson.DictKey(name)
+	if err != nil {
+		return -1, "", err
 	}
-	lines := []string{"Status for App: " + a.AppName}
+	if !ok {
+		return -1, pyjson.Str(name), nil
+	}
+	return e.dev().AppStatuses.find(k), k, nil
+}
+
+func checkAppStatus(_ context.Context, e *Env, a appArgs) (any, error) {
+	i, name, err := e.app(a.AppName.V)
+	if err != nil {
+		return nil, err
+	}
+	if i < 0 {
+		return "App '" + name + "' not found on this phone.", nil
+	}
+	lines := []string{"Status for App: " + name}
 	granted := e.dev().AppStatuses[i].Status.Permissions.granted()
 	if len(granted) == 0 {
 		lines = append(lines, " - Permissions: None granted.")
@@ -644,28 +663,38 @@ func checkAppStatus(_ context.Context, e *Env, a appArgs) (any, error) {
 }
 
 func checkAppPermissions(_ context.Context, e *Env, a appArgs) (any, error) {
-	i := e.dev().AppStatuses.find(a.AppName)
+	i, name, err := e.app(a.AppName.V)
+	if err != nil {
+		return nil, err
+	}
 	if i < 0 {
-		return "App '" + a.AppName + "' not found on this phone.", nil
+		return "App '" + name + "' not found on this phone.", nil
 	}
 	granted := e.dev().AppStatuses[i].Status.Permissions.granted()
 	if len(granted) == 0 {
-		return "App '" + a.AppName + "' currently has no permissions granted.", nil
+		return "App '" + name + "' currently has no permissions granted.", nil
 	}
-	return "App '" + a.AppName + "' has permission for: " + strings.Join(granted, ", ") + ".", nil
+	return "App '" + name + "' has permission for: " + strings.Join(granted, ", ") + ".", nil
 }
 
 func grantAppPermission(_ context.Context, e *Env, a grantArgs) (any, error) {
-	perm := pyjson.Lower(a.Permission)
-	i := e.dev().AppStatuses.find(a.AppName)
+	i, name, err := e.app(a.AppName.V)
+	if err != nil {
+		return nil, err
+	}
+	p, ok := a.Permission.V.(string)
+	if !ok {
+		return nil, fmt.Errorf("'%s' object has no attribute 'lower'", pyjson.TypeName(a.Permission.V))
+	}
+	perm := pyjson.Lower(p)
 	switch {
 	case i < 0:
-		return e.withBar("Error. App '" + a.AppName + "' not found. Cannot grant permission."), nil
+		return e.withBar("Error. App '" + name + "' not found. Cannot grant permission."), nil
 	case !slices.Contains(permissionNames, perm):
-		return e.withBar("Error. Permission '" + perm + "' not tracked for app '" + a.AppName + "', available permissions: " + pyjson.Repr(permissionNames)), nil
+		return e.withBar("Error. Permission '" + perm + "' not tracked for app '" + name + "', available permissions: " + pyjson.Repr(permissionNames)), nil
 	}
 	*e.mutApps()[i].Status.Permissions.field(perm) = true
-	return e.withBar("Success. Permission '" + perm + "' granted to app '" + a.AppName + "'."), nil
+	return e.withBar("Success. Permission '" + perm + "' granted to app '" + name + "'."), nil
 }
 
 func canSendMMS(_ context.Context, e *Env, _ noArgs) (any, error) {

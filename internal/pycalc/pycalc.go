@@ -70,6 +70,30 @@ func Tau2(expr string) (string, error) {
 	return Calculate(expr, Py312)
 }
 
+// Tau2Value is τ²-bench's calculate tool on its argument as json.loads
+// gave it (see pyjson.Decode): Tau2 for a string; any other value is
+// iterated by the character check (a list's items and a dict's keys are
+// tested as substrings of Chars) and what passes fails in eval.
+func Tau2Value(v any) (string, error) {
+	if expr, ok := v.(string); ok {
+		return Tau2(expr)
+	}
+	items, err := pyjson.Iterate(v)
+	if err != nil {
+		return "", err
+	}
+	for _, it := range items {
+		s, ok := it.(string)
+		if !ok {
+			return "", fmt.Errorf("'in <string>' requires string as left operand, not %s", pyjson.TypeName(it))
+		}
+		if !strings.Contains(Chars, s) {
+			return "", &Error{Type: "ValueError", Msg: "Invalid characters in expression"}
+		}
+	}
+	return "", &Error{Type: "TypeError", Msg: "eval() arg 1 must be a string, bytes or code object"}
+}
+
 // Tau1 is the calculate tool of τ-bench and its descendants (τ-Trait's
 // telehealth): the same computation under CPython 3.11, with every failure
 // turned into text: "Error: invalid characters in expression" or

@@ -263,3 +263,29 @@ func ExampleTau1() {
 	// 36.0
 	// Error: invalid syntax. Perhaps you forgot a comma? (<string>, line 1)
 }
+
+// TestTau2Value: calculate on arguments json.loads made of other JSON types
+// than str (CPython 3.12 texts; the retail oracle compares them with
+// upstream's tool).
+func TestTau2Value(t *testing.T) {
+	for _, tc := range []struct {
+		arg  any
+		want string // the result or the error text
+	}{
+		{"1 + 1", "2.0"},
+		{nil, "'NoneType' object is not iterable"},
+		{true, "'bool' object is not iterable"},
+		{[]any{"1", "+"}, "eval() arg 1 must be a string, bytes or code object"},
+		{[]any{"12", true}, "'in <string>' requires string as left operand, not bool"},
+		{[]any{"1", "a"}, "Invalid characters in expression"},
+		{[]any{}, "eval() arg 1 must be a string, bytes or code object"},
+	} {
+		got, err := Tau2Value(tc.arg)
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("Tau2Value(%#v) = %q; want %q", tc.arg, got, tc.want)
+		}
+	}
+}
