@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/ledgerbench/ledgerbench/omap"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 )
 
 // Fast decoding of db.json. omap.Map's UnmarshalJSON runs a json.Decoder per
@@ -43,7 +44,7 @@ func orderedOf[V any](o object, decode func([]byte) (V, error)) (omap.Map[V], er
 }
 
 func stringMap(o object) (omap.Map[string], error) {
-	return orderedOf(o, func(b []byte) (string, error) { return decodeString(b) })
+	return orderedOf(o, pyjson.DecodeString)
 }
 
 type variantJSON struct {
@@ -180,135 +181,18 @@ func decodeDB(data []byte) (*DB, error) {
 	return &db, nil
 }
 
-// decodeString decodes a JSON string, without encoding/json when it has no
-// escapes.
-func decodeString(b []byte) (string, error) {
-	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' && bytes.IndexByte(b, '\\') < 0 {
-		return string(b[1 : len(b)-1]), nil
-	}
-	var s string
-	err := json.Unmarshal(b, &s)
-	return s, err
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-var errJSON = errors.New("invalid JSON")
-
-// skipValue returns the end of the JSON value starting at b[i]. It checks
-// structure (strings, nesting) only; values are validated when decoded.
-func skipValue(b []byte, i int) (int, error) {
-	if i >= len(b) {
-		return 0, errJSON
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				end, err := skipString(b, i)
-				if err != nil {
-					return 0, err
-				}
-				i = end
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1, nil
-				}
-			}
-			i++
-		}
-		return 0, errJSON
-	}
-	start := i
-	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
-		i++
-	}
-	if i == start {
-		return 0, errJSON
-	}
-	return i, nil
-}
-
-func skipString(b []byte, i int) (int, error) {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1, nil
-		}
-	}
-	return 0, errJSON
-}
-
 // members splits a JSON object into keys and raw values. null is an empty
 // object.
 func members(b []byte) ([]string, [][]byte, error) {
-	i := skipSpace(b, 0)
-	if bytes.HasPrefix(b[i:], []byte("null")) && skipSpace(b, i+4) == len(b) {
-		return nil, nil, nil
-	}
-	if i >= len(b) || b[i] != '{' {
-		return nil, nil, fmt.Errorf("expected a JSON object: %w", errJSON)
-	}
 	var keys []string
 	var vals [][]byte
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		if skipSpace(b, i+1) != len(b) {
-			return nil, nil, errJSON
-		}
-		return keys, vals, nil
+	err := pyjson.Object(b, func(k string, v []byte) error {
+		keys = append(keys, k)
+		vals = append(vals, v)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("invalid JSON: %w", err)
 	}
-	for {
-		if i >= len(b) || b[i] != '"' {
-			return nil, nil, errJSON
-		}
-		end, err := skipString(b, i)
-		if err != nil {
-			return nil, nil, err
-		}
-		key, err := decodeString(b[i:end])
-		if err != nil {
-			return nil, nil, err
-		}
-		i = skipSpace(b, end)
-		if i >= len(b) || b[i] != ':' {
-			return nil, nil, errJSON
-		}
-		i = skipSpace(b, i+1)
-		vend, err := skipValue(b, i)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", key, err)
-		}
-		keys = append(keys, key)
-		vals = append(vals, b[i:vend])
-		i = skipSpace(b, vend)
-		if i >= len(b) {
-			return nil, nil, errJSON
-		}
-		if b[i] == '}' {
-			if skipSpace(b, i+1) != len(b) {
-				return nil, nil, errJSON
-			}
-			return keys, vals, nil
-		}
-		if b[i] != ',' {
-			return nil, nil, errJSON
-		}
-		i = skipSpace(b, i+1)
-	}
+	return keys, vals, nil
 }

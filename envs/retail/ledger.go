@@ -32,6 +32,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/ledger"
 	"github.com/ledgerbench/ledgerbench/omap"
+	"github.com/ledgerbench/ledgerbench/pyjson"
 )
 
 // Ledger paths.
@@ -163,7 +164,7 @@ func fastString(v []byte) (string, error) {
 	if len(v) == 0 || v[0] != '"' {
 		return "", errShape
 	}
-	return decodeString(v)
+	return pyjson.DecodeString(v)
 }
 
 func fastStrings(v []byte) ([]string, error) {
@@ -202,83 +203,22 @@ func fastStringMap(v []byte) (m omap.Map[string], err error) {
 	return m, err
 }
 
-// elements splits a JSON array into its raw values.
+// elements splits a JSON array into its raw values (null is not an array
+// here: the reflective decoder decides it).
 func elements(b []byte) ([][]byte, error) {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '[' {
+	if isNullValue(bytes.TrimSpace(b)) {
 		return nil, errShape
 	}
-	var out [][]byte
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == ']' {
-		return out, nil
-	}
-	for {
-		end, err := skipValue(b, i)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, b[i:end])
-		i = skipSpace(b, end)
-		switch {
-		case i >= len(b):
-			return nil, errJSON
-		case b[i] == ']':
-			return out, nil
-		case b[i] != ',':
-			return nil, errJSON
-		}
-		i = skipSpace(b, i+1)
-	}
+	return pyjson.Elements(b)
 }
 
-// fields calls fn for each member of a JSON object in order, without
-// collecting them (members' scanning, allocation-free); a null member is
-// passed as is.
+// fields calls fn for each member of a JSON object in order (null is not an
+// object here: the reflective decoder decides it).
 func fields(b []byte, fn func(k string, v []byte) error) error {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
+	if isNullValue(bytes.TrimSpace(b)) {
 		return errShape
 	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return nil
-	}
-	for {
-		if i >= len(b) || b[i] != '"' {
-			return errJSON
-		}
-		end, err := skipString(b, i)
-		if err != nil {
-			return err
-		}
-		key, err := decodeString(b[i:end])
-		if err != nil {
-			return err
-		}
-		i = skipSpace(b, end)
-		if i >= len(b) || b[i] != ':' {
-			return errJSON
-		}
-		i = skipSpace(b, i+1)
-		vend, err := skipValue(b, i)
-		if err != nil {
-			return err
-		}
-		if err := fn(key, b[i:vend]); err != nil {
-			return err
-		}
-		i = skipSpace(b, vend)
-		switch {
-		case i >= len(b):
-			return errJSON
-		case b[i] == '}':
-			return nil
-		case b[i] != ',':
-			return errJSON
-		}
-		i = skipSpace(b, i+1)
-	}
+	return pyjson.Object(b, fn)
 }
 
 func fastAddress(v []byte) (a Address, err error) {
@@ -493,39 +433,16 @@ func fastProduct(b []byte) (*Product, error) {
 	return p, nil
 }
 
-// stringList decodes a JSON array of strings.
+// stringList decodes a JSON array of strings (not null).
 func stringList(b []byte) ([]string, bool) {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '[' {
+	if isNullValue(bytes.TrimSpace(b)) {
 		return nil, false
 	}
 	out := []string{}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == ']' {
-		return out, skipSpace(b, i+1) == len(b)
-	}
-	for {
-		if i >= len(b) || b[i] != '"' {
-			return nil, false
-		}
-		end, err := skipString(b, i)
-		if err != nil {
-			return nil, false
-		}
-		s, err := decodeString(b[i:end])
-		if err != nil {
-			return nil, false
-		}
+	err := pyjson.Array(b, func(_ int, e []byte) error {
+		s, err := fastString(e)
 		out = append(out, s)
-		i = skipSpace(b, end)
-		switch {
-		case i >= len(b):
-			return nil, false
-		case b[i] == ']':
-			return out, skipSpace(b, i+1) == len(b)
-		case b[i] != ',':
-			return nil, false
-		}
-		i = skipSpace(b, i+1)
-	}
+		return err
+	})
+	return out, err == nil
 }

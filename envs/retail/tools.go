@@ -155,37 +155,31 @@ func transferToHumanAgents(_ context.Context, _ *Env, _ transferArgs) (any, erro
 // value: `id in d` raises for a list or dict and is false for any other
 // non-string. They return the key found and a read-only record.
 
-func (e *Env) getOrder(id any) (string, *Order, error) {
+// lookup is upstream's `if id not in d: raise ValueError(notFound)` then
+// `d[id]`, for any of the DB's mappings (get is its Get).
+func lookup[V any](get func(string) (V, bool), id any, notFound string) (string, V, error) {
+	var zero V
 	k, ok, err := pyjson.DictKey(id)
 	if err != nil {
-		return "", nil, err
+		return "", zero, err
 	}
-	if o, found := e.orders.Get(k); ok && found {
-		return k, o, nil
+	if v, found := get(k); ok && found {
+		return k, v, nil
 	}
-	return "", nil, errors.New("Order not found")
+	return "", zero, errors.New(notFound)
+}
+
+func (e *Env) getOrder(id any) (string, *Order, error) {
+	return lookup(e.orders.Get, id, "Order not found")
 }
 
 func (e *Env) getUser(id any) (string, *User, error) {
-	k, ok, err := pyjson.DictKey(id)
-	if err != nil {
-		return "", nil, err
-	}
-	if u, found := e.users.Get(k); ok && found {
-		return k, u, nil
-	}
-	return "", nil, errors.New("User not found")
+	return lookup(e.users.Get, id, "User not found")
 }
 
 func (e *Env) getProduct(id any) (*Product, error) {
-	k, ok, err := pyjson.DictKey(id)
-	if err != nil {
-		return nil, err
-	}
-	if p, found := e.d.db.Products.Get(k); ok && found {
-		return p, nil
-	}
-	return nil, errors.New("Product not found")
+	_, p, err := lookup(e.d.db.Products.Get, id, "Product not found")
+	return p, err
 }
 
 func (e *Env) getVariant(productID string, itemID any) (*Variant, error) {
@@ -193,14 +187,8 @@ func (e *Env) getVariant(productID string, itemID any) (*Variant, error) {
 	if err != nil {
 		return nil, err
 	}
-	k, ok, err := pyjson.DictKey(itemID)
-	if err != nil {
-		return nil, err
-	}
-	if v, found := p.Variants.Get(k); ok && found {
-		return v, nil
-	}
-	return nil, errors.New("Variant not found")
+	_, v, err := lookup(p.Variants.Get, itemID, "Variant not found")
+	return v, err
 }
 
 func (e *Env) getPaymentMethod(userID string, id any) (string, *PaymentMethod, error) {
@@ -208,14 +196,7 @@ func (e *Env) getPaymentMethod(userID string, id any) (string, *PaymentMethod, e
 	if err != nil {
 		return "", nil, err
 	}
-	k, ok, err := pyjson.DictKey(id)
-	if err != nil {
-		return "", nil, err
-	}
-	if pm, found := u.PaymentMethods.Get(k); ok && found {
-		return k, pm, nil
-	}
-	return "", nil, errors.New("Payment method not found")
+	return lookup(u.PaymentMethods.Get, id, "Payment method not found")
 }
 
 // mutOrder and mutPaymentMethod return records this environment owns. They are
