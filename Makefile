@@ -56,7 +56,7 @@ BENCHTIME ?= 20x
 
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) ./internal/cli
-	$(GO) test -run '^$$' -bench '^BenchmarkLoadTau2$$' -benchmem -benchtime $(BENCHTIME) ./tasks
+	$(GO) test -run '^$$' -bench '^BenchmarkLoadTau2$$' -benchmem -benchtime $(BENCHTIME) ./internal/source/tasks
 
 bench-all:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)

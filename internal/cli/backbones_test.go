@@ -20,7 +20,7 @@ func TestBackbonesErrorsInFull(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
-			r := execCLI(t, t.Context(), "prompt", "--domain", "retail", "--task", "0", "--backbones", "../../llm/testdata/backbones/"+tc.file)
+			r := execCLI(t, t.Context(), "prompt", "--domain", "retail", "--task", "0", "--backbones", "../engine/llm/testdata/backbones/"+tc.file)
 			if r.code != ExitError {
 				t.Errorf("exit %d; want %d", r.code, ExitError)
 			}

@@ -6,10 +6,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
-	"github.com/ledgerbench/ledgerbench/internal/data"
-	"github.com/ledgerbench/ledgerbench/internal/domains"
-	"github.com/ledgerbench/ledgerbench/tasks"
+	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
+	"github.com/ledgerbench/ledgerbench/internal/core/atomicfile"
+	"github.com/ledgerbench/ledgerbench/internal/source/data"
+	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
 type dataPullOptions struct {

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ledgerbench/ledgerbench/internal/data"
-	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
+	"github.com/ledgerbench/ledgerbench/internal/source/data"
+	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
 func runCLI(t *testing.T, args ...string) (string, string, int) {

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/ledgerbench/ledgerbench/envs"
-	"github.com/ledgerbench/ledgerbench/internal/data"
-	"github.com/ledgerbench/ledgerbench/internal/domains"
+	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/source/data"
 )
 
 const allowModifiedUsage = "use data files that differ from their pinned hashes (the hashes actually loaded are recorded)"

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ledgerbench/ledgerbench/internal/openaitest"
+	"github.com/ledgerbench/ledgerbench/internal/core/openaitest"
 )
 
 // Item 7: without --user-backbone the user simulator is τ²-bench's default

@@ -12,7 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
+	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
 // Item 10: the Slurm array script and the Kubernetes Indexed Job manifest

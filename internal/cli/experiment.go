@@ -8,10 +8,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/ledgerbench/ledgerbench/internal/experiment"
-	"github.com/ledgerbench/ledgerbench/internal/report"
-	"github.com/ledgerbench/ledgerbench/internal/runner"
-	"github.com/ledgerbench/ledgerbench/internal/runplan"
+	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
+	"github.com/ledgerbench/ledgerbench/internal/engine/runplan"
+	"github.com/ledgerbench/ledgerbench/internal/output/experiment"
+	"github.com/ledgerbench/ledgerbench/internal/output/report"
 )
 
 type experimentOptions struct {

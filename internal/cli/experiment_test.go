@@ -9,11 +9,11 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/ledgerbench/ledgerbench/internal/agents"
-	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
-	"github.com/ledgerbench/ledgerbench/internal/domains"
-	"github.com/ledgerbench/ledgerbench/internal/experiment"
-	"github.com/ledgerbench/ledgerbench/ledgeragent"
+	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
+	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
+	"github.com/ledgerbench/ledgerbench/internal/engine/ledgeragent"
+	"github.com/ledgerbench/ledgerbench/internal/output/experiment"
+	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
 // simConfig writes experiments/sim.yaml into dir with out pointing there,

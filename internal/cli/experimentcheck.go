@@ -6,8 +6,8 @@ import (
 	"io/fs"
 	"slices"
 
-	"github.com/ledgerbench/ledgerbench/internal/experiment"
-	"github.com/ledgerbench/ledgerbench/llm"
+	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
+	"github.com/ledgerbench/ledgerbench/internal/output/experiment"
 )
 
 // checkCells is the dry run's account of what planning cannot see

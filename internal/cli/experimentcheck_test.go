@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledgerbench/ledgerbench/internal/experiment"
-	"github.com/ledgerbench/ledgerbench/internal/runner"
-	"github.com/ledgerbench/ledgerbench/llm"
+	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
+	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
+	"github.com/ledgerbench/ledgerbench/internal/output/experiment"
 )
 
 // Issue 17 item 5: the dry run prints each cell's estimated cost — the

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
-	"github.com/ledgerbench/ledgerbench/results"
+	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
 // TestExportRescoreRoundTrip exports a run as τ²-bench results JSON, imports

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledgerbench/ledgerbench/internal/openaitest"
-	"github.com/ledgerbench/ledgerbench/results"
+	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/openaitest"
 )
 
 // fakeRetail answers a retail simulation's three kinds of requests: the

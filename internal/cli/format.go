@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ledgerbench/ledgerbench/internal/report"
+	"github.com/ledgerbench/ledgerbench/internal/output/report"
 )
 
 // Output formats: a command that prints results takes --format, one of the

@@ -14,9 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ledgerbench/ledgerbench/internal/gateaudit"
-	"github.com/ledgerbench/ledgerbench/internal/report"
-	"github.com/ledgerbench/ledgerbench/ledgeragent"
+	"github.com/ledgerbench/ledgerbench/internal/engine/ledgeragent"
+	"github.com/ledgerbench/ledgerbench/internal/output/report"
+	"github.com/ledgerbench/ledgerbench/internal/score/gateaudit"
 )
 
 type gateAuditOptions struct {

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
-	"github.com/ledgerbench/ledgerbench/internal/openaitest"
+	"github.com/ledgerbench/ledgerbench/internal/core/openaitest"
+	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
 // TestHeavyConcurrentMemory runs 1,000 retail simulations at once (the

@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledgerbench/ledgerbench/evaluator"
-	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
-	"github.com/ledgerbench/ledgerbench/internal/openaitest"
-	"github.com/ledgerbench/ledgerbench/internal/runner"
-	"github.com/ledgerbench/ledgerbench/llm"
+	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/core/openaitest"
+	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
+	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
+	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
 // runWithEnv runs `run` in process with short backoffs and env as the

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
-	"github.com/ledgerbench/ledgerbench/internal/openaitest"
-	"github.com/ledgerbench/ledgerbench/results"
+	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/openaitest"
+	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
 // buildBinary compiles ledgerbench into a temporary directory.

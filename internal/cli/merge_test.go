@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ledgerbench/ledgerbench/results"
+	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 )
 
 func rewards(run *results.Run) map[results.UnitKey]float64 {

@@ -12,13 +12,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ledgerbench/ledgerbench/internal/agents"
-	"github.com/ledgerbench/ledgerbench/internal/domains"
-	judgepkg "github.com/ledgerbench/ledgerbench/internal/judge"
-	"github.com/ledgerbench/ledgerbench/internal/runner"
-	"github.com/ledgerbench/ledgerbench/llm"
-	"github.com/ledgerbench/ledgerbench/message"
-	"github.com/ledgerbench/ledgerbench/tasks"
+	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
+	"github.com/ledgerbench/ledgerbench/internal/core/message"
+	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
+	judgepkg "github.com/ledgerbench/ledgerbench/internal/engine/judge"
+	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
+	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
+	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
 type promptOptions struct {

@@ -9,15 +9,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledgerbench/ledgerbench/baseline"
-	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
-	"github.com/ledgerbench/ledgerbench/internal/domains"
-	"github.com/ledgerbench/ledgerbench/internal/judge"
-	"github.com/ledgerbench/ledgerbench/internal/openaitest"
-	"github.com/ledgerbench/ledgerbench/internal/runner"
-	"github.com/ledgerbench/ledgerbench/results"
-	"github.com/ledgerbench/ledgerbench/tasks"
-	"github.com/ledgerbench/ledgerbench/usersim"
+	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
+	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/openaitest"
+	"github.com/ledgerbench/ledgerbench/internal/engine/baseline"
+	"github.com/ledgerbench/ledgerbench/internal/engine/judge"
+	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
+	"github.com/ledgerbench/ledgerbench/internal/engine/usersim"
+	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
+	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
 type wireBody struct {

@@ -9,8 +9,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
-	"github.com/ledgerbench/ledgerbench/internal/runplan"
+	"github.com/ledgerbench/ledgerbench/internal/engine/runplan"
+	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
 // readmeCommands are the `ledgerbench …` command lines of the README: the

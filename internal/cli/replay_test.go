@@ -8,9 +8,9 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/ledgerbench/ledgerbench/internal/data"
-	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
-	"github.com/ledgerbench/ledgerbench/internal/domains"
+	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
+	"github.com/ledgerbench/ledgerbench/internal/source/data"
+	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
 // dumpDB runs replay --dump-db in process and decodes its output.

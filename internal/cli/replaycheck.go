@@ -3,9 +3,9 @@ package cli
 import (
 	"fmt"
 
-	"github.com/ledgerbench/ledgerbench/internal/offline"
-	"github.com/ledgerbench/ledgerbench/results"
-	"github.com/ledgerbench/ledgerbench/tasks"
+	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/engine/offline"
+	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
 // checkReplay refuses, before anything starts, a replay:FILE run whose

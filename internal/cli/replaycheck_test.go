@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
+	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
 // Item 7: replay:FILE checks the recording's domain and trials before the

@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ledgerbench/ledgerbench/envs"
-	"github.com/ledgerbench/ledgerbench/internal/report"
-	"github.com/ledgerbench/ledgerbench/metrics"
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/output/report"
+	"github.com/ledgerbench/ledgerbench/internal/score/metrics"
 )
 
 type reportOptions struct {

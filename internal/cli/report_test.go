@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
+	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
 func v1Airline(t *testing.T) string {

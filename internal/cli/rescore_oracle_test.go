@@ -12,10 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ledgerbench/ledgerbench/evaluator"
-	"github.com/ledgerbench/ledgerbench/internal/oracletest"
-	"github.com/ledgerbench/ledgerbench/results"
-	"github.com/ledgerbench/ledgerbench/tasks"
+	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/oracletest"
+	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
 // TestRescoreOracle compares, per simulation of every τ²-bench results file

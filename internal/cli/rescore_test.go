@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ledgerbench/ledgerbench/evaluator/rescore"
-	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
+	"github.com/ledgerbench/ledgerbench/internal/score/rescore"
+	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
 func recordedFile(t *testing.T, name string) string {

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ledgerbench/ledgerbench/evaluator/rescore"
-	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
+	"github.com/ledgerbench/ledgerbench/internal/score/rescore"
+	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
 // TestRescoreV1JSON: rescore --json writes one well-formed object per entry

@@ -13,18 +13,20 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ledgerbench/ledgerbench/internal/score/metrics"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/ledgerbench/ledgerbench/envs"
-	"github.com/ledgerbench/ledgerbench/evaluator"
-	"github.com/ledgerbench/ledgerbench/internal/agents"
-	"github.com/ledgerbench/ledgerbench/internal/clip"
-	"github.com/ledgerbench/ledgerbench/internal/domains"
-	"github.com/ledgerbench/ledgerbench/internal/experiment"
-	"github.com/ledgerbench/ledgerbench/internal/runner"
-	"github.com/ledgerbench/ledgerbench/internal/runplan"
-	"github.com/ledgerbench/ledgerbench/results"
+	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/clip"
+	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
+	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
+	"github.com/ledgerbench/ledgerbench/internal/engine/runplan"
+	"github.com/ledgerbench/ledgerbench/internal/output/experiment"
 )
 
 type runOptions struct {
@@ -190,17 +192,17 @@ func planError(err error) error {
 // progress, the end-of-run summary. track, if set, receives the progress
 // counters before the first simulation starts (the experiment's cost cap
 // reads them).
-func executePlan(ctx context.Context, ui progressOptions, errOut io.Writer, p *runplan.Plan, reqs *requestLog, track func(*runner.Progress)) (runner.Summary, error) {
+func executePlan(ctx context.Context, ui progressOptions, errOut io.Writer, p *runplan.Plan, reqs *requestLog, track func(*runner.Progress)) (metrics.RunSummary, error) {
 	out := p.Options.Out
 	if !ui.Quiet {
 		printHeader(errOut, p)
 	}
 	if reqs != nil {
 		if err := os.MkdirAll(out, 0o755); err != nil {
-			return runner.Summary{}, fmt.Errorf("request log: %w", err)
+			return metrics.RunSummary{}, fmt.Errorf("request log: %w", err)
 		}
 		if err := reqs.open(filepath.Join(out, requestsFile)); err != nil {
-			return runner.Summary{}, err
+			return metrics.RunSummary{}, err
 		}
 		defer func() {
 			if err := reqs.close(); err != nil {
@@ -216,13 +218,15 @@ func executePlan(ctx context.Context, ui progressOptions, errOut io.Writer, p *r
 	res, err := p.Execute(ctx, prog)
 	stopUI()
 	if res == nil {
-		return runner.Summary{}, err
+		return metrics.RunSummary{}, err
 	}
-	writeSummary(ui.Streams.Out, p.Manifest, res.Summary, res.Run.Records, out)
+	sum := metrics.SummarizeRun(res.Records, res.Expected)
+	sum.AddSuperseded(res.Superseded)
+	writeSummary(ui.Streams.Out, p.Manifest, sum, res.Run.Records, out)
 	if errors.Is(err, runner.ErrStopped) {
-		return res.Summary, fmt.Errorf("interrupted: %w (continue with: ledgerbench run --resume --out %s)", err, out)
+		return sum, fmt.Errorf("interrupted: %w (continue with: ledgerbench run --resume --out %s)", err, out)
 	}
-	return res.Summary, err
+	return sum, err
 }
 
 func printHeader(w io.Writer, p *runplan.Plan) {
@@ -376,7 +380,7 @@ func humanCount(n int64) string {
 }
 
 // writeSummary prints the end-of-run account.
-func writeSummary(w io.Writer, m *results.Manifest, s runner.Summary, recs []results.Record, outDir string) {
+func writeSummary(w io.Writer, m *results.Manifest, s metrics.RunSummary, recs []results.Record, outDir string) {
 	fmt.Fprintf(w, "\n%s · agent %s · backbone %s · user %s\n", m.Domain, m.Agent, m.Backbone, m.UserBackbone)
 	fmt.Fprintf(w, "simulations  %d recorded: %d scored, %s\n", s.Records, s.Scored, plural(len(s.Infra), "infrastructure error"))
 	for _, pk := range s.PassHatK {
@@ -432,7 +436,7 @@ func writeSummary(w io.Writer, m *results.Manifest, s runner.Summary, recs []res
 		terms = append(terms, fmt.Sprintf("%s %d", t, s.Terminations[t]))
 	}
 	fmt.Fprintf(w, "terminations %s\n", strings.Join(terms, ", "))
-	cost := func(name string, c runner.Cost) string {
+	cost := func(name string, c metrics.RoleCost) string {
 		return fmt.Sprintf("%s %s in / %s out, $%.4f", name, humanCount(int64(c.Usage.PromptTokens)), humanCount(int64(c.Usage.CompletionTokens)), c.USD)
 	}
 	fmt.Fprintf(w, "tokens       %s · %s · %s\n", cost("agent", s.Agent), cost("user", s.User), cost("judge", s.Judge))

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ledgerbench/ledgerbench/internal/runplan"
+	"github.com/ledgerbench/ledgerbench/internal/engine/runplan"
 )
 
 // execOptions runs cmd with args and returns what its runF received (the

@@ -11,15 +11,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledgerbench/ledgerbench/baseline"
-	"github.com/ledgerbench/ledgerbench/envs/telecom"
-	"github.com/ledgerbench/ledgerbench/evaluator"
-	"github.com/ledgerbench/ledgerbench/internal/data"
-	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
-	"github.com/ledgerbench/ledgerbench/internal/openaitest"
-	"github.com/ledgerbench/ledgerbench/message"
-	"github.com/ledgerbench/ledgerbench/results"
-	"github.com/ledgerbench/ledgerbench/tasks"
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs/telecom"
+	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/message"
+	"github.com/ledgerbench/ledgerbench/internal/core/openaitest"
+	"github.com/ledgerbench/ledgerbench/internal/engine/baseline"
+	"github.com/ledgerbench/ledgerbench/internal/source/data"
+	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
+	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
 // rescoreAgrees reports whether rescore's table says every simulation of

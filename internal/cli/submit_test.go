@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
-	"github.com/ledgerbench/ledgerbench/internal/submit"
-	"github.com/ledgerbench/ledgerbench/results"
+	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/output/submit"
+	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
 // simSubmissionRun runs an agent on the whole base split of a domain with
@@ -134,7 +134,7 @@ func TestSubmitPrepareValidate(t *testing.T) {
 // leaderboard code computes from the same trajectory files:
 //
 //	TAU2_SRC=/path/to/tau2-bench/src TAU2_DATA_DIR=/path/to/tau2-bench/data \
-//	LEDGERBENCH_SUBMIT_ORACLE="python3 ../submit/testdata/oracle/submit_oracle.py" \
+//	LEDGERBENCH_SUBMIT_ORACLE="python3 ../output/submit/testdata/oracle/submit_oracle.py" \
 //	go test ./internal/cli -run SubmitOracle
 //
 // The oracle loads each file with upstream's Results model, runs

@@ -8,12 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledgerbench/ledgerbench/evaluator"
-	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
-	"github.com/ledgerbench/ledgerbench/internal/runner"
-	"github.com/ledgerbench/ledgerbench/message"
-	"github.com/ledgerbench/ledgerbench/results"
-	"github.com/ledgerbench/ledgerbench/tasks"
+	"github.com/ledgerbench/ledgerbench/internal/score/metrics"
+
+	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/message"
+	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
+	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
+	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
 func TestRunSummaryGolden(t *testing.T) {
@@ -44,7 +46,7 @@ func TestRunSummaryGolden(t *testing.T) {
 	}
 	m := &results.Manifest{Domain: "retail", Agent: "baseline", Backbone: "gpt-4.1", UserBackbone: "gpt-4.1", NoJudge: true}
 	var b bytes.Buffer
-	writeSummary(&b, m, runner.Summarize(recs, units), recs, "runs/x")
+	writeSummary(&b, m, metrics.SummarizeRun(recs, units), recs, "runs/x")
 	golden(t, "run_summary.golden", b.String())
 }
 

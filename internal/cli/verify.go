@@ -11,13 +11,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ledgerbench/ledgerbench/envs"
-	"github.com/ledgerbench/ledgerbench/evaluator"
-	"github.com/ledgerbench/ledgerbench/internal/domains"
-	"github.com/ledgerbench/ledgerbench/internal/gold"
-	"github.com/ledgerbench/ledgerbench/internal/parallel"
-	"github.com/ledgerbench/ledgerbench/internal/report"
-	"github.com/ledgerbench/ledgerbench/tasks"
+	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/core/parallel"
+	"github.com/ledgerbench/ledgerbench/internal/engine/gold"
+	"github.com/ledgerbench/ledgerbench/internal/output/report"
+	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
 type verifyOptions struct {

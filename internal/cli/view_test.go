@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ledgerbench/ledgerbench/internal/data/datatest"
-	"github.com/ledgerbench/ledgerbench/internal/view/viewtest"
-	"github.com/ledgerbench/ledgerbench/results"
+	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/output/view/viewtest"
+	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
 // shotDir is where screenshots go: $LEDGERBENCH_SCREENSHOTS when set (to look

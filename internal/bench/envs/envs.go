@@ -1,0 +1,129 @@
+// Package envs declares what a domain provides to the rest of ledgerbench.
+// Each domain lives in its own subpackage (internal/bench/envs/airline, internal/bench/envs/retail,
+// internal/bench/envs/telecom, internal/bench/envs/telehealth) and knows nothing about agents; the
+// orchestrator, the evaluator and the agents see domains only through these
+// interfaces.
+package envs
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/ledgerbench/ledgerbench/internal/core/message"
+	"github.com/ledgerbench/ledgerbench/internal/core/tool"
+	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
+)
+
+// Domain is a loaded domain: immutable data shared by all its simulations.
+type Domain interface {
+	// Name is the domain's name as the CLI knows it (e.g. "airline").
+	Name() string
+	// Policy is the agent's policy text as upstream composes it.
+	Policy() string
+	// AgentTools lists the agent's tools in upstream order.
+	AgentTools() []tool.Info
+	// UserTools lists the simulated user's tools (nil when the user has none).
+	UserTools() []tool.Info
+	// Tasks returns the domain's task set.
+	Tasks() *tasks.Set
+	// NewEnv returns a fresh environment state for one simulation.
+	NewEnv() Env
+}
+
+// Env is the mutable state of one simulation.
+type Env interface {
+	// Call runs a tool for a requestor, without the post-call sync
+	// (upstream's make_tool_call). The error is the exception text.
+	Call(ctx context.Context, requestor message.Requestor, name string, args json.RawMessage) (any, error)
+	// RunFunction calls an environment function by name (tools and non-tool
+	// functions such as initialisation actions and assertions) on one side,
+	// then syncs (upstream's run_env_function_call).
+	RunFunction(ctx context.Context, side message.Requestor, name string, args json.RawMessage) (any, error)
+	// Sync mirrors shared state between the two sides (telecom); a no-op
+	// elsewhere.
+	Sync()
+	// SameDB compares this state's databases with another state of the same
+	// domain: the agent-side database and the user-side one (true when the
+	// domain has none).
+	SameDB(other Env) (agent, user bool)
+	// DumpDB returns the databases as values that encode to upstream's JSON
+	// (user is nil when the domain has no user database).
+	DumpDB() (agent, user any)
+}
+
+// Terminator is implemented by domains whose tools can end an episode
+// (τ-Trait's transfer_to_human_support).
+type Terminator interface {
+	Terminates(toolName string) bool
+}
+
+// Describer is implemented by domains that read their tools' model-facing
+// descriptions from upstream's source on first use instead of at load (a
+// job that only replays tools, such as verify, never needs them). Describe
+// reads them once and returns the error naming the source file and symbol
+// when it is bad; AgentTools and UserTools need them and panic with that
+// error, so whoever shows tools to a model calls Describe (envs.Describe)
+// first.
+type Describer interface {
+	Describe() error
+}
+
+// Describe loads a domain's tool descriptions when it reads them lazily
+// (Describer); other domains have them from load.
+func Describe(d Domain) error {
+	if x, ok := d.(Describer); ok {
+		return x.Describe()
+	}
+	return nil
+}
+
+// ToolKinder is implemented by domains that find a tool's kind without
+// their tool descriptions (see Describer).
+type ToolKinder interface {
+	ToolKind(requestor message.Requestor, name string) (tool.Kind, bool)
+}
+
+// ToolKind finds a tool's kind on the side that would run it, without
+// needing the tools' descriptions where the domain can.
+func ToolKind(d Domain, requestor message.Requestor, name string) (tool.Kind, bool) {
+	if k, ok := d.(ToolKinder); ok {
+		return k.ToolKind(requestor, name)
+	}
+	ti, ok := ToolInfo(d, requestor, name)
+	return ti.Kind, ok
+}
+
+// ToolInfo finds a tool's info on the side that would run it.
+func ToolInfo(d Domain, requestor message.Requestor, name string) (tool.Info, bool) {
+	list := d.AgentTools()
+	if requestor == message.ByUser {
+		list = d.UserTools()
+	}
+	for _, t := range list {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return tool.Info{}, false
+}
+
+// Respond executes a tool call and returns the tool message (upstream's
+// get_response): content is the formatted result, or "Error: " plus the
+// exception text with Error set; the environment syncs after a successful
+// call.
+func Respond(ctx context.Context, e Env, call message.ToolCall) message.Message {
+	req := call.Requestor
+	if req == "" {
+		req = message.ByAssistant
+	}
+	msg := message.Message{Role: message.Tool, ToolCallID: call.ID, Requestor: req}
+	res, err := e.Call(ctx, req, call.Name, call.Arguments)
+	if err != nil {
+		msg.Content = "Error: " + err.Error()
+		msg.Error = true
+		return msg
+	}
+	msg.Content = tool.Content(res)
+	e.Sync()
+	return msg
+}

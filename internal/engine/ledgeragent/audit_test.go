@@ -1,0 +1,88 @@
+package ledgeragent_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/ledgerbench/ledgerbench/internal/bench/ledger"
+	"github.com/ledgerbench/ledgerbench/internal/core/message"
+	"github.com/ledgerbench/ledgerbench/internal/engine/ledgeragent"
+	"github.com/ledgerbench/ledgerbench/internal/engine/offline/offlinetest"
+)
+
+func (shop) EvidenceReads(tool string, args json.RawMessage) []message.ToolCall {
+	var a struct {
+		OrderID string `json:"order_id"`
+	}
+	_ = json.Unmarshal(args, &a) // bad arguments: no order to read
+	return []message.ToolCall{
+		{Name: "get_user_details", Arguments: json.RawMessage(`{"user_id": "u1"}`)},
+		{Name: "get_order_details", Arguments: json.RawMessage(`{"order_id": "` + a.OrderID + `"}`)},
+	}
+}
+
+func (shop) Mutations(tool string, args json.RawMessage, l *ledger.Ledger) []ledger.Mutation {
+	if tool != "pay_order" {
+		return nil
+	}
+	return []ledger.Mutation{
+		{Kind: "foreign_payment_method", Tool: tool, Args: json.RawMessage(`{"order_id": "#O1", "payment_method_id": "card_999"}`)},
+		{Kind: "unread_order", Tool: tool, Args: json.RawMessage(`{"order_id": "#O9", "payment_method_id": "card_1"}`)},
+	}
+}
+
+func TestAudits(t *testing.T) {
+	dom := shop{offlinetest.New()}
+	ts := offlinetest.Tasks()[:1] // "pay"
+	gold, err := ledgeragent.AuditGold(context.Background(), dom, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gold.Writes != 1 || gold.FalsePositives != 0 {
+		t.Errorf("gold audit = %+v; want 1 write, 0 false positives", gold)
+	}
+	muts, err := ledgeragent.AuditMutations(context.Background(), dom, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(muts) != 2 {
+		t.Fatalf("mutation kinds = %+v", muts)
+	}
+	for _, m := range muts {
+		if m.Total != 1 || m.Caught != 1 {
+			t.Errorf("%s: %d/%d caught", m.Kind, m.Caught, m.Total)
+		}
+	}
+	// shadow verdicts from recorded outputs: the write came before any read
+	traj := []message.Message{
+		{Role: message.Assistant, ToolCalls: []message.ToolCall{call("w", "pay_order", `{"order_id": "#O1", "payment_method_id": "card_1"}`)}},
+		{Role: message.Tool, ToolCallID: "w", Content: "{}"},
+		{Role: message.Assistant, ToolCalls: []message.ToolCall{call("r", "get_order_details", `{"order_id": "#O1"}`)}},
+		{Role: message.Tool, ToolCallID: "r", Content: `{"order_id": "#O1", "paid_with": ""}`},
+	}
+	zero := 0.0
+	runs := []ledgeragent.RecordedRun{{Index: 3, TaskID: "pay", Trial: 1, Messages: traj, Reward: 1, Rescored: &zero}}
+	reps, stops, err := ledgeragent.AuditRecorded(dom, "f.json", runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reps) != 2 {
+		t.Fatalf("rows = %+v; want success/failure and an empty failure row", reps)
+	}
+	if s := reps[0]; s.Outcome != "success" || s.Rescored != "failure" || s.Runs != 1 || s.Writes != 1 || s.Revise != 1 || s.Flagged != 1 || s.StoppedNotRejected != 1 || s.StoppedEnvRejected != 0 {
+		t.Errorf("recorded success row = %+v", s)
+	}
+	if f := reps[1]; f.Outcome != "failure" || f.Runs != 0 {
+		t.Errorf("recorded failure row = %+v", f)
+	}
+	if len(stops) != 1 {
+		t.Fatalf("stops = %+v", stops)
+	}
+	st := stops[0]
+	if st.Report != "verdict" || st.SimulationIndex != 3 || st.MessageIndex != 0 || st.CallID != "w" || st.TaskID != "pay" || st.Trial != 1 ||
+		st.Verdict != ledger.Revise || st.Outcome != "success" || st.Rescored != "failure" || st.EnvRejected ||
+		len(st.Predicates) != 2 || st.Predicates[0].ID != "shop.pay.order_read" {
+		t.Errorf("stop = %+v", st)
+	}
+}

@@ -1,0 +1,280 @@
+package llm
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ledgerbench/ledgerbench/internal/core/clip"
+)
+
+// maxRetryAfter caps how long a Retry-After header can make us wait.
+const maxRetryAfter = 5 * time.Minute
+
+// Generate makes one model call: it converts req, waits for the backbone's
+// rate limits, and retries 408, 409, 429, 5xx, per-attempt timeouts,
+// connection errors and unreadable responses with exponential backoff and
+// full jitter (a Retry-After header sets the wait instead), up to the
+// backbone's max_retries. Other 4xx statuses are not retried.
+//
+// A 2xx reply that carries an "error" object, or has no choices, is no
+// completion: it is retried like a 5xx and, when the retries run out, is an
+// *Error with the provider's message.
+//
+// Errors: a call that failed returns an *Error wrapping fault.ErrInfrastructure
+// (and ErrContextLength when the conversation is too long, ErrAuth when the
+// provider refused the key); when ctx ends first the error wraps ctx.Err().
+// Empty replies (a choice with neither text nor tool calls) and malformed
+// tool arguments are not errors (see Response.Empty, Response.MalformedArgs).
+func (c *Client) Generate(ctx context.Context, req Request) (Response, error) {
+	body, err := c.enc.encode(make([]byte, 0, sizeHint(&req)), &req)
+	if err != nil {
+		return Response{}, fmt.Errorf("llm %s: build request: %w", c.b.Name, err)
+	}
+	var cacheKey string
+	if c.cache != nil {
+		cacheKey = c.cache.key(c.b.BaseURL, body)
+		r, ok, err := c.cache.get(cacheKey)
+		if err != nil {
+			c.opts.logf("llm %s: cache read %s: %v (calling the model)", c.b.Name, cacheKey, err)
+		}
+		if ok {
+			c.record(body, true)
+			return r, nil
+		}
+	}
+	c.record(body, false)
+
+	estimate := len(body)/4 + 1
+	var waited time.Duration
+	for n := 1; ; n++ {
+		t0 := time.Now()
+		if err := c.lim.wait(ctx, estimate); err != nil {
+			return Response{}, c.ctxError(ctx, err)
+		}
+		waited += time.Since(t0)
+
+		a := &attempt{body: body}
+		actx, cancel := context.WithTimeout(ctx, c.b.timeout())
+		t1 := time.Now()
+		resp, err := c.send(actx, a)
+		latency := time.Since(t1)
+		timedOut := actx.Err() != nil
+		cancel()
+
+		if err == nil {
+			err = replyError(&resp, a.raw)
+		}
+		if err == nil {
+			r := c.convert(&resp, a)
+			r.Latency = latency
+			r.Wait = waited
+			r.Attempts = n
+			r.Cost = c.b.Price.Cost(r.Usage)
+			usage := r.Usage
+			r.Message.Usage = &usage
+			r.Message.Cost = r.Cost
+			c.lim.charge(r.Usage.Total() - estimate)
+			if c.cache != nil {
+				if err := c.cache.put(cacheKey, c.b.Name, &r); err != nil {
+					c.opts.logf("llm %s: cache write: %v", c.b.Name, err)
+				}
+			}
+			return r, nil
+		}
+		if ctx.Err() != nil {
+			return Response{}, c.ctxError(ctx, ctx.Err())
+		}
+
+		status := statusOf(err, a)
+		e := &Error{Backbone: c.b.Name, Attempts: n, Status: status, Err: redact(describe(err), c.key), KeyEnv: c.b.APIKeyEnv}
+		if timedOut {
+			e.Err = fmt.Errorf("attempt timed out after %s", c.b.timeout())
+		}
+		if !retryable(status) {
+			c.explain(e, err)
+			return Response{}, e
+		}
+		if n > c.b.maxRetries() {
+			e.Retryable = true
+			switch {
+			case status == http.StatusTooManyRequests:
+				e.Hint = "the provider keeps rate limiting; lower rpm/tpm or concurrency"
+			case timedOut:
+				e.Hint = "raise the backbone's timeout if the model is slow"
+			case status >= 500:
+				e.Hint = "the provider is failing; try again later"
+			case errors.As(err, new(*badReplyError)):
+				e.Hint = "the provider keeps answering without a completion; try again later"
+			default:
+				e.Hint = "check base_url and the network"
+			}
+			return Response{}, e
+		}
+		d := c.backoff(n, retryAfter(a.header, c.opts.now()))
+		c.opts.logf("llm %s: attempt %d failed (%v); retrying in %s", c.b.Name, n, e, d.Round(time.Millisecond))
+		if err := c.opts.sleep(ctx, d); err != nil {
+			return Response{}, c.ctxError(ctx, err)
+		}
+		waited += d
+	}
+}
+
+// ctxError wraps the error of an interrupted wait or call.
+func (c *Client) ctxError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		err = ctx.Err()
+	} else if !errors.Is(err, context.DeadlineExceeded) {
+		// rate.Limiter refuses waits that would pass the deadline.
+		err = fmt.Errorf("%v: %w", err, context.DeadlineExceeded)
+	}
+	return fmt.Errorf("llm %s: call interrupted: %w", c.b.Name, err)
+}
+
+// retryable reports whether a failure with this HTTP status (0: no response)
+// is worth retrying.
+func retryable(status int) bool {
+	switch {
+	case status == 0:
+		return true // connection error, timeout or unreadable response
+	case status == http.StatusRequestTimeout, status == http.StatusConflict, status == http.StatusTooManyRequests:
+		return true
+	case status >= 500:
+		return true
+	}
+	return false
+}
+
+// explain adds a hint to a non-retryable failure.
+func (c *Client) explain(e *Error, err error) {
+	code, msg := errorCode(err)
+	switch e.Status {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		e.auth = true
+		if c.b.APIKeyEnv == "" {
+			e.Hint = "the provider wants an API key: set api_key_env for this backbone"
+		} else {
+			e.Hint = fmt.Sprintf("the provider refused the key: set %s to a valid key", c.b.APIKeyEnv)
+		}
+	case http.StatusNotFound:
+		e.Hint = fmt.Sprintf("check model %q and base_url %q", c.b.Model, c.b.BaseURL)
+	case http.StatusBadRequest, http.StatusUnprocessableEntity:
+		low := strings.ToLower(code + " " + msg)
+		if strings.Contains(low, "context_length") || strings.Contains(low, "context length") ||
+			strings.Contains(low, "context window") || strings.Contains(low, "maximum context") {
+			e.contextLength = true
+			e.Hint = "the conversation exceeds the model's context window"
+			return
+		}
+		e.Hint = "the provider rejected the request; check the backbone's temperature, max_tokens, reasoning_effort and extra_body"
+	default:
+		e.Hint = "the provider refused the request"
+	}
+}
+
+// backoff returns the wait before retry n (n ≥ 1).
+func (c *Client) backoff(n int, retryAfter time.Duration) time.Duration {
+	base := c.opts.backoffBase()
+	if retryAfter > 0 {
+		return min(retryAfter, maxRetryAfter) + c.opts.jitter(base/4)
+	}
+	ceil := c.opts.backoffMax()
+	if n <= 30 {
+		ceil = min(ceil, base<<(n-1))
+	}
+	return c.opts.jitter(ceil)
+}
+
+// retryAfter reads retry-after-ms (OpenAI) or Retry-After (seconds or an
+// HTTP date); 0 when absent or unreadable.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	if h == nil {
+		return 0
+	}
+	if v := h.Get("Retry-After-Ms"); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		if s <= 0 {
+			return 0
+		}
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// redact removes the API key from an error's text.
+func redact(err error, key string) error {
+	if err == nil || key == "" || !strings.Contains(err.Error(), key) {
+		return err
+	}
+	return redactedError(strings.ReplaceAll(err.Error(), key, "[REDACTED]"))
+}
+
+type redactedError string
+
+func (e redactedError) Error() string { return string(e) }
+
+// fallbackCallID names a tool call the provider left without an ID,
+// deterministically from the request.
+func fallbackCallID(body []byte, i int) string {
+	sum := sha256.Sum256(body)
+	return "call_" + hex.EncodeToString(sum[:6]) + "_" + strconv.Itoa(i)
+}
+
+// badReplyError is a 2xx reply that is no completion.
+type badReplyError struct{ msg string }
+
+func (e *badReplyError) Error() string { return e.msg }
+
+// providerMessage reads an error member: {"message", "code", "type"} or a
+// string; anything else is quoted as it came (shortened).
+func providerMessage(raw json.RawMessage) string {
+	var obj struct {
+		Message string `json:"message"`
+		Code    any    `json:"code"`
+		Type    string `json:"type"`
+	}
+	if json.Unmarshal(raw, &obj) == nil && obj.Message != "" {
+		msg := obj.Message
+		switch c := obj.Code.(type) {
+		case string:
+			if c != "" {
+				msg = c + ": " + msg
+			}
+		case float64:
+			msg = strconv.FormatFloat(c, 'f', -1, 64) + ": " + msg
+		}
+		return msg
+	}
+	var str string
+	if json.Unmarshal(raw, &str) == nil && str != "" {
+		return str
+	}
+	return clip.Runes(strings.TrimSpace(string(raw)), 300, "…")
+}
+
+// record hands the request body to Options.OnRequest, if set.
+func (c *Client) record(body []byte, cached bool) {
+	if c.opts.OnRequest != nil {
+		c.opts.OnRequest(c.b.Name, body, cached)
+	}
+}

@@ -1,0 +1,372 @@
+// Package runplan turns a run's settings into a planned run and executes
+// it: it resolves the settings against the run directory being continued,
+// loads the domain and its tasks, resolves the backbones (τ²-bench's
+// defaults for the user simulator and the judge), builds the makers of
+// every simulation, writes the manifest and runs the pending units through
+// the runner. `ledgerbench run` and `ledgerbench experiment` both call it;
+// the CLI holds only flags and rendering.
+//
+// It sits above internal/engine/runner (which schedules units) and
+// internal/engine/agents (which builds makers from names): agents imports runner,
+// so the planning that needs both cannot live in runner.
+package runplan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
+	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
+	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
+	"github.com/ledgerbench/ledgerbench/internal/engine/usersim"
+	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
+)
+
+// Options are a run's settings. The setting names of Inherit are those of
+// `ledgerbench run`'s flags (domain, agent, backbone, user-backbone,
+// judge-backbone, no-judge, split, task-ids, limit, trials, seed,
+// max-steps, max-errors, timeout, shard, user-style, traits, trait-mode,
+// solo, loop, backbones).
+type Options struct {
+	DataDir string
+	// AllowModifiedData lets data files that differ from their pins through
+	// (LoadDomain reports their hashes, which go into the manifest).
+	AllowModifiedData bool
+
+	Domain        string
+	Agent         string
+	Backbone      string
+	UserBackbone  string
+	JudgeBackbone string
+	NoJudge       bool
+	BackbonesFile string
+	// BackbonesOptional lets BackbonesFile be absent (the default file:
+	// offline backbones need none); otherwise it must exist.
+	BackbonesOptional bool
+	Split             string
+	TaskIDs           []string
+	Limit             int
+	Trials            int
+	Concurrency       int
+	Seed              int64
+	MaxSteps          int
+	MaxErrors         int
+	Timeout           time.Duration
+	Grace             time.Duration
+	// Out is the run directory ("": runs/<time>_<domain>_<agent>_<backbone>).
+	Out string
+	// Resume requires Out to hold a run.
+	Resume    bool
+	Shard     string
+	UserStyle string
+	Traits    string
+	TraitMode string
+	Solo      bool
+	Loop      string
+
+	// Inherit reports whether a setting was left to the run being
+	// continued: a run directory that exists lends its manifest's value.
+	// nil: every setting is the caller's (a manifest that differs is
+	// refused, except for more trials).
+	Inherit func(setting string) bool
+
+	// LoadDomain loads a domain (in solo mode when solo), checking its data
+	// files against their pins; it returns the hashes of modified files it
+	// let through. Required.
+	LoadDomain func(name string, solo bool) (envs.Domain, map[string]string, error)
+	// CheckReplay refuses, before anything starts, a replay:FILE backbone
+	// whose recording does not hold the selected simulations (nil: no
+	// check).
+	CheckReplay func(backbone, domain string, sel []tasks.Task, trials int) error
+	// Getenv reads the environment (API keys).
+	Getenv func(string) string
+	// LLM are the model clients' options; LookupEnv defaults to Getenv.
+	LLM llm.Options
+	// HarnessVersion goes into the manifest.
+	HarnessVersion string
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// UsageError marks an error in the settings themselves (exit status 2 in
+// the CLI).
+type UsageError struct{ Err error }
+
+func (u UsageError) Error() string { return u.Err.Error() }
+func (u UsageError) Unwrap() error { return u.Err }
+
+// Plan is a run resolved before starting.
+type Plan struct {
+	// Options are the settings after the manifest of a continued run and
+	// τ²-bench's defaults were applied (Out is always set).
+	Options Options
+	Domain  envs.Domain
+	Tasks   []tasks.Task
+	// Units are all units of the run (after sharding); Pending those
+	// without a scored record.
+	Units    []runner.Unit
+	Pending  []runner.Unit
+	Manifest *results.Manifest
+	// Existing is the run being continued (nil for a new run).
+	Existing *results.Run
+	// Defaults are the upstream defaults applied, as the header says them
+	// (also in the manifest).
+	Defaults []string
+
+	makers runner.Makers
+	judge  evaluator.Judge
+}
+
+// New resolves opts: the run being continued if Out holds one, the tasks,
+// the makers and the manifest. Errors in the settings are UsageErrors.
+func New(ctx context.Context, opts Options) (*Plan, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Inherit == nil {
+		opts.Inherit = func(string) bool { return false }
+	}
+	if opts.LoadDomain == nil {
+		return nil, errors.New("runplan: no domain loader")
+	}
+	p := &Plan{}
+	if opts.Resume && opts.Out == "" {
+		return nil, UsageError{errors.New("--resume needs --out DIR (the run directory to continue)")}
+	}
+	if opts.Out != "" {
+		ok, err := results.Exists(opts.Out)
+		if err != nil {
+			return nil, err
+		}
+		if opts.Resume && !ok {
+			return nil, fmt.Errorf("--resume: %s holds no run (no %s)", opts.Out, results.ManifestFile)
+		}
+		if ok {
+			run, err := results.LoadRun(opts.Out)
+			if err != nil {
+				return nil, err
+			}
+			p.Existing = run
+			fillFromManifest(&opts, run.Manifest)
+		}
+	}
+	if err := validate(&opts); err != nil {
+		return nil, err
+	}
+	shard, err := runner.ParseShard(opts.Shard)
+	if err != nil {
+		return nil, UsageError{err}
+	}
+	dom, modified, err := opts.LoadDomain(opts.Domain, opts.Solo)
+	if err != nil {
+		return nil, err
+	}
+	p.Domain = dom
+	p.Tasks, err = dom.Tasks().Select(tasks.Selection{Split: opts.Split, TaskIDs: opts.TaskIDs, Limit: opts.Limit})
+	if err != nil {
+		return nil, UsageError{err}
+	}
+	if len(p.Tasks) == 0 {
+		return nil, UsageError{fmt.Errorf("no tasks selected in %s", opts.Domain)}
+	}
+
+	cfg, err := loadBackbones(&opts)
+	if err != nil {
+		return nil, err
+	}
+	if opts.CheckReplay != nil {
+		if err := opts.CheckReplay(opts.Backbone, opts.Domain, p.Tasks, opts.Trials); err != nil {
+			return nil, err
+		}
+	}
+	if p.Defaults, err = applyUpstreamDefaults(&opts, cfg, p.Existing, countNL(p.Tasks) > 0); err != nil { // defaults.go
+		return nil, err
+	}
+	llmOpts := opts.LLM
+	if llmOpts.LookupEnv == nil {
+		get := opts.Getenv
+		llmOpts.LookupEnv = func(k string) (string, bool) {
+			if get == nil {
+				return "", false
+			}
+			v := get(k)
+			return v, v != ""
+		}
+	}
+	traits, err := usersim.ParseTraits(opts.Traits)
+	if err != nil {
+		return nil, UsageError{fmt.Errorf("--traits: %w", err)}
+	}
+	bo := agents.Options{Domain: dom, DataRoot: opts.DataDir, Agent: opts.Agent, Backbone: opts.Backbone,
+		UserBackbone: opts.UserBackbone, JudgeBackbone: opts.JudgeBackbone, Getenv: opts.Getenv, LLM: llmOpts,
+		UserStyle: opts.UserStyle, Traits: traits, TraitMode: usersim.TraitMode(opts.TraitMode), Solo: opts.Solo, Loop: opts.Loop}
+	if opts.NoJudge {
+		bo.JudgeBackbone = agents.NoJudge
+	}
+	if cfg != nil {
+		bo.Pool = llm.NewPool(cfg, llmOpts)
+		bo.BackbonesFile = opts.BackbonesFile
+	}
+	p.makers, p.judge, err = agents.Build(ctx, bo)
+	if err != nil {
+		return nil, err
+	}
+	if p.judge == nil && !opts.NoJudge {
+		if n := countNL(p.Tasks); n > 0 {
+			return nil, UsageError{fmt.Errorf("%d of the %d selected tasks have NL assertions in their reward and need a judge: pass --judge-backbone NAME (or set judge: in %s), or --no-judge to run them unjudged (reports then say so)",
+				n, len(p.Tasks), opts.BackbonesFile)}
+		}
+	}
+	judgeName := ""
+	if p.judge != nil {
+		judgeName = opts.JudgeBackbone
+		if judgeName == "" && cfg != nil {
+			judgeName = cfg.Judge
+		}
+	}
+
+	seeds := runner.TrialSeeds(opts.Seed, opts.Trials)
+	p.Units = shard.Filter(runner.Units(p.Tasks, seeds))
+	p.Manifest = buildManifest(&opts, p, modified, cfg, judgeName, seeds, shard) // manifest.go
+	if p.Existing != nil {
+		if err := checkResume(p.Existing.Manifest, p.Manifest); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Out == "" {
+		opts.Out = defaultOut(&opts)
+		if ok, err := results.Exists(opts.Out); err != nil {
+			return nil, err
+		} else if ok {
+			return nil, fmt.Errorf("%s already holds a run; pass --out to choose another directory or --resume to continue it", opts.Out)
+		}
+	}
+	var done []results.Record
+	if p.Existing != nil {
+		done = p.Existing.Records
+	}
+	p.Pending = runner.Pending(p.Units, done)
+	p.Options = opts
+	return p, nil
+}
+
+// fillFromManifest takes every run-defining setting left to the run being
+// continued from its manifest.
+func fillFromManifest(opts *Options, m *results.Manifest) {
+	set := func(name string, apply func()) {
+		if opts.Inherit(name) {
+			apply()
+		}
+	}
+	set("domain", func() { opts.Domain = m.Domain })
+	set("agent", func() { opts.Agent = m.Agent })
+	set("backbone", func() { opts.Backbone = m.Backbone })
+	set("user-backbone", func() { opts.UserBackbone = m.UserBackbone })
+	set("judge-backbone", func() { opts.JudgeBackbone = m.JudgeBackbone })
+	set("no-judge", func() { opts.NoJudge = m.NoJudge })
+	set("split", func() { opts.Split = m.Split })
+	if opts.Inherit("task-ids") && opts.Inherit("limit") {
+		opts.TaskIDs = slices.Clone(m.TaskIDs)
+	}
+	set("trials", func() { opts.Trials = m.Trials })
+	set("seed", func() { opts.Seed = m.Seed })
+	set("max-steps", func() { opts.MaxSteps = m.MaxSteps })
+	set("max-errors", func() { opts.MaxErrors = m.MaxErrors })
+	set("timeout", func() {
+		opts.Timeout = 0
+		if d, err := time.ParseDuration(m.Timeout); err == nil {
+			opts.Timeout = d
+		}
+	})
+	set("shard", func() { opts.Shard = m.Shard })
+	set("user-style", func() { opts.UserStyle = m.UserStyle })
+	set("traits", func() { opts.Traits = m.Traits })
+	set("trait-mode", func() { opts.TraitMode = m.TraitMode })
+	set("solo", func() { opts.Solo = m.Solo })
+	set("loop", func() { opts.Loop = m.Loop })
+	set("backbones", func() {
+		if m.BackbonesFile != "" {
+			opts.BackbonesFile = m.BackbonesFile
+		}
+	})
+}
+
+func validate(opts *Options) error {
+	var errs []error
+	if opts.Domain == "" {
+		errs = append(errs, fmt.Errorf("--domain is required (one of %s)", strings.Join(domains.Names(), ", ")))
+	}
+	if opts.Backbone == "" {
+		errs = append(errs, errors.New("--backbone is required (a name in the backbones file, or gold, sim, replay:FILE)"))
+	}
+	if opts.NoJudge && opts.JudgeBackbone != "" && opts.JudgeBackbone != agents.NoJudge {
+		errs = append(errs, errors.New("--no-judge and --judge-backbone exclude each other"))
+	}
+	if opts.Trials < 1 {
+		errs = append(errs, fmt.Errorf("--trials %d: need at least 1", opts.Trials))
+	}
+	if opts.Concurrency < 1 {
+		errs = append(errs, fmt.Errorf("--concurrency %d: need at least 1", opts.Concurrency))
+	}
+	if opts.MaxSteps < 1 || opts.MaxErrors < 1 {
+		errs = append(errs, errors.New("--max-steps and --max-errors must be positive"))
+	}
+	if opts.Limit < 0 || opts.Timeout < 0 || opts.Grace < 0 {
+		errs = append(errs, errors.New("--limit, --timeout and --grace must not be negative"))
+	}
+	if opts.Solo && ((opts.UserBackbone != "" && opts.UserBackbone != results.DummyUserImplementation) || opts.UserStyle != "" || opts.Traits != "" || opts.TraitMode != "") {
+		errs = append(errs, errors.New("--solo runs without a user: drop --user-backbone, --user-style, --traits and --trait-mode"))
+	}
+	if !opts.Solo && opts.UserBackbone == results.DummyUserImplementation {
+		errs = append(errs, fmt.Errorf("user %s is the solo mode's: pass --solo (a solo run resumes in solo mode)", results.DummyUserImplementation))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return UsageError{err}
+	}
+	return nil
+}
+
+// loadBackbones reads the backbones file. An optional file may be absent
+// (offline backbones need none).
+func loadBackbones(opts *Options) (*llm.Config, error) {
+	cfg, err := llm.Load(opts.BackbonesFile)
+	if err == nil {
+		return cfg, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) && opts.BackbonesOptional {
+		return nil, nil
+	}
+	return nil, err
+}
+
+func countNL(ts []tasks.Task) int {
+	n := 0
+	for i := range ts {
+		if c := ts[i].EvaluationCriteria; c != nil && c.HasBasis(tasks.RewardNLAssertion) && len(c.NLAssertions) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func defaultOut(opts *Options) string {
+	bb := opts.Backbone
+	if i := strings.LastIndex(bb, "/"); i >= 0 && !strings.HasPrefix(bb, "replay:") {
+		bb = bb[i+1:]
+	}
+	if strings.HasPrefix(bb, "replay:") {
+		bb = "replay"
+	}
+	clean := strings.NewReplacer(":", "-", ",", "-", "=", "", "/", "-", " ", "-").Replace(bb)
+	return filepath.Join("runs", fmt.Sprintf("%s_%s_%s_%s", opts.Now().Format("20060102_150405"), opts.Domain, opts.Agent, clean))
+}

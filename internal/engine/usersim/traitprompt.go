@@ -1,0 +1,119 @@
+package usersim
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/ledgerbench/ledgerbench/internal/py/pyliteral"
+	"github.com/ledgerbench/ledgerbench/internal/source/data"
+)
+
+// τ-Trait's user simulator source, inside the data directory, and the
+// symbols its text is read from.
+const (
+	TraitUserFile  = "tau_trait/envs/user.py"
+	traitUserClass = "LLMUserSimulationEnv"
+)
+
+// TraitPrompts is the model-facing text of τ-Trait's LLM user simulator,
+// extracted from upstream's user.py (LLMUserSimulationEnv): the system
+// prompt template of build_system_prompt with the pieces it is filled from,
+// and the agent greeting reset() puts first.
+type TraitPrompts struct {
+	// Template is the f-string build_system_prompt returns, with the fields
+	// {instruction_display} and {forthcomingness}.
+	Template string
+	// InstructionPrefix and InstructionSuffix surround the instruction in
+	// instruction_display ("" when there is no instruction).
+	InstructionPrefix, InstructionSuffix string
+	// Forthcoming is the ordinary forthcomingness rule; ForthcomingSteer the
+	// one upstream uses with the steering endpoint.
+	Forthcoming, ForthcomingSteer string
+	// Greeting is the agent's first message as the user model sees it.
+	Greeting string
+}
+
+// LoadTraitPrompts reads the τ-Trait user's text from a data directory.
+func LoadTraitPrompts(root string) (*TraitPrompts, error) {
+	path := filepath.Join(root, data.TauTrait, filepath.FromSlash(TraitUserFile))
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("τ-Trait user simulator: %w", err)
+	}
+	p, err := ParseTraitPrompts(src)
+	if err != nil {
+		return nil, fmt.Errorf("τ-Trait user simulator: %s: %w", path, err)
+	}
+	return p, nil
+}
+
+// ParseTraitPrompts extracts the text from user.py's source.
+func ParseTraitPrompts(src []byte) (*TraitPrompts, error) {
+	sym := func(fn string) string { return traitUserClass + "." + fn }
+	build, err := pyliteral.FuncStrings(src, traitUserClass, "build_system_prompt")
+	if err != nil {
+		return nil, err
+	}
+	var p TraitPrompts
+	var display, forth, tmpl []pyliteral.StringLit
+	for _, l := range build {
+		switch l.Target {
+		case "instruction_display":
+			display = append(display, l)
+		case "forthcomingness":
+			forth = append(forth, l)
+		case "return":
+			tmpl = append(tmpl, l)
+		}
+	}
+	// instruction_display = ("<prefix>" + instruction + "<suffix>") if instruction is not None else ""
+	if len(display) != 3 || display[2].Value != "" {
+		return nil, fmt.Errorf("%s: instruction_display: want the literals prefix, suffix and \"\", found %d", sym("build_system_prompt"), len(display))
+	}
+	p.InstructionPrefix, p.InstructionSuffix = display[0].Value, display[1].Value
+	if len(forth) != 2 {
+		return nil, fmt.Errorf("%s: forthcomingness: want 2 assignments (ordinary, steer), found %d", sym("build_system_prompt"), len(forth))
+	}
+	p.Forthcoming, p.ForthcomingSteer = forth[0].Value, forth[1].Value
+	if len(tmpl) != 1 || !tmpl[0].FString || !slices.Equal(tmpl[0].Fields, []string{"instruction_display", "forthcomingness"}) {
+		return nil, fmt.Errorf("%s: want one returned f-string with the fields instruction_display and forthcomingness", sym("build_system_prompt"))
+	}
+	p.Template = tmpl[0].Value
+	reset, err := pyliteral.FuncStrings(src, traitUserClass, "reset")
+	if err != nil {
+		return nil, err
+	}
+	// self.messages = [{"role": "system", ...}, {"role": "user", "content": "<greeting>"}]
+	for i := 0; i+3 < len(reset); i++ {
+		if reset[i].Value == "role" && reset[i+1].Value == "user" && reset[i+2].Value == "content" {
+			p.Greeting = reset[i+3].Value
+			break
+		}
+	}
+	if p.Greeting == "" {
+		return nil, fmt.Errorf("%s: no {\"role\": \"user\", \"content\": ...} message", sym("reset"))
+	}
+	return &p, nil
+}
+
+// System is build_system_prompt(instruction): the instruction block when
+// instruction is not empty (upstream: not None), and the forthcomingness
+// rule of steered or ordinary users.
+func (p *TraitPrompts) System(instruction string, steered bool) string {
+	display := ""
+	if instruction != "" {
+		display = p.InstructionPrefix + instruction + p.InstructionSuffix
+	}
+	forth := p.Forthcoming
+	if steered {
+		forth = p.ForthcomingSteer
+	}
+	out, err := pyliteral.Fill(p.Template, map[string]string{"instruction_display": display, "forthcomingness": forth})
+	if err != nil {
+		// ParseTraitPrompts checked the fields.
+		panic(fmt.Sprintf("τ-Trait user prompt: %v", err))
+	}
+	return out
+}

@@ -1,0 +1,115 @@
+package experiment
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
+	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
+	"github.com/ledgerbench/ledgerbench/internal/engine/runplan"
+)
+
+// Backbones are a cell's agent, user and judge backbones as its run
+// resolves them (τ²-bench's defaults, judge: of the backbones file). The
+// judge is "" or agents.NoJudge when none is used.
+func (c Cell) Backbones(file string, bbs *llm.Config) (agent, user, judge string) {
+	o := runplan.Options{Backbone: c.Backbone, UserBackbone: c.UserBackbone, BackbonesFile: file}
+	switch c.Judge {
+	case agents.NoJudge:
+		o.NoJudge = true
+	default:
+		o.JudgeBackbone = c.Judge
+	}
+	user, judge = runplan.DefaultBackbones(o, bbs)
+	if user == "" {
+		user = c.User()
+	}
+	return c.Backbone, user, judge
+}
+
+// Check lists what keeps the grid's cells from running, beyond planning
+// their tasks: an unknown agent, a backbone (agent, user, judge) neither
+// offline nor in the backbones file bbs (nil: no file), an API-key
+// variable lookup does not hold.
+func Check(cfg *Config, file string, bbs *llm.Config, lookup func(string) (string, bool)) []string {
+	var problems []string
+	for _, c := range cfg.Cells() {
+		if !slices.Contains(agents.AgentNames(), c.Agent) {
+			problems = append(problems, fmt.Sprintf("%s: unknown agent %q", c.ID(), c.Agent))
+		}
+		agent, user, judge := c.Backbones(file, bbs)
+		for _, role := range []struct{ what, name string }{{"backbone", agent}, {"user backbone", user}, {"judge", judge}} {
+			if role.name == "" || role.name == agents.NoJudge || runplan.IsOffline(role.name) {
+				continue
+			}
+			if bbs == nil {
+				problems = append(problems, fmt.Sprintf("%s: %s %s: no backbones file %s", c.ID(), role.what, role.name, file))
+				continue
+			}
+			b, err := bbs.Backbone(role.name)
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("%s: %s: %v", c.ID(), role.what, err))
+				continue
+			}
+			if _, err := b.APIKey(lookup); err != nil {
+				problems = append(problems, fmt.Sprintf("%s: %s: %v", c.ID(), role.what, err))
+			}
+		}
+	}
+	return problems
+}
+
+// Estimate is a cell's estimated cost: the simulations it still has to run
+// × the agent's and the user's prices applied to its domain's typical
+// usage per simulation (TypicalUsage). Judge calls are not included.
+type Estimate struct {
+	Cell        Cell
+	Simulations int
+	// Agent and User are the estimated cost of one simulation (USD);
+	// Priced is false when a backbone has no price (not in the file).
+	Agent, User float64
+	Priced      bool
+	// Basis says where the domain's typical usage comes from.
+	Basis string
+}
+
+// Total is the cell's estimated cost.
+func (e Estimate) Total() float64 { return float64(e.Simulations) * (e.Agent + e.User) }
+
+// Estimates estimates the cost of every cell the dry run res planned
+// (failed cells left out).
+func Estimates(cfg *Config, res *Result, file string, bbs *llm.Config) []Estimate {
+	status := map[string]Status{}
+	if res != nil {
+		for _, st := range res.Cells {
+			status[st.ID] = st
+		}
+	}
+	price := func(name string) (llm.Price, bool) {
+		if runplan.IsOffline(name) {
+			return llm.Price{}, true // no model: nothing to pay
+		}
+		if bbs == nil {
+			return llm.Price{}, false
+		}
+		b, err := bbs.Backbone(name)
+		return b.Price, err == nil
+	}
+	var out []Estimate
+	for _, c := range cfg.Cells() {
+		st, ok := status[c.ID()]
+		if !ok || st.State == Failed {
+			continue
+		}
+		typ := TypicalUsage(c.Domain)
+		e := Estimate{Cell: c, Simulations: max(st.Expected-st.Scored, 0), Basis: typ.Basis}
+		agent, user, _ := c.Backbones(file, bbs)
+		ap, aok := price(agent)
+		up, uok := price(user)
+		if e.Priced = aok && uok; e.Priced {
+			e.Agent, e.User = ap.Cost(typ.Agent), up.Cost(typ.User)
+		}
+		out = append(out, e)
+	}
+	return out
+}

@@ -1,0 +1,440 @@
+// Package rescore re-evaluates recorded runs — τ²-bench results files and
+// τ-bench v1 / τ-Trait result lists — with ledgerbench's domains and
+// evaluator, as upstream's "tau2 evaluate-trajs" does, and compares the
+// rewards with the recorded ones. `ledgerbench rescore` renders what Files
+// returns.
+package rescore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/parallel"
+	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
+)
+
+// Options say how to rescore.
+type Options struct {
+	// Criteria says where the evaluation criteria come from: "file" (the
+	// tasks embedded in the results file; the default), "domain" (the data
+	// directory's tasks) or "record" (rebuilt from each recorded
+	// reward_info).
+	Criteria string
+	// Relabel scores a simulation whose recorded evaluation checked another
+	// task's gold actions against that task (a repair for mislabelled files;
+	// never the default, noted per simulation).
+	Relabel bool
+	// Load loads a domain (in solo mode when solo). Required.
+	Load func(domain string, solo bool) (envs.Domain, error)
+	// Warn receives warnings (nil: none).
+	Warn io.Writer
+}
+
+func (o *Options) warnf(format string, args ...any) {
+	if o.Warn != nil {
+		fmt.Fprintf(o.Warn, format+"\n", args...)
+	}
+}
+
+// Files rescores every file in order, loading each domain once.
+func Files(ctx context.Context, paths []string, opts Options) ([]File, error) {
+	if opts.Load == nil {
+		return nil, errors.New("rescore: Options.Load is required")
+	}
+	if opts.Criteria == "" {
+		opts.Criteria = "file"
+	}
+	if !slices.Contains([]string{"file", "domain", "record"}, opts.Criteria) {
+		return nil, fmt.Errorf("rescore: criteria %q: want file, domain or record", opts.Criteria)
+	}
+	loaded := map[string]envs.Domain{}
+	var out []File
+	for _, path := range paths {
+		if res, ok, err := fileV1(ctx, path, &opts, loaded); ok || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, res)
+			continue
+		}
+		f, err := results.ReadTau2(path)
+		if err != nil {
+			return nil, err
+		}
+		meta, err := f.Meta()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		// A solo run (upstream's is_solo_mode) is scored in solo mode.
+		solo := results.IsSolo(f.Info)
+		key := meta.Domain
+		if solo {
+			key += " solo"
+		}
+		dom, ok := loaded[key]
+		if !ok {
+			if dom, err = opts.Load(meta.Domain, solo); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			loaded[key] = dom
+		}
+		res, err := fileTau2(ctx, path, f, dom, &opts)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+// Sim is one simulation's outcome; its JSON form is `rescore --json`'s
+// line.
+type Sim struct {
+	File            string                       `json:"file"`
+	SimulationIndex int                          `json:"simulation_index"`
+	SimulationID    string                       `json:"simulation_id"`
+	TaskID          string                       `json:"task_id"`
+	Trial           int                          `json:"trial"`
+	RecordedReward  *float64                     `json:"recorded_reward"`
+	Reward          *float64                     `json:"reward"`
+	RewardBreakdown map[tasks.RewardType]float64 `json:"reward_breakdown"`
+	DBMatch         *bool                        `json:"db_match"`
+	Notes           []string                     `json:"notes"`
+
+	diff       *Diff
+	nlRecorded bool
+	relabelled bool
+	missing    bool
+	failed     bool
+}
+
+// File is one file's outcome.
+type File struct {
+	File       string
+	Domain     string
+	Sims       int
+	Agree      int
+	Disagree   []Diff
+	NLRecorded int // agreements that used the recorded NL verdict
+	// Relabelled counts simulations --relabel scored against another task
+	// than their task_id.
+	Relabelled int
+	Missing    []string
+	// Failed lists simulations that could not be evaluated (a trajectory
+	// upstream's replay rejects, a broken task).
+	Failed  []Diff
+	Results []Sim
+}
+
+// Diff is a simulation whose rescored reward differs from the recorded one
+// (or that could not be evaluated: Notes say why).
+type Diff struct {
+	TaskID     string
+	Trial      int
+	Recorded   float64
+	Ours       float64
+	Components []string
+	Notes      []string
+}
+
+func fileTau2(ctx context.Context, path string, f *results.Tau2File, dom envs.Domain, opts *Options) (File, error) {
+	res := File{File: filepath.Base(path), Domain: dom.Name(), Sims: len(f.Simulations)}
+	recs, err := results.FromTau2(f)
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", path, err)
+	}
+	byID := map[string]*tasks.Task{}
+	if opts.Criteria != "domain" {
+		ts, err := f.Tau2Tasks(path)
+		if err != nil {
+			opts.warnf("rescore: %s: embedded tasks unreadable (%v); using the data directory's", res.File, err)
+		}
+		for i := range ts {
+			byID[ts[i].ID] = &ts[i]
+		}
+	}
+	lookup := func(id string) *tasks.Task {
+		if t, ok := byID[id]; ok {
+			return t
+		}
+		t, err := dom.Tasks().Find(id)
+		if err != nil {
+			return nil
+		}
+		return t
+	}
+	return scoreRecords(ctx, res, recs, dom, lookup, opts)
+}
+
+// scoreRecords scores every record against the task lookup returns for it
+// (nil: not found) on every core, and tallies the outcomes into res in the
+// records' order; res.Results gets one Sim per record.
+func scoreRecords(ctx context.Context, res File, recs []results.Record, dom envs.Domain, lookup func(id string) *tasks.Task, opts *Options) (File, error) {
+	sims := make([]Sim, len(recs))
+	// Each simulation is scored into sims[i], on every core.
+	_, err := parallel.Map(ctx, len(recs), func(gctx context.Context, i int) (struct{}, error) {
+		return struct{}{}, func() error {
+			r := &recs[i]
+			sim := &sims[i]
+			*sim = Sim{File: res.File, SimulationIndex: i, SimulationID: r.ID, TaskID: r.TaskID, Trial: r.Trial, Notes: []string{}}
+			if r.RewardInfo != nil {
+				v := r.RewardInfo.Reward
+				sim.RecordedReward = &v
+			}
+			var task *tasks.Task
+			switch id := r.TaskID; {
+			case opts.Criteria == "record":
+				task = rebuildTask(lookup(id), id, r.RewardInfo)
+			default:
+				task = lookup(id)
+				if opts.Relabel {
+					if scored, ok := ScoredTaskID(r); ok && scored != id {
+						if t := lookup(scored); t != nil {
+							task = t
+							sim.relabelled = true
+							sim.Notes = append(sim.Notes, fmt.Sprintf("relabelled: scored against task %s, whose gold actions the recorded evaluation checked", scored))
+						}
+					}
+				}
+			}
+			if task == nil {
+				sim.missing = true
+				sim.Notes = append(sim.Notes, "task not found")
+				return nil
+			}
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			ours, err := evaluator.Evaluate(gctx, dom, task, r.Messages, r.TerminationReason, evaluator.Options{Lenient: true})
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				sim.failed = true
+				sim.Notes = append(sim.Notes, "not evaluated: "+err.Error())
+				return nil
+			}
+			d, usedNL := compareReward(r.RewardInfo, &ours)
+			reward := ours.Reward
+			if usedNL {
+				sim.nlRecorded = true
+				nl := recordedNL(r.RewardInfo)
+				reward *= nl
+				sim.Notes = append(sim.Notes, fmt.Sprintf("NL_ASSERTION not judged: the recorded verdict (%g) stands in", nl))
+			}
+			sim.Reward = &reward
+			sim.RewardBreakdown = ours.RewardBreakdown
+			if usedNL {
+				bd := maps.Clone(ours.RewardBreakdown)
+				if bd == nil {
+					bd = map[tasks.RewardType]float64{}
+				}
+				bd[tasks.RewardNLAssertion] = recordedNL(r.RewardInfo)
+				sim.RewardBreakdown = bd
+			}
+			if ours.DBCheck != nil {
+				m := ours.DBCheck.DBMatch
+				sim.DBMatch = &m
+			}
+			sim.Notes = append(sim.Notes, ours.Notes...)
+			if d != nil {
+				d.TaskID, d.Trial = r.TaskID, r.Trial
+				sim.diff = d
+			}
+			return nil
+		}()
+	})
+	if err != nil {
+		return res, err
+	}
+	for i := range sims {
+		sim := &sims[i]
+		if sim.relabelled {
+			res.Relabelled++
+		}
+		switch {
+		case sim.missing:
+			res.Missing = append(res.Missing, sim.TaskID)
+		case sim.failed:
+			res.Failed = append(res.Failed, Diff{TaskID: sim.TaskID, Trial: sim.Trial, Notes: sim.Notes})
+		case sim.diff != nil:
+			res.Disagree = append(res.Disagree, *sim.diff)
+		default:
+			res.Agree++
+			if sim.nlRecorded {
+				res.NLRecorded++
+			}
+		}
+	}
+	res.Results = sims
+	return res, nil
+}
+
+// recordedNL is the recorded NL_ASSERTION component (1 when none was
+// recorded).
+func recordedNL(rec *evaluator.RewardInfo) float64 {
+	if rec != nil {
+		if nl, ok := rec.RewardBreakdown[tasks.RewardNLAssertion]; ok {
+			return nl
+		}
+	}
+	return 1
+}
+
+// rebuildTask returns the task with its evaluation criteria rebuilt from a
+// recorded reward_info (the gold actions, environment assertions,
+// communicate items and NL assertions it checked, and its basis); the
+// initial state comes from base when known.
+func rebuildTask(base *tasks.Task, id string, ri *evaluator.RewardInfo) *tasks.Task {
+	t := &tasks.Task{ID: id}
+	if base != nil {
+		c := *base
+		t = &c
+	}
+	if ri == nil {
+		t.EvaluationCriteria = nil
+		return t
+	}
+	crit := &tasks.EvaluationCriteria{RewardBasis: ri.RewardBasis}
+	for _, c := range ri.ActionChecks {
+		crit.Actions = append(crit.Actions, c.Action)
+	}
+	for _, c := range ri.EnvAssertions {
+		crit.EnvAssertions = append(crit.EnvAssertions, c.EnvAssertion)
+	}
+	for _, c := range ri.CommunicateChecks {
+		crit.CommunicateInfo = append(crit.CommunicateInfo, c.Info)
+	}
+	for _, c := range ri.NLAssertions {
+		crit.NLAssertions = append(crit.NLAssertions, c.NLAssertion)
+	}
+	t.EvaluationCriteria = crit
+	return t
+}
+
+// ScoredTaskID returns the task whose gold actions the recorded evaluation
+// checked (for --relabel and gate-audit), when every recorded action id has
+// the form "<task id>_<n>" with one task id (τ²-bench's airline and retail
+// action ids).
+func ScoredTaskID(r *results.Record) (string, bool) {
+	if r.RewardInfo == nil || len(r.RewardInfo.ActionChecks) == 0 {
+		return "", false
+	}
+	id := ""
+	for _, c := range r.RewardInfo.ActionChecks {
+		i := strings.LastIndexByte(c.Action.ActionID, '_')
+		if i <= 0 {
+			return "", false
+		}
+		if p := c.Action.ActionID[:i]; id == "" {
+			id = p
+		} else if p != id {
+			return "", false
+		}
+	}
+	return id, true
+}
+
+// Reward is our rescored reward: where we did not judge NL assertions, the
+// recorded NL component stands in; it reports whether it stood in.
+func Reward(rec, ours *evaluator.RewardInfo) (float64, bool) {
+	if !slices.Contains(ours.NotEvaluated, tasks.RewardNLAssertion) {
+		return ours.Reward, false
+	}
+	return ours.Reward * recordedNL(rec), true
+}
+
+// compareReward compares a recorded reward with ours. Where ours did not
+// judge NL assertions, the recorded NL component stands in. It returns nil
+// when the rewards agree, and whether the recorded NL verdict was used.
+func compareReward(rec, ours *evaluator.RewardInfo) (*Diff, bool) {
+	recReward := 0.0
+	if rec != nil {
+		recReward = rec.Reward
+	}
+	oursReward, usedNL := Reward(rec, ours)
+	if math.Abs(recReward-oursReward) <= 1e-6 {
+		return nil, usedNL
+	}
+	d := &Diff{Recorded: recReward, Ours: oursReward, Notes: ours.Notes}
+	if rec == nil {
+		d.Components = append(d.Components, "recorded reward_info missing")
+		return d, usedNL
+	}
+	d.Components = componentDiffs(rec, ours)
+	return d, usedNL
+}
+
+// componentDiffs names what differs between two reward infos.
+func componentDiffs(rec, ours *evaluator.RewardInfo) []string {
+	var out []string
+	keys := map[tasks.RewardType]bool{}
+	for k := range rec.RewardBreakdown {
+		keys[k] = true
+	}
+	for k := range ours.RewardBreakdown {
+		keys[k] = true
+	}
+	var sorted []tasks.RewardType
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	slices.Sort(sorted)
+	for _, k := range sorted {
+		a, okA := rec.RewardBreakdown[k]
+		b, okB := ours.RewardBreakdown[k]
+		if k == tasks.RewardNLAssertion && slices.Contains(ours.NotEvaluated, k) {
+			continue
+		}
+		if okA != okB || math.Abs(a-b) > 1e-6 {
+			out = append(out, fmt.Sprintf("%s %s→%s", k, fmtComp(a, okA), fmtComp(b, okB)))
+		}
+	}
+	if rec.DBCheck != nil && ours.DBCheck != nil && rec.DBCheck.DBMatch != ours.DBCheck.DBMatch {
+		out = append(out, fmt.Sprintf("db_match %v→%v", rec.DBCheck.DBMatch, ours.DBCheck.DBMatch))
+	}
+	if len(rec.ActionChecks) == len(ours.ActionChecks) {
+		for i := range rec.ActionChecks {
+			if a, b := rec.ActionChecks[i], ours.ActionChecks[i]; a.ActionMatch != b.ActionMatch {
+				out = append(out, fmt.Sprintf("action %s %v→%v", b.Action.Name, a.ActionMatch, b.ActionMatch))
+			}
+		}
+	} else {
+		out = append(out, fmt.Sprintf("action checks %d→%d", len(rec.ActionChecks), len(ours.ActionChecks)))
+	}
+	if len(rec.EnvAssertions) == len(ours.EnvAssertions) {
+		for i := range rec.EnvAssertions {
+			if a, b := rec.EnvAssertions[i], ours.EnvAssertions[i]; a.Met != b.Met {
+				out = append(out, fmt.Sprintf("env assertion %s %v→%v", b.EnvAssertion.FuncName, a.Met, b.Met))
+			}
+		}
+	}
+	if len(rec.CommunicateChecks) == len(ours.CommunicateChecks) {
+		for i := range rec.CommunicateChecks {
+			if a, b := rec.CommunicateChecks[i], ours.CommunicateChecks[i]; a.Met != b.Met {
+				out = append(out, fmt.Sprintf("communicate %q %v→%v", b.Info, a.Met, b.Met))
+			}
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, "reward only (no component differs)")
+	}
+	return out
+}
+
+func fmtComp(v float64, ok bool) string {
+	if !ok {
+		return "-"
+	}
+	return fmt.Sprintf("%g", v)
+}
