@@ -19,6 +19,10 @@ type Table struct {
 	Title  string
 	Header []string
 	Rows   [][]string
+	// Values hold, row by row, the full-precision numbers behind cells whose
+	// text rounds them (nil rows and entries: the text is all there is);
+	// CSV and JSON carry them.
+	Values [][]any
 	Notes  []string
 }
 
@@ -150,38 +154,38 @@ func groupName(g metrics.Summary) string {
 }
 
 // pct formats a fraction as a percentage with one decimal.
-func pct(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) }
+func pct(x float64) num { return fixed(100*x, 1) }
 
 // delta formats a difference of fractions in percentage points.
-func delta(x float64) string {
-	s := strconv.FormatFloat(100*x, 'f', 1, 64)
-	if s == "-0.0" {
-		s = "0.0"
+func delta(x float64) num {
+	n := fixed(100*x, 1)
+	if n.text == "-0.0" {
+		n.text = "0.0"
 	}
-	if !strings.HasPrefix(s, "-") {
-		s = "+" + s
+	if !strings.HasPrefix(n.text, "-") {
+		n.text = "+" + n.text
 	}
-	return s
+	return n
 }
 
-// deltaCell is other's pass^k minus base's, Missing unless both have it.
-func deltaCell(base, other metrics.PassK, k int) string {
+// deltaCell is other's pass^k minus base's, missing unless both have it.
+func deltaCell(base, other metrics.PassK, k int) num {
 	if !hasK(base, k) || !hasK(other, k) {
-		return Missing
+		return missing
 	}
 	return delta(other.At(k) - base.At(k))
 }
 
 // meanCell is the mean of pass^k over groups as a percentage (or, with
-// base, the mean difference), Missing when any group lacks pass^k.
-func meanCell(k int, groups []metrics.PassK, base []metrics.PassK) string {
+// base, the mean difference), missing when any group lacks pass^k.
+func meanCell(k int, groups []metrics.PassK, base []metrics.PassK) num {
 	if len(groups) == 0 {
-		return Missing
+		return missing
 	}
 	var sum float64
 	for i, g := range groups {
 		if !hasK(g, k) || base != nil && !hasK(base[i], k) {
-			return Missing
+			return missing
 		}
 		sum += g.At(k)
 		if base != nil {
@@ -194,8 +198,14 @@ func meanCell(k int, groups []metrics.PassK, base []metrics.PassK) string {
 	return pct(sum / float64(len(groups)))
 }
 
-// rel formats a relative overhead (0.531 → +53.1%).
-func rel(x float64) string { return delta(x) + "%" }
+// rel formats a relative overhead (0.531 → +53.1%), missing when the
+// baseline used none of it (nil).
+func rel(x *float64) num {
+	if x == nil {
+		return missing
+	}
+	return delta(*x).suffixed("%")
+}
 
 // Missing is the text of a cell without data behind it (CSV and JSON carry
 // null): a missing value never prints as 0.
@@ -207,16 +217,21 @@ func hasK(p metrics.PassK, k int) bool {
 }
 
 // passCell is pass^k as a percentage, starred when it averages fewer tasks
-// than the group has; Missing when no task has k trials.
-func passCell(p metrics.PassK, k int) string {
+// than the group has; missing when no task has k trials.
+func passCell(p metrics.PassK, k int) num {
 	if !hasK(p, k) {
-		return Missing
+		return missing
 	}
-	s := pct(p.At(k))
+	n := pct(p.At(k))
 	if !p.Complete(k) {
-		s += "*"
+		n = n.suffixed("*")
 	}
-	return s
+	return n
+}
+
+// shareWithCount is a share as a percentage followed by its count ("12.5 (3)").
+func shareWithCount(share float64, n int) num {
+	return pct(share).suffixed(fmt.Sprintf(" (%d)", n))
 }
 
 // completeness notes name the tasks lacking trials of every group.
@@ -256,16 +271,16 @@ func (r *Report) overview() Table {
 	}
 	t.Header = append(t.Header, "Avg reward")
 	for _, g := range r.Groups {
-		row := []string{g.Domain, g.Agent, g.Backbone, g.UserBackbone, strconv.Itoa(g.Tasks), strconv.Itoa(g.Scored),
+		row := []any{g.Domain, g.Agent, g.Backbone, g.UserBackbone, strconv.Itoa(g.Tasks), strconv.Itoa(g.Scored),
 			strconv.Itoa(g.Infrastructure), strconv.Itoa(g.K)}
 		for k := 1; k <= maxK; k++ {
 			row = append(row, passCell(g.PassK, k))
 		}
-		avg := Missing
+		avg := missing
 		if g.Scored > 0 {
-			avg = strconv.FormatFloat(g.AvgReward, 'f', 3, 64)
+			avg = fixed(g.AvgReward, 3)
 		}
-		t.Rows = append(t.Rows, append(row, avg))
+		t.add(append(row, avg)...)
 	}
 	t.Notes = completenessNotes(r.Groups)
 	return t
@@ -348,14 +363,14 @@ func (r *Report) mainTable() Table {
 		}
 		var base, other []metrics.PassK
 		for _, p := range ps {
-			t.Rows = append(t.Rows, []string{label, p.Base.Domain, passCell(p.Base.PassK, 1), passCell(p.Other.PassK, 1), deltaCell(p.Base.PassK, p.Other.PassK, 1),
-				passCell(p.Base.PassK, k), passCell(p.Other.PassK, k), deltaCell(p.Base.PassK, p.Other.PassK, k)})
+			t.add(label, p.Base.Domain, passCell(p.Base.PassK, 1), passCell(p.Other.PassK, 1), deltaCell(p.Base.PassK, p.Other.PassK, 1),
+				passCell(p.Base.PassK, k), passCell(p.Other.PassK, k), deltaCell(p.Base.PassK, p.Other.PassK, k))
 			base = append(base, p.Base.PassK)
 			other = append(other, p.Other.PassK)
 		}
 		if len(ps) > 1 {
-			t.Rows = append(t.Rows, []string{label, "Average", meanCell(1, base, nil), meanCell(1, other, nil), meanCell(1, other, base),
-				meanCell(k, base, nil), meanCell(k, other, nil), meanCell(k, other, base)})
+			t.add(label, "Average", meanCell(1, base, nil), meanCell(1, other, nil), meanCell(1, other, base),
+				meanCell(k, base, nil), meanCell(k, other, nil), meanCell(k, other, base))
 		}
 	}
 	if k == 1 {
@@ -403,7 +418,7 @@ func (r *Report) comparison() Table {
 			for _, g := range base {
 				ps = append(ps, g.PassK)
 			}
-			t.Rows = append(t.Rows, []string{label, o.Baseline, strconv.Itoa(len(base)), meanCell(1, ps, nil), meanCell(k, ps, nil), "", "", "", "", ""})
+			t.add(label, o.Baseline, strconv.Itoa(len(base)), meanCell(1, ps, nil), meanCell(k, ps, nil), "", "", "", "", "")
 		}
 		for _, a := range r.agents() {
 			if a == o.Baseline {
@@ -419,8 +434,8 @@ func (r *Report) comparison() Table {
 				other = append(other, p.Other.PassK)
 			}
 			ov := metrics.UsageOverhead(ps)
-			t.Rows = append(t.Rows, []string{label, a, strconv.Itoa(len(ps)), meanCell(1, other, nil), meanCell(k, other, nil), meanCell(1, other, base), meanCell(k, other, base),
-				rel(ov.Tokens), rel(ov.PromptTokens), rel(ov.Calls)})
+			t.add(label, a, strconv.Itoa(len(ps)), meanCell(1, other, nil), meanCell(k, other, nil), meanCell(1, other, base), meanCell(k, other, base),
+				rel(ov.Tokens), rel(ov.PromptTokens), rel(ov.Calls))
 		}
 	}
 	if len(t.Rows) == 0 {
@@ -440,12 +455,12 @@ func (r *Report) writeSubset() Table {
 	t.Header = []string{"Domain", "Backbone", "Agent", "Write tasks", "Share", "pass^1", ks, "pass^1 all", ks + " all"}
 	for _, g := range r.Groups {
 		w := g.Write
-		share := Missing
+		share := missing
 		if w.Known > 0 {
 			share = pct(w.Share())
 		}
-		t.Rows = append(t.Rows, []string{g.Domain, r.backboneLabel(g), g.Agent, fmt.Sprintf("%d/%d", w.Tasks, w.Known), share,
-			passCell(w.PassK, 1), passCell(w.PassK, k), passCell(g.PassK, 1), passCell(g.PassK, k)})
+		t.add(g.Domain, r.backboneLabel(g), g.Agent, fmt.Sprintf("%d/%d", w.Tasks, w.Known), share,
+			passCell(w.PassK, 1), passCell(w.PassK, k), passCell(g.PassK, 1), passCell(g.PassK, k))
 		if len(w.Unknown) > 0 {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s: membership unknown for %d task(s) (no gold actions or tool kinds; load the domain with --data): %s",
 				groupName(g), len(w.Unknown), list(w.Unknown, 10)))
@@ -465,11 +480,11 @@ func (r *Report) actions() Table {
 		if a.Gold == 0 {
 			continue
 		}
-		wm := Missing
+		wm := missing
 		if a.WriteGold > 0 {
 			wm = pct(a.WriteShare())
 		}
-		t.Rows = append(t.Rows, []string{g.Domain, r.backboneLabel(g), g.Agent, strconv.Itoa(a.Simulations), strconv.Itoa(a.Gold), pct(a.Share()), strconv.Itoa(a.WriteGold), wm})
+		t.add(g.Domain, r.backboneLabel(g), g.Agent, strconv.Itoa(a.Simulations), strconv.Itoa(a.Gold), pct(a.Share()), strconv.Itoa(a.WriteGold), wm)
 	}
 	if len(t.Rows) == 0 {
 		t.Notes = append(t.Notes, "no gold actions known")
@@ -486,8 +501,8 @@ func (r *Report) gate() Table {
 			continue
 		}
 		v := a.Verdicts
-		t.Rows = append(t.Rows, []string{g.Domain, r.backboneLabel(g), g.Agent, strconv.Itoa(a.Runs), pct(a.Share()),
-			strconv.Itoa(v.Allow), strconv.Itoa(v.Revise), strconv.Itoa(v.Block), strconv.Itoa(v.ShadowAllow), strconv.Itoa(v.ShadowRevise), strconv.Itoa(v.ShadowBlock)})
+		t.add(g.Domain, r.backboneLabel(g), g.Agent, strconv.Itoa(a.Runs), pct(a.Share()),
+			strconv.Itoa(v.Allow), strconv.Itoa(v.Revise), strconv.Itoa(v.Block), strconv.Itoa(v.ShadowAllow), strconv.Itoa(v.ShadowRevise), strconv.Itoa(v.ShadowBlock))
 	}
 	if len(t.Rows) == 0 {
 		t.Notes = append(t.Notes, "no run reports gate verdicts (agent_info.gate)")
@@ -510,16 +525,16 @@ func (r *Report) errors() Table {
 	t.Header = append(t.Header, "Infra")
 	t.Notes = append(t.Notes, "cells: share of failures (count); "+strings.Join(legend, "; ")+"; infra = infrastructure errors (not failures: excluded from pass^k)")
 	for _, g := range r.Groups {
-		row := []string{g.Domain, r.backboneLabel(g), g.Agent, strconv.Itoa(g.Failed)}
+		row := []any{g.Domain, r.backboneLabel(g), g.Agent, strconv.Itoa(g.Failed)}
 		for _, c := range errorCategories {
 			if g.Failed == 0 {
-				row = append(row, Missing)
+				row = append(row, missing)
 				continue
 			}
-			row = append(row, fmt.Sprintf("%s (%d)", pct(g.ErrorShare(c)), g.Errors[c]))
+			row = append(row, shareWithCount(g.ErrorShare(c), g.Errors[c]))
 		}
 		row = append(row, strconv.Itoa(g.Errors[metrics.Infrastructure]))
-		t.Rows = append(t.Rows, row)
+		t.add(row...)
 	}
 	// Totals over every group, as the paper's overall shares.
 	total := map[metrics.Category]int{}
@@ -531,12 +546,12 @@ func (r *Report) errors() Table {
 		}
 	}
 	if len(r.Groups) > 1 && failed > 0 {
-		row := []string{"All", "", "", strconv.Itoa(failed)}
+		row := []any{"All", "", "", strconv.Itoa(failed)}
 		for _, c := range errorCategories {
-			row = append(row, fmt.Sprintf("%s (%d)", pct(float64(total[c])/float64(failed)), total[c]))
+			row = append(row, shareWithCount(float64(total[c])/float64(failed), total[c]))
 		}
 		row = append(row, strconv.Itoa(total[metrics.Infrastructure]))
-		t.Rows = append(t.Rows, row)
+		t.add(row...)
 	}
 	return t
 }
@@ -548,7 +563,7 @@ func (r *Report) costs() Table {
 	var all metrics.Cost
 	for _, g := range r.Groups {
 		c := g.Cost
-		t.Rows = append(t.Rows, costRow(g.Domain, r.backboneLabel(g), g.Agent, c))
+		t.add(costRow(g.Domain, r.backboneLabel(g), g.Agent, c)...)
 		all.Simulations += c.Simulations
 		all.AgentCalls += c.AgentCalls
 		all.UserCalls += c.UserCalls
@@ -560,30 +575,30 @@ func (r *Report) costs() Table {
 		all.JudgeCost += c.JudgeCost
 	}
 	if len(r.Groups) > 1 {
-		t.Rows = append(t.Rows, costRow("All", "", "", all))
+		t.add(costRow("All", "", "", all)...)
 	}
 	return t
 }
 
-func costRow(domain, backbone, agent string, c metrics.Cost) []string {
+func costRow(domain, backbone, agent string, c metrics.Cost) []any {
 	// Counts no record carries (τ-bench v1 lists have no usage; a run
 	// without a judge has no judge tokens) are missing, not zero.
-	f1 := func(known bool, x float64) string {
+	f1 := func(known bool, x float64) num {
 		if !known || c.Simulations == 0 {
-			return Missing
+			return missing
 		}
-		return strconv.FormatFloat(c.PerSim(x), 'f', 1, 64)
+		return fixed(c.PerSim(x), 1)
 	}
-	usd := func(known bool, x float64) string {
+	usd := func(known bool, x float64) num {
 		if !known {
-			return Missing
+			return missing
 		}
-		return strconv.FormatFloat(x, 'f', 4, 64)
+		return fixed(x, 4)
 	}
 	agent1, user1, judge1 := c.AgentCalls > 0, c.UserCalls > 0 || c.User.Total() > 0, c.Judge.Total() > 0
 	agentUSD, userUSD, judgeUSD := agent1 || c.AgentCost > 0, user1 || c.UserCost > 0, judge1 || c.JudgeCost > 0
 	total := agentUSD || userUSD || judgeUSD
-	return []string{domain, backbone, agent, strconv.Itoa(c.Simulations),
+	return []any{domain, backbone, agent, strconv.Itoa(c.Simulations),
 		f1(agent1, float64(c.AgentCalls)), f1(agent1, float64(c.Agent.PromptTokens)), f1(agent1, float64(c.Agent.CompletionTokens)),
 		f1(user1, float64(c.User.Total())), f1(judge1, float64(c.Judge.Total())),
 		usd(agentUSD, c.AgentCost), usd(userUSD, c.UserCost), usd(judgeUSD, c.JudgeCost), usd(total, c.Total()),
@@ -605,6 +620,18 @@ func dropColumns(t *Table, idx ...int) {
 	t.Header = keep(t.Header)
 	for i, r := range t.Rows {
 		t.Rows[i] = keep(r)
+	}
+	for i, r := range t.Values {
+		if r == nil {
+			continue
+		}
+		var out []any
+		for j, v := range r {
+			if !slices.Contains(idx, j) {
+				out = append(out, v)
+			}
+		}
+		t.Values[i] = out
 	}
 }
 

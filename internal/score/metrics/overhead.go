@@ -33,16 +33,18 @@ func Match(sums []Summary, base, other string) []Pair {
 // (0.531 = 53.1% more): per-simulation agent prompt tokens, all agent tokens,
 // agent model calls and agent cost. Per-simulation means are summed over the
 // pairs before dividing, so every domain weighs by its own size of run.
+// A quantity the baseline never used (zero, or nothing recorded) has no
+// relative overhead: nil.
 type Overhead struct {
-	Pairs        int     `json:"pairs"`
-	PromptTokens float64 `json:"prompt_tokens"`
-	Tokens       float64 `json:"tokens"`
-	Calls        float64 `json:"calls"`
-	Cost         float64 `json:"cost"`
+	Pairs        int      `json:"pairs"`
+	PromptTokens *float64 `json:"prompt_tokens"`
+	Tokens       *float64 `json:"tokens"`
+	Calls        *float64 `json:"calls"`
+	Cost         *float64 `json:"cost"`
 }
 
 // UsageOverhead computes the overhead of the Other groups over the Base
-// groups of pairs. Quantities the baseline never used (zero) give 0.
+// groups of pairs. Quantities the baseline never used (zero) give nil.
 func UsageOverhead(pairs []Pair) Overhead {
 	var bp, op, bt, ot, bc, oc, bm, om float64
 	for _, p := range pairs {
@@ -56,11 +58,12 @@ func UsageOverhead(pairs []Pair) Overhead {
 		bm += b.PerSim(b.AgentCost)
 		om += o.PerSim(o.AgentCost)
 	}
-	rel := func(o, b float64) float64 {
+	rel := func(o, b float64) *float64 {
 		if b == 0 {
-			return 0
+			return nil
 		}
-		return o/b - 1
+		x := o/b - 1
+		return &x
 	}
 	return Overhead{Pairs: len(pairs), PromptTokens: rel(op, bp), Tokens: rel(ot, bt), Calls: rel(oc, bc), Cost: rel(om, bm)}
 }

@@ -122,7 +122,7 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("cost = %+v", s.Cost)
 	}
 	ov := UsageOverhead(Match(sums, "baseline", "ledger"))
-	if ov.Pairs != 1 || math.Abs(ov.PromptTokens-2) > 1e-12 || math.Abs(ov.Calls-0.5) > 1e-12 {
+	if ov.Pairs != 1 || ov.PromptTokens == nil || math.Abs(*ov.PromptTokens-2) > 1e-12 || ov.Calls == nil || math.Abs(*ov.Calls-0.5) > 1e-12 {
 		t.Errorf("overhead = %+v; want prompt +200%%, calls +50%%", ov)
 	}
 }
