@@ -74,8 +74,8 @@ type tau2SimOut struct {
 	EndTime           string         `json:"end_time"`
 	Duration          float64        `json:"duration"`
 	TerminationReason string         `json:"termination_reason"`
-	AgentCost         float64        `json:"agent_cost"`
-	UserCost          float64        `json:"user_cost"`
+	AgentCost         *float64       `json:"agent_cost"` // null: unknown (no price)
+	UserCost          *float64       `json:"user_cost"`
 	RewardInfo        *tau2RewardOut `json:"reward_info"`
 	Messages          []any          `json:"messages"`
 	Trial             int            `json:"trial"`
@@ -208,7 +208,8 @@ func tau2Sim(r *Record) tau2SimOut {
 	s := tau2SimOut{
 		ID: r.ID, TaskID: r.TaskID, Timestamp: r.EndTime, StartTime: r.StartTime, EndTime: r.EndTime,
 		Duration: r.Duration, TerminationReason: string(r.TerminationReason),
-		AgentCost: r.AgentCost, UserCost: r.UserCost, Trial: r.Trial, Seed: r.Seed, Mode: "half_duplex",
+		AgentCost: knownCost(r, UnknownAgentCost, r.AgentCost), UserCost: knownCost(r, UnknownUserCost, r.UserCost),
+		Trial: r.Trial, Seed: r.Seed, Mode: "half_duplex",
 		Messages: make([]any, 0, len(r.Messages)),
 	}
 	if ri := r.RewardInfo; ri != nil {
@@ -225,6 +226,15 @@ func tau2Sim(r *Record) tau2SimOut {
 		s.Messages = append(s.Messages, tau2Msg(m))
 	}
 	return s
+}
+
+// knownCost is the cost, nil (null, as upstream writes a cost it could not
+// compute) when the record has it unknown.
+func knownCost(r *Record, field string, x float64) *float64 {
+	if r.IsUnknown(field) {
+		return nil
+	}
+	return &x
 }
 
 func tau2Msg(m message.Message) any {
@@ -339,11 +349,20 @@ func FromTau2(f *Tau2File) ([]Record, error) {
 		if s.Seed != nil {
 			r.Seed = *s.Seed
 		}
+		// What the file does not record is unknown, not 0: a null cost, the
+		// judge's usage and cost (never in a results file), a role's usage
+		// when none of its messages carries any.
+		r.MarkUnknown(UnknownJudgeUsage)
+		r.MarkUnknown(UnknownJudgeCost)
 		if s.AgentCost != nil {
 			r.AgentCost = *s.AgentCost
+		} else {
+			r.MarkUnknown(UnknownAgentCost)
 		}
 		if s.UserCost != nil {
 			r.UserCost = *s.UserCost
+		} else {
+			r.MarkUnknown(UnknownUserCost)
 		}
 		if s.RewardInfo != nil && len(s.RewardInfo.Raw) > 0 && string(s.RewardInfo.Raw) != "null" {
 			var ri evaluator.RewardInfo
@@ -352,7 +371,14 @@ func FromTau2(f *Tau2File) ([]Record, error) {
 			}
 			r.RewardInfo = &ri
 		}
+		var agentMsgs, userMsgs int
 		for _, m := range r.Messages {
+			switch m.Role {
+			case message.Assistant:
+				agentMsgs++
+			case message.User:
+				userMsgs++
+			}
 			switch {
 			case m.Role == message.Assistant && m.Usage != nil:
 				r.AgentUsage = r.AgentUsage.Add(*m.Usage)
@@ -364,6 +390,12 @@ func FromTau2(f *Tau2File) ([]Record, error) {
 			if m.Role == message.Tool && m.Error {
 				r.NumErrors++
 			}
+		}
+		if agentMsgs > 0 && r.AgentCalls == 0 {
+			r.MarkUnknown(UnknownAgentUsage)
+		}
+		if userMsgs > 0 && r.UserCalls == 0 {
+			r.MarkUnknown(UnknownUserUsage)
 		}
 		out = append(out, r)
 	}

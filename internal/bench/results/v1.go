@@ -227,8 +227,13 @@ func (res V1Result) Record(labels V1Labels) (Record, error) {
 			return rec, fmt.Errorf("info: %w", err)
 		}
 	}
+	// A v1 list records no usage, no agent cost and no judge; the user's
+	// cost when the harness wrote one.
+	rec.Unknown = []string{UnknownAgentCost, UnknownAgentUsage, UnknownUserUsage, UnknownJudgeCost, UnknownJudgeUsage}
 	if info.UserCost != nil {
 		rec.UserCost = *info.UserCost
+	} else {
+		rec.MarkUnknown(UnknownUserCost)
 	}
 	msgs, err := v1Messages(res.Traj)
 	if err != nil {

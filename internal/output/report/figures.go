@@ -381,9 +381,17 @@ func (r *Report) passKFigure(domain string) (figurePlot, error) {
 	maxK := 1
 	for i, g := range gs {
 		maxK = max(maxK, g.K)
-		xys := make(plotter.XYs, g.K)
+		// A k no task has scored trials for has no point (never a 0).
+		var xys plotter.XYs
 		for k := 1; k <= g.K; k++ {
-			xys[k-1] = plotter.XY{X: float64(k) + seriesShift(i, len(gs)), Y: 100 * g.At(k)}
+			if hasK(g.PassK, k) {
+				xys = append(xys, plotter.XY{X: float64(k) + seriesShift(i, len(gs)), Y: 100 * g.At(k)})
+			}
+		}
+		label := fmt.Sprintf("%s / %s (n=%d tasks)", g.Agent, r.backboneLabel(g), g.PassK.NumTasks)
+		if len(xys) == 0 {
+			p.Legend.Add(label + ": missing (no scored simulation)")
+			continue
 		}
 		l, pts, err := plotter.NewLinePoints(xys)
 		if err != nil {
@@ -396,7 +404,7 @@ func (r *Report) passKFigure(domain string) (figurePlot, error) {
 		pts.Shape = plotutil.Shape(i)
 		pts.Radius = vg.Points(3)
 		p.Add(l, pts)
-		p.Legend.Add(fmt.Sprintf("%s / %s (n=%d tasks)", g.Agent, r.backboneLabel(g), g.PassK.NumTasks), l, pts)
+		p.Legend.Add(label, l, pts)
 	}
 	var ticks []plot.Tick
 	for k := 1; k <= maxK; k++ {
@@ -571,7 +579,10 @@ func (r *Report) errorFigure(bb bbKey) (figurePlot, error) {
 		return f, err
 	}
 	for j := range bars {
-		if bars[j].missing {
+		switch {
+		case gs[j].Scored == 0:
+			l.Labels[j] = "missing (no scored simulation)"
+		case bars[j].missing:
 			l.Labels[j] = "no failures"
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/py/omap"
 	"github.com/ledgerbench/ledgerbench/internal/score/metrics"
 	"github.com/ledgerbench/ledgerbench/internal/source/known"
@@ -562,47 +563,80 @@ func (r *Report) costs() Table {
 		"User tok/sim", "Judge tok/sim", "Agent $", "User $", "Judge $", "Total $", "$/sim"}
 	var all metrics.Cost
 	for _, g := range r.Groups {
-		c := g.Cost
-		t.add(costRow(g.Domain, r.backboneLabel(g), g.Agent, c)...)
-		all.Simulations += c.Simulations
-		all.AgentCalls += c.AgentCalls
-		all.UserCalls += c.UserCalls
-		all.Agent = all.Agent.Add(c.Agent)
-		all.User = all.User.Add(c.User)
-		all.Judge = all.Judge.Add(c.Judge)
-		all.AgentCost += c.AgentCost
-		all.UserCost += c.UserCost
-		all.JudgeCost += c.JudgeCost
+		t.add(costRow(g.Domain, r.backboneLabel(g), g.Agent, g.Cost)...)
+		t.Notes = append(t.Notes, unknownNotes(groupName(g), g.Cost)...)
+		all.Merge(g.Cost)
 	}
 	if len(r.Groups) > 1 {
 		t.add(costRow("All", "", "", all)...)
+		if len(all.Unknown) > 0 || all.Unjudged > 0 {
+			t.Notes = append(t.Notes, "All: a mean or total is — where any group's value is unknown (never divided by simulations whose values are unknown)")
+		}
 	}
 	return t
 }
 
+// unknownFields names the cost and usage fields a costs note speaks of.
+var unknownFields = []struct{ field, what string }{
+	{results.UnknownAgentUsage, "agent tokens"}, {results.UnknownUserUsage, "user tokens"}, {results.UnknownJudgeUsage, "judge tokens"},
+	{results.UnknownAgentCost, "agent cost"}, {results.UnknownUserCost, "user cost"}, {results.UnknownJudgeCost, "judge cost"},
+}
+
+// unknownNotes say which values of a group are unknown, for how many of its
+// simulations.
+func unknownNotes(name string, c metrics.Cost) []string {
+	var parts []string
+	for _, f := range unknownFields {
+		if n := c.Unknown[f.field]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s in %d of %d", f.what, n, c.Simulations))
+		}
+	}
+	var out []string
+	if len(parts) > 0 {
+		out = append(out, fmt.Sprintf("%s: unknown (a backbone without a price, or not recorded in the file): %s simulations, so those columns are —",
+			name, strings.Join(parts, ", ")))
+	}
+	if c.Unjudged > 0 {
+		out = append(out, fmt.Sprintf("%s: NL assertions not judged in %d of %d simulations (--no-judge): the judge columns are —; totals are what was spent",
+			name, c.Unjudged, c.Simulations))
+	}
+	return out
+}
+
 func costRow(domain, backbone, agent string, c metrics.Cost) []any {
-	// Counts no record carries (τ-bench v1 lists have no usage; a run
-	// without a judge has no judge tokens) are missing, not zero.
-	f1 := func(known bool, x float64) num {
-		if !known || c.Simulations == 0 {
+	// A value some simulation does not have known (a backbone without a
+	// price, a results file that does not record it, a judge that was not
+	// asked) is missing, never 0 and never a mean over the others.
+	mean := func(field string, x float64) num {
+		m, ok := c.Mean(field, x)
+		if !ok {
 			return missing
 		}
-		return fixed(c.PerSim(x), 1)
+		return fixed(m, 1)
 	}
-	usd := func(known bool, x float64) num {
-		if !known {
+	usd := func(field string, x float64) num {
+		if c.Unknown[field] > 0 || field == results.UnknownJudgeCost && c.Unjudged > 0 {
 			return missing
 		}
 		return fixed(x, 4)
 	}
-	agent1, user1, judge1 := c.AgentCalls > 0, c.UserCalls > 0 || c.User.Total() > 0, c.Judge.Total() > 0
-	agentUSD, userUSD, judgeUSD := agent1 || c.AgentCost > 0, user1 || c.UserCost > 0, judge1 || c.JudgeCost > 0
-	total := agentUSD || userUSD || judgeUSD
+	judgeTokens := missing
+	if c.Unjudged == 0 {
+		judgeTokens = mean(results.UnknownJudgeUsage, float64(c.Judge.Total()))
+	}
+	total, perSim := missing, missing
+	if c.TotalKnown() {
+		total = fixed(c.Total(), 4)
+		if c.Simulations > 0 {
+			perSim = fixed(c.PerSim(c.Total()), 4)
+		}
+	}
 	return []any{domain, backbone, agent, strconv.Itoa(c.Simulations),
-		f1(agent1, float64(c.AgentCalls)), f1(agent1, float64(c.Agent.PromptTokens)), f1(agent1, float64(c.Agent.CompletionTokens)),
-		f1(user1, float64(c.User.Total())), f1(judge1, float64(c.Judge.Total())),
-		usd(agentUSD, c.AgentCost), usd(userUSD, c.UserCost), usd(judgeUSD, c.JudgeCost), usd(total, c.Total()),
-		usd(total && c.Simulations > 0, c.PerSim(c.Total()))}
+		mean(results.UnknownAgentUsage, float64(c.AgentCalls)), mean(results.UnknownAgentUsage, float64(c.Agent.PromptTokens)),
+		mean(results.UnknownAgentUsage, float64(c.Agent.CompletionTokens)),
+		mean(results.UnknownUserUsage, float64(c.User.Total())), judgeTokens,
+		usd(results.UnknownAgentCost, c.AgentCost), usd(results.UnknownUserCost, c.UserCost), usd(results.UnknownJudgeCost, c.JudgeCost),
+		total, perSim}
 }
 
 // dropColumns removes columns (by index) from a table; tables drop their
@@ -691,10 +725,20 @@ type AdherenceJSON struct {
 	Share *float64 `json:"share"`
 }
 
-// CostJSON is token and cost accounting in JSON.
+// CostJSON is token and cost accounting in JSON: a cost some simulation
+// of the group has unknown is null (the counts are in "unknown").
 type CostJSON struct {
 	metrics.Cost
-	Total float64 `json:"total_cost"`
+	AgentCost *float64 `json:"agent_cost"`
+	UserCost  *float64 `json:"user_cost"`
+	JudgeCost *float64 `json:"judge_cost"`
+	Total     *float64 `json:"total_cost"`
+}
+
+func costJSON(c metrics.Cost) CostJSON {
+	known := func(field string, x float64) *float64 { return valueIf(c.Unknown[field] == 0, x) }
+	return CostJSON{Cost: c, AgentCost: known(results.UnknownAgentCost, c.AgentCost), UserCost: known(results.UnknownUserCost, c.UserCost),
+		JudgeCost: valueIf(c.Unknown[results.UnknownJudgeCost] == 0 && c.Unjudged == 0, c.JudgeCost), Total: valueIf(c.TotalKnown(), c.Total())}
 }
 
 // passMaps are pass^k and its task counts by k; pass^k is null for a k no
@@ -737,7 +781,7 @@ func (r *Report) JSON() []GroupJSON {
 				j.ErrorShares.Set(string(c), valueIf(g.Failed > 0, g.ErrorShare(c)))
 			}
 		}
-		j.Cost = CostJSON{Cost: g.Cost, Total: g.Cost.Total()}
+		j.Cost = costJSON(g.Cost)
 		if g.Agent != r.opts.Baseline {
 			for _, p := range metrics.Match(r.Groups, r.opts.Baseline, g.Agent) {
 				if p.Other.Key == g.Key {

@@ -39,7 +39,10 @@
   }
   function pct(x) { return x === undefined || x === null ? "–" : (100 * x).toFixed(1); }
   function num(x, d) { return x === undefined || x === null ? "–" : Number(x).toFixed(d); }
-  function money(x) { return x ? "$" + Number(x).toFixed(4) : "–"; }
+  // money is a cost; null (unknown: a backbone without a price, or not
+  // recorded) shows as missing, never as $0.
+  function money(x) { return x === undefined || x === null ? "–" : "$" + Number(x).toFixed(4); }
+  function known(s, field, x) { return (s.unknown || []).indexOf(field) >= 0 ? null : x; }
   function pretty(raw) {
     if (raw === undefined || raw === null) return "";
     if (typeof raw === "string") {
@@ -332,7 +335,8 @@
     m("backbone", s.backbone + (s.simulated ? " (simulated)" : "")); m("user backbone", s.user_backbone);
     m("termination", s.termination); m("error", s.error);
     if (s.diagnosis) m("error category", (data.categories[s.diagnosis.category] || s.diagnosis.category) + " — " + s.diagnosis.detail);
-    m("cost", "agent " + money(s.agent_cost) + ", user " + money(s.user_cost) + (s.judge_cost ? ", judge " + money(s.judge_cost) : ""));
+    m("cost", "agent " + money(known(s, "agent_cost", s.agent_cost)) + ", user " + money(known(s, "user_cost", s.user_cost)) +
+      (s.judge_cost || known(s, "judge_cost", 0) === null ? ", judge " + money(known(s, "judge_cost", s.judge_cost)) : ""));
     m("tokens", "agent " + (s.agent_usage.prompt_tokens || 0) + " in / " + (s.agent_usage.completion_tokens || 0) + " out; user " + (s.user_usage.prompt_tokens || 0) + " / " + (s.user_usage.completion_tokens || 0));
     m("steps", s.steps || ""); m("duration", num(s.duration, 2) + " s"); m("seed", s.seed); m("id", s.id); m("source", s.source);
     add(app, [nav, h("h2", null, "Simulation " + s.task_id + " · trial " + s.trial + " · " + s.agent), meta]);

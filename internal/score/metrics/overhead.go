@@ -1,5 +1,7 @@
 package metrics
 
+import "github.com/ledgerbench/ledgerbench/internal/bench/results"
+
 // Pair is a group of one agent and the baseline group it is compared with:
 // same domain, backbone and user backbone.
 type Pair struct {
@@ -47,23 +49,29 @@ type Overhead struct {
 // groups of pairs. Quantities the baseline never used (zero) give nil.
 func UsageOverhead(pairs []Pair) Overhead {
 	var bp, op, bt, ot, bc, oc, bm, om float64
+	usage, cost := true, true // some simulation of each side of every pair has it known
 	for _, p := range pairs {
 		b, o := p.Base.Cost, p.Other.Cost
-		bp += b.PerSim(float64(b.Agent.PromptTokens))
-		op += o.PerSim(float64(o.Agent.PromptTokens))
-		bt += b.PerSim(float64(b.Agent.Total()))
-		ot += o.PerSim(float64(o.Agent.Total()))
-		bc += b.PerSim(float64(b.AgentCalls))
-		oc += o.PerSim(float64(o.AgentCalls))
-		bm += b.PerSim(b.AgentCost)
-		om += o.PerSim(o.AgentCost)
+		add := func(sum *float64, c Cost, field string, x float64, known *bool) {
+			m, ok := c.Mean(field, x)
+			*sum += m
+			*known = *known && ok
+		}
+		add(&bp, b, results.UnknownAgentUsage, float64(b.Agent.PromptTokens), &usage)
+		add(&op, o, results.UnknownAgentUsage, float64(o.Agent.PromptTokens), &usage)
+		add(&bt, b, results.UnknownAgentUsage, float64(b.Agent.Total()), &usage)
+		add(&ot, o, results.UnknownAgentUsage, float64(o.Agent.Total()), &usage)
+		add(&bc, b, results.UnknownAgentUsage, float64(b.AgentCalls), &usage)
+		add(&oc, o, results.UnknownAgentUsage, float64(o.AgentCalls), &usage)
+		add(&bm, b, results.UnknownAgentCost, b.AgentCost, &cost)
+		add(&om, o, results.UnknownAgentCost, o.AgentCost, &cost)
 	}
-	rel := func(o, b float64) *float64 {
-		if b == 0 {
+	rel := func(known bool, o, b float64) *float64 {
+		if !known || b == 0 {
 			return nil
 		}
 		x := o/b - 1
 		return &x
 	}
-	return Overhead{Pairs: len(pairs), PromptTokens: rel(op, bp), Tokens: rel(ot, bt), Calls: rel(oc, bc), Cost: rel(om, bm)}
+	return Overhead{Pairs: len(pairs), PromptTokens: rel(usage, op, bp), Tokens: rel(usage, ot, bt), Calls: rel(usage, oc, bc), Cost: rel(cost, om, bm)}
 }

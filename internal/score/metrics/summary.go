@@ -138,10 +138,57 @@ type Cost struct {
 	AgentCost   float64       `json:"agent_cost"`
 	UserCost    float64       `json:"user_cost"`
 	JudgeCost   float64       `json:"judge_cost"`
+	// Unknown counts, by record field (results.Unknown*), the simulations
+	// whose value is not known (no price, not recorded): they add 0 to the
+	// sums above, which then hold the known part only.
+	Unknown map[string]int `json:"unknown,omitempty"`
+	// Unjudged counts the simulations whose NL assertions were not judged
+	// (--no-judge): the judge they needed was never asked, so the judge's
+	// usage and cost of a full evaluation are not there (nothing was spent).
+	Unjudged int `json:"unjudged,omitempty"`
+}
+
+// Mean is x, a sum over the simulations, per simulation; false when there
+// is none or some simulation has field (results.Unknown*) unknown.
+func (c Cost) Mean(field string, x float64) (float64, bool) {
+	if c.Simulations == 0 || c.Unknown[field] > 0 {
+		return 0, false
+	}
+	return x / float64(c.Simulations), true
+}
+
+// Merge adds another account to c.
+func (c *Cost) Merge(o Cost) {
+	c.Simulations += o.Simulations
+	c.AgentCalls += o.AgentCalls
+	c.UserCalls += o.UserCalls
+	c.Agent = c.Agent.Add(o.Agent)
+	c.User = c.User.Add(o.User)
+	c.Judge = c.Judge.Add(o.Judge)
+	c.AgentCost += o.AgentCost
+	c.UserCost += o.UserCost
+	c.JudgeCost += o.JudgeCost
+	for f, n := range o.Unknown {
+		c.unknown(f, n)
+	}
+	c.Unjudged += o.Unjudged
+}
+
+func (c *Cost) unknown(field string, n int) {
+	if c.Unknown == nil {
+		c.Unknown = map[string]int{}
+	}
+	c.Unknown[field] += n
 }
 
 // Add accounts for one simulation.
 func (c *Cost) Add(r *results.Record) {
+	for _, f := range r.Unknown {
+		c.unknown(f, 1)
+	}
+	if r.RewardInfo.NLUnjudged() {
+		c.Unjudged++
+	}
 	c.Simulations++
 	c.AgentCalls += r.AgentCalls
 	c.UserCalls += r.UserCalls
@@ -160,8 +207,14 @@ func (c *Cost) Add(r *results.Record) {
 	c.JudgeCost += jc
 }
 
-// Total is the cost of agent, user and judge.
+// Total is the cost of agent, user and judge; TotalKnown reports whether
+// every simulation's cost of every role is known.
 func (c Cost) Total() float64 { return c.AgentCost + c.UserCost + c.JudgeCost }
+
+// TotalKnown reports whether Total holds every simulation's whole cost.
+func (c Cost) TotalKnown() bool {
+	return c.Unknown[results.UnknownAgentCost] == 0 && c.Unknown[results.UnknownUserCost] == 0 && c.Unknown[results.UnknownJudgeCost] == 0
+}
 
 // PerSim divides a quantity by the number of simulations.
 func (c Cost) PerSim(x float64) float64 { return ratio(x, float64(c.Simulations)) }
