@@ -369,6 +369,24 @@ func FromTau2(f *Tau2File) ([]Record, error) {
 			if err := json.Unmarshal(s.RewardInfo.Raw, &ri); err != nil {
 				return nil, fmt.Errorf("simulation %d (task %s): reward_info: %w", i, s.TaskID, err)
 			}
+			// What a ledgerbench export keeps in info: the notes and the
+			// components not evaluated (NL assertions not judged).
+			var own struct {
+				Info struct {
+					Ledgerbench struct {
+						Notes        []string           `json:"notes"`
+						NotEvaluated []tasks.RewardType `json:"not_evaluated"`
+					} `json:"ledgerbench"`
+				} `json:"info"`
+			}
+			if json.Unmarshal(s.RewardInfo.Raw, &own) == nil {
+				if len(ri.NotEvaluated) == 0 {
+					ri.NotEvaluated = own.Info.Ledgerbench.NotEvaluated
+				}
+				if len(ri.Notes) == 0 {
+					ri.Notes = own.Info.Ledgerbench.Notes
+				}
+			}
 			r.RewardInfo = &ri
 		}
 		var agentMsgs, userMsgs int

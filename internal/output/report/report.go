@@ -257,6 +257,19 @@ func completenessNotes(groups []metrics.Summary) []string {
 			notes = append(notes, fmt.Sprintf("%s: %d duplicate (task, trial) record(s) ignored", groupName(g), g.Duplicates))
 		}
 	}
+	return append(notes, nlNotes(groups)...)
+}
+
+// nlNotes say, for every table whose numbers follow from rewards, which
+// groups' NL assertions were not judged.
+func nlNotes(groups []metrics.Summary) []string {
+	var notes []string
+	for _, g := range groups {
+		if g.NLUnjudged > 0 {
+			notes = append(notes, fmt.Sprintf("%s: NL assertions not judged (--no-judge) in %d of %d scored simulations: their rewards omit NL_ASSERTION",
+				groupName(g), g.NLUnjudged, g.Scored))
+		}
+	}
 	return notes
 }
 
@@ -446,6 +459,7 @@ func (r *Report) comparison() Table {
 		dropColumns(&t, 4, 6)
 	}
 	t.Notes = append(t.Notes, "Tokens, Prompt tokens, Model calls: the agent's per-simulation usage relative to "+o.Baseline+" on the same domains (helper-model calls included; user simulator and judge excluded)")
+	t.Notes = append(t.Notes, nlNotes(r.Groups)...)
 	return t
 }
 
@@ -470,6 +484,7 @@ func (r *Report) writeSubset() Table {
 	if k == 1 {
 		dropColumns(&t, 6, 8)
 	}
+	t.Notes = append(t.Notes, nlNotes(r.Groups)...)
 	return t
 }
 
@@ -554,6 +569,7 @@ func (r *Report) errors() Table {
 		row = append(row, strconv.Itoa(total[metrics.Infrastructure]))
 		t.add(row...)
 	}
+	t.Notes = append(t.Notes, nlNotes(r.Groups)...)
 	return t
 }
 
@@ -684,6 +700,7 @@ type GroupJSON struct {
 	Infrastructure int                  `json:"infrastructure_errors"`
 	Duplicates     int                  `json:"duplicates"`
 	Simulated      int                  `json:"simulated"`
+	NLUnjudged     int                  `json:"nl_unjudged"`
 	Tasks          int                  `json:"tasks"`
 	Successes      int                  `json:"successes"`
 	Failed         int                  `json:"failed"`
@@ -765,7 +782,7 @@ func valueIf(ok bool, x float64) *float64 {
 func (r *Report) JSON() []GroupJSON {
 	out := make([]GroupJSON, 0, len(r.Groups))
 	for _, g := range r.Groups {
-		j := GroupJSON{Key: g.Key, Records: g.Records, Scored: g.Scored, Infrastructure: g.Infrastructure, Duplicates: g.Duplicates, Simulated: g.Simulated,
+		j := GroupJSON{Key: g.Key, Records: g.Records, Scored: g.Scored, Infrastructure: g.Infrastructure, Duplicates: g.Duplicates, Simulated: g.Simulated, NLUnjudged: g.NLUnjudged,
 			Tasks: g.Tasks, Successes: g.Successes, Failed: g.Failed, K: g.K, AvgReward: valueIf(g.Scored > 0, g.AvgReward),
 			Incomplete: nonNil(g.Incomplete)}
 		j.PassHatK, j.TasksPerK = passMaps(g.PassK)

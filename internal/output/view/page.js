@@ -192,14 +192,18 @@
     var gb = h("tbody");
     groups.forEach(function (g, i) {
       var tr = h("tr", { cls: "click", "data-group": i, on: { click: function () { location.hash = "index/" + toQuery({ group: String(i) }); } } },
-        h("td", null, g.domain), h("td", null, g.agent), h("td", null, g.backbone), h("td", null, g.user_backbone),
-        h("td", { cls: "num" }, g.records), h("td", { cls: "num" }, g.tasks));
+        h("td", null, g.domain), h("td", null, g.agent), h("td", null, g.backbone, g.simulated ? h("span", { cls: "muted" }, " (simulated)") : ""),
+        h("td", null, g.user_backbone), h("td", { cls: "num" }, g.records), h("td", { cls: "num" }, g.tasks));
       for (var k = 0; k < ks; k++) tr.appendChild(h("td", { cls: "num" }, pct((g.pass_k || [])[k])));
       add(tr, [h("td", { cls: "num" }, num(g.avg_reward, 3)), h("td", { cls: "num" }, g.failed), h("td", { cls: "num" }, g.infra), h("td", { cls: "num" }, money(g.cost))]);
       gb.appendChild(tr);
     });
     gt.appendChild(gb);
     add(app, [h("h2", null, "Groups (" + groups.length + ")"), gt]);
+    groups.forEach(function (g) {
+      if (g.nl_unjudged) add(app, h("p", { cls: "muted group-note" }, g.domain + "/" + g.agent + "/" + g.backbone + ": NL assertions not judged (--no-judge) in " +
+        g.nl_unjudged + " of " + g.scored + " scored simulations: their rewards omit NL_ASSERTION"));
+    });
 
     function sel(name, label, options) {
       var s = h("select", { id: "f-" + name, on: { change: function () { f[name] = s.value; apply(); } } }, h("option", { value: "" }, "all"));
@@ -468,8 +472,15 @@
     var box = h("div", { cls: "box", id: "reward" });
     if (!ri) { add(box, h("p", null, "No reward info (" + s.termination + ").")); return box; }
     add(box, h("div", null, "reward ", h("b", null, num(ri.reward, 3)), ri.reward_basis ? " · basis " + ri.reward_basis.join(", ") : ""));
-    if (ri.reward_breakdown) add(box, h("div", { cls: "muted" }, Object.keys(ri.reward_breakdown).map(function (k) { return k + " " + ri.reward_breakdown[k]; }).join(" · ")));
-    if (ri.not_evaluated && ri.not_evaluated.length) add(box, h("div", { cls: "muted" }, "not evaluated: " + ri.not_evaluated.join(", ")));
+    // NL_ASSERTION 1 without assertions is vacuous (nothing to judge); an
+    // unjudged run has no NL verdict at all, and the panel says so.
+    var noNL = !(ri.nl_assertions && ri.nl_assertions.length);
+    if (ri.reward_breakdown) add(box, h("div", { cls: "muted" }, Object.keys(ri.reward_breakdown).map(function (k) {
+      return k + " " + ri.reward_breakdown[k] + (k === "NL_ASSERTION" && noNL ? " (no NL assertions to judge)" : "");
+    }).join(" · ")));
+    if (s.nl_unjudged) add(box, h("div", { cls: "check failed" }, "NL assertions not judged (--no-judge): this reward omits NL_ASSERTION"));
+    var other = (ri.not_evaluated || []).filter(function (k) { return k !== "NL_ASSERTION"; });
+    if (other.length) add(box, h("div", { cls: "muted" }, "not evaluated: " + other.join(", ")));
     if (ri.db_check) {
       add(box, h("h3", null, "Database"));
       add(box, h("div", { cls: "check" + (ri.db_check.db_match ? "" : " failed") }, mark(ri.db_check.db_match),

@@ -115,10 +115,14 @@ type group struct {
 	AvgReward *float64   `json:"avg_reward"`
 	// Cost is the mean cost per simulation, null when some simulation's
 	// cost is unknown (a backbone without a price).
-	Cost    *float64       `json:"cost"`
-	Failed  int            `json:"failed"`
-	Errors  map[string]int `json:"errors,omitempty"`
-	Sources []string       `json:"sources"`
+	Cost   *float64 `json:"cost"`
+	Failed int      `json:"failed"`
+	// NLUnjudged counts scored simulations whose NL assertions were not
+	// judged; Simulated the records of the offline sim backbone.
+	NLUnjudged int            `json:"nl_unjudged,omitempty"`
+	Simulated  int            `json:"simulated,omitempty"`
+	Errors     map[string]int `json:"errors,omitempty"`
+	Sources    []string       `json:"sources"`
 }
 
 // index is the page's index data. Sims holds one row per simulation:
@@ -166,6 +170,8 @@ type sim struct {
 	Simulated bool              `json:"simulated,omitempty"`
 	// Unknown names the record's cost and usage fields that are not known.
 	Unknown []string `json:"unknown,omitempty"`
+	// NLUnjudged marks a reward whose NL assertions were not judged.
+	NLUnjudged bool `json:"nl_unjudged,omitempty"`
 }
 
 // gateView is what the agent reported of its gate and ledger.
@@ -235,7 +241,7 @@ func Write(ctx context.Context, w io.Writer, sources []*report.Source, opts Opti
 	for _, s := range sums {
 		g := group{Domain: s.Domain, Agent: s.Agent, Backbone: s.Backbone, UserBackbone: s.UserBackbone,
 			Records: s.Records, Scored: s.Scored, Infra: s.Infrastructure, Tasks: s.Tasks, K: s.K,
-			PassK: passValues(s.PassK), Failed: s.Failed, Errors: map[string]int{}}
+			PassK: passValues(s.PassK), Failed: s.Failed, NLUnjudged: s.NLUnjudged, Simulated: s.Simulated, Errors: map[string]int{}}
 		if s.Cost.TotalKnown() && s.Cost.Simulations > 0 {
 			c := s.Cost.PerSim(s.Cost.Total())
 			g.Cost = &c
@@ -297,7 +303,7 @@ func Write(ctx context.Context, w io.Writer, sources []*report.Source, opts Opti
 			Domain: r.Domain, Agent: r.Agent, Backbone: r.Backbone, UserBackbone: r.UserBackbone,
 			Termination: string(r.TerminationReason), Error: r.Error, Duration: r.Duration, Steps: r.Steps,
 			AgentCost: r.AgentCost, UserCost: r.UserCost, JudgeCost: r.JudgeCost, AgentUsage: r.AgentUsage, UserUsage: r.UserUsage,
-			Reward: r.RewardInfo, Messages: r.Messages, Simulated: r.Simulated, Unknown: r.Unknown}
+			Reward: r.RewardInfo, Messages: r.Messages, Simulated: r.Simulated, Unknown: r.Unknown, NLUnjudged: r.RewardInfo.NLUnjudged()}
 		if s.Messages == nil {
 			s.Messages = []message.Message{}
 		}

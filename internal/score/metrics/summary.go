@@ -230,6 +230,9 @@ type Summary struct {
 	Duplicates     int `json:"duplicates"`
 	// Simulated counts records of the offline sim backbone.
 	Simulated int `json:"simulated"`
+	// NLUnjudged counts scored simulations whose NL assertions were not
+	// judged (--no-judge): their rewards omit NL_ASSERTION.
+	NLUnjudged int `json:"nl_unjudged"`
 	Tasks     int `json:"tasks"`
 	Successes int `json:"successes"`
 	// AvgReward is the mean reward over scored simulations.
@@ -336,6 +339,9 @@ func Summarize(recs []results.Record, opts Options) []Summary {
 		g.seen[u] = true
 		g.s.Scored++
 		g.reward += r.Reward()
+		if r.RewardInfo.NLUnjudged() {
+			g.s.NLUnjudged++
+		}
 		c := g.counts[r.TaskID]
 		c.Trials++
 		if r.Success() {
