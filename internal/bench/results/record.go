@@ -11,14 +11,17 @@ import (
 // Record is one finished simulation: what τ²-bench's SimulationRun carries
 // plus ledgerbench's own fields. It is one line of simulations.jsonl.
 type Record struct {
-	ID                string                `json:"id"`
-	TaskID            string                `json:"task_id"`
-	Trial             int                   `json:"trial"`
-	Seed              int64                 `json:"seed"`
-	Domain            string                `json:"domain"`
-	Agent             string                `json:"agent"`
-	Backbone          string                `json:"backbone"`
-	UserBackbone      string                `json:"user_backbone"`
+	ID           string `json:"id"`
+	TaskID       string `json:"task_id"`
+	Trial        int    `json:"trial"`
+	Seed         int64  `json:"seed"`
+	Domain       string `json:"domain"`
+	Agent        string `json:"agent"`
+	Backbone     string `json:"backbone"`
+	UserBackbone string `json:"user_backbone"`
+	// Trait is the τ-Trait user's traits ("confusion=low,impatience=high",
+	// or the trait a recorded file's name gives), empty without traits.
+	Trait             string                `json:"trait,omitempty"`
 	TerminationReason evaluator.Termination `json:"termination_reason"`
 	RewardInfo        *evaluator.RewardInfo `json:"reward_info,omitempty"`
 	Messages          []message.Message     `json:"messages"`

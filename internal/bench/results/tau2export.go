@@ -45,6 +45,8 @@ type tau2Info struct {
 
 type tau2Ledgerbench struct {
 	Simulated bool `json:"simulated"`
+	// Trait is the records' user trait label (Record.Trait).
+	Trait string `json:"trait,omitempty"`
 }
 
 type tau2UserInfo struct {
@@ -154,9 +156,12 @@ func Tau2Export(m *Manifest, recs []Record, env Tau2Env) ([]byte, error) {
 		out.Info.UserInfo = tau2UserInfo{Implementation: DummyUserImplementation, LLMArgs: map[string]any{}}
 	}
 	for i := range recs {
-		if recs[i].Simulated {
-			out.Info.Ledgerbench = &tau2Ledgerbench{Simulated: true}
-			break
+		if recs[i].Simulated || recs[i].Trait != "" {
+			if out.Info.Ledgerbench == nil {
+				out.Info.Ledgerbench = &tau2Ledgerbench{}
+			}
+			out.Info.Ledgerbench.Simulated = out.Info.Ledgerbench.Simulated || recs[i].Simulated
+			out.Info.Ledgerbench.Trait = cmpOr(out.Info.Ledgerbench.Trait, recs[i].Trait)
 		}
 	}
 	if out.Tasks == nil {
@@ -307,8 +312,10 @@ type Tau2Meta struct {
 	MaxErrors    int
 	Seed         int64
 	Policy       string
-	// Simulated marks a ledgerbench export of a sim-backbone run.
+	// Simulated marks a ledgerbench export of a sim-backbone run; Trait is
+	// a ledgerbench export's user trait label.
 	Simulated bool
+	Trait     string
 }
 
 // Meta reads the run description from the file's info.
@@ -325,7 +332,9 @@ func (f *Tau2File) Meta() (Tau2Meta, error) {
 	if in.Seed != nil {
 		m.Seed = *in.Seed
 	}
-	m.Simulated = in.Ledgerbench != nil && in.Ledgerbench.Simulated
+	if lb := in.Ledgerbench; lb != nil {
+		m.Simulated, m.Trait = lb.Simulated, lb.Trait
+	}
 	return m, nil
 }
 
@@ -344,16 +353,15 @@ func FromTau2(f *Tau2File) ([]Record, error) {
 			Backbone: meta.Backbone, UserBackbone: meta.UserBackbone,
 			TerminationReason: evaluator.Termination(s.TerminationReason),
 			Messages:          s.Trajectory(), StartTime: s.StartTime, EndTime: s.EndTime, Duration: s.Duration,
-			Simulated: meta.Simulated,
+			Simulated: meta.Simulated, Trait: meta.Trait,
 		}
 		if s.Seed != nil {
 			r.Seed = *s.Seed
 		}
-		// What the file does not record is unknown, not 0: a null cost, the
-		// judge's usage and cost (never in a results file), a role's usage
-		// when none of its messages carries any.
-		r.MarkUnknown(UnknownJudgeUsage)
-		r.MarkUnknown(UnknownJudgeCost)
+		// What the file does not record is unknown, not 0: a null cost, a
+		// role's usage when none of its messages carries any, the judge's
+		// usage and cost where it judged NL assertions (a results file never
+		// holds them).
 		if s.AgentCost != nil {
 			r.AgentCost = *s.AgentCost
 		} else {
@@ -388,6 +396,10 @@ func FromTau2(f *Tau2File) ([]Record, error) {
 				}
 			}
 			r.RewardInfo = &ri
+			if len(ri.NLAssertions) > 0 {
+				r.MarkUnknown(UnknownJudgeUsage)
+				r.MarkUnknown(UnknownJudgeCost)
+			}
 		}
 		var agentMsgs, userMsgs int
 		for _, m := range r.Messages {

@@ -10,6 +10,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
 	"github.com/ledgerbench/ledgerbench/internal/engine/orchestrator"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
+	"github.com/ledgerbench/ledgerbench/internal/engine/usersim"
 )
 
 // Result is what a run directory holds after Execute.
@@ -54,7 +55,8 @@ func (p *Plan) Execute(ctx context.Context, prog *runner.Progress) (*Result, err
 		Domain: p.Domain, Makers: p.makers, Concurrency: opts.Concurrency, Drain: opts.Grace, Progress: prog,
 		Sim: orchestrator.Config{MaxSteps: m.MaxSteps, MaxErrors: m.MaxErrors, Timeout: opts.Timeout, Judge: p.judge,
 			Greeting: p.makers.Greeting},
-		Labels: runner.Labels{Agent: m.Agent, Backbone: m.Backbone, UserBackbone: m.UserBackbone},
+		Labels: runner.Labels{Agent: m.Agent, Backbone: m.Backbone, UserBackbone: m.UserBackbone,
+			Trait: usersim.TraitLabel(m.Traits, usersim.TraitMode(m.TraitMode))},
 	}
 	_, runErr := runner.Run(ctx, cfg, p.Pending, markSink{w: w, sim: agents.Simulated(m.Backbone), unpriced: p.unpriced})
 	if err := w.Close(); err != nil && runErr == nil {

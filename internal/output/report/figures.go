@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
@@ -177,18 +178,17 @@ func fileSafe(s string) string {
 }
 
 func (r *Report) bbName(bb bbKey) string {
+	s := bb.backbone
 	if r.multiUser() {
-		return bb.backbone + "_user-" + bb.user
+		s += "_user-" + bb.user
 	}
-	return bb.backbone
+	if r.multiTrait() {
+		s += "_trait-" + cmp.Or(bb.trait, "none")
+	}
+	return s
 }
 
-func (r *Report) bbTitle(bb bbKey) string {
-	if r.multiUser() {
-		return bb.backbone + " (user " + bb.user + ")"
-	}
-	return bb.backbone
-}
+func (r *Report) bbTitle(bb bbKey) string { return r.bbLabel(bb, false) }
 
 // legendGap separates the plot from its legend.
 const legendGap = 8 * vg.Millimeter
@@ -488,7 +488,7 @@ func groupedBars(p *plot.Plot, names []string, series [][]bar, unit string) erro
 func (r *Report) groupsOf(bb bbKey) []metrics.Summary {
 	var gs []metrics.Summary
 	for _, g := range r.Groups {
-		if g.Backbone == bb.backbone && g.UserBackbone == bb.user {
+		if bb.holds(g) {
 			gs = append(gs, g)
 		}
 	}
@@ -515,7 +515,7 @@ func (r *Report) writeFigure(bb bbKey) (figurePlot, error) {
 		found := false
 		for i, d := range r.domains() {
 			for _, g := range r.Groups {
-				if g.Domain != d || g.Agent != a || g.Backbone != bb.backbone || g.UserBackbone != bb.user {
+				if g.Domain != d || g.Agent != a || !bb.holds(g) {
 					continue
 				}
 				found = true
@@ -618,7 +618,7 @@ func (r *Report) actionFigure(domain string) (figurePlot, error) {
 		for i, bb := range bbs {
 			bars[i].missing = true
 			for _, g := range gs {
-				if g.Agent == a && g.Backbone == bb.backbone && g.UserBackbone == bb.user && g.Actions.Gold > 0 {
+				if g.Agent == a && bb.holds(g) && g.Actions.Gold > 0 {
 					bars[i] = bar{v: 100 * g.Actions.Share(), n: g.Actions.Gold}
 					found = true
 				}

@@ -139,17 +139,65 @@ func (r *Report) multiUser() bool {
 	return false
 }
 
-func (r *Report) backboneLabel(g metrics.Summary) string {
-	if r.multiUser() && g.UserBackbone != "" {
-		return g.Backbone + " (user " + g.UserBackbone + ")"
+// multiTrait reports whether groups differ in their user's traits (then
+// labels name them).
+func (r *Report) multiTrait() bool {
+	for _, g := range r.Groups {
+		if g.Trait != r.Groups[0].Trait {
+			return true
+		}
 	}
-	return g.Backbone
+	return false
+}
+
+// backboneLabel is a group's backbone as tables show it: with the user
+// backbone and the trait where the report holds several, and marked
+// simulated for the sim backbone.
+func (r *Report) backboneLabel(g metrics.Summary) string {
+	return r.bbLabel(bbOf(g), g.Simulated > 0)
+}
+
+// bbLabel labels a backbone row (see backboneLabel); a backbone the input
+// does not record (a τ-Trait file) is missing.
+func (r *Report) bbLabel(bb bbKey, simulated bool) string {
+	s := cmp.Or(bb.backbone, Missing)
+	var in []string
+	if r.multiUser() && bb.user != "" {
+		in = append(in, "user "+bb.user)
+	}
+	if r.multiTrait() {
+		in = append(in, "trait "+cmp.Or(bb.trait, "none"))
+	}
+	if simulated {
+		in = append(in, "simulated")
+	}
+	if len(in) > 0 {
+		s += " (" + strings.Join(in, ", ") + ")"
+	}
+	return s
+}
+
+// simulatedBB reports whether a group of the backbone ran on the sim
+// backbone.
+func (r *Report) simulatedBB(bb bbKey) bool {
+	for _, g := range r.Groups {
+		if bb.holds(g) && g.Simulated > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func groupName(g metrics.Summary) string {
-	s := g.Domain + "/" + g.Agent + "/" + g.Backbone
+	s := g.Domain + "/" + g.Agent + "/" + cmp.Or(g.Backbone, Missing)
 	if g.UserBackbone != "" {
 		s += "/user=" + g.UserBackbone
+	}
+	if g.Trait != "" {
+		s += "/trait=" + g.Trait
+	}
+	if g.Simulated > 0 {
+		s += " (simulated)"
 	}
 	return s
 }
@@ -279,14 +327,29 @@ func (r *Report) overview() Table {
 		maxK = max(maxK, g.K)
 	}
 	t := Table{ID: TableOverview, Title: "Run groups: pass^k (%) for k = 1…K"}
-	t.Header = []string{"Domain", "Agent", "Backbone", "User", "Tasks", "Sims", "Infra", "K"}
+	traits := false
+	for _, g := range r.Groups {
+		traits = traits || g.Trait != ""
+	}
+	t.Header = []string{"Domain", "Agent", "Backbone", "User"}
+	if traits {
+		t.Header = append(t.Header, "Trait")
+	}
+	t.Header = append(t.Header, "Tasks", "Sims", "Infra", "K")
 	for k := 1; k <= maxK; k++ {
 		t.Header = append(t.Header, "pass^"+strconv.Itoa(k))
 	}
 	t.Header = append(t.Header, "Avg reward")
 	for _, g := range r.Groups {
-		row := []any{g.Domain, g.Agent, g.Backbone, g.UserBackbone, strconv.Itoa(g.Tasks), strconv.Itoa(g.Scored),
-			strconv.Itoa(g.Infrastructure), strconv.Itoa(g.K)}
+		bb := g.Backbone
+		if g.Simulated > 0 {
+			bb += " (simulated)"
+		}
+		row := []any{g.Domain, g.Agent, bb, g.UserBackbone}
+		if traits {
+			row = append(row, g.Trait)
+		}
+		row = append(row, strconv.Itoa(g.Tasks), strconv.Itoa(g.Scored), strconv.Itoa(g.Infrastructure), strconv.Itoa(g.K))
 		for k := 1; k <= maxK; k++ {
 			row = append(row, passCell(g.PassK, k))
 		}
@@ -315,26 +378,33 @@ func (r *Report) kOf(groups ...metrics.Summary) int {
 	return max(k, 1)
 }
 
-type bbKey struct{ backbone, user string }
+// bbKey is what the comparison tables and figures group rows by: the
+// agent backbone, the user backbone and the user's trait.
+type bbKey struct{ backbone, user, trait string }
 
-// byBackbone lists backbones (with user backbones) in order of appearance
-// after sorting.
+func bbOf(g metrics.Summary) bbKey { return bbKey{g.Backbone, g.UserBackbone, g.Trait} }
+
+// holds reports whether g is a group of the backbone.
+func (bb bbKey) holds(g metrics.Summary) bool { return bbOf(g) == bb }
+
+// backbones lists backbones (with user backbones and traits) in order.
 func (r *Report) backbones() []bbKey {
 	var out []bbKey
 	for _, g := range r.Groups {
-		k := bbKey{g.Backbone, g.UserBackbone}
-		if !slices.Contains(out, k) {
+		if k := bbOf(g); !slices.Contains(out, k) {
 			out = append(out, k)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b bbKey) int { return cmp.Or(cmp.Compare(a.backbone, b.backbone), cmp.Compare(a.user, b.user)) })
+	slices.SortStableFunc(out, func(a, b bbKey) int {
+		return cmp.Or(cmp.Compare(a.backbone, b.backbone), cmp.Compare(a.user, b.user), cmp.Compare(a.trait, b.trait))
+	})
 	return out
 }
 
 func (r *Report) pairs(bb bbKey, other string) []metrics.Pair {
 	var gs []metrics.Summary
 	for _, g := range r.Groups {
-		if g.Backbone == bb.backbone && g.UserBackbone == bb.user {
+		if bb.holds(g) {
 			gs = append(gs, g)
 		}
 	}
@@ -371,10 +441,7 @@ func (r *Report) mainTable() Table {
 		if len(ps) == 0 {
 			continue
 		}
-		label := bb.backbone
-		if r.multiUser() {
-			label += " (user " + bb.user + ")"
-		}
+		label := r.bbLabel(bb, r.simulatedBB(bb))
 		var base, other []metrics.PassK
 		for _, p := range ps {
 			t.add(label, p.Base.Domain, passCell(p.Base.PassK, 1), passCell(p.Other.PassK, 1), deltaCell(p.Base.PassK, p.Other.PassK, 1),
@@ -417,13 +484,10 @@ func (r *Report) comparison() Table {
 	t := Table{ID: TableComparison, Title: fmt.Sprintf("Agents against %s (domain means; Δ over the domains both ran), with agent token overhead", o.Baseline)}
 	t.Header = []string{"Backbone", "Agent", "Domains", "pass^1", ks, "Δ pass^1", "Δ " + ks, "Tokens", "Prompt tokens", "Model calls"}
 	for _, bb := range r.backbones() {
-		label := bb.backbone
-		if r.multiUser() {
-			label += " (user " + bb.user + ")"
-		}
+		label := r.bbLabel(bb, r.simulatedBB(bb))
 		var base []metrics.Summary
 		for _, g := range r.Groups {
-			if g.Backbone == bb.backbone && g.UserBackbone == bb.user && g.Agent == o.Baseline {
+			if bb.holds(g) && g.Agent == o.Baseline {
 				base = append(base, g)
 			}
 		}

@@ -107,7 +107,8 @@
   function passed(row) { return Math.abs(row[REWARD] - 1) <= 1e-6; }
   function groupLabel(g) {
     var x = groups[g];
-    return x.domain + " · " + x.agent + " · " + x.backbone + (x.user_backbone && x.user_backbone !== x.backbone ? " / user " + x.user_backbone : "");
+    return x.domain + " · " + x.agent + " · " + (x.backbone || "—") + (x.user_backbone && x.user_backbone !== x.backbone ? " / user " + x.user_backbone : "") +
+      (x.trait ? " / trait " + x.trait : "") + (x.simulated ? " (simulated)" : "");
   }
   function uniq(f) {
     var seen = {}, out = [];
@@ -193,7 +194,8 @@
     groups.forEach(function (g, i) {
       var tr = h("tr", { cls: "click", "data-group": i, on: { click: function () { location.hash = "index/" + toQuery({ group: String(i) }); } } },
         h("td", null, g.domain), h("td", null, g.agent), h("td", null, g.backbone, g.simulated ? h("span", { cls: "muted" }, " (simulated)") : ""),
-        h("td", null, g.user_backbone), h("td", { cls: "num" }, g.records), h("td", { cls: "num" }, g.tasks));
+        h("td", null, g.user_backbone, g.trait ? h("span", { cls: "muted" }, " · trait " + g.trait) : ""),
+        h("td", { cls: "num" }, g.records), h("td", { cls: "num" }, g.tasks));
       for (var k = 0; k < ks; k++) tr.appendChild(h("td", { cls: "num" }, pct((g.pass_k || [])[k])));
       add(tr, [h("td", { cls: "num" }, num(g.avg_reward, 3)), h("td", { cls: "num" }, g.failed), h("td", { cls: "num" }, g.infra), h("td", { cls: "num" }, money(g.cost))]);
       gb.appendChild(tr);

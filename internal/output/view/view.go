@@ -104,6 +104,7 @@ type group struct {
 	Agent        string `json:"agent"`
 	Backbone     string `json:"backbone"`
 	UserBackbone string `json:"user_backbone"`
+	Trait        string `json:"trait,omitempty"`
 	Records      int    `json:"records"`
 	Scored       int    `json:"scored"`
 	Infra        int    `json:"infra"`
@@ -239,7 +240,7 @@ func Write(ctx context.Context, w io.Writer, sources []*report.Source, opts Opti
 	}
 	groupOf := map[metrics.Key]int{}
 	for _, s := range sums {
-		g := group{Domain: s.Domain, Agent: s.Agent, Backbone: s.Backbone, UserBackbone: s.UserBackbone,
+		g := group{Domain: s.Domain, Agent: s.Agent, Backbone: s.Backbone, UserBackbone: s.UserBackbone, Trait: s.Trait,
 			Records: s.Records, Scored: s.Scored, Infra: s.Infrastructure, Tasks: s.Tasks, K: s.K,
 			PassK: passValues(s.PassK), Failed: s.Failed, NLUnjudged: s.NLUnjudged, Simulated: s.Simulated, Errors: map[string]int{}}
 		if s.Cost.TotalKnown() && s.Cost.Simulations > 0 {
@@ -268,7 +269,7 @@ func Write(ctx context.Context, w io.Writer, sources []*report.Source, opts Opti
 		if !ok {
 			gix = len(idx.Groups)
 			groupOf[k] = gix
-			idx.Groups = append(idx.Groups, group{Domain: k.Domain, Agent: k.Agent, Backbone: k.Backbone, UserBackbone: k.UserBackbone})
+			idx.Groups = append(idx.Groups, group{Domain: k.Domain, Agent: k.Agent, Backbone: k.Backbone, UserBackbone: k.UserBackbone, Trait: k.Trait})
 		}
 		gixOf[i], order[i] = gix, i
 	}

@@ -3,7 +3,7 @@ package metrics
 import "github.com/ledgerbench/ledgerbench/internal/bench/results"
 
 // Pair is a group of one agent and the baseline group it is compared with:
-// same domain, backbone and user backbone.
+// same domain, backbone, user backbone and trait.
 type Pair struct {
 	Base, Other Summary
 }
@@ -12,11 +12,11 @@ type Pair struct {
 // shares its domain, backbone and user backbone. Groups without a partner are
 // left out.
 func Match(sums []Summary, base, other string) []Pair {
-	type k3 struct{ d, b, u string }
-	bases := map[k3]Summary{}
+	type k4 struct{ d, b, u, t string }
+	bases := map[k4]Summary{}
 	for _, s := range sums {
 		if s.Agent == base {
-			bases[k3{s.Domain, s.Backbone, s.UserBackbone}] = s
+			bases[k4{s.Domain, s.Backbone, s.UserBackbone, s.Trait}] = s
 		}
 	}
 	var out []Pair
@@ -24,7 +24,7 @@ func Match(sums []Summary, base, other string) []Pair {
 		if s.Agent != other {
 			continue
 		}
-		if b, ok := bases[k3{s.Domain, s.Backbone, s.UserBackbone}]; ok {
+		if b, ok := bases[k4{s.Domain, s.Backbone, s.UserBackbone, s.Trait}]; ok {
 			out = append(out, Pair{Base: b, Other: s})
 		}
 	}

@@ -11,17 +11,20 @@ import (
 )
 
 // Key identifies a run group: the records of one domain, agent, agent
-// backbone and user backbone.
+// backbone, user backbone and user trait.
 type Key struct {
 	Domain       string `json:"domain"`
 	Agent        string `json:"agent"`
 	Backbone     string `json:"backbone"`
 	UserBackbone string `json:"user_backbone"`
+	// Trait is the τ-Trait user's traits (results.Record.Trait), empty
+	// without traits.
+	Trait string `json:"trait,omitempty"`
 }
 
 // KeyOf returns a record's group key.
 func KeyOf(r *results.Record) Key {
-	return Key{Domain: r.Domain, Agent: r.Agent, Backbone: r.Backbone, UserBackbone: r.UserBackbone}
+	return Key{Domain: r.Domain, Agent: r.Agent, Backbone: r.Backbone, UserBackbone: r.UserBackbone, Trait: r.Trait}
 }
 
 // TaskTrials is a task with its number of scored trials.
@@ -233,8 +236,8 @@ type Summary struct {
 	// NLUnjudged counts scored simulations whose NL assertions were not
 	// judged (--no-judge): their rewards omit NL_ASSERTION.
 	NLUnjudged int `json:"nl_unjudged"`
-	Tasks     int `json:"tasks"`
-	Successes int `json:"successes"`
+	Tasks      int `json:"tasks"`
+	Successes  int `json:"successes"`
 	// AvgReward is the mean reward over scored simulations.
 	AvgReward float64 `json:"avg_reward"`
 	PassK
@@ -320,22 +323,25 @@ func Summarize(recs []results.Record, opts Options) []Summary {
 		if r.Simulated {
 			g.s.Simulated++
 		}
-		g.s.Cost.Add(r)
 		if _, ok := g.counts[r.TaskID]; !ok {
 			g.counts[r.TaskID] = TaskCounts{}
 		}
 		kind := func(req message.Requestor, name string) tool.Kind { return gi.Kind(r.Domain, req, name) }
 		gold := gi.Gold(r.Domain, r.TaskID)
 		if r.Infrastructure() {
+			g.s.Cost.Add(r)
 			g.s.Infrastructure++
 			g.s.Errors[Infrastructure]++
 			continue
 		}
 		u := unit{r.TaskID, r.Trial}
 		if g.seen[u] {
+			// The same unit read twice (one file given twice, two files
+			// labelled alike): counted once in every table, costs too.
 			g.s.Duplicates++
 			continue
 		}
+		g.s.Cost.Add(r)
 		g.seen[u] = true
 		g.s.Scored++
 		g.reward += r.Reward()
@@ -401,7 +407,7 @@ func Summarize(recs []results.Record, opts Options) []Summary {
 	}
 	slices.SortFunc(out, func(a, b Summary) int {
 		return cmp.Or(cmp.Compare(a.Domain, b.Domain), cmp.Compare(a.Backbone, b.Backbone),
-			cmp.Compare(a.UserBackbone, b.UserBackbone), cmp.Compare(a.Agent, b.Agent))
+			cmp.Compare(a.UserBackbone, b.UserBackbone), cmp.Compare(a.Trait, b.Trait), cmp.Compare(a.Agent, b.Agent))
 	})
 	return out
 }
