@@ -384,7 +384,11 @@ func humanCount(n int64) string {
 
 // writeSummary prints the end-of-run account.
 func writeSummary(w io.Writer, m *results.Manifest, s metrics.RunSummary, recs []results.Record, outDir string) {
-	fmt.Fprintf(w, "\n%s · agent %s · backbone %s · user %s\n", m.Domain, m.Agent, m.Backbone, m.UserBackbone)
+	bb := m.Backbone
+	if agents.Simulated(bb) {
+		bb += " (simulated: scripted faults, not model results)"
+	}
+	fmt.Fprintf(w, "\n%s · agent %s · backbone %s · user %s\n", m.Domain, m.Agent, bb, m.UserBackbone)
 	fmt.Fprintf(w, "simulations  %d recorded: %d scored, %s\n", s.Records, s.Scored, plural(len(s.Infra), "infrastructure error"))
 	// A value with no scored simulation behind it is missing, never 0.
 	for _, pk := range s.PassHatK {

@@ -105,3 +105,14 @@ func TestRunProgressOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestRunSummarySimulated: a sim run's summary says it is simulated.
+func TestRunSummarySimulated(t *testing.T) {
+	recs := []results.Record{{TaskID: "0", TerminationReason: evaluator.UserStop, RewardInfo: &evaluator.RewardInfo{Reward: 1}, Simulated: true}}
+	m := &results.Manifest{Domain: "airline", Agent: "baseline", Backbone: "sim", UserBackbone: "sim"}
+	var b bytes.Buffer
+	writeSummary(&b, m, metrics.SummarizeRun(recs, []results.UnitKey{{TaskID: "0"}}), recs, "runs/x")
+	if !strings.Contains(b.String(), "backbone sim (simulated") {
+		t.Errorf("summary of a sim run:\n%s", b.String())
+	}
+}
