@@ -1,12 +1,10 @@
 package metrics
 
 import (
-	"slices"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
-	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
 // RunPassK is one pass^k value and the tasks it averages over.
@@ -99,7 +97,7 @@ func SummarizeRun(recs []results.Record, expected []results.UnitKey) RunSummary 
 		if r.Success() {
 			tc.c++
 		}
-		if r.RewardInfo != nil && slices.Contains(r.RewardInfo.NotEvaluated, tasks.RewardNLAssertion) {
+		if r.RewardInfo.NLUnjudged() {
 			s.NLNotEvaluated++
 		}
 		if r.RewardInfo != nil && r.RewardInfo.NLMissing > 0 {
