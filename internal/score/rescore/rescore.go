@@ -75,6 +75,13 @@ func Files(ctx context.Context, paths []string, opts Options) ([]File, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
+		if meta.Domain == "" {
+			if len(f.Simulations) == 0 {
+				out = append(out, File{File: filepath.Base(path)})
+				continue
+			}
+			return nil, fmt.Errorf("%s: a τ²-bench results file that names no domain (info.environment_info.domain_name)", path)
+		}
 		// A solo run (upstream's is_solo_mode) is scored in solo mode.
 		solo := results.IsSolo(f.Info)
 		key := meta.Domain
