@@ -169,6 +169,16 @@ func fileTau2(ctx context.Context, path string, f *results.Tau2File, dom envs.Do
 		for i := range ts {
 			byID[ts[i].ID] = &ts[i]
 		}
+		pinned := func(id string) *tasks.Task {
+			t, err := dom.Tasks().Find(id)
+			if err != nil {
+				return nil
+			}
+			return t
+		}
+		if d, err := tasks.CompareEmbedded(ts, pinned, nil); err == nil && len(d.IDs) > 0 && opts.Criteria == "file" {
+			opts.warnf("rescore: %s: the file's %s from the pinned ones; scored against the file's (--criteria domain scores against the pinned ones)", res.File, d)
+		}
 	}
 	lookup := func(id string) *tasks.Task {
 		if t, ok := byID[id]; ok {
