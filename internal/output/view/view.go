@@ -115,6 +115,9 @@ type group struct {
 	Failed       int            `json:"failed"`
 	Errors       map[string]int `json:"errors,omitempty"`
 	Sources      []string       `json:"sources"`
+	// Simulated counts the group's records of the offline sim backbone
+	// (the index marks such groups SIMULATED).
+	Simulated int `json:"simulated,omitempty"`
 }
 
 // index is the page's index data. Sims holds one row per simulation:
@@ -175,6 +178,9 @@ type verdict struct {
 	Clause    string          `json:"clause,omitempty"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	Failed    []string        `json:"failed,omitempty"`
+	// Feedback is the tool result the model got for a call the gate
+	// stopped (LedgerAgent records it in agent_info only).
+	Feedback string `json:"feedback,omitempty"`
 }
 
 // Write renders sources as one HTML page.
@@ -217,7 +223,8 @@ func Write(ctx context.Context, w io.Writer, sources []*report.Source, opts Opti
 	for _, s := range sums {
 		g := group{Domain: s.Domain, Agent: s.Agent, Backbone: s.Backbone, UserBackbone: s.UserBackbone,
 			Records: s.Records, Scored: s.Scored, Infra: s.Infrastructure, Tasks: s.Tasks, K: s.K,
-			PassK: s.Values, AvgReward: s.AvgReward, Cost: s.Cost.PerSim(s.Cost.Total()), Failed: s.Failed, Errors: map[string]int{}}
+			PassK: s.Values, AvgReward: s.AvgReward, Cost: s.Cost.PerSim(s.Cost.Total()), Failed: s.Failed, Errors: map[string]int{},
+			Simulated: s.Simulated}
 		for c, n := range s.Errors {
 			g.Errors[string(c)] = n
 		}
@@ -440,9 +447,11 @@ func gateOf(r *results.Record) *gateView {
 				Clause    string          `json:"clause"`
 				Arguments json.RawMessage `json:"arguments"`
 				Failed    []string        `json:"failed"`
+				Feedback  string          `json:"feedback"`
 			}
 			if json.Unmarshal(raw[i], &extra) == nil {
 				gv.Verdicts[i].Turn, gv.Verdicts[i].Clause, gv.Verdicts[i].Arguments, gv.Verdicts[i].Failed = extra.Turn, extra.Clause, extra.Arguments, extra.Failed
+				gv.Verdicts[i].Feedback = extra.Feedback
 			}
 		}
 		if v.Shadow {
