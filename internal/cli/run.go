@@ -27,6 +27,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runplan"
 	"github.com/ledgerbench/ledgerbench/internal/output/experiment"
+	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
 type runOptions struct {
@@ -142,7 +143,9 @@ func (opts *runOptions) planOptions() runplan.Options {
 		}
 		return loadDomain(l, name, opts.DataDir, opts.AllowModifiedData, s.ErrOut) // datacheck.go
 	}
-	po.CheckReplay = checkReplay // replaycheck.go
+	po.CheckReplay = func(backbone, domain string, sel []tasks.Task, trials int) error {
+		return checkReplay(s.ErrOut, backbone, domain, sel, trials) // replaycheck.go
+	}
 	po.Getenv = s.Getenv
 	po.HarnessVersion = Version
 	return po

@@ -8,6 +8,8 @@ package envs
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/core/tool"
@@ -105,6 +107,31 @@ func ToolInfo(d Domain, requestor message.Requestor, name string) (tool.Info, bo
 		}
 	}
 	return tool.Info{}, false
+}
+
+// CheckTool returns an error naming the tool and the requestor's tools when
+// the requestor ("assistant" or "user") has no tool of that name.
+func CheckTool(d Domain, requestor message.Requestor, name string) error {
+	var list []tool.Info
+	switch requestor {
+	case message.ByAssistant:
+		list = d.AgentTools()
+	case message.ByUser:
+		list = d.UserTools()
+	default:
+		return fmt.Errorf("tool %q: requestor %q: want assistant or user", name, requestor)
+	}
+	names := make([]string, len(list))
+	for i, t := range list {
+		if t.Name == name {
+			return nil
+		}
+		names[i] = t.Name
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("unknown tool %q: %s has no %s tools", name, d.Name(), requestor)
+	}
+	return fmt.Errorf("unknown tool %q for the %s (%s tools: %s)", name, requestor, d.Name(), strings.Join(names, ", "))
 }
 
 // Respond executes a tool call and returns the tool message (upstream's
