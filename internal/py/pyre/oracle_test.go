@@ -30,7 +30,7 @@ type oracleCase struct {
 }
 
 type oracleResult struct {
-	Error   *string    `json:"error"`
+	Error   *string     `json:"error"`
 	Matches [][]*[2]int `json:"matches"`
 }
 
@@ -248,4 +248,3 @@ func (g *patternGen) atom(depth int) string {
 		return "(?-i:" + g.alt(depth+1) + ")"
 	}
 }
-
