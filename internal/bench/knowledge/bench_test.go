@@ -89,4 +89,3 @@ func BenchmarkBM25Query(b *testing.B) {
 	}
 	reportUpstream(b, "query_ns")
 }
-
