@@ -53,13 +53,13 @@ func cachedEmbeddings(ctx context.Context, dir string, emb Embedder, texts []str
 	defer unlock()
 	have := readCache(path, emb.ID())
 	keys := make([][32]byte, len(texts))
+	// The texts the cache lacks, in order, repeated texts included: with an
+	// empty cache the request is upstream's (every document).
 	var missing []string
 	var missingKeys [][32]byte
-	seen := map[[32]byte]bool{}
 	for i, t := range texts {
 		keys[i] = sha256.Sum256([]byte(t))
-		if _, ok := have[keys[i]]; !ok && !seen[keys[i]] {
-			seen[keys[i]] = true
+		if _, ok := have[keys[i]]; !ok {
 			missing = append(missing, t)
 			missingKeys = append(missingKeys, keys[i])
 		}

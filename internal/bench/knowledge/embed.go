@@ -59,10 +59,10 @@ func newDense(base *Base, spec PipelineSpec, deps Deps) (*dense, error) {
 		return nil, fmt.Errorf("Unknown embedder_type: %s. Available: ['openai', 'openrouter']", typ)
 	}
 	if deps.Embedder == nil {
-		return nil, errors.New("knowledge: an embedding pipeline needs an embeddings endpoint (Deps.Embedder)")
+		return nil, fmt.Errorf("knowledge: no embeddings backbone configured: dense retrieval with %s embeddings (%s) needs the embeddings entry %q of the backbones file", typ, spec.EmbedderModel, spec.EmbedderModel)
 	}
 	if deps.Source == nil {
-		return nil, errors.New("knowledge: an embedding pipeline needs upstream's source (Deps.Source)")
+		return nil, errors.New("knowledge: dense retrieval needs upstream's source texts (Deps.Source from LoadSource)")
 	}
 	emb, err := deps.Embedder(typ, spec.EmbedderModel)
 	if err != nil {

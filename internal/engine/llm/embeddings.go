@@ -33,6 +33,9 @@ func NewEmbedding(e Embedding, opts Options) (*EmbeddingClient, error) {
 		return nil, err
 	}
 	opts.CacheDir = "" // embeddings have their own cache
+	if _, err := e.backbone().APIKey(opts.LookupEnv); err != nil {
+		return nil, fmt.Errorf("embeddings %s: %w: set %s (the environment variable is empty or unset)", e.Name, ErrNoAPIKey, e.APIKeyEnv)
+	}
 	c, err := New(e.backbone(), opts)
 	if err != nil {
 		return nil, err
