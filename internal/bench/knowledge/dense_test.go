@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/internal/core/fault"
-	"github.com/ledgerbench/ledgerbench/internal/core/oracletest"
 	"github.com/ledgerbench/ledgerbench/internal/core/openaitest"
+	"github.com/ledgerbench/ledgerbench/internal/core/oracletest"
 	"github.com/ledgerbench/ledgerbench/internal/core/tool"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
 )
@@ -148,9 +148,9 @@ func TestDense(t *testing.T) {
 	// Bad queries are the tool's errors; a failing endpoint is an
 	// infrastructure error.
 	for args, want := range map[string]string{
-		`{"query": ""}`:  "Empty or missing input for key 'query': cannot generate embedding from blank text.",
+		`{"query": ""}`:   "Empty or missing input for key 'query': cannot generate embedding from blank text.",
 		`{"query": "  "}`: "Empty or missing input for key 'query': cannot generate embedding from blank text.",
-		`{"query": 5}`:   "'int' object has no attribute 'strip'",
+		`{"query": 5}`:    "'int' object has no attribute 'strip'",
 	} {
 		if _, err := call(t, tl, args); err == nil || err.Error() != want || errors.Is(err, fault.ErrInfrastructure) {
 			t.Errorf("KB_search(%s): %v; want %q", args, err, want)
