@@ -183,6 +183,12 @@ func TestDenseNeedsAnEndpoint(t *testing.T) {
 	if _, err := NewPipeline(base, spec, Deps{}); err == nil || !strings.Contains(err.Error(), "reranker needs a chat backbone") {
 		t.Errorf("reranker without a backbone: %v", err)
 	}
+	for typ, want := range map[string]string{RerankerBGE: "BGE-Reranker-v2-m3", RerankerQwen: "Qwen3-Reranker", "x": "Unknown postprocessor: x"} {
+		spec.RerankerType = typ
+		if _, err := NewPipeline(base, spec, Deps{}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("reranker %s: %v", typ, err)
+		}
+	}
 }
 
 func TestReranker(t *testing.T) {

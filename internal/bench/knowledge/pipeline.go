@@ -92,6 +92,15 @@ func NewPipeline(base *Base, spec PipelineSpec, deps Deps) (*Pipeline, error) {
 		return nil, fmt.Errorf("knowledge: unknown pipeline type %q (want %s or %s)", spec.Type, TypeBM25, TypeEmbedding)
 	}
 	if spec.Reranker {
+		switch spec.RerankerType {
+		case "", RerankerPointwise:
+		case RerankerBGE:
+			return nil, errors.New("knowledge: the bge_reranker postprocessor needs the BGE-Reranker-v2-m3 model that upstream calls on Sierra's own hosted endpoint (a Baseten deployment, with BGE_RERANKER_API_KEY or BASETEN_API_KEY); it is not public and ledgerbench does not run the model locally: use the pointwise LLM reranker (the *_reranker variants)")
+		case RerankerQwen:
+			return nil, errors.New("knowledge: the qwen_reranker postprocessor needs the Qwen3-Reranker model (8B or 0.6B) that upstream calls on Sierra's own hosted endpoints (Baseten deployments, with QWEN_RERANKER_API_KEY or BASETEN_API_KEY); they are not public and ledgerbench does not run the model locally: use the pointwise LLM reranker (the *_reranker variants)")
+		default:
+			return nil, fmt.Errorf("Unknown postprocessor: %s. Available: ['bge_reranker', 'pointwise_llm_reranker', 'qwen_reranker']", spec.RerankerType)
+		}
 		r, err := newReranker(spec.RerankerMinScore, deps)
 		if err != nil {
 			return nil, err

@@ -30,10 +30,20 @@ type PipelineSpec struct {
 	EmbedderModel string
 	// TopK is the retriever's top_k (10).
 	TopK int
-	// Reranker adds the pointwise LLM reranker with RerankerMinScore (5).
+	// Reranker adds a reranker (RerankerType; "" is upstream's pointwise
+	// LLM reranker, the only one its variants use) with RerankerMinScore
+	// (5).
 	Reranker         bool
+	RerankerType     string
 	RerankerMinScore int
 }
+
+// Reranker types (upstream's postprocessor registry names).
+const (
+	RerankerPointwise = "pointwise_llm_reranker"
+	RerankerBGE       = "bge_reranker"
+	RerankerQwen      = "qwen_reranker"
+)
 
 // GrepSpec is a grep pipeline (retrieval.py's GrepSpec).
 type GrepSpec struct {
