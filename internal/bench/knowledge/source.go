@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/py/pyliteral"
@@ -229,21 +230,6 @@ func (s *Source) queryInstruction(model string) string {
 	return ""
 }
 
-// apiModel is the model id OpenRouterEmbedder sends for a model name: the
-// api_string of SUPPORTED_MODELS, else the name itself.
-func (s *Source) apiModel(model string) string {
-	if v, ok := s.openRouter.Get(model); ok {
-		if cfg, ok := v.(*pyjson.Dict); ok {
-			if api, ok := cfg.Get("api_string"); ok {
-				if str, ok := api.(string); ok {
-					return str
-				}
-			}
-		}
-	}
-	return model
-}
-
 func modelRequires(v any) bool {
 	cfg, ok := v.(*pyjson.Dict)
 	if !ok {
@@ -254,15 +240,4 @@ func modelRequires(v any) bool {
 	return b
 }
 
-func containsFold(s, sub string) bool {
-	return len(sub) == 0 || indexFold(pyjson.Lower(s), sub)
-}
-
-func indexFold(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return false
-}
+func containsFold(s, sub string) bool { return strings.Contains(pyjson.Lower(s), sub) }
