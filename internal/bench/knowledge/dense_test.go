@@ -271,7 +271,10 @@ func (c replyChat) Complete(context.Context, []byte) ([]byte, error) {
 // TestDenseOracle runs upstream's dense retrieval (see
 // testdata/oracle/dense_oracle.py) over the knowledge base with the same
 // fixed vectors and ratings, and compares every tool output and the texts
-// sent to the embedding model and the reranker:
+// sent to the embedding model and the reranker (scores print with four
+// decimals, so the outputs agree over OpenBLAS too; LD_LIBRARY_PATH=
+// /usr/lib/x86_64-linux-gnu/blas gives numpy the reference BLAS pynp
+// reproduces to the bit):
 //
 //	TAU2_SRC=/path/to/tau2-bench/src PYTHONPATH=/dir/with/numpy \
 //	LEDGERBENCH_DENSE_ORACLE="python3 testdata/oracle/dense_oracle.py" \

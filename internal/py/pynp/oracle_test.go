@@ -11,8 +11,11 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/core/oracletest"
 )
 
-// TestOracle compares pynp with numpy itself (with the reference BLAS):
+// TestOracle compares pynp with numpy itself over the reference BLAS
+// (Debian's libblas3; LD_LIBRARY_PATH picks it when the system's libblas
+// alternative is OpenBLAS, whose dot products differ in the last bits):
 //
+//	LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/blas \
 //	LEDGERBENCH_NUMPY_ORACLE="/usr/bin/python3 testdata/oracle/numpy_oracle.py" \
 //	go test ./internal/py/pynp -run Oracle
 //

@@ -1,6 +1,9 @@
 """Reference runner for pynp's oracle test: numpy itself (see oracle_test.go).
 
+    LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/blas \
     LEDGERBENCH_NUMPY_ORACLE="/usr/bin/python3 testdata/oracle/numpy_oracle.py" go test ./internal/py/pynp -run Oracle
+
+(LD_LIBRARY_PATH selects the reference BLAS, libblas3, over an OpenBLAS alternative.)
 
 stdin:  {"arrays": [[float...]...], "pairs": [[[a...], [b...]]...]}
 stdout: {"argsort": [[int...]...], "sum": [hex...], "dot": [hex...], "norm": [hex...], "version": str}
