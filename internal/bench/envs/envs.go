@@ -8,9 +8,11 @@ package envs
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/ledgerbench/ledgerbench/internal/core/fault"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/core/tool"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
@@ -139,6 +141,21 @@ func CheckTool(d Domain, requestor message.Requestor, name string) error {
 // exception text with Error set; the environment syncs after a successful
 // call.
 func Respond(ctx context.Context, e Env, call message.ToolCall) message.Message {
+	msg, _ := respond(ctx, e, call)
+	return msg
+}
+
+// RespondErr is Respond for a simulation loop: a call whose error is an
+// infrastructure failure (a tool's endpoint or sandbox failed: the error
+// wraps fault.ErrInfrastructure) or the context's end is returned as that
+// error, with no tool message, so the simulation ends as an
+// infrastructure error instead of showing the model a failure that is not
+// its own.
+func RespondErr(ctx context.Context, e Env, call message.ToolCall) (message.Message, error) {
+	return respond(ctx, e, call)
+}
+
+func respond(ctx context.Context, e Env, call message.ToolCall) (message.Message, error) {
 	req := call.Requestor
 	if req == "" {
 		req = message.ByAssistant
@@ -146,11 +163,15 @@ func Respond(ctx context.Context, e Env, call message.ToolCall) message.Message 
 	msg := message.Message{Role: message.Tool, ToolCallID: call.ID, Requestor: req}
 	res, err := e.Call(ctx, req, call.Name, call.Arguments)
 	if err != nil {
+		var infra error
+		if errors.Is(err, fault.ErrInfrastructure) || ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			infra = err
+		}
 		msg.Content = "Error: " + err.Error()
 		msg.Error = true
-		return msg
+		return msg, infra
 	}
 	msg.Content = tool.Content(res)
 	e.Sync()
-	return msg
+	return msg, nil
 }
