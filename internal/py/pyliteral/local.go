@@ -118,14 +118,48 @@ func isIdentifier(s string) bool {
 // function or assignment wraps ErrNoLocal; two assignments to name in the
 // body are an error.
 func LocalString(src []byte, fn, name string) (FString, error) {
+	var out FString
+	err := local(src, fn, name, func(p *parser) error {
+		if p.tok.kind != tString {
+			return p.errAt(p.tok, "%s: expected a string literal", name)
+		}
+		s := p.tok
+		if err := p.advance(); err != nil {
+			return err
+		}
+		if err := p.endOfStatement(); err != nil {
+			return err
+		}
+		var err error
+		out, err = stringTemplate(s)
+		return err
+	})
+	return out, err
+}
+
+// LocalLiteral finds the assignment `name = <literal>` inside the body of
+// the function (or method) fn, as LocalString does, and returns the value
+// as ParseExpr would (calls such as `x.get("a", 0)` inside it are Calls).
+func LocalLiteral(src []byte, fn, name string) (any, error) {
+	var out any
+	err := local(src, fn, name, func(p *parser) error {
+		v, err := p.statementValue()
+		out = v
+		return err
+	})
+	return out, err
+}
+
+// local finds the one assignment to name in fn's body and hands the parser,
+// at the assigned value, to value.
+func local(src []byte, fn, name string, value func(p *parser) error) error {
 	p, err := newParser(src)
 	if err != nil {
-		return FString{}, err
+		return err
 	}
 	defCol := 0 // column of the matching def; 0 while outside it
 	seenDef := false
 	var found *token
-	var out FString
 	for p.tok.kind != tEOF {
 		t := p.tok
 		if t.startsLine && defCol > 0 && t.col <= defCol {
@@ -133,7 +167,7 @@ func LocalString(src []byte, fn, name string) (FString, error) {
 		}
 		if t.startsLine && t.kind == tName && t.text == "def" && defCol == 0 {
 			if err := p.advance(); err != nil {
-				return FString{}, err
+				return err
 			}
 			if p.tok.kind == tName && p.tok.text == fn {
 				defCol, seenDef = t.col, true
@@ -142,44 +176,34 @@ func LocalString(src []byte, fn, name string) (FString, error) {
 		}
 		if !(defCol > 0 && t.startsLine && t.kind == tName && t.text == name) {
 			if err := p.advance(); err != nil {
-				return FString{}, err
+				return err
 			}
 			continue
 		}
 		if err := p.advance(); err != nil {
-			return FString{}, err
+			return err
 		}
 		if !p.isOp("=") {
 			continue
 		}
 		if err := p.advance(); err != nil {
-			return FString{}, err
-		}
-		if p.tok.kind != tString {
-			return FString{}, p.errAt(p.tok, "%s: expected a string literal", name)
-		}
-		s := p.tok
-		if err := p.advance(); err != nil {
-			return FString{}, err
-		}
-		if err := p.endOfStatement(); err != nil {
-			return FString{}, err
+			return err
 		}
 		if found != nil {
-			return FString{}, &Error{t.line, t.col, fmt.Sprintf("%s is assigned more than once in %s (first at line %d)", name, fn, found.line)}
+			return &Error{t.line, t.col, fmt.Sprintf("%s is assigned more than once in %s (first at line %d)", name, fn, found.line)}
 		}
 		found = &t
-		if out, err = stringTemplate(s); err != nil {
-			return FString{}, err
+		if err := value(p); err != nil {
+			return err
 		}
 	}
 	switch {
 	case !seenDef:
-		return FString{}, fmt.Errorf("function %s: %w", fn, ErrNoLocal)
+		return fmt.Errorf("function %s: %w", fn, ErrNoLocal)
 	case found == nil:
-		return FString{}, fmt.Errorf("%s in function %s: %w", name, fn, ErrNoLocal)
+		return fmt.Errorf("%s in function %s: %w", name, fn, ErrNoLocal)
 	}
-	return out, nil
+	return nil
 }
 
 // stringTemplate reads one string token: an f-string as a template, any
