@@ -230,3 +230,131 @@ func stringTemplate(t token) (FString, error) {
 	}
 	return f, nil
 }
+
+// LocalStrings finds every assignment `name = <string literal>` inside the
+// body of fn, in order (assignments of other values are skipped), and
+// returns their templates (see LocalString).
+func LocalStrings(src []byte, fn, name string) ([]FString, error) {
+	var out []FString
+	err := locals(src, fn, name, func(p *parser) error {
+		if p.tok.kind != tString {
+			return nil
+		}
+		s := p.tok
+		if err := p.advance(); err != nil {
+			return err
+		}
+		if p.tok.kind != tNewline && p.tok.kind != tEOF && !p.isOp(";") {
+			return nil // a longer expression
+		}
+		f, err := stringTemplate(s)
+		if err != nil {
+			return err
+		}
+		out = append(out, f)
+		return nil
+	}, true)
+	return out, err
+}
+
+// ReturnStrings lists the values of fn's return statements that are
+// strings (adjacent literals concatenated, parentheses around them
+// allowed), in order, as templates (see LocalString).
+func ReturnStrings(src []byte, fn string) ([]FString, error) {
+	var out []FString
+	err := locals(src, fn, "return", func(p *parser) error {
+		depth := 0
+		for p.isOp("(") {
+			depth++
+			if err := p.advance(); err != nil {
+				return err
+			}
+		}
+		var f FString
+		n := 0
+		for p.tok.kind == tString {
+			g, err := stringTemplate(p.tok)
+			if err != nil {
+				return err
+			}
+			f = concatTemplates(f, g, n == 0)
+			n++
+			if err := p.advance(); err != nil {
+				return err
+			}
+		}
+		for depth > 0 && p.isOp(")") {
+			depth--
+			if err := p.advance(); err != nil {
+				return err
+			}
+		}
+		if n > 0 && depth == 0 && (p.tok.kind == tNewline || p.tok.kind == tEOF) {
+			out = append(out, f)
+		}
+		return nil
+	}, true)
+	return out, err
+}
+
+// concatTemplates appends g to f (implicit string concatenation).
+func concatTemplates(f, g FString, first bool) FString {
+	if first {
+		return g
+	}
+	f.Parts[len(f.Parts)-1] += g.Parts[0]
+	f.Parts = append(f.Parts, g.Parts[1:]...)
+	f.Fields = append(f.Fields, g.Fields...)
+	return f
+}
+
+// locals is local for every statement of fn's body that starts with name
+// (an assignment `name = …`, or the keyword return when name is
+// "return"); value sees the parser after the `=` (after the keyword).
+func locals(src []byte, fn, name string, value func(p *parser) error, _ bool) error {
+	p, err := newParser(src)
+	if err != nil {
+		return err
+	}
+	defCol := 0
+	seenDef := false
+	for p.tok.kind != tEOF {
+		t := p.tok
+		if t.startsLine && defCol > 0 && t.col <= defCol {
+			defCol = 0
+		}
+		if t.startsLine && t.kind == tName && t.text == "def" && defCol == 0 {
+			if err := p.advance(); err != nil {
+				return err
+			}
+			if p.tok.kind == tName && p.tok.text == fn {
+				defCol, seenDef = t.col, true
+			}
+			continue
+		}
+		if !(defCol > 0 && t.startsLine && t.kind == tName && t.text == name) {
+			if err := p.advance(); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := p.advance(); err != nil {
+			return err
+		}
+		if name != "return" {
+			if !p.isOp("=") {
+				continue
+			}
+			if err := p.advance(); err != nil {
+				return err
+			}
+		}
+		if err := value(p); err != nil {
+			return err
+		}
+	}
+	if !seenDef {
+		return fmt.Errorf("function %s: %w", fn, ErrNoLocal)
+	}
+	return nil
+}

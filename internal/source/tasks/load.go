@@ -52,6 +52,18 @@ func (d *Description) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// UnmarshalJSON ignores unknown user-scenario keys, as upstream does
+// (banking_knowledge's task_091 misspells persona; upstream reads none).
+func (s *UserScenario) UnmarshalJSON(data []byte) error {
+	type plain UserScenario
+	var p plain
+	if err := json.Unmarshal(data, &p); err != nil {
+		return err
+	}
+	*s = UserScenario(p)
+	return nil
+}
+
 func strictDecode(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

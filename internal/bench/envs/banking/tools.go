@@ -90,8 +90,10 @@ type callAgentToolArgs struct {
 
 // The agent's toolkit in upstream's order (ToolKitType collects a class's
 // tools in definition order).
-func agentTools() *tool.Set[*Env] {
-	return tool.NewSet(agentClass,
+func agentTools() *tool.Set[*Env] { return tool.NewSet(agentClass, agentToolList()...) }
+
+func agentToolList() []tool.Tool[*Env] {
+	return []tool.Tool[*Env]{
 		tool.New("transfer_to_human_agents", tool.Generic, "", transferToHumanAgents),
 		tool.New("get_current_time", tool.Read, "", getCurrentTime),
 		tool.New("get_user_information_by_id", tool.Read, "", getUserByID),
@@ -106,7 +108,7 @@ func agentTools() *tool.Set[*Env] {
 		tool.New("unlock_discoverable_agent_tool", tool.Generic, "", unlockDiscoverableAgentTool),
 		tool.New("call_discoverable_agent_tool", tool.Write, "", callDiscoverableAgentTool),
 		tool.New("list_discoverable_agent_tools", tool.Read, "", listDiscoverableAgentTools),
-	)
+	}
 }
 
 // mutatingGeneric are the agent's GENERIC tools declared with
@@ -213,7 +215,10 @@ func loadsArgs(v any, intAsFloat bool) (any, error, error) {
 
 func giveDiscoverableUserTool(_ context.Context, e *Env, a giveToolArgs) (any, error) {
 	name := a.DiscoverableToolName.V
-	spec, ok := e.d.userDisc.lookupAny(name)
+	if !isStr(name) {
+		return nil, typeErr("attribute name must be string, not '%s'", typeName(name))
+	}
+	spec, ok, _ := e.d.userDisc.lookup(name)
 	if !ok {
 		return fmt.Sprintf("Error: Unknown discoverable tool '%s'.", str(name)), nil
 	}
@@ -250,7 +255,10 @@ func giveDiscoverableUserTool(_ context.Context, e *Env, a giveToolArgs) (any, e
 
 func unlockDiscoverableAgentTool(_ context.Context, e *Env, a unlockArgs) (any, error) {
 	name := a.AgentToolName.V
-	spec, ok := e.d.agentDisc.lookup(name)
+	spec, ok, err := e.d.agentDisc.lookup(name)
+	if err != nil {
+		return nil, err
+	}
 	if !ok {
 		return fmt.Sprintf("Error: Unknown agent tool '%s'. This tool is not available.", str(name)), nil
 	}
@@ -264,7 +272,10 @@ func unlockDiscoverableAgentTool(_ context.Context, e *Env, a unlockArgs) (any, 
 
 func callDiscoverableAgentTool(ctx context.Context, e *Env, a callAgentToolArgs) (any, error) {
 	name := a.AgentToolName.V
-	spec, ok := e.d.agentDisc.lookup(name)
+	spec, ok, err := e.d.agentDisc.lookup(name)
+	if err != nil {
+		return nil, err
+	}
 	if !ok {
 		return fmt.Sprintf("Error: Unknown agent tool '%s'. This tool is not available.", str(name)), nil
 	}

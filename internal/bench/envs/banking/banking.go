@@ -1,0 +1,587 @@
+// Package banking ports τ²-bench's banking_knowledge domain: a bank's
+// customer service, where the agent verifies customers, reads their
+// accounts, cards and transactions, finds in a knowledge base of 698
+// documents what the bank's procedures are (and which hidden "discoverable"
+// tools they name), and acts through those tools; the customer has tools
+// of their own, some handed over by the agent.
+//
+// The transactional database (db.json) is loaded once and shared; each
+// simulation changes it through copy-on-write tables. The retrieval
+// variant (upstream's --retrieval-config, default alltools) decides the
+// agent's retrieval tools and the prompt template its policy is assembled
+// from; the retrieval engines are internal/bench/knowledge's.
+//
+// Tool names, parameters, outputs, error texts and quirks follow upstream's
+// KnowledgeTools and KnowledgeUserTools (src/tau2/domains/banking_knowledge/
+// tools.py and db_query.py): arguments are taken as json.loads hands them
+// over, with Python's semantics for their types. The tools' descriptions,
+// schemas and the discoverable tools' docstrings are read from the pulled
+// source; the policy from the pulled prompt templates.
+//
+// Deliberate differences from upstream, none reachable by the shipped
+// tasks or their gold trajectories:
+//   - a lone surrogate escape (\ud800) in a JSON "arguments" string becomes
+//     U+FFFD (Go strings cannot hold it).
+//   - --retrieval-config-kwargs values of the wrong type (top_k "5") are
+//     refused up front; upstream stores them and fails later.
+package banking
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/bench/knowledge"
+	"github.com/ledgerbench/ledgerbench/internal/core/message"
+	"github.com/ledgerbench/ledgerbench/internal/core/tool"
+	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
+	"github.com/ledgerbench/ledgerbench/internal/py/table"
+	"github.com/ledgerbench/ledgerbench/internal/source/data"
+	"github.com/ledgerbench/ledgerbench/internal/source/pyschema"
+	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
+)
+
+// Name is the domain's name, as upstream's.
+const Name = "banking_knowledge"
+
+// Options choose the retrieval variant.
+type Options struct {
+	// Variant is a retrieval variant name ("": DefaultVariant).
+	Variant string
+	// Kwargs are the variant's overrides, a JSON object ({"top_k": 5}).
+	Kwargs json.RawMessage
+	// Knowledge are what the retrieval engines need from the layers above
+	// (embedders, the reranker's backbone, the embeddings cache, sandbox
+	// options); the zero value serves the offline variants.
+	Knowledge knowledge.Deps
+	// Shell configures the shell variants' sandboxes.
+	Shell knowledge.ShellOptions
+}
+
+// Domain is the loaded domain for one retrieval variant.
+type Domain struct {
+	variant *Variant
+	kwargs  json.RawMessage
+	db      *DB
+	tasks   *tasks.Set
+	kb      *knowledge.Base
+	// policy is the assembled policy (for golden_retrieval, with the
+	// {{required_documents}} placeholder still in it).
+	policy string
+
+	agent, user *tool.Set[*Env]
+	// agentClass is the Python class of the variant's composed toolkit.
+	agentClass string
+	agentDisc  *dset
+	userDisc   *dset
+	shell      *knowledge.Shell
+
+	// src is what the tools read from upstream's source (lists, tables,
+	// texts); described holds the tools with upstream's descriptions.
+	src       *source
+	described func() (toolInfos, error)
+}
+
+type toolInfos struct{ agent, user []tool.Info }
+
+var _ envs.Domain = (*Domain)(nil)
+
+// Files upstream reads, relative to the domain's data directory.
+const (
+	dbFile       = "db.json"
+	documentsDir = "documents"
+	promptsDir   = "prompts"
+	tasksDir     = "tasks"
+)
+
+// Source files, relative to src/tau2.
+const (
+	toolsFile = "domains/banking_knowledge/tools.py"
+	modelFile = "domains/banking_knowledge/data_model.py"
+)
+
+// Load loads the domain from a data directory with the default variant.
+func Load(root string) (*Domain, error) { return LoadVariant(root, Options{}) }
+
+// LoadVariant loads the domain for a retrieval variant. The documents,
+// tasks and prompt files it reads are those of the data manifest: a file
+// missing from the data is an error naming it.
+func LoadVariant(root string, o Options) (*Domain, error) {
+	name := o.Variant
+	if name == "" {
+		name = DefaultVariant
+	}
+	v, err := ResolveVariant(name, o.Kwargs)
+	if err != nil {
+		return nil, err
+	}
+	dir := data.Tau2Domain(root, Name)
+	d := &Domain{variant: v, kwargs: o.Kwargs, agentDisc: agentDiscoverable(), userDisc: userDiscoverable()}
+	raw, err := os.ReadFile(filepath.Join(dir, dbFile))
+	if err != nil {
+		return nil, fmt.Errorf("read banking db: %w", err)
+	}
+	if d.db, err = loadDB(raw); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", filepath.Join(dir, dbFile), err)
+	}
+	if d.tasks, err = loadTasks(dir); err != nil {
+		return nil, err
+	}
+	if d.kb, err = knowledge.Load(filepath.Join(dir, documentsDir), manifestDocs()); err != nil {
+		return nil, err
+	}
+	if d.src, err = loadSource(root, d.agentDisc, d.userDisc); err != nil {
+		return nil, err
+	}
+	if d.policy, err = d.buildPolicy(filepath.Join(dir, promptsDir)); err != nil {
+		return nil, err
+	}
+	if err := d.buildTools(root, o); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// manifestDocs lists the document files the data manifest pins.
+func manifestDocs() []string {
+	m, err := data.LoadManifest()
+	if err != nil {
+		return nil
+	}
+	prefix := data.Tau2DomainPath(Name) + "/" + documentsDir + "/"
+	var out []string
+	for _, f := range m.Files {
+		if f.Folder == data.Tau2 {
+			if rest, ok := strings.CutPrefix(f.Path, prefix); ok {
+				out = append(out, rest)
+			}
+		}
+	}
+	return out
+}
+
+// loadTasks reads tasks/task_*.json in file-name order, as upstream's
+// get_tasks does (not the aggregate tasks.json); the file names are the
+// manifest's, so a missing task file is an error naming it.
+func loadTasks(dir string) (*tasks.Set, error) {
+	m, err := data.LoadManifest()
+	if err != nil {
+		return nil, err
+	}
+	prefix := data.Tau2DomainPath(Name) + "/" + tasksDir + "/"
+	var names []string
+	for _, f := range m.Files {
+		if rest, ok := strings.CutPrefix(f.Path, prefix); ok && f.Folder == data.Tau2 && strings.HasPrefix(rest, "task_") && strings.HasSuffix(rest, ".json") {
+			names = append(names, rest)
+		}
+	}
+	slices.Sort(names)
+	set := &tasks.Set{Domain: Name}
+	for _, n := range names {
+		p := filepath.Join(dir, tasksDir, n)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("load banking tasks: %w", err)
+		}
+		ts, err := tasks.Parse(p, []byte("["+string(b)+"]"))
+		if err != nil {
+			return nil, fmt.Errorf("load banking tasks: %w", err)
+		}
+		set.Tasks = append(set.Tasks, ts...)
+	}
+	return set, nil
+}
+
+// buildPolicy assembles the variant's policy (build_policy).
+func (d *Domain) buildPolicy(dir string) (string, error) {
+	var kb *knowledge.Base
+	if d.variant.prompt == fullKBPrompt {
+		kb = d.kb
+	}
+	p, err := loadTemplate(dir, d.variant.Template, kb)
+	if err != nil {
+		return "", err
+	}
+	if d.variant.KBSearchBM25 != nil && d.variant.KBSearchDense != nil {
+		p = strings.ReplaceAll(p, "{{all_tools_dense_instructions}}", d.src.denseInstructions(d.variant.KBSearchDense))
+	}
+	if strings.TrimSpace(p) == "" {
+		return "", fmt.Errorf("policy is empty for retrieval variant %q", d.variant.Name)
+	}
+	return p, nil
+}
+
+// toolkitClass is the composed toolkit class build_tools picks.
+func toolkitClass(v *Variant) string {
+	switch {
+	case v.KBSearchBM25 != nil && v.KBSearchDense != nil && v.Shell != nil:
+		return "KnowledgeToolsAllTools"
+	case v.Shell != nil:
+		return "KnowledgeToolsWithShell"
+	case v.KBSearch != nil && v.Grep != nil:
+		return "KnowledgeToolsWithKBSearchAndGrep"
+	case v.KBSearch != nil:
+		return "KnowledgeToolsWithKBSearch"
+	case v.Grep != nil:
+		return "KnowledgeToolsWithGrep"
+	}
+	return "KnowledgeToolsPlain"
+}
+
+// buildTools builds the agent's toolkit for the variant (build_tools): the
+// retrieval mixins' tools first, then KnowledgeTools'.
+func (d *Domain) buildTools(root string, o Options) error {
+	v := d.variant
+	d.agentClass = toolkitClass(v)
+	var mix []tool.Tool[*Env]
+	if v.KBSearch != nil || v.KBSearchBM25 != nil || v.Grep != nil || v.Shell != nil {
+		src, err := knowledge.LoadSource(root)
+		if err != nil {
+			return err
+		}
+		deps := o.Knowledge
+		deps.Source = src
+		add := func(t tool.Tool[*Env], err error) error {
+			if err != nil {
+				return err
+			}
+			mix = append(mix, t)
+			return nil
+		}
+		pipe := func(spec *knowledge.PipelineSpec) (*knowledge.Pipeline, error) {
+			return knowledge.NewPipeline(d.kb, *spec, deps)
+		}
+		if v.KBSearchBM25 != nil && v.KBSearchDense != nil {
+			bp, err := pipe(v.KBSearchBM25)
+			if err != nil {
+				return err
+			}
+			dp, err := pipe(v.KBSearchDense)
+			if err != nil {
+				return err
+			}
+			if err := add(knowledge.KBSearchBM25Tool[*Env](src, bp)); err != nil {
+				return err
+			}
+			if err := add(knowledge.KBSearchDenseTool[*Env](src, dp)); err != nil {
+				return err
+			}
+		} else if v.KBSearch != nil && v.Shell == nil {
+			p, err := pipe(v.KBSearch)
+			if err != nil {
+				return err
+			}
+			if err := add(knowledge.KBSearchTool[*Env](src, p)); err != nil {
+				return err
+			}
+		}
+		if v.Grep != nil && v.Shell == nil {
+			if err := add(knowledge.GrepTool[*Env](src, knowledge.NewGrepPipeline(d.kb, *v.Grep))); err != nil {
+				return err
+			}
+		}
+		if v.Shell != nil {
+			sh, err := knowledge.NewShell(context.Background(), d.kb, *v.Shell, o.Shell)
+			if err != nil {
+				return err
+			}
+			d.shell = sh
+			if err := add(knowledge.ShellTool(src, func(e *Env) *knowledge.Session { return e.session() })); err != nil {
+				return err
+			}
+		}
+	}
+	base := agentTools()
+	d.agent = tool.NewSet(agentClass, append(mix, agentToolList()...)...)
+	d.user = userTools()
+	d.described = sync.OnceValues(func() (toolInfos, error) { return d.describe(root, mix, base) })
+	return nil
+}
+
+// describe gives both toolkits upstream's descriptions and schemas (the
+// mixins' tools have theirs from the knowledge package).
+func (d *Domain) describe(root string, mix []tool.Tool[*Env], base *tool.Set[*Env]) (toolInfos, error) {
+	tf := data.Tau2Source(root, toolsFile)
+	a, err := pyschema.Described(base, tf, agentClass, data.Tau2Source(root, modelFile))
+	if err != nil {
+		return toolInfos{}, fmt.Errorf("banking agent tools: %w", err)
+	}
+	u, err := pyschema.Described(d.user, tf, userClass, data.Tau2Source(root, modelFile))
+	if err != nil {
+		return toolInfos{}, fmt.Errorf("banking user tools: %w", err)
+	}
+	var infos []tool.Info
+	for _, t := range mix {
+		infos = append(infos, t.Info)
+	}
+	return toolInfos{agent: append(infos, a.Infos()...), user: u.Infos()}, nil
+}
+
+// Describe reads the tools' descriptions from upstream's source, once
+// (envs.Describer); verify and rescore never need them.
+func (d *Domain) Describe() error {
+	_, err := d.described()
+	return err
+}
+
+func (d *Domain) tools() toolInfos {
+	t, err := d.described()
+	if err != nil {
+		panic(fmt.Sprintf("banking tools used without a successful Describe: %v", err))
+	}
+	return t
+}
+
+// Name is "banking_knowledge".
+func (d *Domain) Name() string { return Name }
+
+// Policy is the variant's assembled policy; for golden_retrieval, whose
+// policy depends on the task, upstream's placeholder (TaskPolicy gives
+// each task's).
+func (d *Domain) Policy() string {
+	if d.variant.prompt == goldenPrompt {
+		return d.src.goldenPlaceholder
+	}
+	return d.policy
+}
+
+// TaskPolicy is the policy the agent gets for a task (envs.TaskPolicier).
+func (d *Domain) TaskPolicy(t *tasks.Task) string { return d.policyOf(t) }
+
+// AgentTools lists the agent's tools in upstream's order: the variant's
+// retrieval tools, then KnowledgeTools' (discoverable tools are not shown).
+func (d *Domain) AgentTools() []tool.Info { return d.tools().agent }
+
+// UserTools lists the customer's tools.
+func (d *Domain) UserTools() []tool.Info { return d.tools().user }
+
+// Tasks returns the 97 tasks.
+func (d *Domain) Tasks() *tasks.Set { return d.tasks }
+
+// Variant is the resolved retrieval variant.
+func (d *Domain) Variant() *Variant { return d.variant }
+
+// Kwargs are the variant's overrides as given.
+func (d *Domain) Kwargs() json.RawMessage { return d.kwargs }
+
+// Knowledge is the knowledge base.
+func (d *Domain) Knowledge() *knowledge.Base { return d.kb }
+
+// Close releases the variant's sandboxes.
+func (d *Domain) Close() error {
+	if d.shell != nil {
+		return d.shell.Close()
+	}
+	return nil
+}
+
+// ToolKind finds a tool's kind without the descriptions (envs.ToolKinder):
+// the listed tools and the discoverable ones, which upstream's use_tool
+// runs when called by name.
+func (d *Domain) ToolKind(requestor message.Requestor, name string) (tool.Kind, bool) {
+	set, disc := d.agent, d.agentDisc
+	if requestor == message.ByUser {
+		set, disc = d.user, d.userDisc
+	}
+	if ti, ok := set.Lookup(name); ok {
+		return ti.Kind, true
+	}
+	if t, ok, _ := disc.lookup(name); ok {
+		return t.kind, true
+	}
+	return "", false
+}
+
+// MutatesState is upstream's tool_mutates_state (envs.StateMutator): the
+// write tools, give_discoverable_user_tool and
+// unlock_discoverable_agent_tool (generic tools declared mutating), and
+// the discoverable write tools.
+func (d *Domain) MutatesState(requestor message.Requestor, name string) (bool, bool) {
+	set, disc := d.agent, d.agentDisc
+	if requestor == message.ByUser {
+		set, disc = d.user, d.userDisc
+	} else if slices.Contains(mutatingGeneric, name) {
+		return true, true
+	}
+	if ti, ok := set.Lookup(name); ok {
+		return ti.Kind == tool.Write, true
+	}
+	if t, ok, _ := disc.lookup(name); ok {
+		return t.mutates, true
+	}
+	return false, false
+}
+
+// NewEnv returns a fresh simulation state without a task (no read-log
+// allowlist).
+func (d *Domain) NewEnv() envs.Env { return d.newEnv(nil) }
+
+// NewTaskEnv returns a fresh state for a task (envs.TaskEnver): the
+// discoverable read tools its gold actions call through
+// call_discoverable_agent_tool are logged when called (upstream's
+// read_log_allowlist, from _derive_read_log_allowlist).
+func (d *Domain) NewTaskEnv(t *tasks.Task) envs.Env { return d.newEnv(t) }
+
+func (d *Domain) newEnv(t *tasks.Task) *Env {
+	e := &Env{d: d, db: d.db.newState()}
+	if t != nil {
+		for _, a := range t.GoldActions() {
+			if a.Name != "call_discoverable_agent_tool" {
+				continue
+			}
+			v, err := pyjson.Decode(a.Arguments)
+			if err != nil {
+				continue
+			}
+			args, _ := v.(*pyjson.Dict)
+			if n, ok := args.Get("agent_tool_name"); ok {
+				if s, ok := n.(string); ok && s != "" {
+					if e.allowlist == nil {
+						e.allowlist = map[string]bool{}
+					}
+					e.allowlist[s] = true
+				}
+			}
+		}
+	}
+	return e
+}
+
+// Env is one simulation's state.
+type Env struct {
+	d  *Domain
+	db state
+	// unlocked are the agent tools unlocked so far (in memory, as
+	// upstream's _agent_discoverable_tools_state); userGiven the tools
+	// handed to the user (the record is in the database).
+	unlocked  []string
+	userGiven []string
+	allowlist map[string]bool
+	sess      *knowledge.Session
+}
+
+var _ envs.Env = (*Env)(nil)
+
+func (e *Env) session() *knowledge.Session {
+	if e.d.shell == nil {
+		return nil
+	}
+	if e.sess == nil {
+		e.sess = e.d.shell.NewSession()
+	}
+	return e.sess
+}
+
+// Call runs a tool for the agent or the user, without syncing (upstream's
+// make_tool_call). A discoverable tool called by its own name runs as
+// upstream's use_tool runs it: directly, with the call's arguments.
+func (e *Env) Call(ctx context.Context, requestor message.Requestor, name string, args json.RawMessage) (any, error) {
+	var set *tool.Set[*Env]
+	var disc *dset
+	switch requestor {
+	case message.ByAssistant:
+		set, disc = e.d.agent, e.d.agentDisc
+	case message.ByUser:
+		set, disc = e.d.user, e.d.userDisc
+	default:
+		return nil, fmt.Errorf("Invalid requestor: %s", requestor)
+	}
+	res, err := set.Call(ctx, e, name, args)
+	if !errors.Is(err, tool.ErrNotFound) {
+		return res, err
+	}
+	t, ok, _ := disc.lookup(name)
+	if !ok {
+		return nil, err
+	}
+	v, derr := decodeArgs(args)
+	if derr != nil {
+		return nil, derr
+	}
+	return t.call(ctx, e, disc.class, v)
+}
+
+// decodeArgs is a tool call's arguments as json.loads made them (an empty
+// call is no arguments).
+func decodeArgs(args json.RawMessage) (any, error) {
+	if len(strings.TrimSpace(string(args))) == 0 {
+		return &pyjson.Dict{}, nil
+	}
+	return pyjson.Decode(args)
+}
+
+// RunFunction calls a toolkit function by name on one side, then syncs
+// (upstream's run_env_function_call; every function a task can name is a
+// tool or a discoverable tool).
+func (e *Env) RunFunction(ctx context.Context, side message.Requestor, name string, args json.RawMessage) (any, error) {
+	class := e.d.agentClass
+	switch side {
+	case message.ByAssistant:
+	case message.ByUser:
+		class = userClass
+	default:
+		return nil, fmt.Errorf("Invalid environment type: %s", side)
+	}
+	res, err := e.Call(ctx, side, name, args)
+	if errors.Is(err, tool.ErrNotFound) {
+		return nil, fmt.Errorf("'%s' object has no attribute '%s'", class, name)
+	}
+	return res, err
+}
+
+// Sync is a no-op: the agent and the user share one database.
+func (e *Env) Sync() {}
+
+// SameDB compares the databases as upstream compares their hashes (the
+// agent's and the user's are the same database).
+func (e *Env) SameDB(other envs.Env) (agent, user bool) {
+	o, ok := other.(*Env)
+	if !ok {
+		return false, false
+	}
+	var same bool
+	if o.d.db == e.d.db {
+		same = e.db.sameAs(&o.db)
+	} else {
+		same = sortedDump(&e.db) == sortedDump(&o.db)
+	}
+	return same, same
+}
+
+// DumpDB returns the database as upstream's model_dump (both sides hold
+// the same one).
+func (e *Env) DumpDB() (agent, user any) {
+	s := e.snapshot()
+	return s, s
+}
+
+func (e *Env) snapshot() *state {
+	s := &state{notes: e.db.notes}
+	for i := range e.db.tables {
+		m := e.db.tables[i].Snapshot()
+		s.tables[i] = table.New(&m, cloneDict)
+	}
+	return s
+}
+
+// Initialize applies a task's initialization data (envs.Initializer):
+// agent_data, then user_data, each a recursive merge into the database
+// (upstream's update_db; the two sides share it).
+func (e *Env) Initialize(agentData, userData json.RawMessage) error {
+	for _, raw := range []json.RawMessage{agentData, userData} {
+		if len(strings.TrimSpace(string(raw))) == 0 {
+			continue
+		}
+		if err := e.db.update(raw); err != nil {
+			return err
+		}
+	}
+	return nil
+}
