@@ -109,7 +109,9 @@ func shell(writes bool) *knowledge.ShellSpec {
 // registry is upstream's RETRIEVAL_VARIANTS, in its order, built fresh for
 // every lookup (overrides change the specs).
 func registry() []*Variant {
-	qwen := func(r bool) *knowledge.PipelineSpec { return embedding(knowledge.EmbedderOpenRouter, openRouterModel, r) }
+	qwen := func(r bool) *knowledge.PipelineSpec {
+		return embedding(knowledge.EmbedderOpenRouter, openRouterModel, r)
+	}
 	openai := func(r bool) *knowledge.PipelineSpec { return embedding(knowledge.EmbedderOpenAI, openAIModel, r) }
 	allTools := func(name, typ, model string) *Variant {
 		return &Variant{Name: name, Template: "all_tools.md", KBSearchBM25: bm25(false),
