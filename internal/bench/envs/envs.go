@@ -150,18 +150,26 @@ func NewTaskEnv(d Domain, task *tasks.Task) Env {
 	return d.NewEnv()
 }
 
-// TaskPolicier is implemented by domains whose agent policy depends on the
-// task (banking_knowledge's golden_retrieval inlines the task's documents).
+// TaskPolicier is implemented by domains whose agent policy can depend on
+// the task (banking_knowledge's golden_retrieval inlines the task's
+// documents); PolicyPerTask says whether it does for this domain value.
 type TaskPolicier interface {
 	TaskPolicy(task *tasks.Task) string
+	PolicyPerTask() bool
 }
 
 // TaskPolicy is the policy the agent gets for a task.
 func TaskPolicy(d Domain, task *tasks.Task) string {
-	if x, ok := d.(TaskPolicier); ok {
+	if x, ok := d.(TaskPolicier); ok && x.PolicyPerTask() {
 		return x.TaskPolicy(task)
 	}
 	return d.Policy()
+}
+
+// PolicyPerTask reports whether the agent's policy depends on the task.
+func PolicyPerTask(d Domain) bool {
+	x, ok := d.(TaskPolicier)
+	return ok && x.PolicyPerTask()
 }
 
 // StateMutator is implemented by domains where a tool's kind does not say

@@ -77,6 +77,9 @@ type Domain struct {
 	policy string
 
 	agent, user *tool.Set[*Env]
+	// mix is the variant's retrieval tools (mixNames), built on first use.
+	mix      func() (*tool.Set[*Env], error)
+	mixNames []string
 	// agentClass is the Python class of the variant's composed toolkit.
 	agentClass string
 	agentDisc  *dset
@@ -143,9 +146,7 @@ func LoadVariant(root string, o Options) (*Domain, error) {
 	if d.policy, err = d.buildPolicy(filepath.Join(dir, promptsDir)); err != nil {
 		return nil, err
 	}
-	if err := d.buildTools(root, o); err != nil {
-		return nil, err
-	}
+	d.buildTools(root, o)
 	return d, nil
 }
 
@@ -235,81 +236,115 @@ func toolkitClass(v *Variant) string {
 	return "KnowledgeToolsPlain"
 }
 
-// buildTools builds the agent's toolkit for the variant (build_tools): the
-// retrieval mixins' tools first, then KnowledgeTools'.
-func (d *Domain) buildTools(root string, o Options) error {
+// mixinNames lists the retrieval tools a variant adds, in upstream's
+// order (the mixins come before KnowledgeTools in the MRO).
+func mixinNames(v *Variant) []string {
+	switch {
+	case v.KBSearchBM25 != nil && v.KBSearchDense != nil && v.Shell != nil:
+		return []string{knowledge.KBSearchBM25Name, knowledge.KBSearchDenseName, knowledge.ShellName}
+	case v.Shell != nil:
+		return []string{knowledge.ShellName}
+	}
+	var out []string
+	if v.KBSearch != nil {
+		out = append(out, knowledge.KBSearchName)
+	}
+	if v.Grep != nil {
+		out = append(out, knowledge.GrepName)
+	}
+	return out
+}
+
+// buildTools sets up the agent's toolkit for the variant (build_tools):
+// the retrieval mixins' tools first, then KnowledgeTools'. The retrieval
+// tools (their pipelines, embedders and sandboxes) are built on first use:
+// by Describe, which every job that shows tools to a model calls before it
+// starts (so a dense variant's missing embeddings key is reported then),
+// or by a first retrieval call; verify and rescore replay only the banking
+// tools and need none of them.
+func (d *Domain) buildTools(root string, o Options) {
+	d.agentClass = toolkitClass(d.variant)
+	d.mixNames = mixinNames(d.variant)
+	d.agent = agentTools()
+	d.user = userTools()
+	d.mix = sync.OnceValues(func() (*tool.Set[*Env], error) { return d.buildMixins(root, o) })
+	d.described = sync.OnceValues(func() (toolInfos, error) { return d.describe(root) })
+}
+
+// buildMixins builds the variant's retrieval tools.
+func (d *Domain) buildMixins(root string, o Options) (*tool.Set[*Env], error) {
 	v := d.variant
-	d.agentClass = toolkitClass(v)
 	var mix []tool.Tool[*Env]
-	if v.KBSearch != nil || v.KBSearchBM25 != nil || v.Grep != nil || v.Shell != nil {
-		src, err := knowledge.LoadSource(root)
+	if len(d.mixNames) == 0 {
+		return tool.NewSet[*Env](d.agentClass), nil
+	}
+	src, err := knowledge.LoadSource(root)
+	if err != nil {
+		return nil, err
+	}
+	deps := o.Knowledge
+	deps.Source = src
+	add := func(t tool.Tool[*Env], err error) error {
 		if err != nil {
 			return err
 		}
-		deps := o.Knowledge
-		deps.Source = src
-		add := func(t tool.Tool[*Env], err error) error {
-			if err != nil {
-				return err
+		mix = append(mix, t)
+		return nil
+	}
+	pipe := func(spec *knowledge.PipelineSpec) (*knowledge.Pipeline, error) {
+		return knowledge.NewPipeline(d.kb, *spec, deps)
+	}
+	for _, name := range d.mixNames {
+		var err error
+		switch name {
+		case knowledge.KBSearchBM25Name, knowledge.KBSearchDenseName, knowledge.KBSearchName:
+			spec := map[string]*knowledge.PipelineSpec{knowledge.KBSearchBM25Name: v.KBSearchBM25,
+				knowledge.KBSearchDenseName: v.KBSearchDense, knowledge.KBSearchName: v.KBSearch}[name]
+			p, perr := pipe(spec)
+			if perr != nil {
+				return nil, fmt.Errorf("retrieval variant %s: %s: %w", v.Name, name, perr)
 			}
-			mix = append(mix, t)
-			return nil
-		}
-		pipe := func(spec *knowledge.PipelineSpec) (*knowledge.Pipeline, error) {
-			return knowledge.NewPipeline(d.kb, *spec, deps)
-		}
-		if v.KBSearchBM25 != nil && v.KBSearchDense != nil {
-			bp, err := pipe(v.KBSearchBM25)
-			if err != nil {
-				return err
+			switch name {
+			case knowledge.KBSearchBM25Name:
+				err = add(knowledge.KBSearchBM25Tool[*Env](src, p))
+			case knowledge.KBSearchDenseName:
+				err = add(knowledge.KBSearchDenseTool[*Env](src, p))
+			default:
+				err = add(knowledge.KBSearchTool[*Env](src, p))
 			}
-			dp, err := pipe(v.KBSearchDense)
-			if err != nil {
-				return err
-			}
-			if err := add(knowledge.KBSearchBM25Tool[*Env](src, bp)); err != nil {
-				return err
-			}
-			if err := add(knowledge.KBSearchDenseTool[*Env](src, dp)); err != nil {
-				return err
-			}
-		} else if v.KBSearch != nil && v.Shell == nil {
-			p, err := pipe(v.KBSearch)
-			if err != nil {
-				return err
-			}
-			if err := add(knowledge.KBSearchTool[*Env](src, p)); err != nil {
-				return err
-			}
-		}
-		if v.Grep != nil && v.Shell == nil {
-			if err := add(knowledge.GrepTool[*Env](src, knowledge.NewGrepPipeline(d.kb, *v.Grep))); err != nil {
-				return err
-			}
-		}
-		if v.Shell != nil {
-			sh, err := knowledge.NewShell(context.Background(), d.kb, *v.Shell, o.Shell)
-			if err != nil {
-				return err
+		case knowledge.GrepName:
+			err = add(knowledge.GrepTool[*Env](src, knowledge.NewGrepPipeline(d.kb, *v.Grep)))
+		case knowledge.ShellName:
+			sh, serr := knowledge.NewShell(context.Background(), d.kb, *v.Shell, o.Shell)
+			if serr != nil {
+				return nil, fmt.Errorf("retrieval variant %s: %w", v.Name, serr)
 			}
 			d.shell = sh
-			if err := add(knowledge.ShellTool(src, func(e *Env) *knowledge.Session { return e.session() })); err != nil {
-				return err
-			}
+			err = add(knowledge.ShellTool(src, func(e *Env) *knowledge.Session { return e.session() }))
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
-	base := agentTools()
-	d.agent = tool.NewSet(agentClass, append(mix, agentToolList()...)...)
-	d.user = userTools()
-	d.described = sync.OnceValues(func() (toolInfos, error) { return d.describe(root, mix, base) })
-	return nil
+	return tool.NewSet(d.agentClass, mix...), nil
+}
+
+// Prepare builds the variant's retrieval tools now (embedders, pipelines,
+// sandboxes) and reports what is missing, before a job starts.
+func (d *Domain) Prepare() error {
+	_, err := d.mix()
+	return err
 }
 
 // describe gives both toolkits upstream's descriptions and schemas (the
 // mixins' tools have theirs from the knowledge package).
-func (d *Domain) describe(root string, mix []tool.Tool[*Env], base *tool.Set[*Env]) (toolInfos, error) {
+func (d *Domain) describe(root string) (toolInfos, error) {
+	mix, err := d.mix()
+	if err != nil {
+		return toolInfos{}, err
+	}
 	tf := data.Tau2Source(root, toolsFile)
-	a, err := pyschema.Described(base, tf, agentClass, data.Tau2Source(root, modelFile))
+	a, err := pyschema.Described(d.agent, tf, agentClass, data.Tau2Source(root, modelFile))
 	if err != nil {
 		return toolInfos{}, fmt.Errorf("banking agent tools: %w", err)
 	}
@@ -317,11 +352,7 @@ func (d *Domain) describe(root string, mix []tool.Tool[*Env], base *tool.Set[*En
 	if err != nil {
 		return toolInfos{}, fmt.Errorf("banking user tools: %w", err)
 	}
-	var infos []tool.Info
-	for _, t := range mix {
-		infos = append(infos, t.Info)
-	}
-	return toolInfos{agent: append(infos, a.Infos()...), user: u.Infos()}, nil
+	return toolInfos{agent: append(mix.Infos(), a.Infos()...), user: u.Infos()}, nil
 }
 
 // Describe reads the tools' descriptions from upstream's source, once
@@ -354,6 +385,10 @@ func (d *Domain) Policy() string {
 
 // TaskPolicy is the policy the agent gets for a task (envs.TaskPolicier).
 func (d *Domain) TaskPolicy(t *tasks.Task) string { return d.policyOf(t) }
+
+// PolicyPerTask reports whether the policy depends on the task
+// (golden_retrieval).
+func (d *Domain) PolicyPerTask() bool { return d.variant.prompt == goldenPrompt }
 
 // AgentTools lists the agent's tools in upstream's order: the variant's
 // retrieval tools, then KnowledgeTools' (discoverable tools are not shown).
@@ -389,6 +424,8 @@ func (d *Domain) ToolKind(requestor message.Requestor, name string) (tool.Kind, 
 	set, disc := d.agent, d.agentDisc
 	if requestor == message.ByUser {
 		set, disc = d.user, d.userDisc
+	} else if slices.Contains(d.mixNames, name) {
+		return tool.Read, true // every retrieval mixin's tool is READ
 	}
 	if ti, ok := set.Lookup(name); ok {
 		return ti.Kind, true
@@ -409,6 +446,8 @@ func (d *Domain) MutatesState(requestor message.Requestor, name string) (bool, b
 		set, disc = d.user, d.userDisc
 	} else if slices.Contains(mutatingGeneric, name) {
 		return true, true
+	} else if slices.Contains(d.mixNames, name) {
+		return false, true
 	}
 	if ti, ok := set.Lookup(name); ok {
 		return ti.Kind == tool.Write, true
@@ -492,6 +531,13 @@ func (e *Env) Call(ctx context.Context, requestor message.Requestor, name string
 		set, disc = e.d.user, e.d.userDisc
 	default:
 		return nil, fmt.Errorf("Invalid requestor: %s", requestor)
+	}
+	if requestor == message.ByAssistant && slices.Contains(e.d.mixNames, name) {
+		mix, err := e.d.mix()
+		if err != nil {
+			return nil, err
+		}
+		set = mix
 	}
 	res, err := set.Call(ctx, e, name, args)
 	if !errors.Is(err, tool.ErrNotFound) {
