@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledgerbench/ledgerbench/internal/core/oracletest"
 	"github.com/ledgerbench/ledgerbench/internal/core/openaitest"
+	"github.com/ledgerbench/ledgerbench/internal/core/oracletest"
 	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
 	"github.com/ledgerbench/ledgerbench/internal/engine/orchestrator"
