@@ -5,6 +5,7 @@
 package domains
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -187,4 +188,35 @@ func telehealthTasksJSON(root string) ([]File, error) {
 		out = append(out, File{Path: filepath.Join(th, "tasks_"+split+".json"), Data: j})
 	}
 	return out, nil
+}
+
+// RetrievalOptions checks upstream's --retrieval-config and
+// --retrieval-config-kwargs for a domain (banking_knowledge only: the
+// variant must be one of banking.VariantNames, the kwargs a JSON object of
+// valid overrides) and returns the load options. The error names the flag;
+// "" for both leaves the domain's default.
+func RetrievalOptions(domain, config, kwargs string) (Options, error) {
+	var o Options
+	if config == "" && kwargs == "" {
+		return o, nil
+	}
+	if domain != banking.Name {
+		return o, fmt.Errorf("--retrieval-config applies to %s only, not %s", banking.Name, domain)
+	}
+	if kwargs != "" && !json.Valid([]byte(kwargs)) {
+		return o, fmt.Errorf("--retrieval-config-kwargs %q: not JSON", kwargs)
+	}
+	name := config
+	if name == "" {
+		name = banking.DefaultVariant
+	}
+	if _, err := banking.ResolveVariant(name, json.RawMessage(kwargs)); err != nil {
+		flag := "--retrieval-config-kwargs"
+		if errors.Is(err, banking.ErrUnknownVariant) {
+			flag = "--retrieval-config"
+		}
+		return o, fmt.Errorf("%s: %w", flag, err)
+	}
+	o.Banking = banking.Options{Variant: config, Kwargs: json.RawMessage(kwargs)}
+	return o, nil
 }
