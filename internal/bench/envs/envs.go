@@ -77,6 +77,23 @@ func Describe(d Domain) error {
 	return nil
 }
 
+// Preparer is implemented by domains whose tools need resources a job
+// must have before it starts (banking_knowledge's retrieval pipelines:
+// embeddings endpoints, sandboxes). Prepare builds them and returns the
+// error naming what is missing; a job that shows tools to a model calls it
+// (envs.Prepare) after Describe, before the first simulation.
+type Preparer interface {
+	Prepare() error
+}
+
+// Prepare builds a domain's job resources when it has any (Preparer).
+func Prepare(d Domain) error {
+	if x, ok := d.(Preparer); ok {
+		return x.Prepare()
+	}
+	return nil
+}
+
 // ToolKinder is implemented by domains that find a tool's kind without
 // their tool descriptions (see Describer).
 type ToolKinder interface {

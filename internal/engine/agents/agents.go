@@ -212,6 +212,9 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 	if err := envs.Describe(opts.Domain); err != nil {
 		return runner.Makers{}, nil, err
 	}
+	if err := envs.Prepare(opts.Domain); err != nil {
+		return runner.Makers{}, nil, err
+	}
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
 	}

@@ -79,12 +79,16 @@ type Domain struct {
 	agent, user *tool.Set[*Env]
 	// mix is the variant's retrieval tools (mixNames), built on first use.
 	mix      func() (*tool.Set[*Env], error)
+	mixInfos func() (*tool.Set[*Env], error)
 	mixNames []string
 	// agentClass is the Python class of the variant's composed toolkit.
 	agentClass string
 	agentDisc  *dset
 	userDisc   *dset
 	shell      *knowledge.Shell
+	// bypassCode is the knowledge base's account recovery bypass code
+	// (gate.go).
+	bypassCode string
 
 	// src is what the tools read from upstream's source (lists, tables,
 	// texts); described holds the tools with upstream's descriptions.
@@ -140,6 +144,7 @@ func LoadVariant(root string, o Options) (*Domain, error) {
 	if d.kb, err = knowledge.Load(filepath.Join(dir, documentsDir), manifestDocs()); err != nil {
 		return nil, err
 	}
+	d.bypassCode = bypassCodeOf(d.kb.Docs())
 	if d.src, err = loadSource(root, d.agentDisc, d.userDisc); err != nil {
 		return nil, err
 	}
@@ -267,12 +272,15 @@ func (d *Domain) buildTools(root string, o Options) {
 	d.mixNames = mixinNames(d.variant)
 	d.agent = agentTools()
 	d.user = userTools()
-	d.mix = sync.OnceValues(func() (*tool.Set[*Env], error) { return d.buildMixins(root, o) })
+	d.mix = sync.OnceValues(func() (*tool.Set[*Env], error) { return d.buildMixins(root, o, false) })
+	d.mixInfos = sync.OnceValues(func() (*tool.Set[*Env], error) { return d.buildMixins(root, o, true) })
 	d.described = sync.OnceValues(func() (toolInfos, error) { return d.describe(root) })
 }
 
-// buildMixins builds the variant's retrieval tools.
-func (d *Domain) buildMixins(root string, o Options) (*tool.Set[*Env], error) {
+// buildMixins builds the variant's retrieval tools; infoOnly builds them
+// without their pipelines and sandboxes, for their descriptions only (such
+// tools must never be called).
+func (d *Domain) buildMixins(root string, o Options, infoOnly bool) (*tool.Set[*Env], error) {
 	v := d.variant
 	var mix []tool.Tool[*Env]
 	if len(d.mixNames) == 0 {
@@ -292,6 +300,9 @@ func (d *Domain) buildMixins(root string, o Options) (*tool.Set[*Env], error) {
 		return nil
 	}
 	pipe := func(spec *knowledge.PipelineSpec) (*knowledge.Pipeline, error) {
+		if infoOnly {
+			return nil, nil
+		}
 		return knowledge.NewPipeline(d.kb, *spec, deps)
 	}
 	for _, name := range d.mixNames {
@@ -315,11 +326,13 @@ func (d *Domain) buildMixins(root string, o Options) (*tool.Set[*Env], error) {
 		case knowledge.GrepName:
 			err = add(knowledge.GrepTool[*Env](src, knowledge.NewGrepPipeline(d.kb, *v.Grep)))
 		case knowledge.ShellName:
-			sh, serr := knowledge.NewShell(context.Background(), d.kb, *v.Shell, o.Shell)
-			if serr != nil {
-				return nil, fmt.Errorf("retrieval variant %s: %w", v.Name, serr)
+			if !infoOnly {
+				sh, serr := knowledge.NewShell(context.Background(), d.kb, *v.Shell, o.Shell)
+				if serr != nil {
+					return nil, fmt.Errorf("retrieval variant %s: %w", v.Name, serr)
+				}
+				d.shell = sh
 			}
-			d.shell = sh
 			err = add(knowledge.ShellTool(src, func(e *Env) *knowledge.Session { return e.session() }))
 		}
 		if err != nil {
@@ -330,7 +343,8 @@ func (d *Domain) buildMixins(root string, o Options) (*tool.Set[*Env], error) {
 }
 
 // Prepare builds the variant's retrieval tools now (embedders, pipelines,
-// sandboxes) and reports what is missing, before a job starts.
+// sandboxes) and reports what is missing, before a job starts
+// (envs.Preparer).
 func (d *Domain) Prepare() error {
 	_, err := d.mix()
 	return err
@@ -339,7 +353,7 @@ func (d *Domain) Prepare() error {
 // describe gives both toolkits upstream's descriptions and schemas (the
 // mixins' tools have theirs from the knowledge package).
 func (d *Domain) describe(root string) (toolInfos, error) {
-	mix, err := d.mix()
+	mix, err := d.mixInfos()
 	if err != nil {
 		return toolInfos{}, err
 	}
