@@ -8,6 +8,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/banking"
+	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 )
 
 // retrievalOptions are upstream's --retrieval-config and
@@ -48,4 +49,10 @@ func (o retrievalOptions) loader() func(name, root string) (envs.Domain, error) 
 		}
 		return domains.LoadWith(name, root, opts)
 	}
+}
+
+// manifestLoader loads a domain with the retrieval variant a run's manifest
+// records.
+func manifestLoader(m *results.Manifest) func(name, root string) (envs.Domain, error) {
+	return retrievalOptions{Config: m.RetrievalConfig, Kwargs: string(m.RetrievalConfigKwargs)}.loader()
 }
