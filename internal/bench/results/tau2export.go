@@ -144,7 +144,7 @@ func Tau2Export(m *Manifest, recs []Record, env Tau2Env) ([]byte, error) {
 			MaxErrors: m.MaxErrors,
 			UserInfo: tau2UserInfo{Implementation: "user_simulator", LLM: m.UserBackbone,
 				LLMArgs: llmArgs(m, m.UserBackbone)},
-			AgentInfo:       tau2AgentInfo{Implementation: m.Agent, LLM: m.Backbone, LLMArgs: llmArgs(m, m.Backbone)},
+			AgentInfo:             tau2AgentInfo{Implementation: m.Agent, LLM: m.Backbone, LLMArgs: llmArgs(m, m.Backbone)},
 			EnvironmentInfo:       tau2EnvInfo{DomainName: m.Domain, Policy: env.Policy, ToolDefs: json.RawMessage("null")},
 			Seed:                  m.Seed,
 			RetrievalConfig:       m.RetrievalConfig,
