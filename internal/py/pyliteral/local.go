@@ -141,13 +141,78 @@ func LocalString(src []byte, fn, name string) (FString, error) {
 // the function (or method) fn, as LocalString does, and returns the value
 // as ParseExpr would (calls such as `x.get("a", 0)` inside it are Calls).
 func LocalLiteral(src []byte, fn, name string) (any, error) {
-	var out any
-	err := local(src, fn, name, func(p *parser) error {
+	out, err := LocalLiterals(src, [][2]string{{fn, name}})
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// LocalLiterals is LocalLiteral for several (function, name) pairs, read
+// in one pass over the source.
+func LocalLiterals(src []byte, want [][2]string) ([]any, error) {
+	p, err := newParser(src)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, len(want))
+	found := make([]bool, len(want))
+	seenDef := make([]bool, len(want))
+	defCol := 0
+	fn := ""
+	for p.tok.kind != tEOF {
+		t := p.tok
+		if t.startsLine && defCol > 0 && t.col <= defCol {
+			defCol, fn = 0, ""
+		}
+		if t.startsLine && t.kind == tName && t.text == "def" && defCol == 0 {
+			if err := p.advance(); err != nil {
+				return nil, err
+			}
+			if p.tok.kind == tName {
+				for i, w := range want {
+					if w[0] == p.tok.text {
+						defCol, fn, seenDef[i] = t.col, w[0], true
+					}
+				}
+			}
+			continue
+		}
+		i := -1
+		if defCol > 0 && t.startsLine && t.kind == tName {
+			for j, w := range want {
+				if w[0] == fn && w[1] == t.text {
+					i = j
+				}
+			}
+		}
+		if err := p.advance(); err != nil {
+			return nil, err
+		}
+		if i < 0 || !p.isOp("=") {
+			continue
+		}
+		if err := p.advance(); err != nil {
+			return nil, err
+		}
+		if found[i] {
+			return nil, &Error{t.line, t.col, fmt.Sprintf("%s is assigned more than once in %s", want[i][1], fn)}
+		}
 		v, err := p.statementValue()
-		out = v
-		return err
-	})
-	return out, err
+		if err != nil {
+			return nil, err
+		}
+		out[i], found[i] = v, true
+	}
+	for i, w := range want {
+		switch {
+		case !seenDef[i]:
+			return nil, fmt.Errorf("function %s: %w", w[0], ErrNoLocal)
+		case !found[i]:
+			return nil, fmt.Errorf("%s in function %s: %w", w[1], w[0], ErrNoLocal)
+		}
+	}
+	return out, nil
 }
 
 // local finds the one assignment to name in fn's body and hands the parser,

@@ -31,6 +31,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -71,7 +72,8 @@ type Domain struct {
 	kwargs  json.RawMessage
 	db      *DB
 	tasks   *tasks.Set
-	kb      *knowledge.Base
+	// knowledge reads the knowledge base, once.
+	knowledge func() (*knowledge.Base, error)
 	// policy is the assembled policy (for golden_retrieval, with the
 	// {{required_documents}} placeholder still in it).
 	policy string
@@ -87,8 +89,8 @@ type Domain struct {
 	userDisc   *dset
 	shell      *knowledge.Shell
 	// bypassCode is the knowledge base's account recovery bypass code
-	// (gate.go).
-	bypassCode string
+	// (gate.go), read from it on first use.
+	bypassCode func() string
 
 	// src is what the tools read from upstream's source (lists, tables,
 	// texts); described holds the tools with upstream's descriptions.
@@ -138,13 +140,31 @@ func LoadVariant(root string, o Options) (*Domain, error) {
 	if d.db, err = loadDB(raw); err != nil {
 		return nil, fmt.Errorf("decode %s: %w", filepath.Join(dir, dbFile), err)
 	}
-	if d.tasks, err = loadTasks(dir); err != nil {
+	m, err := data.LoadManifest()
+	if err != nil {
 		return nil, err
 	}
-	if d.kb, err = knowledge.Load(filepath.Join(dir, documentsDir), manifestDocs()); err != nil {
+	if d.tasks, err = loadTasks(m, dir); err != nil {
 		return nil, err
 	}
-	d.bypassCode = bypassCodeOf(d.kb.Docs())
+	docsDir, docs := filepath.Join(dir, documentsDir), manifestDocs(m)
+	if err := present(docsDir, docs); err != nil {
+		return nil, err
+	}
+	d.knowledge = sync.OnceValues(func() (*knowledge.Base, error) { return knowledge.Load(docsDir, docs) })
+	d.bypassCode = sync.OnceValue(func() string {
+		kb, err := d.knowledge()
+		if err != nil {
+			return ""
+		}
+		return bypassCodeOf(kb.Docs())
+	})
+	if v.prompt != standardPrompt {
+		// the policy inlines documents: read them now
+		if _, err := d.knowledge(); err != nil {
+			return nil, err
+		}
+	}
 	if d.src, err = loadSource(root, d.agentDisc, d.userDisc); err != nil {
 		return nil, err
 	}
@@ -156,11 +176,7 @@ func LoadVariant(root string, o Options) (*Domain, error) {
 }
 
 // manifestDocs lists the document files the data manifest pins.
-func manifestDocs() []string {
-	m, err := data.LoadManifest()
-	if err != nil {
-		return nil
-	}
+func manifestDocs(m *data.Manifest) []string {
 	prefix := data.Tau2DomainPath(Name) + "/" + documentsDir + "/"
 	var out []string
 	for _, f := range m.Files {
@@ -175,12 +191,9 @@ func manifestDocs() []string {
 
 // loadTasks reads tasks/task_*.json in file-name order, as upstream's
 // get_tasks does (not the aggregate tasks.json); the file names are the
-// manifest's, so a missing task file is an error naming it.
-func loadTasks(dir string) (*tasks.Set, error) {
-	m, err := data.LoadManifest()
-	if err != nil {
-		return nil, err
-	}
+// manifest's, so a missing task file is an error naming it. Tasks are
+// decoded as they are selected.
+func loadTasks(m *data.Manifest, dir string) (*tasks.Set, error) {
 	prefix := data.Tau2DomainPath(Name) + "/" + tasksDir + "/"
 	var names []string
 	for _, f := range m.Files {
@@ -189,25 +202,26 @@ func loadTasks(dir string) (*tasks.Set, error) {
 		}
 	}
 	slices.Sort(names)
-	set := &tasks.Set{Domain: Name}
-	for _, n := range names {
-		p := filepath.Join(dir, tasksDir, n)
-		b, err := os.ReadFile(p)
+	paths := make([]string, len(names))
+	parts := make([][]byte, len(names))
+	for i, n := range names {
+		paths[i] = filepath.Join(dir, tasksDir, n)
+		b, err := os.ReadFile(paths[i])
 		if err != nil {
 			return nil, fmt.Errorf("load banking tasks: %w", err)
 		}
-		ts, err := tasks.Parse(p, []byte("["+string(b)+"]"))
-		if err != nil {
-			return nil, fmt.Errorf("load banking tasks: %w", err)
-		}
-		set.Tasks = append(set.Tasks, ts...)
+		parts[i] = b
+	}
+	set, err := tasks.LoadParts(Name, paths, parts)
+	if err != nil {
+		return nil, fmt.Errorf("load banking tasks: %w", err)
 	}
 	// Upstream has no splits for this domain (get_tasks ignores the
 	// split): every task is in "base", the default, as the leaderboard
 	// counts them.
-	ids := make([]string, len(set.Tasks))
-	for i, t := range set.Tasks {
-		ids[i] = t.ID
+	ids := make([]string, 0, len(names))
+	for _, n := range names {
+		ids = append(ids, strings.TrimSuffix(n, ".json"))
 	}
 	set.Splits, set.DefaultSplit = tasks.Splits{"base": ids}, "base"
 	return set, nil
@@ -217,7 +231,7 @@ func loadTasks(dir string) (*tasks.Set, error) {
 func (d *Domain) buildPolicy(dir string) (string, error) {
 	var kb *knowledge.Base
 	if d.variant.prompt == fullKBPrompt {
-		kb = d.kb
+		kb = d.kbase()
 	}
 	p, err := loadTemplate(dir, d.variant.Template, kb)
 	if err != nil {
@@ -311,7 +325,11 @@ func (d *Domain) buildMixins(root string, o Options, infoOnly bool) (*tool.Set[*
 		if infoOnly {
 			return nil, nil
 		}
-		return knowledge.NewPipeline(d.kb, *spec, deps)
+		kb, err := d.knowledge()
+		if err != nil {
+			return nil, err
+		}
+		return knowledge.NewPipeline(kb, *spec, deps)
 	}
 	for _, name := range d.mixNames {
 		var err error
@@ -332,10 +350,18 @@ func (d *Domain) buildMixins(root string, o Options, infoOnly bool) (*tool.Set[*
 				err = add(knowledge.KBSearchTool[*Env](src, p))
 			}
 		case knowledge.GrepName:
-			err = add(knowledge.GrepTool[*Env](src, knowledge.NewGrepPipeline(d.kb, *v.Grep)))
+			kb, kerr := d.knowledge()
+			if kerr != nil {
+				return nil, kerr
+			}
+			err = add(knowledge.GrepTool[*Env](src, knowledge.NewGrepPipeline(kb, *v.Grep)))
 		case knowledge.ShellName:
 			if !infoOnly {
-				sh, serr := knowledge.NewShell(context.Background(), d.kb, *v.Shell, o.Shell)
+				kb, kerr := d.knowledge()
+				if kerr != nil {
+					return nil, kerr
+				}
+				sh, serr := knowledge.NewShell(context.Background(), kb, *v.Shell, o.Shell)
 				if serr != nil {
 					return nil, fmt.Errorf("retrieval variant %s: %w", v.Name, serr)
 				}
@@ -429,7 +455,38 @@ func (d *Domain) Variant() *Variant { return d.variant }
 func (d *Domain) Kwargs() json.RawMessage { return d.kwargs }
 
 // Knowledge is the knowledge base.
-func (d *Domain) Knowledge() *knowledge.Base { return d.kb }
+// It is read on first use (a malformed document is then an error naming
+// it); Load has checked that every document file is there.
+func (d *Domain) Knowledge() (*knowledge.Base, error) { return d.knowledge() }
+
+// kbase is the knowledge base of a domain whose variant needed it at load
+// (full_kb and golden_retrieval, which read it in LoadVariant).
+func (d *Domain) kbase() *knowledge.Base {
+	kb, err := d.knowledge()
+	if err != nil {
+		panic(fmt.Sprintf("banking: knowledge base used after a failed load: %v", err))
+	}
+	return kb
+}
+
+// present checks that every document file of the manifest is in dir (a
+// missing one is a load error naming it), without reading them.
+func present(dir string, names []string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("load knowledge base: %w", err)
+	}
+	have := make(map[string]bool, len(ents))
+	for _, e := range ents {
+		have[e.Name()] = true
+	}
+	for _, n := range names {
+		if !have[n] {
+			return fmt.Errorf("load knowledge base document %s: %w", filepath.Join(dir, n), fs.ErrNotExist)
+		}
+	}
+	return nil
+}
 
 // Close releases the variant's sandboxes.
 func (d *Domain) Close() error {

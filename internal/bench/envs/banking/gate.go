@@ -154,7 +154,7 @@ func (d *Domain) GatePredicates() []ledger.Predicate {
 // recovery bypass code in every identity field, as its document instructs
 // (bypassDoc).
 func (d *Domain) bypass(a *logVerificationArgs) bool {
-	code := d.bypassCode
+	code := d.bypassCode()
 	if code == "" {
 		return false
 	}

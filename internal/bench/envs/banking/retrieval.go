@@ -358,5 +358,5 @@ func (d *Domain) policyOf(t *tasks.Task) string {
 	if t != nil {
 		refs = t.RequiredDocuments
 	}
-	return strings.ReplaceAll(d.policy, "{{required_documents}}", requiredDocuments(d.kb, refs))
+	return strings.ReplaceAll(d.policy, "{{required_documents}}", requiredDocuments(d.kbase(), refs))
 }

@@ -77,30 +77,24 @@ func loadSource(root string, agent, user *dset) (*source, error) {
 	} else {
 		s.cardRewards = d
 	}
-	const imagesFn = "get_atm_deposit_images_8473"
-	v, err := pyliteral.LocalLiteral(src, imagesFn, "deposit_image_data")
+	const imagesFn, closeFn, limitFn = "get_atm_deposit_images_8473", "close_bank_account_7392", "request_temporary_debit_card_limit_increase_8374"
+	locals, err := pyliteral.LocalLiterals(src, [][2]string{{imagesFn, "deposit_image_data"},
+		{closeFn, "PERSONAL_CHECKING_EARLY_CLOSURE"}, {closeFn, "PERSONAL_SAVINGS_EARLY_CLOSURE"}, {limitFn, "default_atm_limits"}})
 	if err != nil {
-		return nil, fail(imagesFn, err)
+		return nil, fail("tools' local tables", err)
 	}
-	if s.depositImages, err = images(v); err != nil {
+	if s.depositImages, err = images(locals[0]); err != nil {
 		return nil, fail(imagesFn+" deposit_image_data", err)
 	}
 	s.closure = map[string]*pyjson.Dict{}
-	for _, n := range []string{"PERSONAL_CHECKING_EARLY_CLOSURE", "PERSONAL_SAVINGS_EARLY_CLOSURE"} {
-		v, err := pyliteral.LocalLiteral(src, "close_bank_account_7392", n)
-		if err != nil {
-			return nil, fail("close_bank_account_7392", err)
-		}
-		d, ok := v.(*pyjson.Dict)
+	for i, n := range []string{"PERSONAL_CHECKING_EARLY_CLOSURE", "PERSONAL_SAVINGS_EARLY_CLOSURE"} {
+		d, ok := locals[1+i].(*pyjson.Dict)
 		if !ok {
-			return nil, fail("close_bank_account_7392 "+n, fmt.Errorf("not a dict"))
+			return nil, fail(closeFn+" "+n, fmt.Errorf("not a dict"))
 		}
 		s.closure[n] = d
 	}
-	const limitFn = "request_temporary_debit_card_limit_increase_8374"
-	if v, err := pyliteral.LocalLiteral(src, limitFn, "default_atm_limits"); err != nil {
-		return nil, fail(limitFn, err)
-	} else if d, ok := v.(*pyjson.Dict); !ok {
+	if d, ok := locals[3].(*pyjson.Dict); !ok {
 		return nil, fail(limitFn+" default_atm_limits", fmt.Errorf("not a dict"))
 	} else {
 		s.defaultATMLimits = d
