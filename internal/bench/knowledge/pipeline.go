@@ -149,7 +149,7 @@ func (p *Pipeline) Retrieve(ctx context.Context, query, topK any) (Result, error
 			}
 		}
 	case p.grep != nil:
-		h, err := p.grep.retrieve(query)
+		h, err := p.grep.retrieve(ctx, query)
 		if err != nil {
 			return r, err
 		}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/core/tool"
+	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/source/pyschema"
 )
 
@@ -123,5 +125,25 @@ func shellOutput(ctx context.Context, se *Session, command any) (string, error) 
 	if se == nil {
 		return "Error: Sandbox not initialized", nil
 	}
-	return "", fmt.Errorf("shell: not built yet")
+	c, ok := command.(string)
+	if !ok { // re.sub on the command raises
+		return "", fmt.Errorf("expected string or bytes-like object, got '%s'", pyjson.TypeName(command))
+	}
+	code, stdout, stderr, err := se.Run(ctx, c)
+	if err != nil {
+		return "", err
+	}
+	if code != 0 {
+		if code == 1 && strings.Contains(c, "grep") && stderr == "" {
+			return "No matches found.", nil
+		}
+		if stderr != "" {
+			return fmt.Sprintf("Error (exit code %d): %s", code, stderr), nil
+		}
+		return fmt.Sprintf("Command failed with exit code %d", code), nil
+	}
+	if stdout == "" {
+		return "(no output)", nil
+	}
+	return stdout, nil
 }
