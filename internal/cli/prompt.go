@@ -163,7 +163,7 @@ func runPrompt(ctx context.Context, s *Streams, opts *promptOptions) error {
 	}
 	makers, j, err := agents.Build(ctx, agents.Options{Domain: dom, DataRoot: opts.DataDir, Agent: opts.Agent,
 		Backbone: opts.Backbone, UserBackbone: opts.Backbone, JudgeBackbone: judge, BackbonesFile: opts.BackbonesFile,
-		Pool: llm.NewPool(cfg, llmOpts), LLM: llmOpts, UserStyle: opts.UserStyle})
+		Pool: llm.NewPool(cfg, llmOpts), LLM: llmOpts, UserStyle: opts.UserStyle, NoPrepare: true})
 	if err != nil {
 		return err
 	}

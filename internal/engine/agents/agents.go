@@ -58,6 +58,11 @@ const NoJudge = "none"
 
 // Options are what the CLI decided.
 type Options struct {
+	// NoPrepare builds makers without the domain's job resources
+	// (envs.Preparer: banking_knowledge's retrieval pipelines), for jobs
+	// that only show the first request (prompt); their tools must not be
+	// called.
+	NoPrepare bool
 	Domain   envs.Domain
 	DataRoot string
 	// Agent is the implementation: "baseline" (default), "ledger",
@@ -212,8 +217,10 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 	if err := envs.Describe(opts.Domain); err != nil {
 		return runner.Makers{}, nil, err
 	}
-	if err := envs.Prepare(opts.Domain); err != nil {
-		return runner.Makers{}, nil, err
+	if !opts.NoPrepare {
+		if err := envs.Prepare(opts.Domain); err != nil {
+			return runner.Makers{}, nil, err
+		}
 	}
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
