@@ -220,3 +220,16 @@ func RetrievalOptions(domain, config, kwargs string) (Options, error) {
 	o.Banking = banking.Options{Variant: config, Kwargs: json.RawMessage(kwargs)}
 	return o, nil
 }
+
+// OfflineVariant is the banking_knowledge retrieval variant of offline jobs
+// (`make run`, the tests over every domain): BM25 search, no endpoint.
+const OfflineVariant = "bm25"
+
+// LoadOffline loads a domain with options that need no model endpoint and
+// no sandbox (banking_knowledge with OfflineVariant; the others as Load).
+func LoadOffline(name, root string) (envs.Domain, error) {
+	if name == banking.Name {
+		return LoadWith(name, root, Options{Banking: banking.Options{Variant: OfflineVariant}})
+	}
+	return Load(name, root)
+}

@@ -58,11 +58,6 @@ const NoJudge = "none"
 
 // Options are what the CLI decided.
 type Options struct {
-	// NoPrepare builds makers without the domain's job resources
-	// (envs.Preparer: banking_knowledge's retrieval pipelines), for jobs
-	// that only show the first request (prompt); their tools must not be
-	// called.
-	NoPrepare bool
 	Domain   envs.Domain
 	DataRoot string
 	// Agent is the implementation: "baseline" (default), "ledger",
@@ -97,6 +92,11 @@ type Options struct {
 	// Loop is LoopTau2 or LoopTauTrait; empty: τ-Trait's for τ-Trait's domains,
 	// τ²-bench's otherwise.
 	Loop string
+	// NoPrepare builds makers without the domain's job resources
+	// (envs.Preparer: banking_knowledge's retrieval pipelines), for jobs
+	// that only show the first request (prompt); their tools must not be
+	// called.
+	NoPrepare bool
 }
 
 // LoopOf returns the loop a run uses: name, or the domain's default.
