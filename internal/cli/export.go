@@ -57,7 +57,7 @@ func runExport(_ context.Context, s *Streams, opts *exportOptions) error {
 	}
 	env := results.Tau2Env{}
 	if opts.DataDir != "" {
-		load := domains.Load
+		load := manifestLoader(run.Manifest)
 		if run.Manifest.Solo {
 			load = domains.LoadSolo
 		}

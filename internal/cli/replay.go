@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
@@ -27,6 +26,7 @@ type replayOptions struct {
 	// actions.
 	CallsFile string
 	DumpDB    bool
+	Retrieval retrievalOptions
 }
 
 func newCmdReplay(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *replayOptions) error) *cobra.Command {
@@ -54,6 +54,9 @@ an error.`,
 			if !opts.DumpDB {
 				return usageError{fmt.Errorf("replay: nothing to print; pass --dump-db")}
 			}
+			if err := opts.Retrieval.check(opts.Domain); err != nil {
+				return err
+			}
 			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err
 			}
@@ -65,11 +68,12 @@ an error.`,
 	cmd.Flags().StringVar(&opts.Split, "split", "", "the split the task id is in (default: the domain's default split, then the other lists)")
 	cmd.Flags().StringVar(&opts.CallsFile, "calls", "", "JSON file of calls to replay instead of the gold actions")
 	cmd.Flags().BoolVar(&opts.DumpDB, "dump-db", false, "print the final databases as JSON")
+	addRetrievalFlags(cmd.Flags(), &opts.Retrieval)
 	return cmd
 }
 
 func runReplay(ctx context.Context, s *Streams, opts *replayOptions) error {
-	dom, err := domains.Load(opts.Domain, opts.DataDir)
+	dom, err := opts.Retrieval.loader()(opts.Domain, opts.DataDir)
 	if err != nil {
 		return err
 	}

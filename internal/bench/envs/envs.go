@@ -81,6 +81,23 @@ func Describe(d Domain) error {
 	return nil
 }
 
+// Preparer is implemented by domains whose tools need resources a job
+// must have before it starts (banking_knowledge's retrieval pipelines:
+// embeddings endpoints, sandboxes). Prepare builds them and returns the
+// error naming what is missing; a job that shows tools to a model calls it
+// (envs.Prepare) after Describe, before the first simulation.
+type Preparer interface {
+	Prepare() error
+}
+
+// Prepare builds a domain's job resources when it has any (Preparer).
+func Prepare(d Domain) error {
+	if x, ok := d.(Preparer); ok {
+		return x.Prepare()
+	}
+	return nil
+}
+
 // ToolKinder is implemented by domains that find a tool's kind without
 // their tool descriptions (see Describer).
 type ToolKinder interface {
@@ -174,4 +191,66 @@ func respond(ctx context.Context, e Env, call message.ToolCall) (message.Message
 	msg.Content = tool.Content(res)
 	e.Sync()
 	return msg, nil
+}
+
+// Initializer is implemented by the states of domains whose tasks can patch
+// the databases before the conversation (a task's initialization_data:
+// agent_data and user_data, each upstream's update_db).
+type Initializer interface {
+	Initialize(agentData, userData json.RawMessage) error
+}
+
+// TaskEnver is implemented by domains whose fresh state depends on the task
+// (banking_knowledge logs the discoverable reads its gold trajectory
+// needs); NewTaskEnv replaces NewEnv wherever a task is known.
+type TaskEnver interface {
+	NewTaskEnv(task *tasks.Task) Env
+}
+
+// NewTaskEnv returns a fresh state for a task.
+func NewTaskEnv(d Domain, task *tasks.Task) Env {
+	if x, ok := d.(TaskEnver); ok && task != nil {
+		return x.NewTaskEnv(task)
+	}
+	return d.NewEnv()
+}
+
+// TaskPolicier is implemented by domains whose agent policy can depend on
+// the task (banking_knowledge's golden_retrieval inlines the task's
+// documents); PolicyPerTask says whether it does for this domain value.
+type TaskPolicier interface {
+	TaskPolicy(task *tasks.Task) string
+	PolicyPerTask() bool
+}
+
+// TaskPolicy is the policy the agent gets for a task.
+func TaskPolicy(d Domain, task *tasks.Task) string {
+	if x, ok := d.(TaskPolicier); ok && x.PolicyPerTask() {
+		return x.TaskPolicy(task)
+	}
+	return d.Policy()
+}
+
+// PolicyPerTask reports whether the agent's policy depends on the task.
+func PolicyPerTask(d Domain) bool {
+	x, ok := d.(TaskPolicier)
+	return ok && x.PolicyPerTask()
+}
+
+// StateMutator is implemented by domains where a tool's kind does not say
+// whether it changes state (upstream's mutates_state: generic tools that
+// mutate, hidden tools called by name).
+type StateMutator interface {
+	MutatesState(requestor message.Requestor, name string) (mutates, ok bool)
+}
+
+// Mutates reports whether a tool changes state (upstream's
+// tool_mutates_state, which decides what an evaluation replays): the
+// domain's answer, else whether it is a write tool.
+func Mutates(d Domain, requestor message.Requestor, name string) (mutates, ok bool) {
+	if x, ok := d.(StateMutator); ok {
+		return x.MutatesState(requestor, name)
+	}
+	k, ok := ToolKind(d, requestor, name)
+	return k == tool.Write, ok
 }

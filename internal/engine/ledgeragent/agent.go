@@ -308,8 +308,8 @@ func (a *Agent) track(calls []message.ToolCall) {
 func (a *Agent) trackDecoded(tc message.ToolCall, decoded any) {
 	pc := pendingCall{name: tc.Name, args: tc.Arguments, write: -1}
 	if ti, ok := envs.ToolInfo(a.dom, message.ByAssistant, tc.Name); ok {
-		pc.read = ti.Kind == "read"
-		if ti.Mutates() {
+		pc.read = isRead(a.dom, a.pol, tc.Name, tc.Arguments)
+		if ti.Mutates() && !observes(a.pol, tc.Name, tc.Arguments) {
 			pc.write = a.led.LogWrite(tc.Name, tc.Arguments, decoded)
 		}
 	}
