@@ -27,6 +27,9 @@ type experimentOptions struct {
 	NoReport       bool
 	Quiet          bool
 	Format         string
+	// EmbeddingsCache is the cells' embeddings cache folder ("": the
+	// data directory's).
+	EmbeddingsCache string
 	// Set names the flags given on the command line: they override the
 	// experiment file.
 	Set map[string]bool
@@ -88,6 +91,7 @@ config.`,
 	f.BoolVar(&opts.NoReport, "no-report", false, "do not write or print the report")
 	f.BoolVar(&opts.Quiet, "quiet", false, "no per-simulation progress from the cells")
 	f.StringVar(&opts.Format, "format", "text", "format of the report printed: text, markdown, csv or json")
+	f.StringVar(&opts.EmbeddingsCache, "embeddings-cache", "", embeddingsCacheUsage)
 	return cmd
 }
 
@@ -172,7 +176,7 @@ func cellRunner(s *Streams, opts *experimentOptions, cfg *experiment.Config) exp
 			cellStreams.ErrOut = &prefixWriter{w: s.ErrOut, prefix: "[" + c.ID() + "] "}
 			cellStreams.Out, cellStreams.ErrTTY = cellStreams.ErrOut, false
 		}
-		ro := &runOptions{Streams: &cellStreams, Options: runplan.Options{DataDir: opts.DataDir}}
+		ro := &runOptions{Streams: &cellStreams, Options: runplan.Options{DataDir: opts.DataDir, EmbeddingsCache: opts.EmbeddingsCache}}
 		po := ro.planOptions()
 		po.Domain, po.Agent, po.Backbone, po.UserBackbone = c.Domain, c.Agent, c.Backbone, c.UserBackbone
 		po.Split, po.TaskIDs, po.Limit, po.Trials, po.Seed = c.Split, c.TaskIDs, c.Limit, c.Trials, c.Seed

@@ -82,6 +82,11 @@ type Manifest struct {
 	// RetrievalConfigKwargs its overrides as given.
 	RetrievalConfig       string          `json:"retrieval_config,omitempty"`
 	RetrievalConfigKwargs json.RawMessage `json:"retrieval_config_kwargs,omitempty"`
+	// Embeddings holds the settings (never keys) of the embeddings entries
+	// the retrieval variant embeds with; RerankerBackbone names the
+	// backbone its reranker asks (its settings are in Backbones).
+	Embeddings       map[string]json.RawMessage `json:"embeddings,omitempty"`
+	RerankerBackbone string                     `json:"reranker_backbone,omitempty"`
 	// Defaults lists the upstream defaults the run applied because no flag
 	// named them (e.g. τ²-bench's default user simulator).
 	Defaults []string `json:"defaults,omitempty"`

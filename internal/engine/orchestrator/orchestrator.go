@@ -154,6 +154,9 @@ func Run(ctx context.Context, dom envs.Domain, task *tasks.Task, agent Agent, us
 		play = loop
 	}
 	o := play(ctx, dom, env, agent, user, cfg)
+	// The simulation's own resources (a private sandbox copy) go now; what
+	// a failed removal leaves, the domain's Close removes.
+	_ = envs.Close(env)
 	term, traj := o.Termination, o.Messages
 	rec.Messages = traj
 	rec.Steps, rec.NumErrors = o.Steps, o.NumErrors

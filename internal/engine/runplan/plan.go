@@ -77,6 +77,9 @@ type Options struct {
 	// retrieval variant and its overrides (JSON).
 	RetrievalConfig       string
 	RetrievalConfigKwargs string
+	// EmbeddingsCache is the folder of the dense retrieval's document
+	// vectors ("": EmbeddingsCacheDir in DataDir).
+	EmbeddingsCache string
 
 	// Inherit reports whether a setting was left to the run being
 	// continued: a run directory that exists lends its manifest's value.
@@ -133,6 +136,9 @@ type Plan struct {
 
 	makers runner.Makers
 	judge  evaluator.Judge
+	// knowledge is what the retrieval engines resolved from the run's
+	// backbones (banking_knowledge).
+	knowledge *knowledgeUse
 	// unpriced are the record fields (results.Unknown*) of the roles whose
 	// backbone has no price.
 	unpriced []string
@@ -167,7 +173,7 @@ func unpriced(cfg *llm.Config, agent, user, judge string, solo bool) (fields, na
 
 // New resolves opts: the run being continued if Out holds one, the tasks,
 // the makers and the manifest. Errors in the settings are UsageErrors.
-func New(ctx context.Context, opts Options) (*Plan, error) {
+func New(ctx context.Context, opts Options) (plan *Plan, err error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -209,29 +215,8 @@ func New(ctx context.Context, opts Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	dom, modified, err := opts.LoadDomain(opts.Domain, opts.Solo, dopts)
-	if err != nil {
-		return nil, err
-	}
-	p.Domain = dom
-	p.Tasks, err = dom.Tasks().Select(tasks.Selection{Split: opts.Split, TaskIDs: opts.TaskIDs, Limit: opts.Limit})
-	if err != nil {
-		return nil, UsageError{err}
-	}
-	if len(p.Tasks) == 0 {
-		return nil, UsageError{fmt.Errorf("no tasks selected in %s", opts.Domain)}
-	}
-
 	cfg, err := loadBackbones(&opts)
 	if err != nil {
-		return nil, err
-	}
-	if opts.CheckReplay != nil {
-		if err := opts.CheckReplay(opts.Backbone, opts.Domain, p.Tasks, opts.Trials); err != nil {
-			return nil, err
-		}
-	}
-	if p.Defaults, err = applyUpstreamDefaults(&opts, cfg, p.Existing, countNL(p.Tasks) > 0); err != nil { // defaults.go
 		return nil, err
 	}
 	llmOpts := opts.LLM
@@ -245,6 +230,40 @@ func New(ctx context.Context, opts Options) (*Plan, error) {
 			return v, v != ""
 		}
 	}
+	// One pool for every model call of the run: the agent's, the user's,
+	// the judge's and the retrieval engines' (embeddings, reranker).
+	var pool *llm.Pool
+	if cfg != nil {
+		pool = llm.NewPool(cfg, llmOpts)
+	}
+	p.knowledge = &knowledgeUse{pool: pool, cfg: cfg, file: opts.BackbonesFile}
+	dopts.Banking.Knowledge = p.knowledge.deps(embeddingsCache(&opts))
+	dom, modified, err := opts.LoadDomain(opts.Domain, opts.Solo, dopts)
+	if err != nil {
+		return nil, err
+	}
+	p.Domain = dom
+	defer func() {
+		if err != nil { // what Prepare built (sandboxes) goes with the plan
+			envs.Close(dom)
+		}
+	}()
+	p.Tasks, err = dom.Tasks().Select(tasks.Selection{Split: opts.Split, TaskIDs: opts.TaskIDs, Limit: opts.Limit})
+	if err != nil {
+		return nil, UsageError{err}
+	}
+	if len(p.Tasks) == 0 {
+		return nil, UsageError{fmt.Errorf("no tasks selected in %s", opts.Domain)}
+	}
+
+	if opts.CheckReplay != nil {
+		if err := opts.CheckReplay(opts.Backbone, opts.Domain, p.Tasks, opts.Trials); err != nil {
+			return nil, err
+		}
+	}
+	if p.Defaults, err = applyUpstreamDefaults(&opts, cfg, p.Existing, countNL(p.Tasks) > 0); err != nil { // defaults.go
+		return nil, err
+	}
 	traits, err := usersim.ParseTraits(opts.Traits)
 	if err != nil {
 		return nil, UsageError{fmt.Errorf("--traits: %w", err)}
@@ -256,7 +275,7 @@ func New(ctx context.Context, opts Options) (*Plan, error) {
 		bo.JudgeBackbone = agents.NoJudge
 	}
 	if cfg != nil {
-		bo.Pool = llm.NewPool(cfg, llmOpts)
+		bo.Pool = pool
 		bo.BackbonesFile = opts.BackbonesFile
 	}
 	p.makers, p.judge, err = agents.Build(ctx, bo)
