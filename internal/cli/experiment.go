@@ -140,7 +140,7 @@ func runExperiment(ctx context.Context, opts *experimentOptions) error {
 		return runErr
 	}
 	if opts.DryRun { // experimentcheck.go: what planning cannot see; no report, nothing written
-		return errors.Join(runErr, checkCells(s, cfg, res))
+		return errors.Join(runErr, checkCells(ctx, s, cfg, res, opts.DataDir))
 	}
 	if res.Stopped != "" {
 		fmt.Fprintf(s.ErrOut, "budget: %s; rerun the same command to continue (with a higher cap)\n", res.Stopped)
@@ -181,6 +181,7 @@ func cellRunner(s *Streams, opts *experimentOptions, cfg *experiment.Config) exp
 		po.Domain, po.Agent, po.Backbone, po.UserBackbone = c.Domain, c.Agent, c.Backbone, c.UserBackbone
 		po.Split, po.TaskIDs, po.Limit, po.Trials, po.Seed = c.Split, c.TaskIDs, c.Limit, c.Trials, c.Seed
 		po.Concurrency, po.MaxSteps, po.MaxErrors, po.Out = concurrency, c.MaxSteps, c.MaxErrors, c.Dir
+		po.RetrievalConfig, po.RetrievalConfigKwargs = c.RetrievalConfig, string(c.RetrievalConfigKwargs)
 		po.BackbonesFile, po.BackbonesOptional = cfg.BackbonesFile, cfg.BackbonesFile == ""
 		if po.BackbonesFile == "" {
 			po.BackbonesFile = defaultBackbonesFile

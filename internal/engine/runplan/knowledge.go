@@ -62,7 +62,7 @@ func (k *knowledgeUse) rerankerChat(model string) (knowledge.Chat, error) {
 	if k.pool == nil {
 		return nil, fmt.Errorf("the pointwise LLM reranker asks upstream's model %s through a backbone of the backbones file, and there is none (%s): pass --backbones FILE", model, k.file)
 	}
-	name, ok := backboneOfModel(k.cfg, model)
+	name, ok := BackboneOfModel(k.cfg, model)
 	if !ok {
 		return nil, fmt.Errorf("the pointwise LLM reranker asks upstream's model %s: no backbone of %s has model: %s (add one)", model, k.file, model)
 	}
@@ -76,9 +76,9 @@ func (k *knowledgeUse) rerankerChat(model string) (knowledge.Chat, error) {
 	return c, nil
 }
 
-// backboneOfModel names the backbone serving model: the entry called model
+// BackboneOfModel names the backbone serving model: the entry called model
 // when it has that model, else the first such entry by name.
-func backboneOfModel(cfg *llm.Config, model string) (string, bool) {
+func BackboneOfModel(cfg *llm.Config, model string) (string, bool) {
 	if cfg == nil {
 		return "", false
 	}

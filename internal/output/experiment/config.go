@@ -11,6 +11,7 @@ package experiment
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -19,6 +20,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 )
 
 // Config is an experiment file. Unknown keys are errors.
@@ -78,6 +81,12 @@ type Block struct {
 	Split         *string  `yaml:"split"`
 	Limit         *int     `yaml:"limit"`
 	TaskIDs       []string `yaml:"task_ids"`
+	// RetrievalConfigs are banking_knowledge's retrieval variants, one
+	// cell each (none: the domain's default, alltools);
+	// RetrievalConfigKwargs their overrides (top_k, …) for every cell of
+	// the block.
+	RetrievalConfigs      []string       `yaml:"retrieval_configs"`
+	RetrievalConfigKwargs map[string]any `yaml:"retrieval_config_kwargs"`
 }
 
 // Defaults.
@@ -179,7 +188,20 @@ func (c *Config) Validate() error {
 		if b.Trials < 0 || (b.Limit != nil && *b.Limit < 0) {
 			errs = append(errs, fmt.Errorf("grid[%d]: trials and limit must not be negative", i))
 		}
-		for _, list := range [][]string{b.Domains, b.Agents, b.Backbones, b.UserBackbones} {
+		if len(b.RetrievalConfigs) > 0 || len(b.RetrievalConfigKwargs) > 0 {
+			kw, err := b.kwargs()
+			if err != nil {
+				errs = append(errs, fmt.Errorf("grid[%d]: retrieval_config_kwargs: %w", i, err))
+			}
+			for _, d := range b.Domains {
+				for _, rc := range orDefault(b.RetrievalConfigs) {
+					if _, err := domains.RetrievalOptions(d, rc, string(kw)); err != nil {
+						errs = append(errs, fmt.Errorf("grid[%d]: %w", i, err))
+					}
+				}
+			}
+		}
+		for _, list := range [][]string{b.Domains, b.Agents, b.Backbones, b.UserBackbones, b.RetrievalConfigs} {
 			for _, v := range list {
 				if strings.TrimSpace(v) == "" {
 					errs = append(errs, fmt.Errorf("grid[%d]: empty name", i))
@@ -204,6 +226,22 @@ func (c *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
+// kwargs is the block's retrieval_config_kwargs as JSON ("" for none).
+func (b Block) kwargs() (json.RawMessage, error) {
+	if len(b.RetrievalConfigKwargs) == 0 {
+		return nil, nil
+	}
+	return json.Marshal(b.RetrievalConfigKwargs)
+}
+
+// orDefault is the list, or one empty name (the default) for none.
+func orDefault(names []string) []string {
+	if len(names) == 0 {
+		return []string{""}
+	}
+	return names
+}
+
 // Cell is one run of the grid.
 type Cell struct {
 	Domain       string   `json:"domain"`
@@ -218,15 +256,22 @@ type Cell struct {
 	MaxSteps     int      `json:"max_steps"`
 	MaxErrors    int      `json:"max_errors"`
 	Judge        string   `json:"judge,omitempty"`
+	// RetrievalConfig and RetrievalConfigKwargs are banking_knowledge's
+	// retrieval variant ("": the default) and its overrides.
+	RetrievalConfig       string          `json:"retrieval_config,omitempty"`
+	RetrievalConfigKwargs json.RawMessage `json:"retrieval_config_kwargs,omitempty"`
 	// Dir is the cell's run directory.
 	Dir string `json:"dir"`
 }
 
-// ID names the cell: domain/agent/backbone[/user=U].
+// ID names the cell: domain/agent/backbone[/user=U][/retrieval=R].
 func (c Cell) ID() string {
 	s := c.Domain + "/" + c.Agent + "/" + c.Backbone
 	if c.UserBackbone != "" {
 		s += "/user=" + c.UserBackbone
+	}
+	if c.RetrievalConfig != "" {
+		s += "/retrieval=" + c.RetrievalConfig
 	}
 	return s
 }
@@ -240,7 +285,7 @@ func (c Cell) User() string {
 }
 
 // Cells expands the grid in block order (domains, then backbones, user
-// backbones and agents), dropping repeats.
+// backbones, retrieval configs and agents), dropping repeats.
 func (c *Config) Cells() []Cell {
 	var out []Cell
 	seen := map[string]bool{}
@@ -249,37 +294,41 @@ func (c *Config) Cells() []Cell {
 		if len(users) == 0 {
 			users = []string{""}
 		}
+		kw, _ := b.kwargs() // checked by Validate
 		for _, d := range b.Domains {
 			for _, bb := range b.Backbones {
 				for _, u := range users {
-					for _, a := range b.Agents {
-						cell := Cell{Domain: d, Agent: a, Backbone: bb, UserBackbone: u, Trials: c.Trials, Seed: c.Seed,
-							Split: c.Split, Limit: c.Limit, TaskIDs: slices.Clone(c.TaskIDs), MaxSteps: c.MaxSteps, MaxErrors: c.MaxErrors, Judge: c.Judge}
-						if s, ok := c.Splits[d]; ok {
-							cell.Split = s
+					for _, rc := range orDefault(b.RetrievalConfigs) {
+						for _, a := range b.Agents {
+							cell := Cell{Domain: d, Agent: a, Backbone: bb, UserBackbone: u, Trials: c.Trials, Seed: c.Seed,
+								Split: c.Split, Limit: c.Limit, TaskIDs: slices.Clone(c.TaskIDs), MaxSteps: c.MaxSteps, MaxErrors: c.MaxErrors, Judge: c.Judge,
+								RetrievalConfig: rc, RetrievalConfigKwargs: kw}
+							if s, ok := c.Splits[d]; ok {
+								cell.Split = s
+							}
+							if b.Trials > 0 {
+								cell.Trials = b.Trials
+							}
+							if b.Split != nil {
+								cell.Split = *b.Split
+							}
+							if b.Limit != nil {
+								cell.Limit = *b.Limit
+							}
+							if b.TaskIDs != nil {
+								cell.TaskIDs = slices.Clone(b.TaskIDs)
+							}
+							if u == bb {
+								cell.UserBackbone = ""
+							}
+							key := cell.ID()
+							if seen[key] {
+								continue
+							}
+							seen[key] = true
+							cell.Dir = filepath.Join(c.Out, "runs", cellDir(cell))
+							out = append(out, cell)
 						}
-						if b.Trials > 0 {
-							cell.Trials = b.Trials
-						}
-						if b.Split != nil {
-							cell.Split = *b.Split
-						}
-						if b.Limit != nil {
-							cell.Limit = *b.Limit
-						}
-						if b.TaskIDs != nil {
-							cell.TaskIDs = slices.Clone(b.TaskIDs)
-						}
-						if u == bb {
-							cell.UserBackbone = ""
-						}
-						key := cell.ID()
-						if seen[key] {
-							continue
-						}
-						seen[key] = true
-						cell.Dir = filepath.Join(c.Out, "runs", cellDir(cell))
-						out = append(out, cell)
 					}
 				}
 			}
@@ -293,6 +342,9 @@ func cellDir(c Cell) string {
 	s := safe(c.Domain) + "_" + safe(c.Agent) + "_" + safe(c.Backbone)
 	if c.UserBackbone != "" {
 		s += "_user-" + safe(c.UserBackbone)
+	}
+	if c.RetrievalConfig != "" {
+		s += "_retrieval-" + safe(c.RetrievalConfig)
 	}
 	return s
 }
