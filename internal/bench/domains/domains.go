@@ -16,6 +16,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/airline"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/retail"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/telecom"
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs/tauv1"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/telehealth"
 	"github.com/ledgerbench/ledgerbench/internal/source/data"
 	"github.com/ledgerbench/ledgerbench/internal/source/known"
@@ -41,7 +42,7 @@ var list = []entry{
 	{name: "telecom-workflow", load: func(r string) (envs.Domain, error) { return telecom.LoadWorkflow(r) },
 		solo: func(r string) (envs.Domain, error) { return telecom.LoadSolo(r, telecom.Workflow) }},
 	{name: "telehealth", load: func(r string) (envs.Domain, error) { return telehealth.Load(r) },
-		derive: telehealthTasksJSON},
+		derive: tauTraitTasksJSON(data.Telehealth, tauv1.StandardSplits())},
 }
 
 // Names lists the domain names in order.
@@ -130,24 +131,26 @@ func Derived(root string) ([]File, error) {
 	return out, nil
 }
 
-// telehealthTasksJSON converts τ-Trait's task lists from Python literals to
-// JSON (tasks_<split>.json beside each tasks_<split>.py), for inspection and
-// for other tools; ledgerbench itself parses the .py files when it loads
-// the domain.
-func telehealthTasksJSON(root string) ([]File, error) {
-	th := data.Telehealth(root)
-	var out []File
-	for _, split := range []string{"test", "dev", "train"} {
-		src := filepath.Join(th, "tasks_"+split+".py")
-		b, err := os.ReadFile(src)
-		if err != nil {
-			return nil, fmt.Errorf("convert τ-Trait tasks: %w", err)
+// tauTraitTasksJSON converts a τ-Trait domain's task lists from Python
+// literals to JSON (tasks_<split>.json beside each task file, named by the
+// split), for inspection and for other tools; ledgerbench itself parses the
+// .py files when it loads the domain.
+func tauTraitTasksJSON(folder func(root string) string, splits tauv1.Splits) func(root string) ([]File, error) {
+	return func(root string) ([]File, error) {
+		dir := folder(root)
+		var out []File
+		for _, s := range splits.Lists {
+			src := filepath.Join(dir, s.File)
+			b, err := os.ReadFile(src)
+			if err != nil {
+				return nil, fmt.Errorf("convert τ-Trait tasks: %w", err)
+			}
+			j, err := tauv1.ConvertList(src, b, s.List)
+			if err != nil {
+				return nil, fmt.Errorf("convert τ-Trait tasks: %w", err)
+			}
+			out = append(out, File{Path: filepath.Join(dir, "tasks_"+s.Name+".json"), Data: j})
 		}
-		j, err := telehealth.ConvertTasks(src, b)
-		if err != nil {
-			return nil, fmt.Errorf("convert τ-Trait tasks: %w", err)
-		}
-		out = append(out, File{Path: filepath.Join(th, "tasks_"+split+".json"), Data: j})
+		return out, nil
 	}
-	return out, nil
 }

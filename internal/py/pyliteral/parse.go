@@ -511,7 +511,9 @@ func (p *parser) strings() (any, error) {
 
 // stringMethods applies the argument-less whitespace methods upstream's
 // prompt constants use ("""…""".strip()): strip, lstrip and rstrip, with
-// Python's str.isspace notion of whitespace.
+// Python's str.isspace notion of whitespace; and join over a literal list or
+// tuple of strings ("".join(("a", "b")), as τ-Trait's telecom tool schemas
+// build their option lists).
 func (p *parser) stringMethods(s string) (any, error) {
 	for p.isOp(".") {
 		save, dot := *p.lx, p.tok
@@ -519,6 +521,14 @@ func (p *parser) stringMethods(s string) (any, error) {
 			return nil, err
 		}
 		name := p.tok
+		if name.kind == tName && name.text == "join" {
+			joined, err := p.join(s, name)
+			if err != nil {
+				return nil, err
+			}
+			s = joined
+			continue
+		}
 		var apply func(string, func(rune) bool) string
 		switch {
 		case name.kind == tName && name.text == "strip":
@@ -546,6 +556,56 @@ func (p *parser) stringMethods(s string) (any, error) {
 		s = apply(s, pyjson.IsSpace)
 	}
 	return s, nil
+}
+
+// join evaluates sep.join(<literal list or tuple of str>), the current token
+// being the name join.
+func (p *parser) join(sep string, at token) (string, error) {
+	if err := p.advance(); err != nil {
+		return "", err
+	}
+	if err := p.expect("("); err != nil {
+		return "", err
+	}
+	arg := p.tok
+	v, err := p.expr(1)
+	if err != nil {
+		return "", err
+	}
+	var items []any
+	switch x := v.(type) {
+	case []any:
+		items = x
+	case Tuple:
+		items = x
+	default:
+		return "", p.errAt(arg, "str.join of %s is not supported (only a literal list or tuple of strings)", describe(v))
+	}
+	parts := make([]string, len(items))
+	for i, it := range items {
+		str, ok := it.(string)
+		if !ok {
+			return "", p.errAt(arg, "str.join: sequence item %d: expected str instance, %s found", i, describe(it))
+		}
+		parts[i] = str
+	}
+	if !p.isOp(")") {
+		return "", p.errAt(at, "str.join takes exactly one argument")
+	}
+	return strings.Join(parts, sep), p.advance()
+}
+
+// describe names a literal's Python type in errors.
+func describe(v any) string {
+	switch v.(type) {
+	case Tuple:
+		return "tuple"
+	case *Call:
+		return "a call"
+	case float64:
+		return "float"
+	}
+	return pyjson.TypeName(v)
 }
 
 // decodeString evaluates one string literal token.

@@ -23,6 +23,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,6 +31,7 @@ import (
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs/tauv1"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/core/tool"
 	"github.com/ledgerbench/ledgerbench/internal/py/omap"
@@ -115,38 +117,13 @@ func New(db *DB, policy string, ts *tasks.Set) *Domain {
 // setSchemas gives the tools upstream's descriptions and parameter schemas
 // (LoadSchemas order, which is the tools' order), checking that they
 // declare the parameters the tools take (tool.Set.Described).
-func (d *Domain) setSchemas(schemas []Schema) error {
-	tools, err := d.Toolset().Described(schemaSource{schemas: schemas, tools: d.Toolset()})
+func (d *Domain) setSchemas(schemas []tauv1.Schema) error {
+	tools, err := tauv1.Describe(d.Toolset(), schemas)
 	if err != nil {
 		return fmt.Errorf("telehealth: tool schemas: %w", err)
 	}
 	d.SetToolset(tools)
 	return nil
-}
-
-// schemaSource is upstream's get_info() schemas as a tool.Source; the kinds
-// (which get_info does not state) are the tools' own.
-type schemaSource struct {
-	schemas []Schema
-	tools   *tool.Set[*Env]
-}
-
-func (s schemaSource) Names() []string {
-	names := make([]string, len(s.schemas))
-	for i, sc := range s.schemas {
-		names[i] = sc.Name
-	}
-	return names
-}
-
-func (s schemaSource) Spec(name string) (tool.Spec, error) {
-	for _, sc := range s.schemas {
-		if sc.Name == name {
-			info, _ := s.tools.Lookup(name)
-			return tool.Spec{Kind: info.Kind, Description: sc.Description, Parameters: sc.Parameters}, nil
-		}
-	}
-	return tool.Spec{}, fmt.Errorf("no schema for tool %s", name)
 }
 
 // DB is the shared, read-only database as loaded.
@@ -176,13 +153,8 @@ type Env struct {
 	records      table.Table[Record]
 }
 
-// UnknownAction is upstream's observation for a name that is neither a tool
-// nor respond. It is an observation, not an error: Call returns it as the
-// result.
-func UnknownAction(name string) string { return "Unknown action " + name }
-
 // Call runs a tool like upstream's Env.step: Python's argument binding
-// errors, then the tool. An unknown name yields the UnknownAction text as
+// errors, then the tool. An unknown name yields tauv1.UnknownAction's text as
 // the result. Unlike τ²'s domains (envs.Single.CallTool) τ-Trait has no
 // requestors: every action is the agent's, so any requestor but the user
 // (the empty one included) runs the tool; a user call fails as it would in
@@ -193,18 +165,9 @@ func (e *Env) Call(ctx context.Context, requestor message.Requestor, name string
 	}
 	info, ok := e.d.Toolset().Lookup(name)
 	if !ok {
-		return UnknownAction(name), nil
+		return tauv1.UnknownAction(name), nil
 	}
-	class := e.d.classes[name]
-	if bytes.Contains(args, []byte(`"data"`)) {
-		var top map[string]json.RawMessage
-		if json.Unmarshal(args, &top) == nil {
-			if _, dup := top["data"]; dup {
-				return nil, fmt.Errorf("tau_trait.envs.telehealth.tools.%s.%s.invoke() got multiple values for keyword argument 'data'", name, class)
-			}
-		}
-	}
-	if err := tool.CheckArgs(class, tool.Info{Name: "invoke", Params: info.Params}, args); err != nil {
+	if err := tauv1.CheckInvoke(toolsPackage, e.d.classes[name], info, args); err != nil {
 		return nil, err
 	}
 	return e.d.Toolset().Call(ctx, e, name, args)
@@ -361,7 +324,7 @@ func (c *hashCache) get(db *DB) *hashCache {
 				}
 			default:
 				var b bytes.Buffer
-				writeHashable(&b, all.Values[i])
+				tauv1.WriteHashable(&b, all.Values[i])
 				c.static[name] = b.String()
 				c.size += b.Len()
 			}
@@ -374,7 +337,7 @@ func (c *hashCache) get(db *DB) *hashCache {
 func pairHash(key string, v any) string {
 	var b bytes.Buffer
 	b.WriteString("(" + pyjson.ReprString(key) + ", ")
-	writeHashable(&b, v)
+	tauv1.WriteHashable(&b, v)
 	b.WriteByte(')')
 	return b.String()
 }
@@ -414,76 +377,10 @@ func writeTableHash[V any](b *bytes.Buffer, t *table.Table[V], base map[string]s
 	b.WriteByte(')')
 }
 
-// writeHashable writes str(to_hashable(v)).
-func writeHashable(b *bytes.Buffer, v any) {
-	tuple := func(n int, item func(i int)) {
-		b.WriteByte('(')
-		for i := 0; i < n; i++ {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			item(i)
-		}
-		if n == 1 {
-			b.WriteByte(',')
-		}
-		b.WriteByte(')')
-	}
-	switch x := v.(type) {
-	case *pyjson.Dict:
-		idx := make([]int, len(x.Keys))
-		for i := range idx {
-			idx[i] = i
-		}
-		slices.SortStableFunc(idx, func(i, j int) int {
-			switch {
-			case x.Keys[i] < x.Keys[j]:
-				return -1
-			case x.Keys[i] > x.Keys[j]:
-				return 1
-			}
-			return 0
-		})
-		tuple(len(idx), func(i int) {
-			b.WriteByte('(')
-			b.WriteString(pyjson.ReprString(x.Keys[idx[i]]))
-			b.WriteString(", ")
-			writeHashable(b, x.Values[idx[i]])
-			b.WriteByte(')')
-		})
-	case []any:
-		tuple(len(x), func(i int) { writeHashable(b, x[i]) })
-	case json.Number:
-		b.WriteString(pyjson.Repr(x))
-	case string:
-		if f, ok := nonFinite(x); ok {
-			b.WriteString(f)
-			return
-		}
-		b.WriteString(pyjson.ReprString(x))
-	default:
-		b.WriteString(pyjson.Str(v))
-	}
-}
-
-// nonFinite maps the stand-in strings decodedTree puts for non-finite floats
-// to their Python str().
-func nonFinite(s string) (string, bool) {
-	switch s {
-	case "\x00float:nan":
-		return "nan", true
-	case "\x00float:inf":
-		return "inf", true
-	case "\x00float:-inf":
-		return "-inf", true
-	}
-	return "", false
-}
-
 // decodedTree encodes v as json.dumps would and decodes it again into
 // plain values. json.dumps writes NaN and ±Infinity (a supplier price can be
-// float("inf")), which JSON decoders refuse; they come back as stand-in
-// strings (see nonFinite).
+// float("inf")), which JSON decoders refuse: they are decoded through
+// stand-in strings and come back as float64 values.
 func decodedTree(v any) (any, error) {
 	raw, err := pyjson.Marshal(v)
 	if err != nil {
@@ -521,5 +418,34 @@ func decodedTree(v any) (any, error) {
 			out = append(out, c)
 		}
 	}
-	return pyjson.Decode(out)
+	tree, err := pyjson.Decode(out)
+	if err != nil {
+		return nil, err
+	}
+	return nonFinite(tree), nil
+}
+
+// nonFinite replaces decodedTree's stand-in strings by the floats they
+// stand for.
+func nonFinite(v any) any {
+	switch x := v.(type) {
+	case string:
+		switch x {
+		case "\x00float:nan":
+			return math.NaN()
+		case "\x00float:inf":
+			return math.Inf(1)
+		case "\x00float:-inf":
+			return math.Inf(-1)
+		}
+	case []any:
+		for i := range x {
+			x[i] = nonFinite(x[i])
+		}
+	case *pyjson.Dict:
+		for i := range x.Values {
+			x.Values[i] = nonFinite(x.Values[i])
+		}
+	}
+	return v
 }

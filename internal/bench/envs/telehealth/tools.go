@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs/tauv1"
 	"github.com/ledgerbench/ledgerbench/internal/core/tool"
-	"github.com/ledgerbench/ledgerbench/internal/py/pycalc"
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 )
 
@@ -42,8 +42,8 @@ func newTools() []toolDef {
 		{"ScheduleAppointment", tool.New("schedule_appointment", tool.Write, "", scheduleAppointment)},
 		{"CancelAppointment", tool.New("cancel_appointment", tool.Write, "", cancelAppointment)},
 		{"RescheduleAppointment", tool.New("reschedule_appointment", tool.Write, "", rescheduleAppointment)},
-		{"Calculate", tool.New("calculate", tool.Generic, "", calculateTool)},
-		{"Think", tool.New("think", tool.Think, "", think)},
+		{"Calculate", tool.New("calculate", tool.Generic, "", tauv1.Calculate[*Env])},
+		{"Think", tool.New("think", tool.Think, "", tauv1.Think[*Env])},
 		{"TransferToHumanSupport", tool.New("transfer_to_human_support", tool.Generic, "", transferToHumanSupport)},
 		{"UpdatePrescriptionSupplier", tool.New("update_prescription_supplier", tool.Write, "", updatePrescriptionSupplier)},
 		{"ListTelemetryDevices", tool.New("list_telemetry_devices", tool.Read, "", listTelemetryDevices)},
@@ -1001,30 +1001,6 @@ func rescheduleAppointment(_ context.Context, e *Env, a rescheduleArgs) (any, er
 }
 
 // ---- 17-19: utilities ----
-
-func calculateTool(_ context.Context, _ *Env, a calculateArgs) (any, error) {
-	switch x := a.Expression.V.(type) {
-	case string:
-		return pycalc.Tau1(x), nil
-	case []any, *pyjson.Dict:
-		// Iterating a list checks each item as a substring of the allowed
-		// characters; eval then refuses the list (inside the try).
-		it, _ := pyjson.Iterate(x)
-		for _, item := range it {
-			s, ok := item.(string)
-			if !ok {
-				return nil, fmt.Errorf("'in <string>' requires string as left operand, not %s", pyjson.TypeName(item))
-			}
-			if !strings.Contains(pycalc.Chars, s) {
-				return "Error: invalid characters in expression", nil
-			}
-		}
-		return "Error: eval() arg 1 must be a string, bytes or code object", nil
-	}
-	return nil, fmt.Errorf("'%s' object is not iterable", pyjson.TypeName(a.Expression.V))
-}
-
-func think(context.Context, *Env, thinkArgs) (any, error) { return "", nil }
 
 func transferToHumanSupport(_ context.Context, _ *Env, a transferArgs) (any, error) {
 	return "Transferring you to a human support representative.\n\nReason for transfer: " + pyjson.Str(a.Reason.V) +

@@ -1,4 +1,4 @@
-package telehealth
+package tauv1
 
 import (
 	"errors"
@@ -17,7 +17,16 @@ import (
 // file names the source in errors; when it is tasks_<split>.py the list must
 // be TASKS_<SPLIT>, since upstream imports that name.
 func ConvertTasks(file string, src []byte) ([]byte, error) {
-	list, err := taskList(file, src)
+	return ConvertList(file, src, "")
+}
+
+// ConvertList is ConvertTasks with the list's name given: name is the
+// TASKS_* name the list must have ("" for the one tasks_<split>.py implies;
+// any TASKS_* name when file is not named so). A file whose list upstream's
+// import cannot find is converted under the name it does define by passing
+// that name.
+func ConvertList(file string, src []byte, name string) ([]byte, error) {
+	list, err := taskList(file, src, name)
 	if err != nil {
 		return nil, err
 	}
@@ -28,9 +37,11 @@ func ConvertTasks(file string, src []byte) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// taskList parses the file's task list into plain values (*pyjson.Dict,
-// []any, string, json.Number, float64, bool, nil).
-func taskList(file string, src []byte) ([]any, error) {
+// ImportName is the list name upstream's environment imports from
+// tasks_<split>.py: TASKS_<SPLIT>.
+func ImportName(split string) string { return "TASKS_" + strings.ToUpper(split) }
+
+func assignment(file string, src []byte) (*pyliteral.Assign, error) {
 	a, err := pyliteral.Assignment(src, func(name string) bool { return strings.HasPrefix(name, "TASKS_") })
 	if err != nil {
 		if errors.Is(err, pyliteral.ErrNoAssignment) {
@@ -38,11 +49,24 @@ func taskList(file string, src []byte) ([]any, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	base := filepath.Base(file)
-	if split, ok := strings.CutPrefix(strings.TrimSuffix(base, ".py"), "tasks_"); ok && strings.HasSuffix(base, ".py") {
-		if want := "TASKS_" + strings.ToUpper(split); a.Name != want {
-			return nil, fmt.Errorf("%s: defines %s, not %s (upstream's import would fail)", file, a.Name, want)
+	return a, nil
+}
+
+// taskList parses the file's task list into plain values (*pyjson.Dict,
+// []any, string, json.Number, float64, bool, nil).
+func taskList(file string, src []byte, want string) ([]any, error) {
+	a, err := assignment(file, src)
+	if err != nil {
+		return nil, err
+	}
+	if want == "" {
+		base := filepath.Base(file)
+		if split, ok := strings.CutPrefix(strings.TrimSuffix(base, ".py"), "tasks_"); ok && strings.HasSuffix(base, ".py") {
+			want = ImportName(split)
 		}
+	}
+	if want != "" && a.Name != want {
+		return nil, fmt.Errorf("%s: defines %s, not %s (upstream's import would fail)", file, a.Name, want)
 	}
 	list, ok := a.Value.([]any)
 	if !ok {

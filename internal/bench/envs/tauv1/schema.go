@@ -1,4 +1,4 @@
-package telehealth
+package tauv1
 
 import (
 	"encoding/json"
@@ -7,12 +7,13 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/ledgerbench/ledgerbench/internal/core/tool"
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/py/pyliteral"
 )
 
-// ToolsDir is the folder of upstream's tool modules inside the telehealth
-// folder; each tool lives in <name>.py and describes itself in get_info().
+// ToolsDir is the folder of upstream's tool modules inside a domain folder;
+// each tool lives in <name>.py and describes itself in get_info().
 const ToolsDir = "tools"
 
 // Schema is one tool's function schema as upstream's get_info() returns it.
@@ -24,31 +25,36 @@ type Schema struct {
 	Parameters json.RawMessage
 }
 
-// LoadSchemas reads the get_info() dict of every tool, in ALL_TOOLS order,
-// from the pulled tool modules under dir (the telehealth folder). A missing
+// Def names one upstream tool: its function name (and module file
+// <Name>.py) and its class.
+type Def struct {
+	Name, Class string
+}
+
+// LoadSchemas reads the get_info() dict of every tool of defs, in order,
+// from the pulled tool modules under dir (the domain folder). A missing
 // file, a get_info that is not a literal or a dict not shaped
 // {"type": "function", "function": {"name", "description", "parameters"}}
-// is an error naming the file and the symbol.
-func LoadSchemas(dir string) ([]Schema, error) {
-	defs := newTools()
+// is an error naming the file and the symbol; domain prefixes it.
+func LoadSchemas(domain, dir string, defs []Def) ([]Schema, error) {
 	out := make([]Schema, len(defs))
 	for i, def := range defs {
-		path := filepath.Join(dir, ToolsDir, def.tool.Name+".py")
+		path := filepath.Join(dir, ToolsDir, def.Name+".py")
 		src, err := os.ReadFile(path)
 		if err != nil {
-			return nil, fmt.Errorf("telehealth: tool schema of %s: %w", def.tool.Name, err)
+			return nil, fmt.Errorf("%s: tool schema of %s: %w", domain, def.Name, err)
 		}
-		s, err := parseSchema(src, def.tool.Name)
+		s, err := ParseSchema(src, def.Name)
 		if err != nil {
-			return nil, fmt.Errorf("telehealth: %s: %s.get_info: %w", path, def.class, err)
+			return nil, fmt.Errorf("%s: %s: %s.get_info: %w", domain, path, def.Class, err)
 		}
 		out[i] = s
 	}
 	return out, nil
 }
 
-// parseSchema reads the get_info() dict of one tool module.
-func parseSchema(src []byte, name string) (Schema, error) {
+// ParseSchema reads the get_info() dict of one tool module.
+func ParseSchema(src []byte, name string) (Schema, error) {
 	r, err := pyliteral.FuncReturn(src, "get_info")
 	if err != nil {
 		return Schema{}, err
@@ -84,4 +90,35 @@ func parseSchema(src []byte, name string) (Schema, error) {
 		return Schema{}, fmt.Errorf("line %d: parameters: %w", r.Line, err)
 	}
 	return Schema{Name: n, Description: desc, Parameters: raw}, nil
+}
+
+// Describe returns a copy of the toolkit whose tools show the model the
+// schemas (in the toolkit's order), checking that they declare the
+// parameters the tools take (tool.Set.Described). The kinds, which get_info
+// does not state, are the tools' own.
+func Describe[S any](tools *tool.Set[S], schemas []Schema) (*tool.Set[S], error) {
+	return tools.Described(schemaSource[S]{schemas: schemas, tools: tools})
+}
+
+type schemaSource[S any] struct {
+	schemas []Schema
+	tools   *tool.Set[S]
+}
+
+func (s schemaSource[S]) Names() []string {
+	names := make([]string, len(s.schemas))
+	for i, sc := range s.schemas {
+		names[i] = sc.Name
+	}
+	return names
+}
+
+func (s schemaSource[S]) Spec(name string) (tool.Spec, error) {
+	for _, sc := range s.schemas {
+		if sc.Name == name {
+			info, _ := s.tools.Lookup(name)
+			return tool.Spec{Kind: info.Kind, Description: sc.Description, Parameters: sc.Parameters}, nil
+		}
+	}
+	return tool.Spec{}, fmt.Errorf("no schema for tool %s", name)
 }
