@@ -57,4 +57,3 @@ func TestSchemaErrors(t *testing.T) {
 		})
 	}
 }
-
