@@ -15,6 +15,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/airline"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/retail"
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs/tautraittelecom"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/tauv1"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/telecom"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/telehealth"
@@ -43,6 +44,8 @@ var list = []entry{
 		solo: func(r string) (envs.Domain, error) { return telecom.LoadSolo(r, telecom.Workflow) }},
 	{name: "telehealth", load: func(r string) (envs.Domain, error) { return telehealth.Load(r) },
 		derive: tauTraitTasksJSON(data.Telehealth, tauv1.StandardSplits())},
+	{name: tautraittelecom.Name, load: func(r string) (envs.Domain, error) { return tautraittelecom.Load(r) },
+		derive: tauTraitTasksJSON(func(r string) string { return data.TauTraitEnv(r, tautraittelecom.UpstreamEnv) }, tautraittelecom.Splits())},
 }
 
 // Names lists the domain names in order.

@@ -25,8 +25,12 @@ func Tau2UserSim(root string) string {
 }
 
 // Telehealth is the folder of τ-Trait's telehealth files.
-func Telehealth(root string) string {
-	return filepath.Join(root, TauTrait, "tau_trait", "envs", "telehealth")
+func Telehealth(root string) string { return TauTraitEnv(root, "telehealth") }
+
+// TauTraitEnv is the folder of one of τ-Trait's environments
+// (tau_trait/envs/<env>: telehealth, telecom, ...).
+func TauTraitEnv(root, env string) string {
+	return filepath.Join(root, TauTrait, "tau_trait", "envs", env)
 }
 
 // Tau2Source is a pinned τ²-bench source file holding model-facing text,

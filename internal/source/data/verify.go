@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/ledgerbench/ledgerbench/internal/source/known"
 )
 
 // Modified is a pinned file whose content in the data directory is not the
@@ -29,15 +31,18 @@ var ErrModified = errors.New("data: files differ from their pinned hashes")
 
 // DomainFiles returns the pinned files a domain loads: for a τ²-bench
 // domain the files of the tau2-bench folder except the other domains' data
-// and source folders; for telehealth the tau-trait folder. Unknown domains
-// get every file.
+// and source folders; for a τ-Trait domain the tau-trait folder except the
+// other environments' folders (tau_trait/envs/<env>/). Unknown domains get
+// every file.
 func (m *Manifest) DomainFiles(domain string) []File {
-	base, _, _ := strings.Cut(domain, "-") // telecom-workflow loads telecom
+	d, ok := known.Lookup(domain)
+	base := d.BaseName() // telecom-workflow loads telecom
 	var out []File
 	for _, f := range m.Files {
 		switch {
-		case base == "telehealth":
-			if f.Folder != TauTrait {
+		case !ok:
+		case d.Benchmark == known.TauTrait:
+			if f.Folder != TauTrait || otherTauTraitEnv(f.Path, d.UpstreamName()) {
 				continue
 			}
 		case slices.Contains([]string{"airline", "retail", "telecom"}, base):
@@ -48,6 +53,17 @@ func (m *Manifest) DomainFiles(domain string) []File {
 		out = append(out, f)
 	}
 	return out
+}
+
+// otherTauTraitEnv reports whether a tau-trait path belongs to another
+// environment than env.
+func otherTauTraitEnv(path, env string) bool {
+	rest, ok := strings.CutPrefix(path, "tau_trait/envs/")
+	if !ok {
+		return false
+	}
+	dir, _, nested := strings.Cut(rest, "/")
+	return nested && dir != env
 }
 
 // otherDomain reports whether a tau2-bench path belongs to another domain

@@ -22,6 +22,18 @@ type Domain struct {
 	// gate with (telecom for telecom-workflow); empty for a base domain.
 	Base      string
 	Benchmark Benchmark
+	// Upstream is the domain's name in its upstream benchmark when it
+	// differs from Name (telecom for τ-Trait's tautrait-telecom): the env
+	// folder and the name its recordings and policy heading use.
+	Upstream string
+}
+
+// UpstreamName is the domain's name upstream: Upstream, else Name.
+func (d Domain) UpstreamName() string {
+	if d.Upstream != "" {
+		return d.Upstream
+	}
+	return d.Name
 }
 
 // BaseName is the domain's base domain: Base for a variant, else Name.
@@ -43,6 +55,8 @@ var list = []Domain{
 	{Name: "telecom", Benchmark: Tau2},
 	{Name: "telecom-workflow", Base: "telecom", Benchmark: Tau2},
 	{Name: "telehealth", Benchmark: TauTrait},
+	// τ-Trait's own single-control telecom, unrelated to τ²-bench's telecom.
+	{Name: "tautrait-telecom", Benchmark: TauTrait, Upstream: "telecom"},
 }
 
 // All returns every domain in order.
