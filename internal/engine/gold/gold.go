@@ -21,6 +21,10 @@ import (
 // orchestrator's stand-in; no model reads it).
 const Greeting = orchestrator.DefaultGreeting
 
+// CommunicatePrefix starts each agent message of a gold trajectory that
+// states a piece of information the task requires to be communicated.
+const CommunicatePrefix = "To confirm: "
+
 // Call is one executed gold call.
 type Call struct {
 	Name      string            `json:"name"`
@@ -61,7 +65,7 @@ func Trajectory(ctx context.Context, dom envs.Domain, task *tasks.Task) ([]messa
 		calls = append(calls, Call{Name: a.Name, Requestor: req, Arguments: a.Arguments, Output: res.Content, Error: res.Error})
 	}
 	for _, info := range comm {
-		msgs = append(msgs, message.Message{Role: message.Assistant, Content: "To confirm: " + info})
+		msgs = append(msgs, message.Message{Role: message.Assistant, Content: CommunicatePrefix + info})
 	}
 	msgs = append(msgs, message.Message{Role: message.User, Content: "Thank you. ###STOP###"})
 	for i := range msgs {

@@ -141,8 +141,11 @@ func toFloat(v any) (f float64, overflow bool, err error) {
 		f, err := pyjson.ToFloat(n)
 		return f, err != nil, err
 	}
-	if n, ok := v.(json.Number); ok {
-		return pyjson.NumberFloat(n), false, nil
+	switch x := v.(type) {
+	case json.Number:
+		return pyjson.NumberFloat(x), false, nil
+	case float64: // a value a tool stored
+		return x, false, nil
 	}
 	f, err = pyjson.ToFloat(v)
 	return f, false, err

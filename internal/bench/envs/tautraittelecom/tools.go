@@ -619,9 +619,11 @@ func addDevice(_ context.Context, e *Env, a addDeviceArgs) (any, error) {
 	d.Set("device_id", strconv.Itoa(len(list)+1))
 	d.Set("name", a.DeviceName.V)
 	d.Set("service", nil)
+	// The list read above is the shared record's: append to this
+	// simulation's copy.
 	cust, _ := e.customers.Mut(cid)
-	if _, own := cust.Get("devices"); own {
-		cust.Set("devices", append(list, d))
+	if own, ok := cust.Get("devices"); ok {
+		cust.Set("devices", append(own.([]any), d))
 	}
 	return "Success: Added device '" + pyjson.Str(a.DeviceName.V) + "' to customer " + cid, nil
 }
