@@ -18,6 +18,9 @@ type replayOptions struct {
 	DataDir string
 	Domain  string
 	TaskID  string
+	// Split is the split the task id is in ("": the main list, then the
+	// other lists).
+	Split string
 	// CallsFile is a JSON array of calls to replay instead of the gold
 	// actions.
 	CallsFile string
@@ -30,12 +33,13 @@ func newCmdReplay(s *Streams, g *globalOptions, runF func(context.Context, *Stre
 	}
 	opts := &replayOptions{}
 	cmd := &cobra.Command{
-		Use:   "replay --domain D --task ID [--calls FILE] --dump-db",
+		Use:   "replay --domain D --task ID [--split S] [--calls FILE] --dump-db",
 		Short: "Replay a task's gold actions (or given calls) and print the final databases",
 		Long: `Build the task's environment exactly as the evaluator builds its gold environment
 (initial state, then each call without sync) and print {"db": …, "user_db": …}: the
 final databases as JSON with upstream field names, so another implementation can be
-compared with it. --calls FILE replays a JSON array of {"name", "arguments",
+compared with it. --split S takes the task id from split S (τ-Trait's splits
+number their tasks from 0 each). --calls FILE replays a JSON array of {"name", "arguments",
 "requestor"} instead of the gold actions.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -53,6 +57,7 @@ compared with it. --calls FILE replays a JSON array of {"name", "arguments",
 	}
 	cmd.Flags().StringVar(&opts.Domain, "domain", "", "domain")
 	cmd.Flags().StringVar(&opts.TaskID, "task", "", "task id")
+	cmd.Flags().StringVar(&opts.Split, "split", "", "split the task id is in (default: the domain's main list)")
 	cmd.Flags().StringVar(&opts.CallsFile, "calls", "", "JSON file of calls to replay instead of the gold actions")
 	cmd.Flags().BoolVar(&opts.DumpDB, "dump-db", false, "print the final databases as JSON")
 	return cmd
@@ -63,7 +68,7 @@ func runReplay(ctx context.Context, s *Streams, opts *replayOptions) error {
 	if err != nil {
 		return err
 	}
-	task, err := findTask(dom.Tasks(), opts.TaskID)
+	task, err := splitTask(dom.Tasks(), opts.Split, opts.TaskID)
 	if err != nil {
 		return err
 	}
@@ -110,3 +115,15 @@ func withCalls(task *tasks.Task, file string) (*tasks.Task, error) {
 
 // findTask looks a task up by id in every task list of a set.
 func findTask(set *tasks.Set, id string) (*tasks.Task, error) { return set.Find(id) }
+
+// splitTask looks a task up by id in one split (any list when split is "").
+func splitTask(set *tasks.Set, split, id string) (*tasks.Task, error) {
+	if split == "" {
+		return findTask(set, id)
+	}
+	ts, err := set.Select(tasks.Selection{Split: split, TaskIDs: []string{id}})
+	if err != nil {
+		return nil, err
+	}
+	return &ts[0], nil
+}

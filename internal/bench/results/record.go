@@ -10,14 +10,18 @@ import (
 // Record is one finished simulation: what τ²-bench's SimulationRun carries
 // plus ledgerbench's own fields. It is one line of simulations.jsonl.
 type Record struct {
-	ID                string                `json:"id"`
-	TaskID            string                `json:"task_id"`
-	Trial             int                   `json:"trial"`
-	Seed              int64                 `json:"seed"`
-	Domain            string                `json:"domain"`
-	Agent             string                `json:"agent"`
-	Backbone          string                `json:"backbone"`
-	UserBackbone      string                `json:"user_backbone"`
+	ID           string `json:"id"`
+	TaskID       string `json:"task_id"`
+	Trial        int    `json:"trial"`
+	Seed         int64  `json:"seed"`
+	Domain       string `json:"domain"`
+	Agent        string `json:"agent"`
+	Backbone     string `json:"backbone"`
+	UserBackbone string `json:"user_backbone"`
+	// Traits and TraitMode are the τ-Trait user's traits and how they were
+	// applied (see V1Labels.Traits; a run's come from its manifest).
+	Traits            string                `json:"traits,omitempty"`
+	TraitMode         string                `json:"trait_mode,omitempty"`
 	TerminationReason evaluator.Termination `json:"termination_reason"`
 	RewardInfo        *evaluator.RewardInfo `json:"reward_info,omitempty"`
 	Messages          []message.Message     `json:"messages"`

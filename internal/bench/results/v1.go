@@ -114,6 +114,10 @@ type V1Labels struct {
 	Agent        string
 	Backbone     string
 	UserBackbone string
+	// Traits is the user's traits (τ-Trait): a trait_dict as name=level
+	// pairs, a trait name when only that is known (from a recording's
+	// name), NoTraits for none, or "" when nothing says.
+	Traits string
 }
 
 // τ-bench / τ-Trait checkpoint names:
@@ -140,7 +144,36 @@ func V1LabelsFromName(path string) V1Labels {
 			return V1Labels{Domain: d, Agent: "baseline", Backbone: model}
 		}
 	}
+	if m := tauTraitRecording.FindStringSubmatch(name); m != nil {
+		// τ-Trait's published runs: <trait>_<env>.json, <env>_none.json.
+		env, trait := m[2], m[1]
+		if m[1] == "" {
+			env, trait = m[3], NoTraits
+		}
+		if d, ok := tauTraitDomain(env); ok {
+			return V1Labels{Domain: d, Traits: trait}
+		}
+	}
 	return V1Labels{}
+}
+
+// NoTraits is the trait label of a τ-Trait run without traits (its
+// recordings' <env>_none.json).
+const NoTraits = "none"
+
+// τ-Trait's recording names: a trait (the trait_dict's raised trait, as its
+// example files are named) and the environment, or the environment and
+// "none".
+var tauTraitRecording = regexp.MustCompile(`^(?:(` + strings.Join(known.TraitNames(), "|") + `)_([a-z]+)|([a-z]+)_none)$`)
+
+// tauTraitDomain is the τ-Trait domain whose upstream environment is env.
+func tauTraitDomain(env string) (string, bool) {
+	for _, d := range known.All() {
+		if d.Benchmark == known.TauTrait && d.UpstreamName() == env {
+			return d.Name, true
+		}
+	}
+	return "", false
 }
 
 // ReadV1 reads a τ-bench v1 / τ-Trait results list as records. Labels left
@@ -156,6 +189,7 @@ func ReadV1(path string, labels V1Labels) ([]Record, error) {
 	labels.Agent = cmpOr(labels.Agent, fromName.Agent)
 	labels.Backbone = cmpOr(labels.Backbone, fromName.Backbone)
 	labels.UserBackbone = cmpOr(labels.UserBackbone, fromName.UserBackbone)
+	labels.Traits = cmpOr(labels.Traits, fromName.Traits)
 	recs, err := ParseV1(data, labels)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -199,6 +233,13 @@ func v1DomainOf(list []V1Result) string {
 			}
 			head, _, _ := strings.Cut(strings.TrimSpace(*m.Content), "\n")
 			head = strings.ToLower(head)
+			// τ-Trait's own domains first: a v1 list of "telecom" is
+			// τ-Trait's telecom, never τ²-bench's.
+			for _, d := range known.All() {
+				if d.Benchmark == known.TauTrait && strings.Contains(head, d.UpstreamName()) {
+					return d.Name
+				}
+			}
 			for _, d := range known.Bases() { // the domains a v1 file can be about
 				if strings.Contains(head, d) {
 					return d
@@ -220,6 +261,7 @@ func (res V1Result) Record(labels V1Labels) (Record, error) {
 		Agent:        labels.Agent,
 		Backbone:     labels.Backbone,
 		UserBackbone: labels.UserBackbone,
+		Traits:       labels.Traits,
 	}
 	var info v1Info
 	if len(res.Info) > 0 && string(res.Info) != "null" {

@@ -12,18 +12,19 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
 	"github.com/ledgerbench/ledgerbench/internal/engine/orchestrator"
+	"github.com/ledgerbench/ledgerbench/internal/source/known"
 )
 
-// traitNames are τ-Trait's trait keys, in the order its example files use;
-// traitLevels the accepted values.
+// traitNames are τ-Trait's trait keys, in the order its example files use
+// (known.TraitNames); traitLevels the accepted values.
 var (
-	traitNames  = [...]string{"impatience", "confusion", "skeptical", "incoherence"}
+	traitNames  = known.TraitNames()
 	traitLevels = [...]string{"low", "medium", "high"}
 )
 
 // TraitNames returns τ-Trait's trait keys: impatience, confusion, skeptical
 // (not "skepticism"), incoherence.
-func TraitNames() []string { return slices.Clone(traitNames[:]) }
+func TraitNames() []string { return slices.Clone(traitNames) }
 
 // TraitLevels returns the accepted trait levels: low, medium, high.
 func TraitLevels() []string { return slices.Clone(traitLevels[:]) }
@@ -64,8 +65,8 @@ func ParseTraits(s string) (Traits, error) {
 func (t Traits) Validate() error {
 	var errs []error
 	for _, k := range t.names() {
-		if !slices.Contains(traitNames[:], k) {
-			errs = append(errs, fmt.Errorf("traits: unknown trait %q (known: %s)", k, strings.Join(traitNames[:], ", ")))
+		if !slices.Contains(traitNames, k) {
+			errs = append(errs, fmt.Errorf("traits: unknown trait %q (known: %s)", k, strings.Join(traitNames, ", ")))
 		}
 		if !slices.Contains(traitLevels[:], t[k]) {
 			errs = append(errs, fmt.Errorf("traits: %s: level %q is not one of %s", k, t[k], strings.Join(traitLevels[:], ", ")))
@@ -84,7 +85,7 @@ func (t Traits) names() []string {
 		}
 	}
 	for k := range t {
-		if !slices.Contains(traitNames[:], k) {
+		if !slices.Contains(traitNames, k) {
 			rest = append(rest, k)
 		}
 	}

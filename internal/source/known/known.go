@@ -102,3 +102,13 @@ func BenchmarkOf(name string) Benchmark {
 	}
 	return Tau2
 }
+
+// traitNames are τ-Trait's user traits: the keys of its trait_dict, in the
+// order of its example trait files, which are also the names its recordings
+// carry (skeptical_telecom.json). τ-Trait's README table calls them
+// Skepticism, Confusion, Impatience and Incoherence.
+var traitNames = [...]string{"impatience", "confusion", "skeptical", "incoherence"}
+
+// TraitNames returns τ-Trait's trait keys: impatience, confusion, skeptical
+// (not "skepticism"), incoherence.
+func TraitNames() []string { return append([]string(nil), traitNames[:]...) }
