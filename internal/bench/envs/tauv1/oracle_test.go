@@ -70,7 +70,7 @@ type oracleCall struct {
 }
 
 type oracleSeq struct {
-	kind    string // gold, actions (gold actions without the replies), mutations
+	kind    string       // gold, actions (gold actions without the replies), mutations
 	Task    int          `json:"task"`
 	Calls   []oracleCall `json:"calls"`
 	Replies []string     `json:"replies,omitempty"`
