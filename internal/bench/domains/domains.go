@@ -43,9 +43,9 @@ var list = []entry{
 	{name: "telecom-workflow", load: func(r string) (envs.Domain, error) { return telecom.LoadWorkflow(r) },
 		solo: func(r string) (envs.Domain, error) { return telecom.LoadSolo(r, telecom.Workflow) }},
 	{name: "telehealth", load: func(r string) (envs.Domain, error) { return telehealth.Load(r) },
-		derive: tauTraitTasksJSON(data.Telehealth, tauv1.StandardSplits())},
+		derive: telehealthTasksJSON},
 	{name: tautraittelecom.Name, load: func(r string) (envs.Domain, error) { return tautraittelecom.Load(r) },
-		derive: tauTraitTasksJSON(func(r string) string { return data.TauTraitEnv(r, tautraittelecom.UpstreamEnv) }, tautraittelecom.Splits())},
+		derive: tauv1TasksJSON(tautraittelecom.Config(nil))},
 }
 
 // Names lists the domain names in order.
@@ -134,25 +134,47 @@ func Derived(root string) ([]File, error) {
 	return out, nil
 }
 
-// tauTraitTasksJSON converts a τ-Trait domain's task lists from Python
-// literals to JSON (tasks_<split>.json beside each task file, named by the
-// split), for inspection and for other tools; ledgerbench itself parses the
-// .py files when it loads the domain.
-func tauTraitTasksJSON(folder func(root string) string, splits tauv1.Splits) func(root string) ([]File, error) {
+// telehealthTasksJSON converts τ-Trait's task lists from Python literals to
+// JSON (tasks_<split>.json beside each tasks_<split>.py), for inspection and
+// for other tools; ledgerbench itself parses the .py files when it loads
+// the domain.
+func telehealthTasksJSON(root string) ([]File, error) {
+	th := data.Telehealth(root)
+	var out []File
+	for _, split := range []string{"test", "dev", "train"} {
+		src := filepath.Join(th, "tasks_"+split+".py")
+		b, err := os.ReadFile(src)
+		if err != nil {
+			return nil, fmt.Errorf("convert τ-Trait tasks: %w", err)
+		}
+		j, err := telehealth.ConvertTasks(src, b)
+		if err != nil {
+			return nil, fmt.Errorf("convert τ-Trait tasks: %w", err)
+		}
+		out = append(out, File{Path: filepath.Join(th, "tasks_"+split+".json"), Data: j})
+	}
+	return out, nil
+}
+
+// tauv1TasksJSON converts a τ-bench v1 style domain's task lists (the
+// files of its splits) from Python literals to JSON, tasks_<split>.json
+// beside each tasks_<split>.py, for inspection and for other tools;
+// ledgerbench itself parses the .py files when it loads the domain.
+func tauv1TasksJSON(cfg tauv1.Config) func(root string) ([]File, error) {
 	return func(root string) ([]File, error) {
-		dir := folder(root)
+		dir := cfg.Source.Dir(root, cfg.Env)
 		var out []File
-		for _, s := range splits.Lists {
-			src := filepath.Join(dir, s.File)
+		for _, sp := range cfg.Splits {
+			src := filepath.Join(dir, sp.File)
 			b, err := os.ReadFile(src)
 			if err != nil {
-				return nil, fmt.Errorf("convert τ-Trait tasks: %w", err)
+				return nil, fmt.Errorf("convert %s tasks: %w", cfg.Source.Label, err)
 			}
-			j, err := tauv1.ConvertList(src, b, s.List)
+			j, err := tauv1.ConvertTasks(src, b, sp.Symbol)
 			if err != nil {
-				return nil, fmt.Errorf("convert τ-Trait tasks: %w", err)
+				return nil, fmt.Errorf("convert %s tasks: %w", cfg.Source.Label, err)
 			}
-			out = append(out, File{Path: filepath.Join(dir, "tasks_"+s.Name+".json"), Data: j})
+			out = append(out, File{Path: filepath.Join(dir, strings.TrimSuffix(sp.File, ".py")+".json"), Data: j})
 		}
 		return out, nil
 	}

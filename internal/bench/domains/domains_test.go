@@ -47,16 +47,17 @@ func TestLoadUnknown(t *testing.T) {
 	}
 }
 
-// TestDerived builds the derived files from the shared data: τ-Trait's
-// three task lists as JSON arrays beside their .py sources.
+// TestDerived builds the derived files from the shared data: each τ-Trait
+// domain's task lists (telehealth's three, tautrait-telecom's three files)
+// as JSON arrays beside their .py sources.
 func TestDerived(t *testing.T) {
 	root := datatest.Root(t)
 	files, err := Derived(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != 3 {
-		t.Fatalf("Derived: %d files; want 3 (tasks_{test,dev,train}.json)", len(files))
+	if len(files) != 6 {
+		t.Fatalf("Derived: %d files; want 6 (tasks_{test,dev,train}.json of telehealth and telecom)", len(files))
 	}
 	for _, f := range files {
 		py := strings.TrimSuffix(f.Path, ".json") + ".py"

@@ -169,7 +169,7 @@ var tauTraitRecording = regexp.MustCompile(`^(?:(` + strings.Join(known.TraitNam
 // tauTraitDomain is the τ-Trait domain whose upstream environment is env.
 func tauTraitDomain(env string) (string, bool) {
 	for _, d := range known.All() {
-		if d.Benchmark == known.TauTrait && d.UpstreamName() == env {
+		if d.Benchmark == known.TauTrait && d.Env == env {
 			return d.Name, true
 		}
 	}
@@ -236,7 +236,7 @@ func v1DomainOf(list []V1Result) string {
 			// τ-Trait's own domains first: a v1 list of "telecom" is
 			// τ-Trait's telecom, never τ²-bench's.
 			for _, d := range known.All() {
-				if d.Benchmark == known.TauTrait && strings.Contains(head, d.UpstreamName()) {
+				if d.Benchmark == known.TauTrait && d.Env != "" && strings.Contains(head, d.Env) {
 					return d.Name
 				}
 			}

@@ -511,9 +511,8 @@ func (p *parser) strings() (any, error) {
 
 // stringMethods applies the argument-less whitespace methods upstream's
 // prompt constants use ("""…""".strip()): strip, lstrip and rstrip, with
-// Python's str.isspace notion of whitespace; and join over a literal list or
-// tuple of strings ("".join(("a", "b")), as τ-Trait's telecom tool schemas
-// build their option lists).
+// Python's str.isspace notion of whitespace; and str.join of a literal list
+// or tuple of strings (a task instruction written as "".join((…))).
 func (p *parser) stringMethods(s string) (any, error) {
 	for p.isOp(".") {
 		save, dot := *p.lx, p.tok
@@ -521,16 +520,15 @@ func (p *parser) stringMethods(s string) (any, error) {
 			return nil, err
 		}
 		name := p.tok
-		if name.kind == tName && name.text == "join" {
-			joined, err := p.join(s, name)
+		var apply func(string, func(rune) bool) string
+		switch {
+		case name.kind == tName && name.text == "join":
+			joined, err := p.join(s)
 			if err != nil {
 				return nil, err
 			}
 			s = joined
 			continue
-		}
-		var apply func(string, func(rune) bool) string
-		switch {
 		case name.kind == tName && name.text == "strip":
 			apply = strings.TrimFunc
 		case name.kind == tName && name.text == "lstrip":
@@ -558,18 +556,21 @@ func (p *parser) stringMethods(s string) (any, error) {
 	return s, nil
 }
 
-// join evaluates sep.join(<literal list or tuple of str>), the current token
-// being the name join.
-func (p *parser) join(sep string, at token) (string, error) {
+// join parses the argument of sep.join(…) (after the name) and
+// joins it: a list or tuple literal of strings, else Python's TypeError.
+func (p *parser) join(sep string) (string, error) {
 	if err := p.advance(); err != nil {
 		return "", err
 	}
 	if err := p.expect("("); err != nil {
 		return "", err
 	}
-	arg := p.tok
+	at := p.tok
 	v, err := p.expr(1)
 	if err != nil {
+		return "", err
+	}
+	if err := p.expect(")"); err != nil {
 		return "", err
 	}
 	var items []any
@@ -579,33 +580,17 @@ func (p *parser) join(sep string, at token) (string, error) {
 	case Tuple:
 		items = x
 	default:
-		return "", p.errAt(arg, "str.join of %s is not supported (only a literal list or tuple of strings)", describe(v))
+		return "", p.errAt(at, "str.join of %s (only a list or tuple of strings is supported)", pyjson.TypeName(v))
 	}
 	parts := make([]string, len(items))
 	for i, it := range items {
 		str, ok := it.(string)
 		if !ok {
-			return "", p.errAt(arg, "str.join: sequence item %d: expected str instance, %s found", i, describe(it))
+			return "", p.errAt(at, "sequence item %d: expected str instance, %s found", i, pyjson.TypeName(it))
 		}
 		parts[i] = str
 	}
-	if !p.isOp(")") {
-		return "", p.errAt(at, "str.join takes exactly one argument")
-	}
-	return strings.Join(parts, sep), p.advance()
-}
-
-// describe names a literal's Python type in errors.
-func describe(v any) string {
-	switch v.(type) {
-	case Tuple:
-		return "tuple"
-	case *Call:
-		return "a call"
-	case float64:
-		return "float"
-	}
-	return pyjson.TypeName(v)
+	return strings.Join(parts, sep), nil
 }
 
 // decodeString evaluates one string literal token.

@@ -84,7 +84,7 @@ func TestRescoreV1OtherDomains(t *testing.T) {
 		t.Skipf("no τ-bench v1 airline recording: %v", err)
 	}
 	_, ok, err := fileV1(context.Background(), path, testOptions(t), map[string]envs.Domain{})
-	if !ok || err == nil || !strings.Contains(err.Error(), "only telehealth") {
+	if !ok || err == nil || !strings.Contains(err.Error(), "only τ-Trait's domains") {
 		t.Errorf("ok=%v err=%v; want a refusal", ok, err)
 	}
 }

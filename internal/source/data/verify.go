@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/ledgerbench/ledgerbench/internal/source/known"
 )
 
 // Modified is a pinned file whose content in the data directory is not the
@@ -31,18 +29,18 @@ var ErrModified = errors.New("data: files differ from their pinned hashes")
 
 // DomainFiles returns the pinned files a domain loads: for a τ²-bench
 // domain the files of the tau2-bench folder except the other domains' data
-// and source folders; for a τ-Trait domain the tau-trait folder except the
-// other environments' folders (tau_trait/envs/<env>/). Unknown domains get
-// every file.
+// and source folders; for a τ-Trait domain (telehealth, tautrait-<env>) the
+// tau-trait folder and for a τ-bench v1 domain (taubench-<env>) the
+// tau-bench folder, each without the other environments' folders
+// (tau_trait/envs/<other>/). Unknown domains get every file.
 func (m *Manifest) DomainFiles(domain string) []File {
-	d, ok := known.Lookup(domain)
-	base := d.BaseName() // telecom-workflow loads telecom
+	folder, env := v1Folder(domain)
+	base, _, _ := strings.Cut(domain, "-") // telecom-workflow loads telecom
 	var out []File
 	for _, f := range m.Files {
 		switch {
-		case !ok:
-		case d.Benchmark == known.TauTrait:
-			if f.Folder != TauTrait || otherTauTraitEnv(f.Path, d.UpstreamName()) {
+		case folder != "":
+			if f.Folder != folder || otherEnv(f.Path, env) {
 				continue
 			}
 		case slices.Contains([]string{"airline", "retail", "telecom"}, base):
@@ -55,15 +53,31 @@ func (m *Manifest) DomainFiles(domain string) []File {
 	return out
 }
 
-// otherTauTraitEnv reports whether a tau-trait path belongs to another
-// environment than env.
-func otherTauTraitEnv(path, env string) bool {
-	rest, ok := strings.CutPrefix(path, "tau_trait/envs/")
-	if !ok {
-		return false
+// v1Folder is the data folder and environment of a τ-Trait or τ-bench v1
+// domain ("", "" for the others).
+func v1Folder(domain string) (folder, env string) {
+	if domain == "telehealth" {
+		return TauTrait, domain
 	}
-	dir, _, nested := strings.Cut(rest, "/")
-	return nested && dir != env
+	if env, ok := strings.CutPrefix(domain, "tautrait-"); ok {
+		return TauTrait, env
+	}
+	if env, ok := strings.CutPrefix(domain, "taubench-"); ok {
+		return TauBench, env
+	}
+	return "", ""
+}
+
+// otherEnv reports whether a tau_trait/ or tau_bench/ path lies in another
+// environment's folder than env.
+func otherEnv(path, env string) bool {
+	for _, prefix := range []string{"tau_trait/envs/", "tau_bench/envs/"} {
+		if rest, ok := strings.CutPrefix(path, prefix); ok {
+			dir, _, nested := strings.Cut(rest, "/")
+			return nested && dir != env
+		}
+	}
+	return false
 }
 
 // otherDomain reports whether a tau2-bench path belongs to another domain

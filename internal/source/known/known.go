@@ -22,18 +22,11 @@ type Domain struct {
 	// gate with (telecom for telecom-workflow); empty for a base domain.
 	Base      string
 	Benchmark Benchmark
-	// Upstream is the domain's name in its upstream benchmark when it
-	// differs from Name (telecom for τ-Trait's tautrait-telecom): the env
-	// folder and the name its recordings and policy heading use.
-	Upstream string
-}
-
-// UpstreamName is the domain's name upstream: Upstream, else Name.
-func (d Domain) UpstreamName() string {
-	if d.Upstream != "" {
-		return d.Upstream
-	}
-	return d.Name
+	// Env is the upstream environment a τ-bench v1 style domain ports
+	// (tau_bench/envs/<env>, tau_trait/envs/<env>): "telecom" for
+	// tautrait-telecom, whose results lists and policy heading name it so.
+	// Empty for τ²-bench's domains.
+	Env string
 }
 
 // BaseName is the domain's base domain: Base for a variant, else Name.
@@ -54,9 +47,9 @@ var list = []Domain{
 	{Name: "retail", Benchmark: Tau2},
 	{Name: "telecom", Benchmark: Tau2},
 	{Name: "telecom-workflow", Base: "telecom", Benchmark: Tau2},
-	{Name: "telehealth", Benchmark: TauTrait},
+	{Name: "telehealth", Benchmark: TauTrait, Env: "telehealth"},
 	// τ-Trait's own single-control telecom, unrelated to τ²-bench's telecom.
-	{Name: "tautrait-telecom", Benchmark: TauTrait, Upstream: "telecom"},
+	{Name: "tautrait-telecom", Benchmark: TauTrait, Env: "telecom"},
 }
 
 // All returns every domain in order.

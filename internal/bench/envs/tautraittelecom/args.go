@@ -79,3 +79,11 @@ type paymentArgs struct {
 	Method     tool.StrValue `json:"method"`
 	Date       tool.StrValue `json:"date"`
 }
+
+type calculateArgs struct {
+	Expression tool.StrValue `json:"expression"`
+}
+
+type thinkArgs struct {
+	Thought tool.StrValue `json:"thought"`
+}

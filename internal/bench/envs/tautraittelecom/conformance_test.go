@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs/tauv1"
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
@@ -73,7 +74,7 @@ func TestConformanceRecordings(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if h := g.(*Env).DataHash(); h == ri.Info.GTDataHash {
+				if h := g.(*tauv1.Env).DataHash(); h == ri.Info.GTDataHash {
 					hashSame++
 				} else {
 					t.Errorf("%s task %s: gold data hash %s; recorded %s", name, r.TaskID, h, ri.Info.GTDataHash)

@@ -9,11 +9,11 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs/tauv1"
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/core/oracletest"
 	"github.com/ledgerbench/ledgerbench/internal/engine/gold"
-	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
@@ -74,7 +74,7 @@ func goldCases(d *Domain) []oracleCase {
 				c.Calls = append(c.Calls, oracleCall{Name: a.Name, Kwargs: a.Arguments})
 			}
 			for _, o := range task.EvaluationCriteria.CommunicateInfo {
-				c.Respond = append(c.Respond, gold.CommunicatePrefix+o)
+				c.Respond = append(c.Respond, gold.StateOutput(o))
 			}
 			if len(c.Respond) == 0 {
 				c.Respond = []string{"Done."}
@@ -132,7 +132,7 @@ func TestOracle(t *testing.T) {
 				t.Errorf("%s: call %d %s %s:\n got %q\nwant %q", c.label, j, call.Name, call.Kwargs, got, w.Outputs[j])
 			}
 		}
-		if got := pyjson.String(env.Data()); got == w.Data && env.DataHash() == w.Hash {
+		if got := dump(env); got == w.Data && env.DataHash() == w.Hash {
 			tl.dbSame++
 		} else {
 			t.Errorf("%s: data after the calls differs (hash %s, upstream %s)\n got %.2000s\nwant %.2000s", c.label, env.DataHash(), w.Hash, got, w.Data)
@@ -141,7 +141,7 @@ func TestOracle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if h := g.(*Env).DataHash(); h == w.GTHash {
+		if h := g.(*tauv1.Env).DataHash(); h == w.GTHash {
 			tl.gtSame++
 		} else {
 			t.Errorf("%s: gold replay hash %s; upstream %s", c.label, h, w.GTHash)

@@ -1,12 +1,15 @@
 package tautraittelecom
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/tauv1"
+	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/py/pyliteral"
+	"github.com/ledgerbench/ledgerbench/internal/py/pyops"
 )
 
 // steps are troubleshoot_device's answers, read at load time from the
@@ -66,4 +69,62 @@ func loadSteps(dir string) (steps, error) {
 		tvNoService: rets[8].Value,
 		unknown:     rets[4].Value,
 	}, nil
+}
+
+// issues are the values of troubleshoot_device.py's Issue enum, in
+// definition order.
+var issues = []string{"no_service", "slow_speeds", "battery_drain"}
+
+// troubleshoot is troubleshoot_device's invoke: Issue(issue) first (a value
+// lookup, else ValueError), then the device, then the answer for its
+// category and the issue.
+func (st *steps) troubleshoot(_ context.Context, e *tauv1.Env, a troubleshootArgs) (any, error) {
+	issue := ""
+	for _, v := range issues {
+		if pyops.Eq(a.Issue.V, v) {
+			issue = v
+		}
+	}
+	if issue == "" {
+		return nil, pyops.ValueError(pyjson.Repr(a.Issue.V) + " is not a valid Issue")
+	}
+	devices := catalog(e, "devices")
+	k, ok, err := catalogKey(devices, a.DeviceName.V)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return "Error: Device not found: " + str(a.DeviceName.V), nil
+	}
+	dev, _ := devices.Get(k)
+	cat, _, err := dget(dev, "category", "")
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case pyops.Eq(cat, "mobile_phone") || pyops.Eq(cat, "phone"):
+		switch issue {
+		case "battery_drain":
+			return st.phoneBattery, nil
+		case "no_service":
+			return st.phoneNoService, nil
+		case "slow_speeds":
+			return st.phoneSlow, nil
+		}
+	case pyops.Eq(cat, "networking"):
+		switch issue {
+		case "no_service":
+			return st.netNoService, nil
+		case "slow_speeds":
+			return st.netSlow, nil
+		}
+	case pyops.Eq(cat, "tv"):
+		if issue == "no_service" {
+			return st.tvNoService, nil
+		}
+		// `issue == Issue.NO_SERVICE or issue == Issue.NO_SIGNAL`: the enum
+		// has no NO_SIGNAL (CPython 3.11's EnumType.__getattr__ text).
+		return nil, &pyops.Error{Type: "AttributeError", Msg: "NO_SIGNAL"}
+	}
+	return st.unknown, nil
 }

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs/tauv1"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
-	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
@@ -27,13 +27,13 @@ func loadDomain(t testing.TB) *Domain {
 // fresh environment sees none of the changes.
 func TestToolCasesKeepSharedData(t *testing.T) {
 	d := loadDomain(t)
-	before := pyjson.String(d.Env().Data())
+	before := dump(d.Env())
 	ctx := context.Background()
 	for _, c := range toolCases(t) {
 		env := d.Env()
 		for j, call := range c.Calls {
 			envs.Respond(ctx, env, message.ToolCall{ID: strconv.Itoa(j), Name: call.Name, Arguments: call.Kwargs})
-			if now := pyjson.String(d.Env().Data()); now != before {
+			if now := dump(d.Env()); now != before {
 				t.Fatalf("%s: call %d (%s %s) changed the shared data", c.label, j, call.Name, call.Kwargs)
 			}
 		}
@@ -41,4 +41,13 @@ func TestToolCasesKeepSharedData(t *testing.T) {
 			t.Errorf("%s: the changed environment compares equal to a fresh one", c.label)
 		}
 	}
+}
+
+// dump is json.dumps of an environment's data dict.
+func dump(e *tauv1.Env) string {
+	s, err := tauv1.Dumps(e.State.Dump())
+	if err != nil {
+		return "<" + err.Error() + ">"
+	}
+	return s
 }

@@ -10,35 +10,25 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 )
 
-// τ-bench v1's reward compares databases by get_data_hash: the sha256 of
-// str(to_hashable(data)), where dicts become tuples of (key, value) pairs
-// sorted by key and lists become tuples. Two values have the same hash
-// exactly when their Hashable texts are equal: dict key order does not
-// matter; values, their types (1 vs 1.0 vs True) and list order do.
-
-// Hashable is str(to_hashable(v)) of a decoded value tree (nil, bool,
-// string, json.Number, float64, []any, *pyjson.Dict).
-func Hashable(v any) string {
-	var b bytes.Buffer
-	WriteHashable(&b, v)
-	return b.String()
-}
-
-// Hash is consistent_hash(to_hashable(v)): the hex sha256 of Hashable(v).
-func Hash(v any) string {
-	var b bytes.Buffer
-	WriteHashable(&b, v)
-	return HashText(b.Bytes())
-}
-
-// HashText is the hex sha256 of a Hashable text.
-func HashText(text []byte) string {
-	sum := sha256.Sum256(text)
-	return hex.EncodeToString(sum[:])
-}
-
-// WriteHashable writes str(to_hashable(v)).
+// WriteHashable writes str(to_hashable(v)) as τ-bench's Env.get_data_hash
+// computes it before hashing: dicts become tuples of (key, value) pairs
+// sorted by key, lists become tuples, and leaves are written as Python's
+// str() of a tuple item (repr). v is a decoded value (pyjson.Decode), with
+// float64 for non-finite floats.
 func WriteHashable(b *bytes.Buffer, v any) {
+	tuple := func(n int, item func(i int)) {
+		b.WriteByte('(')
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			item(i)
+		}
+		if n == 1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte(')')
+	}
 	switch x := v.(type) {
 	case *pyjson.Dict:
 		idx := make([]int, len(x.Keys))
@@ -54,7 +44,7 @@ func WriteHashable(b *bytes.Buffer, v any) {
 			}
 			return 0
 		})
-		Tuple(b, len(idx), func(i int) {
+		tuple(len(idx), func(i int) {
 			b.WriteByte('(')
 			b.WriteString(pyjson.ReprString(x.Keys[idx[i]]))
 			b.WriteString(", ")
@@ -62,28 +52,27 @@ func WriteHashable(b *bytes.Buffer, v any) {
 			b.WriteByte(')')
 		})
 	case []any:
-		Tuple(b, len(x), func(i int) { WriteHashable(b, x[i]) })
+		tuple(len(x), func(i int) { WriteHashable(b, x[i]) })
 	case json.Number:
 		b.WriteString(pyjson.Repr(x))
 	case string:
 		b.WriteString(pyjson.ReprString(x))
 	default:
-		b.WriteString(pyjson.Str(v))
+		b.WriteString(pyjson.Repr(v))
 	}
 }
 
-// Tuple writes str() of a tuple of n items, item writing each: a one-item
-// tuple has its trailing comma.
-func Tuple(b *bytes.Buffer, n int, item func(i int)) {
-	b.WriteByte('(')
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		item(i)
-	}
-	if n == 1 {
-		b.WriteByte(',')
-	}
+// PairHashable is str(to_hashable) of one (key, value) item of a dict.
+func PairHashable(key string, v any) string {
+	var b bytes.Buffer
+	b.WriteString("(" + pyjson.ReprString(key) + ", ")
+	WriteHashable(&b, v)
 	b.WriteByte(')')
+	return b.String()
+}
+
+// Sum is the hex SHA-256 of the hashable text (consistent_hash).
+func Sum(text []byte) string {
+	s := sha256.Sum256(text)
+	return hex.EncodeToString(s[:])
 }

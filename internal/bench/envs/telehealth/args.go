@@ -88,6 +88,14 @@ type rescheduleArgs struct {
 	NewTime       tool.StrValue `json:"new_time"`
 }
 
+type calculateArgs struct {
+	Expression tool.StrValue `json:"expression"`
+}
+
+type thinkArgs struct {
+	Thought tool.StrValue `json:"thought"`
+}
+
 type transferArgs struct {
 	Reason tool.StrValue `json:"reason"`
 }

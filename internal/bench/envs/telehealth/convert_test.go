@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ledgerbench/ledgerbench/internal/bench/envs/tauv1"
 	"github.com/ledgerbench/ledgerbench/internal/source/data"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
@@ -27,7 +26,7 @@ func TestConvertTasks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := tauv1.ConvertTasks("tasks_"+split+".py", src)
+			got, err := ConvertTasks("tasks_"+split+".py", src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -41,6 +40,35 @@ func TestConvertTasks(t *testing.T) {
 				t.Fatalf("got %d lines; want %d", len(gl), len(wl))
 			}
 		})
+	}
+}
+
+func TestConvertTasksErrors(t *testing.T) {
+	cases := []struct{ name, file, src, want string }{
+		{"no list", "tasks_test.py", "x = 1\n", "no TASKS_TEST = [...] assignment"},
+		{"wrong name", "tasks_dev.py", "TASKS_TEST = []\n", "defines TASKS_TEST, not TASKS_DEV"},
+		{"not a list", "t.py", "TASKS_X = {}\n", "TASKS_X is not a list"},
+		{"not a Task", "t.py", "TASKS_X = [1]\n", "TASKS_X[0] is not a Task(...) call"},
+		{"positional", "t.py", "TASKS_X = [Task(1)]\n", "line 1, column 12: Task(...) with positional arguments"},
+		{"other call", "t.py", "TASKS_X = [Task(a=dict(b=1))]\n", "line 1, column 19: call of dict"},
+		{"syntax", "t.py", "TASKS_X = [Task(a=1 b=2)]\n", "t.py: line 1, column 21: expected ',' or a closing bracket"},
+		{"expression", "t.py", "TASKS_X = [Task(a=1 + 2)]\n", `t.py: line 1, column 21`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ConvertTasks(c.file, []byte(c.src))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("ConvertTasks error = %v; want it to contain %q", err, c.want)
+			}
+		})
+	}
+	// Tuples become lists; dotted names, comments and other statements are fine.
+	got, err := ConvertTasks("x.py", []byte("import t\n# c\nTASKS_X = [t.Task(k=(1, 2.50), s='a' \"b\")]  # end\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "[\n  {\n    \"k\": [\n      1,\n      2.5\n    ],\n    \"s\": \"ab\"\n  }\n]\n"; string(got) != want {
+		t.Errorf("ConvertTasks = %q; want %q", got, want)
 	}
 }
 
@@ -102,7 +130,7 @@ func BenchmarkConvertTasks(b *testing.B) {
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := tauv1.ConvertTasks("tasks_test.py", src); err != nil {
+		if _, err := ConvertTasks("tasks_test.py", src); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -73,4 +74,14 @@ func applyLimit(limit any, n int) (int, error) {
 func readable(s string) string { return pyjson.Title(strings.ReplaceAll(s, "_", " ")) }
 
 // fixed2 is f"{x:.2f}".
-func fixed2(x float64) string { return pyjson.FormatFixed(x, 2) }
+func fixed2(x float64) string {
+	switch {
+	case math.IsInf(x, 1):
+		return "inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	case math.IsNaN(x):
+		return "nan"
+	}
+	return pyjson.FormatFixed(x, 2)
+}

@@ -117,8 +117,8 @@ func New(db *DB, policy string, ts *tasks.Set) *Domain {
 // setSchemas gives the tools upstream's descriptions and parameter schemas
 // (LoadSchemas order, which is the tools' order), checking that they
 // declare the parameters the tools take (tool.Set.Described).
-func (d *Domain) setSchemas(schemas []tauv1.Schema) error {
-	tools, err := tauv1.Describe(d.Toolset(), schemas)
+func (d *Domain) setSchemas(schemas []Schema) error {
+	tools, err := d.Toolset().Described(tauv1.SchemaSource[*Env]{Schemas: schemas, Tools: d.Toolset()})
 	if err != nil {
 		return fmt.Errorf("telehealth: tool schemas: %w", err)
 	}
@@ -153,8 +153,13 @@ type Env struct {
 	records      table.Table[Record]
 }
 
+// UnknownAction is upstream's observation for a name that is neither a tool
+// nor respond. It is an observation, not an error: Call returns it as the
+// result.
+func UnknownAction(name string) string { return "Unknown action " + name }
+
 // Call runs a tool like upstream's Env.step: Python's argument binding
-// errors, then the tool. An unknown name yields tauv1.UnknownAction's text as
+// errors, then the tool. An unknown name yields the UnknownAction text as
 // the result. Unlike τ²'s domains (envs.Single.CallTool) τ-Trait has no
 // requestors: every action is the agent's, so any requestor but the user
 // (the empty one included) runs the tool; a user call fails as it would in
@@ -165,9 +170,18 @@ func (e *Env) Call(ctx context.Context, requestor message.Requestor, name string
 	}
 	info, ok := e.d.Toolset().Lookup(name)
 	if !ok {
-		return tauv1.UnknownAction(name), nil
+		return UnknownAction(name), nil
 	}
-	if err := tauv1.CheckInvoke(toolsPackage, e.d.classes[name], info, args); err != nil {
+	class := e.d.classes[name]
+	if bytes.Contains(args, []byte(`"data"`)) {
+		var top map[string]json.RawMessage
+		if json.Unmarshal(args, &top) == nil {
+			if _, dup := top["data"]; dup {
+				return nil, fmt.Errorf("tau_trait.envs.telehealth.tools.%s.%s.invoke() got multiple values for keyword argument 'data'", name, class)
+			}
+		}
+	}
+	if err := tool.CheckArgs(class, tool.Info{Name: "invoke", Params: info.Params}, args); err != nil {
 		return nil, err
 	}
 	return e.d.Toolset().Call(ctx, e, name, args)
@@ -319,7 +333,7 @@ func (c *hashCache) get(db *DB) *hashCache {
 				}
 				t := all.Values[i].(*pyjson.Dict)
 				for j, k := range t.Keys {
-					m[k] = pairHash(k, t.Values[j])
+					m[k] = tauv1.PairHashable(k, t.Values[j])
 					c.size += len(m[k]) + 2
 				}
 			default:
@@ -332,14 +346,6 @@ func (c *hashCache) get(db *DB) *hashCache {
 		c.size += 1024
 	})
 	return c
-}
-
-func pairHash(key string, v any) string {
-	var b bytes.Buffer
-	b.WriteString("(" + pyjson.ReprString(key) + ", ")
-	tauv1.WriteHashable(&b, v)
-	b.WriteByte(')')
-	return b.String()
 }
 
 // writeTableHash writes str(to_hashable(table)) for a copy-on-write table,
@@ -369,7 +375,7 @@ func writeTableHash[V any](b *bytes.Buffer, t *table.Table[V], base map[string]s
 			b.WriteString("<" + err.Error() + ">")
 			continue
 		}
-		b.WriteString(pairHash(k, tree))
+		b.WriteString(tauv1.PairHashable(k, tree))
 	}
 	if len(keys) == 1 {
 		b.WriteByte(',')
@@ -377,10 +383,42 @@ func writeTableHash[V any](b *bytes.Buffer, t *table.Table[V], base map[string]s
 	b.WriteByte(')')
 }
 
+// nonFinite maps the stand-in strings decodedTree's scan puts for
+// non-finite floats to the floats.
+func nonFinite(s string) (float64, bool) {
+	switch s {
+	case "\x00float:nan":
+		return math.NaN(), true
+	case "\x00float:inf":
+		return math.Inf(1), true
+	case "\x00float:-inf":
+		return math.Inf(-1), true
+	}
+	return 0, false
+}
+
+// restoreFloats replaces decodedTree's stand-in strings by the floats.
+func restoreFloats(v any) any {
+	switch x := v.(type) {
+	case string:
+		if f, ok := nonFinite(x); ok {
+			return f
+		}
+	case []any:
+		for i := range x {
+			x[i] = restoreFloats(x[i])
+		}
+	case *pyjson.Dict:
+		for i := range x.Values {
+			x.Values[i] = restoreFloats(x.Values[i])
+		}
+	}
+	return v
+}
+
 // decodedTree encodes v as json.dumps would and decodes it again into
 // plain values. json.dumps writes NaN and ±Infinity (a supplier price can be
-// float("inf")), which JSON decoders refuse: they are decoded through
-// stand-in strings and come back as float64 values.
+// float("inf")), which JSON decoders refuse; they come back as float64s.
 func decodedTree(v any) (any, error) {
 	raw, err := pyjson.Marshal(v)
 	if err != nil {
@@ -422,30 +460,5 @@ func decodedTree(v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return nonFinite(tree), nil
-}
-
-// nonFinite replaces decodedTree's stand-in strings by the floats they
-// stand for.
-func nonFinite(v any) any {
-	switch x := v.(type) {
-	case string:
-		switch x {
-		case "\x00float:nan":
-			return math.NaN()
-		case "\x00float:inf":
-			return math.Inf(1)
-		case "\x00float:-inf":
-			return math.Inf(-1)
-		}
-	case []any:
-		for i := range x {
-			x[i] = nonFinite(x[i])
-		}
-	case *pyjson.Dict:
-		for i := range x.Values {
-			x.Values[i] = nonFinite(x.Values[i])
-		}
-	}
-	return v
+	return restoreFloats(tree), nil
 }

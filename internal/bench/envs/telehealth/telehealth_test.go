@@ -249,9 +249,28 @@ func propOrder(t *testing.T, params json.RawMessage) []string {
 	return props.(*pyjson.Dict).Keys
 }
 
-// TestSchemaErrors: a missing tool module is a load error naming the
-// tool (tauv1's tests cover misshapen ones).
+// TestSchemaErrors: a tool module whose get_info is missing or misshapen is
+// a load error naming the file and the symbol.
 func TestSchemaErrors(t *testing.T) {
+	tests := []struct{ name, src, want string }{
+		{"no get_info", "class A:\n    def invoke():\n        return 1\n", "no such function"},
+		{"not a dict", "def get_info():\n    return make()\n", "want a dict"},
+		{"not a literal", "def get_info():\n    return x\n", "not a literal"},
+		{"wrong name", `def get_info():
+    return {"type": "function", "function": {"name": "other", "description": "d", "parameters": {}}}
+`, `function name "other"`},
+		{"missing description", `def get_info():
+    return {"type": "function", "function": {"name": "think", "parameters": {}}}
+`, "keys name, description, parameters"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parseSchema([]byte(tc.src), "think")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v; want one containing %q", err, tc.want)
+			}
+		})
+	}
 	dir := t.TempDir()
 	if _, err := LoadSchemas(dir); err == nil || !strings.Contains(err.Error(), "find_patient_by_email") {
 		t.Errorf("LoadSchemas of an empty folder: %v; want an error naming the first tool", err)

@@ -42,8 +42,8 @@ func newTools() []toolDef {
 		{"ScheduleAppointment", tool.New("schedule_appointment", tool.Write, "", scheduleAppointment)},
 		{"CancelAppointment", tool.New("cancel_appointment", tool.Write, "", cancelAppointment)},
 		{"RescheduleAppointment", tool.New("reschedule_appointment", tool.Write, "", rescheduleAppointment)},
-		{"Calculate", tool.New("calculate", tool.Generic, "", tauv1.Calculate[*Env])},
-		{"Think", tool.New("think", tool.Think, "", tauv1.Think[*Env])},
+		{"Calculate", tool.New("calculate", tool.Generic, "", calculateTool)},
+		{"Think", tool.New("think", tool.Think, "", think)},
 		{"TransferToHumanSupport", tool.New("transfer_to_human_support", tool.Generic, "", transferToHumanSupport)},
 		{"UpdatePrescriptionSupplier", tool.New("update_prescription_supplier", tool.Write, "", updatePrescriptionSupplier)},
 		{"ListTelemetryDevices", tool.New("list_telemetry_devices", tool.Read, "", listTelemetryDevices)},
@@ -1001,6 +1001,12 @@ func rescheduleAppointment(_ context.Context, e *Env, a rescheduleArgs) (any, er
 }
 
 // ---- 17-19: utilities ----
+
+func calculateTool(_ context.Context, _ *Env, a calculateArgs) (any, error) {
+	return tauv1.Calculate(a.Expression.V)
+}
+
+func think(context.Context, *Env, thinkArgs) (any, error) { return "", nil }
 
 func transferToHumanSupport(_ context.Context, _ *Env, a transferArgs) (any, error) {
 	return "Transferring you to a human support representative.\n\nReason for transfer: " + pyjson.Str(a.Reason.V) +
