@@ -52,6 +52,11 @@ type tau2UserInfo struct {
 	LLM                        string         `json:"llm"`
 	LLMArgs                    map[string]any `json:"llm_args"`
 	GlobalSimulationGuidelines *string        `json:"global_simulation_guidelines"`
+	// Traits and TraitMode are ledgerbench's keys for a τ-Trait user (absent
+	// from upstream's files): its traits as the run was given them (NoTraits
+	// for none) and how they were applied.
+	Traits    string `json:"traits,omitempty"`
+	TraitMode string `json:"trait_mode,omitempty"`
 }
 
 type tau2AgentInfo struct {
@@ -147,6 +152,7 @@ func Tau2Export(m *Manifest, recs []Record, env Tau2Env) ([]byte, error) {
 		Tasks:       env.Tasks,
 		Simulations: make([]tau2SimOut, 0, len(recs)),
 	}
+	out.Info.UserInfo.Traits, out.Info.UserInfo.TraitMode = exportTraits(m, recs)
 	if m.Solo {
 		// Upstream's names, so that its evaluate-trajs rescoring (and ours)
 		// detects the solo mode.
@@ -273,6 +279,8 @@ type tau2InfoIn struct {
 	UserInfo  struct {
 		Implementation string `json:"implementation"`
 		LLM            string `json:"llm"`
+		Traits         string `json:"traits"`
+		TraitMode      string `json:"trait_mode"`
 	} `json:"user_info"`
 	AgentInfo struct {
 		Implementation string `json:"implementation"`
@@ -299,6 +307,8 @@ type Tau2Meta struct {
 	Policy       string
 	// Simulated marks a ledgerbench export of a sim-backbone run.
 	Simulated bool
+	// Traits and TraitMode are a τ-Trait user's (ledgerbench's exports).
+	Traits, TraitMode string
 }
 
 // Meta reads the run description from the file's info.
@@ -316,6 +326,7 @@ func (f *Tau2File) Meta() (Tau2Meta, error) {
 		m.Seed = *in.Seed
 	}
 	m.Simulated = in.Ledgerbench != nil && in.Ledgerbench.Simulated
+	m.Traits, m.TraitMode = in.UserInfo.Traits, in.UserInfo.TraitMode
 	return m, nil
 }
 
@@ -334,7 +345,7 @@ func FromTau2(f *Tau2File) ([]Record, error) {
 			Backbone: meta.Backbone, UserBackbone: meta.UserBackbone,
 			TerminationReason: evaluator.Termination(s.TerminationReason),
 			Messages:          s.Trajectory(), StartTime: s.StartTime, EndTime: s.EndTime, Duration: s.Duration,
-			Simulated: meta.Simulated,
+			Simulated: meta.Simulated, Traits: meta.Traits, TraitMode: meta.TraitMode,
 		}
 		if s.Seed != nil {
 			r.Seed = *s.Seed
@@ -386,3 +397,35 @@ func (f *Tau2File) Tau2Tasks(name string) ([]tasks.Task, error) {
 	b.WriteByte(']')
 	return tasks.Parse(name, []byte(b.String()))
 }
+
+// exportTraits are the traits an export records of a run's user: the
+// manifest's, NoTraits for a τ-Trait user without traits (its records'
+// user reports say which user ran), nothing for τ²-bench's user. The mode
+// is the one the records' reports name.
+func exportTraits(m *Manifest, recs []Record) (traits, mode string) {
+	traits, mode = m.Traits, m.TraitMode
+	for i := range recs {
+		var rep struct {
+			Implementation string `json:"implementation"`
+			TraitMode      string `json:"trait_mode"`
+		}
+		if len(recs[i].UserInfo) == 0 || json.Unmarshal(recs[i].UserInfo, &rep) != nil || rep.Implementation != TauTraitUser {
+			continue
+		}
+		if traits == "" {
+			traits = NoTraits
+		}
+		if rep.TraitMode != "" {
+			mode = rep.TraitMode
+		}
+		break
+	}
+	if traits == "" {
+		mode = ""
+	}
+	return traits, mode
+}
+
+// TauTraitUser is the implementation name a τ-Trait user simulator reports
+// in a record's user_info.
+const TauTraitUser = "tau_trait_user"

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
 	"github.com/ledgerbench/ledgerbench/internal/engine/orchestrator"
@@ -275,7 +276,7 @@ func NewTrait(gen Generator, steer Steerer, opts TraitOptions) (*Trait, error) {
 	sys := TraitSystemPrompt(opts.Prompts, opts.Instruction, mode == TraitSteer, section)
 	t := &Trait{gen: gen, steer: steer, traits: opts.Traits, mode: mode, seed: opts.Seed, temp: opts.Temperature,
 		greeting: opts.Prompts.Greeting,
-		rep:      Report{Implementation: "tau_trait_user", Traits: opts.Traits, TraitMode: mode}}
+		rep:      Report{Implementation: results.TauTraitUser, Traits: opts.Traits, TraitMode: mode}}
 	switch {
 	case mode == TraitPrompt:
 		t.rep.Note = "traits approximated by prompting an ordinary chat model (not τ-Trait's steering); " + NoteIgnored

@@ -83,6 +83,7 @@ func Load(path string, labels Labels) (*Source, error) {
 			SupersededRecords: run.SupersededRecords, Plan: metrics.Plan{Trials: run.Manifest.Trials, TaskIDs: run.Manifest.TaskIDs}}
 		relabel(src.Records, labels)
 		relabel(src.SupersededRecords, labels)
+		userTraits(src)
 		return src, nil
 	}
 	kind, err := sniff(path)
@@ -95,7 +96,9 @@ func Load(path string, labels Labels) (*Source, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Source{Path: path, Kind: V1, Records: recs}, nil
+		src := &Source{Path: path, Kind: V1, Records: recs}
+		userTraits(src)
+		return src, nil
 	default:
 		f, err := results.ReadTau2(path)
 		if err != nil {
@@ -117,6 +120,7 @@ func Load(path string, labels Labels) (*Source, error) {
 			src.Tasks = ts
 		}
 		relabel(src.Records, labels)
+		userTraits(src)
 		return src, nil
 	}
 }
@@ -164,6 +168,9 @@ func relabel(recs []results.Record, l Labels) {
 		}
 		if l.UserBackbone != "" {
 			r.UserBackbone = l.UserBackbone
+		}
+		if l.Traits != "" {
+			r.Traits = l.Traits
 		}
 	}
 }
@@ -227,7 +234,8 @@ func Summarize(sources []*Source, domains metrics.Catalog) []metrics.Summary {
 			keys[metrics.KeyOf(&s.Records[i])] = true
 		}
 		if s.Manifest != nil && len(s.Records) == 0 {
-			keys[metrics.Key{Domain: s.Manifest.Domain, Agent: s.Manifest.Agent, Backbone: s.Manifest.Backbone, UserBackbone: s.Manifest.UserBackbone}] = true
+			keys[metrics.Key{Domain: s.Manifest.Domain, Agent: s.Manifest.Agent, Backbone: s.Manifest.Backbone, UserBackbone: s.Manifest.UserBackbone,
+				Traits: canonicalTraits(s.Manifest.Traits), TraitMode: s.Manifest.TraitMode}] = true
 		}
 		for k := range keys {
 			p := plans[k]

@@ -46,7 +46,10 @@ func (o Options) withDefaults() Options {
 // Report is a report over run groups.
 type Report struct {
 	Groups []metrics.Summary
+	// Tables are the tables of the default output: every table, the trait
+	// table only when some group carries traits.
 	Tables []Table
+	traits Table
 	opts   Options
 }
 
@@ -63,7 +66,7 @@ const (
 )
 
 // TableIDs lists every table id.
-var TableIDs = []string{TableOverview, TableMain, TableComparison, TableWrite, TableActions, TableGate, TableErrors, TableCosts}
+var TableIDs = []string{TableOverview, TableMain, TableComparison, TableWrite, TableActions, TableGate, TableErrors, TableCosts, TableTraits}
 
 // Build orders groups (domains, backbones and agents in the paper's order)
 // and builds every table.
@@ -76,6 +79,10 @@ func Build(groups []metrics.Summary, opts Options) *Report {
 	})
 	r := &Report{Groups: gs, opts: opts}
 	r.Tables = []Table{r.overview(), r.mainTable(), r.comparison(), r.writeSubset(), r.actions(), r.gate(), r.errors(), r.costs()}
+	r.traits = r.traitsTable()
+	if len(r.traits.Rows) > 0 {
+		r.Tables = append(r.Tables, r.traits) // in the default output only when there are trait groups
+	}
 	return r
 }
 
@@ -85,6 +92,9 @@ func (r *Report) Table(id string) (Table, bool) {
 		if t.ID == id {
 			return t, true
 		}
+	}
+	if id == TableTraits {
+		return r.traits, true
 	}
 	return Table{}, false
 }
@@ -145,6 +155,12 @@ func groupName(g metrics.Summary) string {
 	s := g.Domain + "/" + g.Agent + "/" + g.Backbone
 	if g.UserBackbone != "" {
 		s += "/user=" + g.UserBackbone
+	}
+	if g.Traits != "" {
+		s += "/traits=" + g.Traits
+		if g.TraitMode != "" {
+			s += " (" + g.TraitMode + ")"
+		}
 	}
 	return s
 }
@@ -255,9 +271,20 @@ func (r *Report) overview() Table {
 		t.Header = append(t.Header, "pass^"+strconv.Itoa(k))
 	}
 	t.Header = append(t.Header, "Avg reward")
+	traits := slices.ContainsFunc(r.Groups, func(g metrics.Summary) bool { return g.Traits != "" })
+	if traits {
+		t.Header = slices.Insert(t.Header, 4, "Traits")
+	}
 	for _, g := range r.Groups {
 		row := []string{g.Domain, g.Agent, g.Backbone, g.UserBackbone, strconv.Itoa(g.Tasks), strconv.Itoa(g.Scored),
 			strconv.Itoa(g.Infrastructure), strconv.Itoa(g.K)}
+		if traits {
+			tr := g.Traits
+			if g.TraitMode != "" {
+				tr += " (" + g.TraitMode + ")"
+			}
+			row = slices.Insert(row, 4, cmp.Or(tr, Missing))
+		}
 		for k := 1; k <= maxK; k++ {
 			row = append(row, passCell(g.PassK, k))
 		}

@@ -17,11 +17,16 @@ type Key struct {
 	Agent        string `json:"agent"`
 	Backbone     string `json:"backbone"`
 	UserBackbone string `json:"user_backbone"`
+	// Traits and TraitMode are the τ-Trait user's traits and how they were
+	// applied (results.Record): runs under different traits are separate
+	// groups.
+	Traits    string `json:"traits,omitempty"`
+	TraitMode string `json:"trait_mode,omitempty"`
 }
 
 // KeyOf returns a record's group key.
 func KeyOf(r *results.Record) Key {
-	return Key{Domain: r.Domain, Agent: r.Agent, Backbone: r.Backbone, UserBackbone: r.UserBackbone}
+	return Key{Domain: r.Domain, Agent: r.Agent, Backbone: r.Backbone, UserBackbone: r.UserBackbone, Traits: r.Traits, TraitMode: r.TraitMode}
 }
 
 // TaskTrials is a task with its number of scored trials.
