@@ -275,7 +275,9 @@ func TestGateAuditMutations(t *testing.T) {
 						t.Errorf("task %s: %s: no device on another active service", task.ID, m.Args)
 					}
 				case MutRepeatWrite:
-					if !slices.ContainsFunc(l.Writes(), func(w ledger.WriteRecord) bool { return w.Tool == m.Tool && string(w.Args) == string(m.Args) && w.Succeeded }) {
+					if !slices.ContainsFunc(l.Writes(), func(w ledger.WriteRecord) bool {
+						return w.Tool == m.Tool && string(w.Args) == string(m.Args) && w.Succeeded
+					}) {
 						t.Errorf("task %s: %s %s repeats no earlier write", task.ID, m.Tool, m.Args)
 					}
 				}
