@@ -420,7 +420,7 @@ func exportTraits(m *Manifest, recs []Record) (traits, mode string) {
 		}
 		break
 	}
-	if traits == "" {
+	if traits == "" || traits == NoTraits {
 		mode = ""
 	}
 	return traits, mode

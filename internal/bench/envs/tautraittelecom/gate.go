@@ -17,6 +17,7 @@ package tautraittelecom
 //	switch_removes_old   manage_service add                     Services               REVISE
 //	service_on_record    manage_service remove                  Services               REVISE
 //	ticket_known         modify_support_ticket                  Domain Basic           REVISE
+//	ticket_levels        create, modify_support_ticket          Domain Basic           REVISE
 //	one_ticket_per_issue create_support_ticket                  Domain Basic           BLOCK (REVISE while in flight)
 //	not_repeated         the other five                         loop prevention        BLOCK (REVISE while in flight)
 //
@@ -42,6 +43,10 @@ package tautraittelecom
 //     issue": a second ticket of the same customer and category in one
 //     conversation is refused. A ticket is modified only once read (or
 //     created here) and only for the customer the conversation is about.
+//     "the status of the ticket (open or closed) and its priority level
+//     (low, medium, high). Low is non-urgent, medium is standard, high is
+//     important, and urgent is critical": a ticket's priority is one of
+//     those four, its status open or closed.
 //   - The preamble's confirmation rule (list the actions, get an explicit
 //     yes) is about the conversation, not about state: the ledger holds read
 //     returns only, so no predicate judges it.
@@ -85,6 +90,7 @@ type writeArgs struct {
 	DeviceIDs  []string
 	Category   string
 	Priority   string
+	Status     string
 	TicketID   string
 	DeviceName string
 	// call is the call's arguments, canonically (sorted keys): what the
@@ -122,7 +128,7 @@ func (d *Domain) decodeWrite(name string, raw json.RawMessage) (writeArgs, strin
 	case *manageBillingArgs:
 		a.CustomerID = x.CustomerID.Text()
 	case *modifyTicketArgs:
-		a.TicketID = x.TicketID.Text()
+		a.TicketID, a.Status, a.Priority = x.TicketID.Text(), x.Status.Text(), x.Priority.Text()
 	case *paymentArgs:
 		a.CustomerID = x.CustomerID.Text()
 	default:
@@ -175,6 +181,8 @@ func (d *Domain) GatePredicates() []ledger.Predicate {
 		predicate(toolManageService, "service_on_record", clauseServices, checkServiceOnRecord),
 		predicate(toolModifyTicket, "ticket_known", clauseBasic, checkTicketKnown),
 		predicate(toolCreateTicket, "one_ticket_per_issue", clauseBasic, checkOneTicket),
+		predicate(toolCreateTicket, "ticket_levels", clauseBasic, checkTicketLevels),
+		predicate(toolModifyTicket, "ticket_levels", clauseBasic, checkTicketLevels),
 	)
 	for _, w := range []string{toolManageService, toolAddDevice, toolManageBilling, toolModifyTicket, toolRecordPayment} {
 		out = append(out, predicate(w, "not_repeated", clauseLoop, checkNotRepeated))
@@ -301,6 +309,22 @@ func checkTicketKnown(c ledger.Call[*writeArgs]) ledger.Outcome {
 	}
 	if !known(c.Ledger, t.CustomerID) {
 		return ledger.NeedRevise(fmt.Sprintf("Per the telecom policy (Domain Basic, Authentication), ticket %s is customer %s's, whom this conversation has not located: modify only the tickets of the customer you are helping.", t.TicketID, t.CustomerID))
+	}
+	return ledger.OK
+}
+
+// Ticket priorities and statuses as Domain Basic names them.
+var (
+	ticketLevels   = []string{"low", "medium", "high", "urgent"}
+	ticketStatuses = []string{"open", "closed"}
+)
+
+func checkTicketLevels(c ledger.Call[*writeArgs]) ledger.Outcome {
+	if !slices.Contains(ticketLevels, c.Args.Priority) {
+		return ledger.NeedRevise(fmt.Sprintf("Per the telecom policy (Domain Basic), a ticket's priority is low (non-urgent), medium (standard), high (important) or urgent (critical, within 24 hours), not %q: determine the urgency and use one of them.", c.Args.Priority))
+	}
+	if c.Tool == toolModifyTicket && !slices.Contains(ticketStatuses, c.Args.Status) {
+		return ledger.NeedRevise(fmt.Sprintf("Per the telecom policy (Domain Basic), a ticket's status is open or closed, not %q.", c.Args.Status))
 	}
 	return ledger.OK
 }
