@@ -198,6 +198,10 @@ func (d *Domain) Rules() []string { return d.rules }
 // (envs.Terminator).
 func (d *Domain) Terminates(name string) bool { return slices.Contains(d.cfg.Terminate, name) }
 
+// OutputsInReplies marks the outputs check as v1's: only the agent's replies
+// (respond actions) count (envs.ReplyOutputs).
+func (d *Domain) OutputsInReplies() {}
+
 // NewEnv returns a fresh simulation state (an *Env).
 func (d *Domain) NewEnv() envs.Env { return d.Env() }
 
