@@ -34,6 +34,7 @@ const TerminateTool = "transfer_to_human_agents"
 // Domain is a loaded retail environment.
 type Domain struct {
 	*tauv1.Domain
+	pol *policy // the ledger policy, built on first use (policy.go)
 }
 
 func config(name string, src tauv1.Source) tauv1.Config {
@@ -73,5 +74,5 @@ func load(root, name string, src tauv1.Source) (*Domain, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Domain{Domain: d}, nil
+	return &Domain{Domain: d, pol: &policy{}}, nil
 }
