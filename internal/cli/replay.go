@@ -17,10 +17,10 @@ import (
 type replayOptions struct {
 	DataDir string
 	Domain  string
-	TaskID  string
-	// Split is the split the task id is in ("": the main list, then the
-	// other lists).
-	Split string
+	// Split is the task's split ("": the domain's default, then any list
+	// holding the id).
+	Split  string
+	TaskID string
 	// CallsFile is a JSON array of calls to replay instead of the gold
 	// actions.
 	CallsFile string
@@ -33,14 +33,14 @@ func newCmdReplay(s *Streams, g *globalOptions, runF func(context.Context, *Stre
 	}
 	opts := &replayOptions{}
 	cmd := &cobra.Command{
-		Use:   "replay --domain D --task ID [--split S] [--calls FILE] --dump-db",
+		Use:   "replay --domain D [--split S] --task ID [--calls FILE] --dump-db",
 		Short: "Replay a task's gold actions (or given calls) and print the final databases",
 		Long: `Build the task's environment exactly as the evaluator builds its gold environment
 (initial state, then each call without sync) and print {"db": …, "user_db": …}: the
 final databases as JSON with upstream field names, so another implementation can be
-compared with it. --split S takes the task id from split S (τ-Trait's splits
-number their tasks from 0 each). --calls FILE replays a JSON array of {"name", "arguments",
-"requestor"} instead of the gold actions.`,
+compared with it. --calls FILE replays a JSON array of {"name", "arguments",
+"requestor"} instead of the gold actions. --split picks the task list (task ids of
+τ-Trait's and τ-bench v1's domains are indices within a split: test, dev, train).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Domain == "" || opts.TaskID == "" {
@@ -56,8 +56,8 @@ number their tasks from 0 each). --calls FILE replays a JSON array of {"name", "
 		},
 	}
 	cmd.Flags().StringVar(&opts.Domain, "domain", "", "domain")
+	cmd.Flags().StringVar(&opts.Split, "split", "", "task split (default: the domain's default)")
 	cmd.Flags().StringVar(&opts.TaskID, "task", "", "task id")
-	cmd.Flags().StringVar(&opts.Split, "split", "", "split the task id is in (default: the domain's main list)")
 	cmd.Flags().StringVar(&opts.CallsFile, "calls", "", "JSON file of calls to replay instead of the gold actions")
 	cmd.Flags().BoolVar(&opts.DumpDB, "dump-db", false, "print the final databases as JSON")
 	return cmd
@@ -68,7 +68,7 @@ func runReplay(ctx context.Context, s *Streams, opts *replayOptions) error {
 	if err != nil {
 		return err
 	}
-	task, err := splitTask(dom.Tasks(), opts.Split, opts.TaskID)
+	task, err := findTask(dom.Tasks(), opts.Split, opts.TaskID)
 	if err != nil {
 		return err
 	}
@@ -113,17 +113,15 @@ func withCalls(task *tasks.Task, file string) (*tasks.Task, error) {
 	return &t, nil
 }
 
-// findTask looks a task up by id in every task list of a set.
-func findTask(set *tasks.Set, id string) (*tasks.Task, error) { return set.Find(id) }
-
-// splitTask looks a task up by id in one split (any list when split is "").
-func splitTask(set *tasks.Set, split, id string) (*tasks.Task, error) {
+// findTask looks a task up by id in a split, or without one in every task
+// list of a set (the default split first).
+func findTask(set *tasks.Set, split, id string) (*tasks.Task, error) {
 	if split == "" {
-		return findTask(set, id)
+		return set.Find(id)
 	}
-	ts, err := set.Select(tasks.Selection{Split: split, TaskIDs: []string{id}})
+	sel, err := set.Select(tasks.Selection{Split: split, TaskIDs: []string{id}})
 	if err != nil {
 		return nil, err
 	}
-	return &ts[0], nil
+	return &sel[0], nil
 }

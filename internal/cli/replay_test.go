@@ -72,7 +72,7 @@ func TestReplayGoldEqualsCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	task, err := findTask(dom.Tasks(), "0")
+	task, err := findTask(dom.Tasks(), "", "0")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,9 +56,10 @@ Infrastructure errors are excluded from pass^k and counted; a task with fewer
 trials than the others is named and its pass^k values starred. Domains found
 in the data directory give gold actions and tool kinds for every task; without
 them only what the records carry is used. Labels of v1 lists come from the file
-name unless --domain/--agent/--backbone/--user-backbone say. Traits come from a run's
-user reports and manifest, a τ²-bench file's user_info, or a τ-Trait recording's name
-(confusion_airline.json, telecom_none.json), unless --traits says.`,
+name unless --domain/--agent/--backbone/--user-backbone say; their domain is the one
+their recorded tasks point to (as rescore detects it), with rescore's notes. Traits come
+from a run's user reports and manifest, a τ²-bench file's user_info, or a τ-Trait
+recording's name (confusion_airline.json, telecom_none.json), unless --traits says.`,
 		Example: `  ledgerbench report runs/airline-baseline runs/airline-ledger
   ledgerbench report --format markdown --figures figs runs/*
   ledgerbench report --format json gpt-4o-airline.json`,
@@ -128,11 +129,6 @@ func runReport(_ context.Context, s *Streams, opts *reportOptions) error {
 		var doms []envs.Domain
 		cat, doms = report.LoadDomains(opts.DataDir, sources, noteTo(s.ErrOut))
 		report.AddShadowVerdicts(sources, doms)
-		for _, src := range sources {
-			if src.Kind == report.V1 {
-				fmt.Fprintf(s.ErrOut, "note: %s is a τ-bench v1 list: no gate adherence (its tool outputs follow τ-bench v1's schema, not the ported domain's)\n", src.Path)
-			}
-		}
 	}
 	groups := report.Summarize(sources, cat)
 	if err := checkK(opts.K, groups); err != nil {

@@ -19,6 +19,8 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/tauv1"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/telecom"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/telehealth"
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs/v1airline"
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs/v1retail"
 	"github.com/ledgerbench/ledgerbench/internal/source/data"
 	"github.com/ledgerbench/ledgerbench/internal/source/known"
 )
@@ -44,8 +46,16 @@ var list = []entry{
 		solo: func(r string) (envs.Domain, error) { return telecom.LoadSolo(r, telecom.Workflow) }},
 	{name: "telehealth", load: func(r string) (envs.Domain, error) { return telehealth.Load(r) },
 		derive: telehealthTasksJSON},
+	{name: v1airline.TauTraitName, load: func(r string) (envs.Domain, error) { return v1airline.LoadTauTrait(r) },
+		derive: v1TasksJSON(v1airline.TauTraitName)},
+	{name: v1retail.TauTraitName, load: func(r string) (envs.Domain, error) { return v1retail.LoadTauTrait(r) },
+		derive: v1TasksJSON(v1retail.TauTraitName)},
 	{name: tautraittelecom.Name, load: func(r string) (envs.Domain, error) { return tautraittelecom.Load(r) },
-		derive: tauv1TasksJSON(tautraittelecom.Config(nil))},
+		derive: v1TasksJSON(tautraittelecom.Name)},
+	{name: v1airline.TauBenchName, load: func(r string) (envs.Domain, error) { return v1airline.LoadTauBench(r) },
+		derive: v1TasksJSON(v1airline.TauBenchName)},
+	{name: v1retail.TauBenchName, load: func(r string) (envs.Domain, error) { return v1retail.LoadTauBench(r) },
+		derive: v1TasksJSON(v1retail.TauBenchName)},
 }
 
 // Names lists the domain names in order.
@@ -156,12 +166,16 @@ func telehealthTasksJSON(root string) ([]File, error) {
 	return out, nil
 }
 
-// tauv1TasksJSON converts a τ-bench v1 style domain's task lists (the
-// files of its splits) from Python literals to JSON, tasks_<split>.json
-// beside each tasks_<split>.py, for inspection and for other tools;
-// ledgerbench itself parses the .py files when it loads the domain.
-func tauv1TasksJSON(cfg tauv1.Config) func(root string) ([]File, error) {
+// v1TasksJSON converts a τ-bench v1 domain's task splits (the files its
+// env.py imports) from Python literals to JSON, tasks_<split>.json beside
+// each tasks_<split>.py, for inspection and for other tools; ledgerbench
+// itself parses the .py files when it loads the domain.
+func v1TasksJSON(name string) func(root string) ([]File, error) {
 	return func(root string) ([]File, error) {
+		cfg, ok := v1Configs()[name]
+		if !ok {
+			return nil, fmt.Errorf("no τ-bench v1 configuration for %s", name)
+		}
 		dir := cfg.Source.Dir(root, cfg.Env)
 		var out []File
 		for _, sp := range cfg.Splits {
@@ -177,5 +191,16 @@ func tauv1TasksJSON(cfg tauv1.Config) func(root string) ([]File, error) {
 			out = append(out, File{Path: filepath.Join(dir, strings.TrimSuffix(sp.File, ".py")+".json"), Data: j})
 		}
 		return out, nil
+	}
+}
+
+// v1Configs are the τ-bench v1 domains' configurations by name.
+func v1Configs() map[string]tauv1.Config {
+	return map[string]tauv1.Config{
+		v1airline.TauTraitName: v1airline.Config(v1airline.TauTraitName),
+		v1airline.TauBenchName: v1airline.Config(v1airline.TauBenchName),
+		v1retail.TauTraitName:  v1retail.Config(v1retail.TauTraitName),
+		v1retail.TauBenchName:  v1retail.Config(v1retail.TauBenchName),
+		tautraittelecom.Name:   tautraittelecom.Config(nil), // the splits only: no tools are run
 	}
 }

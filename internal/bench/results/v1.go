@@ -145,13 +145,14 @@ func V1LabelsFromName(path string) V1Labels {
 		}
 	}
 	if m := tauTraitRecording.FindStringSubmatch(name); m != nil {
-		// τ-Trait's published runs: <trait>_<env>.json, <env>_none.json.
+		// τ-Trait's published runs: <trait>_<env>.json, <env>_none.json
+		// (the domain is left to the policy heading and the recorded tasks).
 		env, trait := m[2], m[1]
 		if m[1] == "" {
 			env, trait = m[3], NoTraits
 		}
-		if d, ok := tauTraitDomain(env); ok {
-			return V1Labels{Domain: d, Traits: trait}
+		if len(known.WithEnv(env)) > 0 {
+			return V1Labels{Traits: trait}
 		}
 	}
 	return V1Labels{}
@@ -165,16 +166,6 @@ const NoTraits = "none"
 // example files are named) and the environment, or the environment and
 // "none".
 var tauTraitRecording = regexp.MustCompile(`^(?:(` + strings.Join(known.TraitNames(), "|") + `)_([a-z]+)|([a-z]+)_none)$`)
-
-// tauTraitDomain is the τ-Trait domain whose upstream environment is env.
-func tauTraitDomain(env string) (string, bool) {
-	for _, d := range known.All() {
-		if d.Benchmark == known.TauTrait && d.Env == env {
-			return d.Name, true
-		}
-	}
-	return "", false
-}
 
 // ReadV1 reads a τ-bench v1 / τ-Trait results list as records. Labels left
 // empty come from the file name, then (the domain) from the policy heading of
@@ -233,13 +224,6 @@ func v1DomainOf(list []V1Result) string {
 			}
 			head, _, _ := strings.Cut(strings.TrimSpace(*m.Content), "\n")
 			head = strings.ToLower(head)
-			// τ-Trait's own domains first: a v1 list of "telecom" is
-			// τ-Trait's telecom, never τ²-bench's.
-			for _, d := range known.All() {
-				if d.Benchmark == known.TauTrait && d.Env != "" && strings.Contains(head, d.Env) {
-					return d.Name
-				}
-			}
 			for _, d := range known.Bases() { // the domains a v1 file can be about
 				if strings.Contains(head, d) {
 					return d
@@ -458,4 +442,67 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// V1Task is what a v1 results entry recorded of its task and its gold
+// replay: info.task (the Task model dumped) and the gt_data_hash of
+// info.reward_info (present when the task has no outputs).
+type V1Task struct {
+	// Present reports whether the entry recorded its task.
+	Present     bool
+	UserID      string
+	Instruction string
+	Actions     []V1Action
+	Outputs     []string
+	GTDataHash  string
+}
+
+// V1Action is one recorded gold action.
+type V1Action struct {
+	Name   string          `json:"name"`
+	Kwargs json.RawMessage `json:"kwargs"`
+}
+
+// Task reads what the entry recorded of its task.
+func (res V1Result) Task() (V1Task, error) {
+	var info struct {
+		Task *struct {
+			UserID      string     `json:"user_id"`
+			Instruction string     `json:"instruction"`
+			Actions     []V1Action `json:"actions"`
+			Outputs     []string   `json:"outputs"`
+		} `json:"task"`
+		RewardInfo *struct {
+			Info struct {
+				GTDataHash string `json:"gt_data_hash"`
+			} `json:"info"`
+		} `json:"reward_info"`
+	}
+	if len(res.Info) == 0 || string(res.Info) == "null" {
+		return V1Task{}, nil
+	}
+	if err := json.Unmarshal(res.Info, &info); err != nil {
+		return V1Task{}, fmt.Errorf("info: %w", err)
+	}
+	var t V1Task
+	if info.Task != nil {
+		t = V1Task{Present: true, UserID: info.Task.UserID, Instruction: info.Task.Instruction, Actions: info.Task.Actions, Outputs: info.Task.Outputs}
+	}
+	if info.RewardInfo != nil {
+		t.GTDataHash = info.RewardInfo.Info.GTDataHash
+	}
+	return t, nil
+}
+
+// ReadV1List reads a v1 results list as it is.
+func ReadV1List(path string) ([]V1Result, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read results: %w", err)
+	}
+	var list []V1Result
+	if err := json.Unmarshal(data, &list); err != nil {
+		return nil, fmt.Errorf("%s: not a τ-bench v1 results list: %w", path, err)
+	}
+	return list, nil
 }

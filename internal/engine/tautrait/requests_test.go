@@ -41,9 +41,21 @@ type captured struct {
 // proposes two tool calls, then answers, and the user stops.
 func runFake(t *testing.T, dom envs.Domain, root string, task *tasks.Task, agent string) captured {
 	t.Helper()
+	return runFakeCalls(t, dom, root, task, agent, fakeCalls("find_patient_by_email"))
+}
+
+// fakeCalls are the two tool calls the fake agent proposes: name with
+// callArgs, then a think.
+func fakeCalls(name string) []openaitest.ToolCall {
+	return []openaitest.ToolCall{{ID: "call_a", Name: name, Arguments: callArgs},
+		{ID: "call_b", Name: "think", Arguments: `{"thought": "x"}`}}
+}
+
+// runFakeCalls is runFake with the agent's first reply proposing calls.
+func runFakeCalls(t *testing.T, dom envs.Domain, root string, task *tasks.Task, agent string, calls []openaitest.ToolCall) captured {
+	t.Helper()
 	agentTurns := []openaitest.Reply{
-		openaitest.Calls(openaitest.ToolCall{ID: "call_a", Name: "find_patient_by_email", Arguments: callArgs},
-			openaitest.ToolCall{ID: "call_b", Name: "think", Arguments: `{"thought": "x"}`}),
+		openaitest.Calls(calls...),
 		openaitest.Text(agentAnswer),
 	}
 	userTurns := []openaitest.Reply{openaitest.Text(userOpening), openaitest.Text("Thanks. ###STOP###")}

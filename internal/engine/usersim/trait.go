@@ -225,7 +225,9 @@ type TraitOptions struct {
 	Temperature *float64
 }
 
-// Trait is one conversation's τ-Trait user simulator. Its message flow is
+// Trait is one conversation's τ-Trait user simulator (or, with τ-bench v1's
+// prompts, v1's LLMUserSimulationEnv, which it derives from: the same
+// message flow and request, its own system prompt, no traits). Its message flow is
 // upstream's: system prompt, the agent's greeting (upstream's text) as a
 // user message, then the simulated user's replies as assistant messages and
 // the agent's replies (respond contents, verbatim) as user messages. It has
@@ -274,9 +276,16 @@ func NewTrait(gen Generator, steer Steerer, opts TraitOptions) (*Trait, error) {
 		section = opts.Traits
 	}
 	sys := TraitSystemPrompt(opts.Prompts, opts.Instruction, mode == TraitSteer, section)
+	impl := results.TauTraitUser
+	if opts.Prompts.V1 {
+		if steer != nil || len(opts.Traits) > 0 {
+			return nil, errors.New("τ-bench v1 user: no traits and no steering endpoint (τ-Trait's user has them)")
+		}
+		impl = "tau_bench_user"
+	}
 	t := &Trait{gen: gen, steer: steer, traits: opts.Traits, mode: mode, seed: opts.Seed, temp: opts.Temperature,
 		greeting: opts.Prompts.Greeting,
-		rep:      Report{Implementation: results.TauTraitUser, Traits: opts.Traits, TraitMode: mode}}
+		rep:      Report{Implementation: impl, Traits: opts.Traits, TraitMode: mode}}
 	switch {
 	case mode == TraitPrompt:
 		t.rep.Note = "traits approximated by prompting an ordinary chat model (not τ-Trait's steering); " + NoteIgnored

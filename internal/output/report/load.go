@@ -53,6 +53,9 @@ type Source struct {
 	// Plan is what the run meant to cover (trials per task, task ids), when
 	// the input says.
 	Plan metrics.Plan
+	// Labelled reports a domain label given for the input (Labels.Domain):
+	// a v1 list then keeps it rather than the detected domain.
+	Labelled bool
 }
 
 // Labels override the labels of every record of an input (empty fields
@@ -96,7 +99,7 @@ func Load(path string, labels Labels) (*Source, error) {
 		if err != nil {
 			return nil, err
 		}
-		src := &Source{Path: path, Kind: V1, Records: recs}
+		src := &Source{Path: path, Kind: V1, Records: recs, Labelled: labels.Domain != ""}
 		userTraits(src)
 		return src, nil
 	default:

@@ -193,14 +193,12 @@ func Mul(a, b any) (any, error) {
 		return Float(x.float() * y.float()), nil
 	case isSeq(a):
 		if oky && y.isInt() {
-			r, _ := repeat(a, y.i)
-			return r, nil
+			return repeat(a, y.i)
 		}
 		return nil, TypeError("can't multiply sequence by non-int of type '%s'", pyjson.TypeName(b))
 	case isSeq(b):
 		if okx && x.isInt() {
-			r, _ := repeat(b, x.i)
-			return r, nil
+			return repeat(b, x.i)
 		}
 		return nil, TypeError("can't multiply sequence by non-int of type '%s'", pyjson.TypeName(a))
 	}
@@ -215,27 +213,37 @@ func isSeq(v any) bool {
 	return false
 }
 
+// errIndexSize is CPython's error for an int beyond a Py_ssize_t used as a
+// count or an index.
+const errIndexSize = "cannot fit 'int' into an index-sized integer"
+
+// maxRepeat bounds a repetition: beyond it CPython would exhaust memory
+// (MemoryError) long before a tool returns.
+const maxRepeat = 1 << 20
+
 // repeat is seq * n for a str or list.
-func repeat(seq any, n *big.Int) (any, bool) {
+func repeat(seq any, n *big.Int) (any, error) {
+	if !n.IsInt64() {
+		return nil, &Error{Type: "OverflowError", Msg: errIndexSize}
+	}
 	k := 0
 	if n.Sign() > 0 {
-		if !n.IsInt64() || n.Int64() > 1<<24 {
-			k = 1 << 24 // far beyond anything a tool builds; CPython would run out of memory
-		} else {
-			k = int(n.Int64())
-		}
+		k = int(min(n.Int64(), maxRepeat))
+	}
+	if l, ok := pyjson.Len(seq); ok == nil && l > 0 && n.Int64() > maxRepeat {
+		return nil, &Error{Type: "MemoryError", Msg: ""}
 	}
 	switch x := seq.(type) {
 	case string:
-		return strings.Repeat(x, k), true
+		return strings.Repeat(x, k), nil
 	case []any:
 		out := make([]any, 0, len(x)*k)
 		for range k {
 			out = append(out, x...)
 		}
-		return out, true
+		return out, nil
 	}
-	return nil, false
+	return nil, TypeError("can't multiply sequence by non-int of type 'int'")
 }
 
 // Neg is -a.
@@ -472,9 +480,12 @@ func GetItem(container, key any) (any, error) {
 		}
 		return nil, KeyError(key)
 	case []any:
-		i, ok := index(key)
-		if !ok {
+		i, ok, err := index(key)
+		switch {
+		case !ok:
 			return nil, TypeError("list indices must be integers or slices, not %s", pyjson.TypeName(key))
+		case err != nil:
+			return nil, err
 		}
 		if i < 0 {
 			i += int64(len(c))
@@ -484,9 +495,12 @@ func GetItem(container, key any) (any, error) {
 		}
 		return c[i], nil
 	case string:
-		i, ok := index(key)
-		if !ok {
+		i, ok, err := index(key)
+		switch {
+		case !ok:
 			return nil, TypeError("string indices must be integers, not '%s'", pyjson.TypeName(key))
+		case err != nil:
+			return nil, err
 		}
 		n := int64(utf8.RuneCountInString(c))
 		if i < 0 {
@@ -503,24 +517,22 @@ func GetItem(container, key any) (any, error) {
 // Get is GetItem on a dict with a str key, for code that knows its key.
 func Get(container any, key string) (any, error) { return GetItem(container, key) }
 
-// index reads an int (or bool) index; huge ints saturate (out of range).
-func index(key any) (int64, bool) {
+// index reads an int (or bool) index; ok false for another type, an
+// IndexError for an int beyond a Py_ssize_t.
+func index(key any) (i int64, ok bool, err error) {
 	switch key.(type) {
 	case bool, json.Number, int, int64:
 	default:
-		return 0, false
+		return 0, false, nil
 	}
-	n, ok := num(key)
-	if !ok || !n.isInt() {
-		return 0, false
+	n, isNum := num(key)
+	if !isNum || !n.isInt() {
+		return 0, false, nil
 	}
 	if !n.i.IsInt64() {
-		if n.i.Sign() < 0 {
-			return math.MinInt64 / 2, true
-		}
-		return math.MaxInt64 / 2, true
+		return 0, true, IndexError(errIndexSize)
 	}
-	return n.i.Int64(), true
+	return n.i.Int64(), true, nil
 }
 
 // SetItem is container[key] = v for a dict (a str key: the dicts these
@@ -538,9 +550,12 @@ func SetItem(container, key, v any) error {
 		c.Set(k, v)
 		return nil
 	case []any:
-		i, ok := index(key)
-		if !ok {
+		i, ok, err := index(key)
+		switch {
+		case !ok:
 			return TypeError("list indices must be integers or slices, not %s", pyjson.TypeName(key))
+		case err != nil:
+			return err
 		}
 		if i < 0 {
 			i += int64(len(c))

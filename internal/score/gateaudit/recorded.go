@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
@@ -14,23 +15,37 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/core/parallel"
 	"github.com/ledgerbench/ledgerbench/internal/engine/ledgeragent"
 	"github.com/ledgerbench/ledgerbench/internal/score/rescore"
-	"github.com/ledgerbench/ledgerbench/internal/source/known"
 )
 
-// RecordedFile audits one recorded results file in shadow mode
-// (ledgeragent.AuditRecorded): a τ²-bench results file, or a τ-bench v1 /
-// τ-Trait results list of a τ-Trait domain. The domain the file names is
-// loaded by load, in its solo mode for a solo run (upstream's solo agent
-// with its dummy user: no user, the agent holds the phone's tools), and each
-// simulation is rescored against the pinned tasks (by the task its recorded
-// evaluation used) so its stops can be split by the rescored outcome too. A
-// simulation whose task is not pinned is not rescored.
+// RecordedFile audits one τ²-bench results file in shadow mode
+// (ledgeragent.AuditRecorded): the domain the file names is loaded by load, in its solo
+// mode for a solo run (upstream's solo agent with its dummy user: no user,
+// the agent holds the phone's tools), and each simulation is rescored
+// against the pinned tasks (by the task its recorded evaluation used) so
+// its stops can be split by the rescored outcome too. A simulation whose
+// task is not pinned is not rescored.
 func RecordedFile(ctx context.Context, file string, load func(domain string, solo bool) (envs.Domain, error)) ([]ledgeragent.RecordedReport, []ledgeragent.RecordedVerdict, error) {
-	recs, domain, solo, err := recordedRuns(file)
+	if raw, err := os.ReadFile(file); err == nil {
+		if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '[' {
+			return recordedV1(ctx, file, load)
+		}
+	}
+	f, err := results.ReadTau2(file)
 	if err != nil {
 		return nil, nil, err
 	}
-	dom, err := load(domain, solo)
+	meta, err := f.Meta()
+	if err == nil && meta.Domain == "" {
+		err = errors.New("no info.environment_info.domain_name")
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", file, err)
+	}
+	dom, err := load(meta.Domain, results.IsSolo(f.Info))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", file, err)
+	}
+	recs, err := results.FromTau2(f)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", file, err)
 	}
@@ -63,40 +78,46 @@ func RecordedFile(ctx context.Context, file string, load func(domain string, sol
 	return ledgeragent.AuditRecorded(dom, filepath.Base(file), runs)
 }
 
-// recordedRuns reads a recorded file's simulations: a τ-bench v1 / τ-Trait
-// list (a JSON array) of a τ-Trait domain, else a τ²-bench results file.
-func recordedRuns(file string) (recs []results.Record, domain string, solo bool, err error) {
-	raw, err := os.ReadFile(file)
+// recordedV1 audits a τ-bench v1 / τ-Trait results list: its domain and
+// split are the ones rescore detects (rescore.DetectV1), its entries are
+// rescored against that split's tasks (task ids index it).
+func recordedV1(ctx context.Context, file string, load func(domain string, solo bool) (envs.Domain, error)) ([]ledgeragent.RecordedReport, []ledgeragent.RecordedVerdict, error) {
+	recs, err := results.ReadV1(file, results.V1Labels{})
 	if err != nil {
-		return nil, "", false, fmt.Errorf("read results: %w", err)
+		return nil, nil, err
 	}
-	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '[' {
-		recs, err := results.ReadV1(file, results.V1Labels{})
+	if len(recs) == 0 {
+		return nil, nil, fmt.Errorf("%s: an empty results list", file)
+	}
+	list, err := results.ReadV1List(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	det, dom, err := rescore.DetectV1(ctx, file, recs[0].Domain, list, func(name string) (envs.Domain, error) { return load(name, false) })
+	if err != nil {
+		return nil, nil, err
+	}
+	split := dom.Tasks().Extra[det.Split]
+	runs, err := parallel.Map(ctx, len(recs), func(ctx context.Context, i int) (ledgeragent.RecordedRun, error) {
+		r := &recs[i]
+		run := ledgeragent.RecordedRun{Index: i, TaskID: r.TaskID, Trial: r.Trial, Messages: r.Messages}
+		if r.RewardInfo != nil {
+			run.Reward = r.RewardInfo.Reward
+		}
+		k, err := strconv.Atoi(r.TaskID)
+		if err != nil || k < 0 || k >= len(split) {
+			return run, nil // not in the split: not rescored
+		}
+		ours, err := evaluator.Evaluate(ctx, dom, &split[k], r.Messages, r.TerminationReason, evaluator.Options{Lenient: true})
 		if err != nil {
-			return nil, "", false, err
+			return run, fmt.Errorf("%s: rescore task %s trial %d: %w", file, r.TaskID, r.Trial, err)
 		}
-		if len(recs) == 0 {
-			return nil, "", false, fmt.Errorf("%s: no simulations", file)
-		}
-		if d := recs[0].Domain; known.BenchmarkOf(d) != known.TauTrait {
-			return nil, "", false, fmt.Errorf("%s: a τ-bench v1 results list of %q: only τ-Trait's domains are audited from v1 lists", file, d)
-		}
-		return recs, recs[0].Domain, false, nil
-	}
-	f, err := results.ReadTau2(file)
+		reward, _ := rescore.Reward(r.RewardInfo, &ours)
+		run.Rescored = &reward
+		return run, nil
+	})
 	if err != nil {
-		return nil, "", false, err
+		return nil, nil, err
 	}
-	meta, err := f.Meta()
-	if err == nil && meta.Domain == "" {
-		err = errors.New("no info.environment_info.domain_name")
-	}
-	if err != nil {
-		return nil, "", false, fmt.Errorf("%s: %w", file, err)
-	}
-	recs, err = results.FromTau2(f)
-	if err != nil {
-		return nil, "", false, fmt.Errorf("%s: %w", file, err)
-	}
-	return recs, meta.Domain, results.IsSolo(f.Info), nil
+	return ledgeragent.AuditRecorded(dom, filepath.Base(file), runs)
 }

@@ -13,8 +13,9 @@
 //
 // Upstream invokes a tool as Tool.invoke(data, **kwargs) and turns any
 // exception into the observation "Error: <text>"; Env.Call returns those
-// texts as errors (envs.Respond adds the prefix). Errors the tools return
-// as strings ("Error: user not found") are ordinary results, as upstream.
+// texts as errors (envs.Respond adds the prefix), and so the failures the
+// tools return as text ("Error: user not found"): the observation is the
+// same, and the call counts as failed, as a recording's reader counts it.
 //
 // The reward is τ-bench v1's: the final data must equal what a replay of the
 // gold actions produces (terminate tools skipped), and each of the task's
@@ -26,11 +27,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
@@ -202,6 +205,10 @@ func (d *Domain) Rules() []string { return d.rules }
 // (envs.Terminator).
 func (d *Domain) Terminates(name string) bool { return slices.Contains(d.cfg.Terminate, name) }
 
+// OutputsInReplies marks the outputs check as v1's: only the agent's replies
+// (respond actions) count (envs.ReplyOutputs).
+func (d *Domain) OutputsInReplies() {}
+
 // NewEnv returns a fresh simulation state (an *Env).
 func (d *Domain) NewEnv() envs.Env { return d.Env() }
 
@@ -248,8 +255,20 @@ func (e *Env) Call(ctx context.Context, requestor message.Requestor, name string
 	if err := tool.CheckArgs(class, tool.Info{Name: "invoke", Params: info.Params}, args); err != nil {
 		return nil, err
 	}
-	return d.Toolset().Call(ctx, e, name, args)
+	res, err := d.Toolset().Call(ctx, e, name, args)
+	if s, ok := res.(string); ok && err == nil {
+		if text, failed := strings.CutPrefix(s, ErrorPrefix); failed {
+			// A failure the tool returns as text is an error here (the
+			// observation is the same: envs.Respond writes the prefix).
+			return nil, errors.New(text)
+		}
+	}
+	return res, err
 }
+
+// ErrorPrefix starts the observation of a failed call: the text tools
+// return on a failure and Env.step's form of an exception.
+const ErrorPrefix = "Error: "
 
 // RunFunction is Call: the environment has no functions besides its tools
 // and nothing to sync.

@@ -133,6 +133,10 @@ func (d *Domain) DB() *DB { return d.db }
 // (envs.Terminator): only transfer_to_human_support does.
 func (d *Domain) Terminates(name string) bool { return name == TerminateTool }
 
+// OutputsInReplies marks the outputs check as τ-bench v1's: only the
+// agent's replies count (envs.ReplyOutputs).
+func (d *Domain) OutputsInReplies() {}
+
 // NewEnv returns a fresh simulation state (an *Env).
 func (d *Domain) NewEnv() envs.Env { return d.Env() }
 

@@ -50,6 +50,15 @@ func config(name string, src tauv1.Source) tauv1.Config {
 	}
 }
 
+// Config is the environment's description for a domain name
+// (TauTraitName or TauBenchName; any other name gets τ-bench v1's).
+func Config(name string) tauv1.Config {
+	if name == TauTraitName {
+		return config(name, tauv1.TauTrait)
+	}
+	return config(name, tauv1.TauBench)
+}
+
 // LoadTauBench loads τ-bench v1's airline (taubench-airline).
 func LoadTauBench(root string) (*Domain, error) { return load(root, TauBenchName, tauv1.TauBench) }
 

@@ -34,6 +34,7 @@ const TerminateTool = "transfer_to_human_agents"
 // Domain is a loaded retail environment.
 type Domain struct {
 	*tauv1.Domain
+	pol *policy // the ledger policy, built on first use (policy.go)
 }
 
 func config(name string, src tauv1.Source) tauv1.Config {
@@ -53,6 +54,15 @@ func config(name string, src tauv1.Source) tauv1.Config {
 	}
 }
 
+// Config is the environment's description for a domain name
+// (TauTraitName or TauBenchName; any other name gets τ-bench v1's).
+func Config(name string) tauv1.Config {
+	if name == TauTraitName {
+		return config(name, tauv1.TauTrait)
+	}
+	return config(name, tauv1.TauBench)
+}
+
 // LoadTauBench loads τ-bench v1's retail (taubench-retail).
 func LoadTauBench(root string) (*Domain, error) { return load(root, TauBenchName, tauv1.TauBench) }
 
@@ -64,5 +74,5 @@ func load(root, name string, src tauv1.Source) (*Domain, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Domain{Domain: d}, nil
+	return &Domain{Domain: d, pol: &policy{}}, nil
 }

@@ -57,6 +57,8 @@ sys.modules["litellm"] = litellm
 
 def main():
     req = json.load(sys.stdin)
+    out_stream = sys.stdout
+    sys.stdout = sys.stderr  # τ-Trait's user prints its settings
     pkg = req["source"]
     sys.path.insert(0, os.environ["TAUBENCH_SRC" if pkg == "tau_bench" else "TAUTRAIT_SRC"])
     env_mod = importlib.import_module(f"{pkg}.envs.{req['env']}.env")
@@ -129,7 +131,7 @@ def main():
                         changes.setdefault(table, {})[key] = rec
             res["changes"] = changes
         out.append(res)
-    json.dump(out, sys.stdout)
+    json.dump(out, out_stream)
 
 
 main()
