@@ -38,7 +38,7 @@ func TestReportV1PassK(t *testing.T) {
 		t.Fatalf("groups = %d; want 1", len(groups))
 	}
 	g := groups[0]
-	if g.Domain != "airline" || g.Agent != "baseline" || g.Backbone != "gpt-4o" || g.Tasks != 50 || g.Scored != 200 {
+	if g.Domain != "taubench-airline" || g.Agent != "baseline" || g.Backbone != "gpt-4o" || g.Tasks != 50 || g.Scored != 200 {
 		t.Errorf("group = %+v", g)
 	}
 	want := map[string]string{"1": "0.420", "2": "0.273", "3": "0.220", "4": "0.200"}
