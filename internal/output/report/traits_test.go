@@ -137,7 +137,8 @@ func TestRecordedTraitGroups(t *testing.T) {
 		}
 		srcs = append(srcs, s)
 	}
-	groups := Summarize(srcs, nil)
+	cat, _ := LoadDomains(datatest.Root(t), srcs, func(string) {}) // v1 lists take their detected domain
+	groups := Summarize(srcs, cat)
 	if len(groups) != 3 {
 		t.Fatalf("%d groups; want 3", len(groups))
 	}

@@ -51,8 +51,8 @@ func TestConformanceRecordings(t *testing.T) {
 		name := filepath.Base(f)
 		for i, r := range recs {
 			sims++
-			if r.Domain != Name {
-				t.Errorf("%s: domain %q; want %s (from the policy heading)", name, r.Domain, Name)
+			if r.Domain != UpstreamEnv {
+				t.Errorf("%s: domain %q; want the environment %s (from the policy heading)", name, r.Domain, UpstreamEnv)
 			}
 			task, err := d.Tasks().Find(r.TaskID)
 			if err != nil {
