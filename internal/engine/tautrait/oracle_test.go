@@ -10,7 +10,8 @@ import (
 )
 
 // TestOracleFirstRequests compares the first user-simulator request and the
-// first agent request of every test task of telehealth and tautrait-telecom
+// first agent request of every task of every split upstream loads, of
+// telehealth and tautrait-telecom,
 // with what upstream's own code sends, run by
 // testdata/oracle/tautrait_oracle.py with litellm's completion() stubbed:
 //
@@ -29,39 +30,48 @@ func TestOracleFirstRequests(t *testing.T) {
 	}
 	root := datatest.Root(t)
 	for _, td := range tauTraitDomains(t, root) {
-		dom := td.dom
-		test := dom.Tasks().Extra["test"]
-		idx := make([]int, len(test))
-		for i := range idx {
-			idx[i] = i
-		}
-		var want []struct {
-			Task  int            `json:"task"`
-			User  map[string]any `json:"user"`
-			Agent map[string]any `json:"agent"`
-		}
-		oracletest.JSON(t, cmdline, map[string]any{"env": td.env, "tasks": idx, "user_opening": userOpening, "agent_answer": agentAnswer}, &want)
-		if len(want) != len(test) {
-			t.Fatalf("%s: oracle answered %d tasks; want %d", dom.Name(), len(want), len(test))
-		}
-		agentEq, userEq := 0, 0
-		for _, w := range want {
-			for _, m := range []map[string]any{w.User, w.Agent} {
-				delete(m, "model")
-				delete(m, "custom_llm_provider")
+		for _, split := range td.dom.Tasks().SplitNames() {
+			if split != "test" && split != "dev" && split != "train" {
+				continue // not a split upstream's environment loads (dev-misnamed)
 			}
-			c := runFake(t, dom, root, &test[w.Task], "baseline")
-			if got := normalised(t, c.user[0]); reflect.DeepEqual(got, w.User) {
-				userEq++
-			} else {
-				t.Errorf("%s task %d: user request\n%s\nupstream\n%s", dom.Name(), w.Task, mustJSON(got), mustJSON(w.User))
-			}
-			if got := normalised(t, c.agent[0]); reflect.DeepEqual(got, w.Agent) {
-				agentEq++
-			} else {
-				t.Errorf("%s task %d: agent request\n%.3000s\nupstream\n%.3000s", dom.Name(), w.Task, mustJSON(got), mustJSON(w.Agent))
-			}
+			firstRequests(t, cmdline, root, td, split)
 		}
-		t.Logf("%s: first requests equal to upstream's: agent %d/%d, user %d/%d", dom.Name(), agentEq, len(want), userEq, len(want))
 	}
+}
+
+func firstRequests(t *testing.T, cmdline, root string, td tauTraitDomain, split string) {
+	dom := td.dom
+	list := dom.Tasks().Extra[split]
+	idx := make([]int, len(list))
+	for i := range idx {
+		idx[i] = i
+	}
+	var want []struct {
+		Task  int            `json:"task"`
+		User  map[string]any `json:"user"`
+		Agent map[string]any `json:"agent"`
+	}
+	oracletest.JSON(t, cmdline, map[string]any{"env": td.env, "split": split, "tasks": idx, "user_opening": userOpening, "agent_answer": agentAnswer}, &want)
+	if len(want) != len(list) {
+		t.Fatalf("%s %s: oracle answered %d tasks; want %d", dom.Name(), split, len(want), len(list))
+	}
+	agentEq, userEq := 0, 0
+	for _, w := range want {
+		for _, m := range []map[string]any{w.User, w.Agent} {
+			delete(m, "model")
+			delete(m, "custom_llm_provider")
+		}
+		c := runFake(t, dom, root, &list[w.Task], "baseline")
+		if got := normalised(t, c.user[0]); reflect.DeepEqual(got, w.User) {
+			userEq++
+		} else {
+			t.Errorf("%s %s task %d: user request\n%s\nupstream\n%s", dom.Name(), split, w.Task, mustJSON(got), mustJSON(w.User))
+		}
+		if got := normalised(t, c.agent[0]); reflect.DeepEqual(got, w.Agent) {
+			agentEq++
+		} else {
+			t.Errorf("%s %s task %d: agent request\n%.3000s\nupstream\n%.3000s", dom.Name(), split, w.Task, mustJSON(got), mustJSON(w.Agent))
+		}
+	}
+	t.Logf("%s %s: first requests equal to upstream's: agent %d/%d, user %d/%d", dom.Name(), split, agentEq, len(want), userEq, len(want))
 }

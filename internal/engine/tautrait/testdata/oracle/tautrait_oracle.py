@@ -7,7 +7,7 @@ completion() replaced by a stub that records its keyword arguments and
 returns scripted replies, and prints, per test task, the first request the
 user simulator and the agent make in an episode.
 
-Input (stdin): {"env": "telehealth"|"telecom" (default telehealth),
+Input (stdin): {"env": "telehealth"|"telecom" (default telehealth), "split" (default test),
                "tasks": [index...], "user_opening": str, "agent_answer": str}
 Output (stdout): [{"task": i, "user": {kwargs}, "agent": {kwargs}}...]
 where kwargs are the arguments of the litellm completion() call.
@@ -66,7 +66,7 @@ def main():
     for i in req["tasks"]:
         with contextlib.redirect_stdout(io.StringIO()):
             env = env_class(user_strategy="llm", user_model="user-model", user_provider="openai",
-                            task_split="test", task_index=i)
+                            task_split=req.get("split", "test"), task_index=i)
             agent = ToolCallingAgent(tools_info=env.tools_info, wiki=env.wiki, model="agent-model",
                                      provider="openai", temperature=0.0)
             del calls[:]  # the constructor's reset() has no instruction: not part of the episode
