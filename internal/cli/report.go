@@ -107,7 +107,7 @@ recording's name (confusion_airline.json, telecom_none.json), unless --traits sa
 	f.StringVar(&opts.Labels.Agent, "agent", "", "label every record with this agent")
 	f.StringVar(&opts.Labels.Backbone, "backbone", "", "label every record with this backbone")
 	f.StringVar(&opts.Labels.UserBackbone, "user-backbone", "", "label every record with this user backbone")
-	f.StringVar(&opts.Labels.Traits, "traits", "", `label every record with these τ-Trait user traits ("none", a trait name, or name=level pairs)`)
+	f.StringVar(&opts.Labels.Trait, "traits", "", `label every record with this τ-Trait user trait ("none", a trait name, or name=level pairs)`)
 	f.BoolVar(&opts.NoDomains, "no-domains", false, "do not load domains from the data directory (use only what records carry)")
 	return cmd
 }
@@ -129,6 +129,9 @@ func runReport(_ context.Context, s *Streams, opts *reportOptions) error {
 		var doms []envs.Domain
 		cat, doms = report.LoadDomains(opts.DataDir, sources, noteTo(s.ErrOut))
 		report.AddShadowVerdicts(sources, doms)
+	}
+	for _, d := range report.Dropped(sources) {
+		fmt.Fprintf(s.ErrOut, "warning: %s\n", d)
 	}
 	groups := report.Summarize(sources, cat)
 	if err := checkK(opts.K, groups); err != nil {

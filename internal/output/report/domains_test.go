@@ -26,7 +26,7 @@ func TestShadowVerdicts(t *testing.T) {
 		t.Skipf("recorded v1 airline list: %v", err)
 	}
 	rec := tau2.Records[0]
-	rec.Domain = "banking_knowledge"
+	rec.Domain = "mock"
 	other := &Source{Records: []results.Record{rec}}
 	var notes []string
 	_, doms := LoadDomains(root, []*Source{tau2, v1, other}, func(n string) { notes = append(notes, n) })
@@ -38,7 +38,7 @@ func TestShadowVerdicts(t *testing.T) {
 		t.Fatalf("LoadDomains: domains %v, v1 records of %s; want airline and taubench-airline", names, v1.Records[0].Domain)
 	}
 	joined := strings.Join(notes, "\n")
-	if !strings.Contains(joined, `"banking_knowledge" is not ported`) || !strings.Contains(joined, "gpt-4o-airline.json: ") {
+	if !strings.Contains(joined, `"mock" is not ported`) || !strings.Contains(joined, "gpt-4o-airline.json: ") {
 		t.Errorf("notes = %q", notes)
 	}
 	AddShadowVerdicts([]*Source{tau2, v1}, doms)

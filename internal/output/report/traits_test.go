@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -13,49 +12,32 @@ import (
 
 func TestTraitColumn(t *testing.T) {
 	t.Parallel()
-	for _, c := range []struct{ traits, mode, want string }{
-		{"none", "", "none"},
-		{"confusion", "", "confusion"},
-		{"impatience=high", "steer", "impatience"},
-		{"impatience=low,confusion=low,skeptical=medium,incoherence=low", "steer", "skeptical"},
-		{"impatience=high,confusion=high", "", "impatience=high,confusion=high"},
-		{"skeptical=high", "prompt-approximation", "skeptical (prompt-approximation)"},
-		{"incoherence=medium", "ignore", "incoherence (ignore)"},
+	for _, c := range []struct{ label, want string }{
+		{"", "none"},
+		{"none", "none"},
+		{"confusion", "confusion"},
+		{"impatience=high", "impatience"},
+		{"impatience=low,confusion=low,skeptical=medium,incoherence=low", "skeptical"},
+		{"impatience=high,confusion=high", "impatience=high,confusion=high"},
+		{"incoherence=medium (ignored)", "incoherence (ignored)"},
 	} {
-		if got := traitColumn(c.traits, c.mode); got != c.want {
-			t.Errorf("traitColumn(%q, %q) = %q; want %q", c.traits, c.mode, got, c.want)
-		}
-	}
-}
-
-func TestCanonicalTraits(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{
-		"":          "",
-		"none":      "none",
-		"skeptical": "skeptical",
-		`{"confusion": "high", "impatience": "low"}`: "impatience=low,confusion=high",
-		"confusion=high, impatience=low":             "impatience=low,confusion=high",
-		"{}":                                         "none",
-		"bogus=x":                                    "bogus=x",
-	} {
-		if got := canonicalTraits(in); got != want {
-			t.Errorf("canonicalTraits(%q) = %q; want %q", in, got, want)
+		if got := traitColumn(c.label); got != c.want {
+			t.Errorf("traitColumn(%q) = %q; want %q", c.label, got, c.want)
 		}
 	}
 }
 
 // traitRecords are 4 tasks × 1 trial of one group, the first `pass` of
 // them successful.
-func traitRecords(domain, traits, mode string, pass int) []results.Record {
+func traitRecords(domain, trait string, pass int) []results.Record {
 	var out []results.Record
 	for i := range 4 {
 		r := 0.0
 		if i < pass {
 			r = 1
 		}
-		out = append(out, results.Record{ID: traits + strconv.Itoa(i), TaskID: strconv.Itoa(i), Domain: domain, Agent: "baseline",
-			Backbone: "gpt-5", UserBackbone: "steer", Traits: traits, TraitMode: mode, TerminationReason: evaluator.UserStop,
+		out = append(out, results.Record{ID: trait + strconv.Itoa(i), TaskID: strconv.Itoa(i), Domain: domain, Agent: "baseline",
+			Backbone: "gpt-5", UserBackbone: "steer", Trait: trait, TerminationReason: evaluator.UserStop,
 			RewardInfo: &evaluator.RewardInfo{Reward: r}})
 	}
 	return out
@@ -66,13 +48,13 @@ func traitRecords(domain, traits, mode string, pass int) []results.Record {
 func TestTraitsTable(t *testing.T) {
 	t.Parallel()
 	var recs []results.Record
-	recs = append(recs, traitRecords("tautrait-telecom", "none", "", 4)...)
-	recs = append(recs, traitRecords("tautrait-telecom", "impatience=low,confusion=low,skeptical=medium,incoherence=low", "steer", 2)...)
-	recs = append(recs, traitRecords("tautrait-telecom", "confusion=high", "steer", 1)...)
-	recs = append(recs, traitRecords("tautrait-telecom", "impatience=high", "steer", 3)...)
-	recs = append(recs, traitRecords("tautrait-telecom", "incoherence=high", "steer", 4)...)
-	recs = append(recs, traitRecords("tautrait-telecom", "skeptical=high", "prompt-approximation", 0)...)
-	recs = append(recs, traitRecords("airline", "", "", 2)...) // τ²-bench: not in the table
+	recs = append(recs, traitRecords("tautrait-telecom", "", 4)...)
+	recs = append(recs, traitRecords("tautrait-telecom", "impatience=low,confusion=low,skeptical=medium,incoherence=low", 2)...)
+	recs = append(recs, traitRecords("tautrait-telecom", "confusion=high", 1)...)
+	recs = append(recs, traitRecords("tautrait-telecom", "impatience=high", 3)...)
+	recs = append(recs, traitRecords("tautrait-telecom", "incoherence=high", 4)...)
+	recs = append(recs, traitRecords("tautrait-telecom", "skeptical=high (ignored)", 0)...)
+	recs = append(recs, traitRecords("airline", "", 2)...) // τ²-bench: not in the table
 	groups := Summarize([]*Source{{Kind: RunDir, Records: recs}}, nil)
 	if len(groups) != 7 {
 		t.Fatalf("%d groups; want 7 (one per traits)", len(groups))
@@ -87,11 +69,11 @@ func TestTraitsTable(t *testing.T) {
 	if got := tb.Rows[0]; len(got) != len(want) || !equalStrings(got, want) {
 		t.Errorf("row %q\nwant %q\n(header %q)", got, want, tb.Header)
 	}
-	if h := tb.Header[len(tb.Header)-2]; h != "skeptical (prompt-approximation)" {
+	if h := tb.Header[len(tb.Header)-2]; h != "skeptical (ignored)" {
 		t.Errorf("extra column %q", h)
 	}
 	// Without trait groups the default output leaves the table out.
-	plain := Build(Summarize([]*Source{{Kind: RunDir, Records: traitRecords("airline", "", "", 2)}}, nil), Options{})
+	plain := Build(Summarize([]*Source{{Kind: RunDir, Records: traitRecords("airline", "", 2)}}, nil), Options{})
 	for _, x := range plain.Tables {
 		if x.ID == TableTraits {
 			t.Error("the default tables hold the trait table without trait groups")
@@ -106,22 +88,6 @@ func equalStrings(a, b []string) bool {
 		}
 	}
 	return len(a) == len(b)
-}
-
-// TestUserTraitsFromRun: a run's records take their traits from the τ-Trait
-// user's report, else the manifest.
-func TestUserTraitsFromRun(t *testing.T) {
-	t.Parallel()
-	rep, _ := json.Marshal(map[string]any{"implementation": results.TauTraitUser, "traits": map[string]string{"confusion": "high"}, "trait_mode": "steer"})
-	none, _ := json.Marshal(map[string]any{"implementation": results.TauTraitUser})
-	src := &Source{Kind: RunDir, Manifest: &results.Manifest{Traits: `{"skeptical": "low"}`, TraitMode: "prompt-approximation"},
-		Records: []results.Record{{UserInfo: rep}, {UserInfo: none}, {}}}
-	userTraits(src)
-	for i, want := range [][2]string{{"confusion=high", "steer"}, {"none", ""}, {"skeptical=low", "prompt-approximation"}} {
-		if r := src.Records[i]; r.Traits != want[0] || r.TraitMode != want[1] {
-			t.Errorf("record %d: %q %q; want %q", i, r.Traits, r.TraitMode, want)
-		}
-	}
 }
 
 // TestRecordedTraitGroups: τ-Trait's two telehealth recordings (no traits,

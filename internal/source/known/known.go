@@ -54,6 +54,7 @@ var list = []Domain{
 	{Name: "telecom", Benchmark: Tau2},
 	{Name: "telecom-workflow", Base: "telecom", Benchmark: Tau2},
 	{Name: "telehealth", Benchmark: TauTrait, Env: "telehealth"},
+	{Name: "banking_knowledge", Benchmark: Tau2},
 	{Name: "tautrait-airline", Benchmark: TauTrait, Env: "airline"},
 	{Name: "tautrait-retail", Benchmark: TauTrait, Env: "retail"},
 	// τ-Trait's own single-control telecom, unrelated to τ²-bench's telecom.
@@ -118,12 +119,7 @@ func BenchmarkOf(name string) Benchmark {
 	return Tau2
 }
 
-// traitNames are τ-Trait's user traits: the keys of its trait_dict, in the
-// order of its example trait files, which are also the names its recordings
-// carry (skeptical_telecom.json). τ-Trait's README table calls them
-// Skepticism, Confusion, Impatience and Incoherence.
-var traitNames = [...]string{"impatience", "confusion", "skeptical", "incoherence"}
-
-// TraitNames returns τ-Trait's trait keys: impatience, confusion, skeptical
-// (not "skepticism"), incoherence.
-func TraitNames() []string { return append([]string(nil), traitNames[:]...) }
+// Traits are τ-Trait's user trait names, in the order its example trait
+// files use (the τ-Trait user simulator's keys; recorded files are named
+// after them, e.g. confusion_telehealth.json).
+func Traits() []string { return []string{"impatience", "confusion", "skeptical", "incoherence"} }
