@@ -3,10 +3,13 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -189,4 +192,70 @@ func TestMalformedJudgeReply(t *testing.T) {
 	if rec.JudgeCost <= firstCost {
 		t.Errorf("judge cost %v after re-judging; want more than the failed call's %v", rec.JudgeCost, firstCost)
 	}
+}
+
+// TestRejudgeCountsOnce: a unit whose judge failed and that a resume judged
+// again is one simulation, paid once for its conversation and once for each
+// judge attempt: the run summary, `report --table costs` and an experiment's
+// budget count it so, not as the pending record plus the final one.
+func TestRejudgeCountsOnce(t *testing.T) {
+	var judgeOK atomic.Bool
+	srv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {
+		if isJudge(r) && !judgeOK.Load() {
+			return openaitest.Reply{Content: "I think the agent did fine.", Usage: &openaitest.Usage{PromptTokens: 1000, CompletionTokens: 10}}
+		}
+		return fakeRetail(r)
+	})
+	tmp := t.TempDir()
+	bb := writeBackbones(t, tmp, srv.BaseURL(), time.Second)
+	dir := filepath.Join(tmp, "run")
+	_, _ = runWithEnv(t, t.Context(), nil, "--domain", "retail", "--backbone", "fake", "--backbones", bb, "--trials", "1", "--task-ids", "2", "--out", dir, "--quiet")
+	pending := loadRun(t, dir).Records[0]
+	if pending.JudgePending == "" || pending.AgentCost <= 0 {
+		t.Fatalf("first run: judge_pending %q agent cost %v; want a pending record with a cost", pending.JudgePending, pending.AgentCost)
+	}
+	judgeOK.Store(true)
+	r, err := runWithEnv(t, t.Context(), nil, "--out", dir)
+	if err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	run := loadRun(t, dir)
+	final := run.Records[0]
+	if final.JudgePending != "" || final.JudgeCost <= pending.JudgeCost {
+		t.Fatalf("after resume: judge_pending %q judge cost %v (pending %v); want the judged record carrying both attempts", final.JudgePending, final.JudgeCost, pending.JudgeCost)
+	}
+	want := final.AgentCost + final.UserCost + final.JudgeCost
+	if line := fmt.Sprintf("cost         $%.4f total", want); !strings.Contains(r.out, line) {
+		t.Errorf("run summary lacks %q (the conversation once, each judge attempt once):\n%s", line, r.out)
+	}
+	if line := "simulations  1 recorded"; !strings.Contains(r.out, line) {
+		t.Errorf("run summary lacks %q:\n%s", line, r.out)
+	}
+	rep := mustRun(t, "report", "--table", "costs", "--format", "csv", dir)
+	rows := csvRows(t, rep.out)
+	col := func(name string) string {
+		i := slices.Index(rows[0], name)
+		if i < 0 || len(rows) < 2 {
+			t.Fatalf("costs table has no %q column or no row:\n%s", name, rep.out)
+		}
+		return rows[1][i]
+	}
+	if got := col("Sims"); got != "1" {
+		t.Errorf("costs table: Sims %s; want 1", got)
+	}
+	if got, w := col("Agent $"), strconv.FormatFloat(final.AgentCost, 'f', 4, 64); got != w {
+		t.Errorf("costs table: Agent $ %s; want %s (the conversation once)", got, w)
+	}
+	if got, w := col("Total $"), strconv.FormatFloat(want, 'f', 4, 64); got != w {
+		t.Errorf("costs table: Total $ %s; want %s", got, w)
+	}
+}
+
+func csvRows(t *testing.T, s string) [][]string {
+	t.Helper()
+	rows, err := csv.NewReader(strings.NewReader(s)).ReadAll()
+	if err != nil {
+		t.Fatalf("csv: %v\n%s", err, s)
+	}
+	return rows
 }
