@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -258,4 +259,49 @@ func csvRows(t *testing.T, s string) [][]string {
 		t.Fatalf("csv: %v\n%s", err, s)
 	}
 	return rows
+}
+
+// TestInterruptStopsJudge: Ctrl-C with --grace cancels a judge call that is
+// still running when the grace ends, as it cancels the conversations; the
+// unit is left pending judgement for --resume.
+func TestInterruptStopsJudge(t *testing.T) {
+	judging := make(chan struct{})
+	var once sync.Once
+	srv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {
+		if isJudge(r) {
+			once.Do(func() { close(judging) })
+			return openaitest.Hang()
+		}
+		return fakeRetail(r)
+	})
+	tmp := t.TempDir()
+	bb := writeBackbones(t, tmp, srv.BaseURL(), time.Hour)
+	dir := filepath.Join(tmp, "run")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() {
+		select {
+		case <-judging:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	done := make(chan error, 1)
+	go func() {
+		_, err := runWithEnv(t, ctx, nil, "--domain", "retail", "--backbone", "fake", "--backbones", bb, "--trials", "1", "--task-ids", "2",
+			"--grace", "50ms", "--out", dir, "--quiet")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("interrupted run: want an error")
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the run did not stop: the judge ignored Ctrl-C and --grace")
+	}
+	run := loadRun(t, dir)
+	if len(run.Records) != 1 || run.Records[0].JudgePending == "" {
+		t.Fatalf("records %+v; want the unit recorded pending judgement", run.Records)
+	}
 }
