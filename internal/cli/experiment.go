@@ -189,6 +189,7 @@ func cellRunner(s *Streams, opts *experimentOptions, cfg *experiment.Config) exp
 		if err != nil {
 			return planError(err)
 		}
+		defer p.Close()
 		ui := progressOptions{Streams: &cellStreams, Quiet: opts.Quiet}
 		_, err = executePlan(ctx, ui, errOut, p, nil, func(prog *runner.Progress) {
 			track(func() float64 { return prog.Snapshot().Cost })

@@ -2,9 +2,11 @@ package results
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -226,4 +228,29 @@ func TestPartitionRejudged(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLock: a run directory has one writer: a second lock (another open
+// file, as another process would hold) is refused naming the holder's pid,
+// and is granted once the first is released.
+func TestLock(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "run")
+	first, err := Lock(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Lock(dir)
+	if runtime.GOOS != "windows" && (!errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), fmt.Sprintf("process %d", os.Getpid()))) {
+		t.Errorf("second Lock: %v; want ErrLocked naming pid %d", err, os.Getpid())
+	}
+	if err := first.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Lock(dir)
+	if err != nil {
+		t.Fatalf("Lock after Unlock: %v", err)
+	}
+	_ = again.Unlock()
+	_ = again.Unlock() // a second Unlock does nothing
 }

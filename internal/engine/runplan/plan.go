@@ -125,11 +125,16 @@ type Plan struct {
 
 	makers runner.Makers
 	judge  evaluator.Judge
+	lock   *results.DirLock
 }
+
+// Close releases the run directory's lock (taken by New for a run being
+// continued, by Execute for a new one). The process ending releases it too.
+func (p *Plan) Close() error { return p.lock.Unlock() }
 
 // New resolves opts: the run being continued if Out holds one, the tasks,
 // the makers and the manifest. Errors in the settings are UsageErrors.
-func New(ctx context.Context, opts Options) (*Plan, error) {
+func New(ctx context.Context, opts Options) (_ *Plan, err error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -140,6 +145,11 @@ func New(ctx context.Context, opts Options) (*Plan, error) {
 		return nil, errors.New("runplan: no domain loader")
 	}
 	p := &Plan{}
+	defer func() {
+		if err != nil {
+			p.Close() // a plan that is not returned holds no lock
+		}
+	}()
 	if opts.Resume && opts.Out == "" {
 		return nil, UsageError{errors.New("--resume needs --out DIR (the run directory to continue)")}
 	}
@@ -152,6 +162,11 @@ func New(ctx context.Context, opts Options) (*Plan, error) {
 			return nil, fmt.Errorf("--resume: %s holds no run (no %s)", opts.Out, results.ManifestFile)
 		}
 		if ok {
+			// Held until Close: no other process appends to the run while
+			// this one reads what is pending and runs it.
+			if p.lock, err = results.Lock(opts.Out); err != nil {
+				return nil, err
+			}
 			run, err := results.LoadRun(opts.Out)
 			if err != nil {
 				return nil, err
