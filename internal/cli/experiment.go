@@ -131,7 +131,7 @@ func runExperiment(ctx context.Context, opts *experimentOptions) error {
 		return runErr
 	}
 	if opts.DryRun { // experimentcheck.go: what planning cannot see; no report, nothing written
-		return errors.Join(runErr, checkCells(s, cfg, res))
+		return errors.Join(runErr, checkCells(s, cfg, res, doms.NeedsJudge))
 	}
 	if res.Stopped != "" {
 		fmt.Fprintf(s.ErrOut, "budget: %s; rerun the same command to continue (with a higher cap)\n", res.Stopped)

@@ -14,7 +14,7 @@ import (
 // (experiment.Check: agents, backbones, API-key variables), listed per cell
 // and failing the dry run (exit 3), and of each cell's estimated cost
 // (experiment.Estimates).
-func checkCells(s *Streams, cfg *experiment.Config, res *experiment.Result) error {
+func checkCells(s *Streams, cfg *experiment.Config, res *experiment.Result, needsJudge func(experiment.Cell) bool) error {
 	file := cfg.BackbonesFile
 	if file == "" {
 		file = defaultBackbonesFile
@@ -24,11 +24,12 @@ func checkCells(s *Streams, cfg *experiment.Config, res *experiment.Result) erro
 		return err
 	}
 	lookup := func(k string) (string, bool) { v := s.Getenv(k); return v, v != "" }
-	problems := experiment.Check(cfg, file, bbs, lookup)
+	problems := experiment.Check(cfg, file, bbs, lookup, needsJudge)
 	for _, p := range problems {
 		fmt.Fprintln(s.ErrOut, "cannot run:", p)
 	}
-	writeEstimates(s, experiment.Estimates(cfg, res, file, bbs), file)
+	total, unpriced := writeEstimates(s, experiment.Estimates(cfg, res, file, bbs), file)
+	writeBudget(s, cfg.MaxCost, total, unpriced)
 	if len(problems) > 0 {
 		return fmt.Errorf("%w: dry run: %d problem(s) in the grid's cells (listed above)", ErrFailed, len(problems))
 	}
@@ -36,14 +37,16 @@ func checkCells(s *Streams, cfg *experiment.Config, res *experiment.Result) erro
 	return nil
 }
 
-func writeEstimates(s *Streams, est []experiment.Estimate, file string) {
-	total := 0.0
+// writeEstimates prints each cell's estimate; it returns their total and
+// the number of cells it could not price.
+func writeEstimates(s *Streams, est []experiment.Estimate, file string) (total float64, unpriced int) {
 	var basis []string
 	for _, e := range est {
 		if b := e.Cell.Domain + ": " + e.Basis; !slices.Contains(basis, b) {
 			basis = append(basis, b)
 		}
 		if !e.Priced {
+			unpriced++
 			fmt.Fprintf(s.ErrOut, "estimate: %-50s %d simulations to run; no price (a backbone is not in %s)\n", e.Cell.ID(), e.Simulations, file)
 			continue
 		}
@@ -53,5 +56,22 @@ func writeEstimates(s *Streams, est []experiment.Estimate, file string) {
 	fmt.Fprintf(s.ErrOut, "estimate: ≈ $%.2f in all (an estimate: prices of %s × typical tokens per simulation; judge calls not included)\n", total, file)
 	for _, b := range basis {
 		fmt.Fprintf(s.ErrOut, "estimate basis %s\n", b)
+	}
+	return total, unpriced
+}
+
+// writeBudget compares the estimate with max_cost (--max-cost).
+func writeBudget(s *Streams, maxCost, total float64, unpriced int) {
+	if maxCost <= 0 {
+		return
+	}
+	switch {
+	case total > maxCost:
+		fmt.Fprintf(s.ErrOut, "budget: the estimate ≈ $%.2f exceeds max_cost $%.2f: the experiment would stop once $%.2f is spent (running cells drain, cells not started stay so; exit 4)\n", total, maxCost, maxCost)
+	default:
+		fmt.Fprintf(s.ErrOut, "budget: the estimate ≈ $%.2f is within max_cost $%.2f\n", total, maxCost)
+	}
+	if unpriced > 0 {
+		fmt.Fprintf(s.ErrOut, "budget: %d cells have no price and are not in the estimate\n", unpriced)
 	}
 }

@@ -204,7 +204,7 @@ func New(ctx context.Context, opts Options) (_ *Plan, err error) {
 			return nil, err
 		}
 	}
-	if p.Defaults, err = applyUpstreamDefaults(&opts, cfg, p.Existing, countNL(p.Tasks) > 0); err != nil { // defaults.go
+	if p.Defaults, err = applyUpstreamDefaults(&opts, cfg, p.Existing, CountNL(p.Tasks) > 0); err != nil { // defaults.go
 		return nil, err
 	}
 	llmOpts := opts.LLM
@@ -237,7 +237,7 @@ func New(ctx context.Context, opts Options) (_ *Plan, err error) {
 		return nil, err
 	}
 	if p.judge == nil && !opts.NoJudge {
-		if n := countNL(p.Tasks); n > 0 {
+		if n := CountNL(p.Tasks); n > 0 {
 			return nil, UsageError{fmt.Errorf("%d of the %d selected tasks have NL assertions in their reward and need a judge: pass --judge-backbone NAME (or set judge: in %s), or --no-judge to run them unjudged (reports then say so)",
 				n, len(p.Tasks), opts.BackbonesFile)}
 		}
@@ -364,7 +364,9 @@ func loadBackbones(opts *Options) (*llm.Config, error) {
 	return nil, err
 }
 
-func countNL(ts []tasks.Task) int {
+// CountNL counts the tasks whose reward needs the NL judge (NL_ASSERTION
+// in the reward basis and assertions to judge).
+func CountNL(ts []tasks.Task) int {
 	n := 0
 	for i := range ts {
 		if c := ts[i].EvaluationCriteria; c != nil && c.HasBasis(tasks.RewardNLAssertion) && len(c.NLAssertions) > 0 {
