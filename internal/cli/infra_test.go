@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -244,11 +245,18 @@ func TestRejudgeCountsOnce(t *testing.T) {
 	if got := col("Sims"); got != "1" {
 		t.Errorf("costs table: Sims %s; want 1", got)
 	}
-	if got, w := col("Agent $"), strconv.FormatFloat(final.AgentCost, 'f', 4, 64); got != w {
-		t.Errorf("costs table: Agent $ %s; want %s (the conversation once)", got, w)
+	num := func(name string) float64 {
+		v, err := strconv.ParseFloat(col(name), 64)
+		if err != nil {
+			t.Fatalf("costs table: %s %q: %v", name, col(name), err)
+		}
+		return v
 	}
-	if got, w := col("Total $"), strconv.FormatFloat(want, 'f', 4, 64); got != w {
-		t.Errorf("costs table: Total $ %s; want %s", got, w)
+	if got := num("Agent $"); math.Abs(got-final.AgentCost) > 1e-9 {
+		t.Errorf("costs table: Agent $ %v; want %v (the conversation once)", got, final.AgentCost)
+	}
+	if got := num("Total $"); math.Abs(got-want) > 1e-9 {
+		t.Errorf("costs table: Total $ %v; want %v", got, want)
 	}
 }
 

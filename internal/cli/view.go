@@ -118,6 +118,9 @@ func runView(ctx context.Context, s *Streams, opts *viewOptions) error {
 		cat, doms = report.LoadDomains(opts.DataDir, sources, noteTo(s.ErrOut))
 		report.AddShadowVerdicts(sources, doms)
 	}
+	for _, d := range report.Dropped(sources) {
+		fmt.Fprintf(s.ErrOut, "warning: %s (the page lists every record)\n", d)
+	}
 	n := 0
 	for _, src := range sources {
 		n += len(src.Records)

@@ -114,6 +114,9 @@ type V1Labels struct {
 	Agent        string
 	Backbone     string
 	UserBackbone string
+	// Trait is the user's trait (τ-Trait's published files are named after
+	// it: confusion_telehealth.json; "none" is no trait).
+	Trait string
 }
 
 // τ-bench / τ-Trait checkpoint names:
@@ -139,6 +142,17 @@ func V1LabelsFromName(path string) V1Labels {
 		if model, ok := strings.CutSuffix(name, "-"+d); ok && model != "" {
 			return V1Labels{Domain: d, Agent: "baseline", Backbone: model}
 		}
+		// τ-Trait's published trajectories: {trait}_{domain} or
+		// {domain}_{trait}, by its tool-calling agent.
+		for _, t := range append(known.Traits(), "none") {
+			if name == t+"_"+d || name == d+"_"+t {
+				l := V1Labels{Domain: d, Agent: "baseline"}
+				if t != "none" {
+					l.Trait = t
+				}
+				return l
+			}
+		}
 	}
 	return V1Labels{}
 }
@@ -156,6 +170,7 @@ func ReadV1(path string, labels V1Labels) ([]Record, error) {
 	labels.Agent = cmpOr(labels.Agent, fromName.Agent)
 	labels.Backbone = cmpOr(labels.Backbone, fromName.Backbone)
 	labels.UserBackbone = cmpOr(labels.UserBackbone, fromName.UserBackbone)
+	labels.Trait = cmpOr(labels.Trait, fromName.Trait)
 	recs, err := ParseV1(data, labels)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -220,6 +235,7 @@ func (res V1Result) Record(labels V1Labels) (Record, error) {
 		Agent:        labels.Agent,
 		Backbone:     labels.Backbone,
 		UserBackbone: labels.UserBackbone,
+		Trait:        labels.Trait,
 	}
 	var info v1Info
 	if len(res.Info) > 0 && string(res.Info) != "null" {
@@ -227,8 +243,13 @@ func (res V1Result) Record(labels V1Labels) (Record, error) {
 			return rec, fmt.Errorf("info: %w", err)
 		}
 	}
+	// A v1 list records no usage and no agent cost; the user's cost when
+	// the harness wrote one. Its reward has no judge (nothing to pay).
+	rec.Unknown = []string{UnknownAgentCost, UnknownAgentUsage, UnknownUserUsage}
 	if info.UserCost != nil {
 		rec.UserCost = *info.UserCost
+	} else {
+		rec.MarkUnknown(UnknownUserCost)
 	}
 	msgs, err := v1Messages(res.Traj)
 	if err != nil {

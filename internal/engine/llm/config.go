@@ -64,8 +64,9 @@ type Backbone struct {
 	// ExtraBody is merged into the top level of the request JSON, replacing
 	// keys of the same name (like the OpenAI SDKs' extra_body).
 	ExtraBody map[string]any `yaml:"extra_body"`
-	// Price is used to compute each call's cost.
-	Price Price `yaml:"price"`
+	// Price is used to compute each call's cost; nil (no price: key) means
+	// the cost is unknown, which records and reports say (never $0).
+	Price *Price `yaml:"price"`
 	// RPM and TPM limit requests and tokens per minute for everything using
 	// this backbone in the process (0: unlimited).
 	RPM int `yaml:"rpm"`
@@ -245,7 +246,7 @@ func (b Backbone) problems() []problem {
 			bad("extra_body."+k, "extra_body.%s: %v", k, err)
 		}
 	}
-	if p := b.Price; p.Input < 0 || p.CachedInput < 0 || p.Output < 0 {
+	if p := b.Price; p != nil && (p.Input < 0 || p.CachedInput < 0 || p.Output < 0) {
 		bad("price."+cmpKey(p.Input < 0, "input", cmpKey(p.CachedInput < 0, "cached_input", "output")), "prices must not be negative")
 	}
 	if b.RPM < 0 || b.TPM < 0 {

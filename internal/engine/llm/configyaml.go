@@ -180,9 +180,14 @@ func decodeStruct(m *yaml.Node, v reflect.Value, ctx, prefix string, keys map[st
 			return
 		}
 		f := v.Field(i)
-		if f.Kind() == reflect.Struct && f.Type() != durationType {
+		optional := f.Kind() == reflect.Pointer && f.Type().Elem().Kind() == reflect.Struct
+		if f.Kind() == reflect.Struct && f.Type() != durationType || optional {
 			if isNull(val) {
 				return
+			}
+			if optional { // price: given means set, even when empty
+				f.Set(reflect.New(f.Type().Elem()))
+				f = f.Elem()
 			}
 			if val.Kind != yaml.MappingNode {
 				*probs = append(*probs, lineProblem{val.Line, fmt.Sprintf("%s%s%s: want a mapping (%s), found %s", ctx, prefix, k.Value, strings.Join(structKeys(f.Type()), ", "), nodeKind(val))})

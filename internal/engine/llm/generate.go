@@ -77,7 +77,9 @@ func (c *Client) Generate(ctx context.Context, req Request) (Response, error) {
 			r.Latency = latency
 			r.Wait = waited
 			r.Attempts = n
-			r.Cost = c.b.Price.Cost(r.Usage)
+			if p := c.b.Price; p != nil {
+				r.Cost = p.Cost(r.Usage)
+			}
 			usage := r.Usage
 			r.Message.Usage = &usage
 			r.Message.Cost = r.Cost

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
@@ -177,18 +178,17 @@ func fileSafe(s string) string {
 }
 
 func (r *Report) bbName(bb bbKey) string {
+	s := bb.backbone
 	if r.multiUser() {
-		return bb.backbone + "_user-" + bb.user
+		s += "_user-" + bb.user
 	}
-	return bb.backbone
+	if r.multiTrait() {
+		s += "_trait-" + cmp.Or(bb.trait, "none")
+	}
+	return s
 }
 
-func (r *Report) bbTitle(bb bbKey) string {
-	if r.multiUser() {
-		return bb.backbone + " (user " + bb.user + ")"
-	}
-	return bb.backbone
-}
+func (r *Report) bbTitle(bb bbKey) string { return r.bbLabel(bb, false) }
 
 // legendGap separates the plot from its legend.
 const legendGap = 8 * vg.Millimeter
@@ -381,9 +381,17 @@ func (r *Report) passKFigure(domain string) (figurePlot, error) {
 	maxK := 1
 	for i, g := range gs {
 		maxK = max(maxK, g.K)
-		xys := make(plotter.XYs, g.K)
+		// A k no task has scored trials for has no point (never a 0).
+		var xys plotter.XYs
 		for k := 1; k <= g.K; k++ {
-			xys[k-1] = plotter.XY{X: float64(k) + seriesShift(i, len(gs)), Y: 100 * g.At(k)}
+			if hasK(g.PassK, k) {
+				xys = append(xys, plotter.XY{X: float64(k) + seriesShift(i, len(gs)), Y: 100 * g.At(k)})
+			}
+		}
+		label := fmt.Sprintf("%s / %s (n=%d tasks)", g.Agent, r.backboneLabel(g), g.PassK.NumTasks)
+		if len(xys) == 0 {
+			p.Legend.Add(label + ": missing (no scored simulation)")
+			continue
 		}
 		l, pts, err := plotter.NewLinePoints(xys)
 		if err != nil {
@@ -396,7 +404,7 @@ func (r *Report) passKFigure(domain string) (figurePlot, error) {
 		pts.Shape = plotutil.Shape(i)
 		pts.Radius = vg.Points(3)
 		p.Add(l, pts)
-		p.Legend.Add(fmt.Sprintf("%s / %s (n=%d tasks)", g.Agent, r.backboneLabel(g), g.PassK.NumTasks), l, pts)
+		p.Legend.Add(label, l, pts)
 	}
 	var ticks []plot.Tick
 	for k := 1; k <= maxK; k++ {
@@ -480,7 +488,7 @@ func groupedBars(p *plot.Plot, names []string, series [][]bar, unit string) erro
 func (r *Report) groupsOf(bb bbKey) []metrics.Summary {
 	var gs []metrics.Summary
 	for _, g := range r.Groups {
-		if g.Backbone == bb.backbone && g.UserBackbone == bb.user {
+		if bb.holds(g) {
 			gs = append(gs, g)
 		}
 	}
@@ -507,7 +515,7 @@ func (r *Report) writeFigure(bb bbKey) (figurePlot, error) {
 		found := false
 		for i, d := range r.domains() {
 			for _, g := range r.Groups {
-				if g.Domain != d || g.Agent != a || g.Backbone != bb.backbone || g.UserBackbone != bb.user {
+				if g.Domain != d || g.Agent != a || !bb.holds(g) {
 					continue
 				}
 				found = true
@@ -571,7 +579,10 @@ func (r *Report) errorFigure(bb bbKey) (figurePlot, error) {
 		return f, err
 	}
 	for j := range bars {
-		if bars[j].missing {
+		switch {
+		case gs[j].Scored == 0:
+			l.Labels[j] = "missing (no scored simulation)"
+		case bars[j].missing:
 			l.Labels[j] = "no failures"
 		}
 	}
@@ -607,7 +618,7 @@ func (r *Report) actionFigure(domain string) (figurePlot, error) {
 		for i, bb := range bbs {
 			bars[i].missing = true
 			for _, g := range gs {
-				if g.Agent == a && g.Backbone == bb.backbone && g.UserBackbone == bb.user && g.Actions.Gold > 0 {
+				if g.Agent == a && bb.holds(g) && g.Actions.Gold > 0 {
 					bars[i] = bar{v: 100 * g.Actions.Share(), n: g.Actions.Gold}
 					found = true
 				}

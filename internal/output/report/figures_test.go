@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
+	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/score/metrics"
 )
@@ -198,4 +199,41 @@ func keys(m map[string]string) []string {
 
 func overlap(a, b vg.Rectangle) bool {
 	return a.Min.X < b.Max.X && b.Min.X < a.Max.X && a.Min.Y < b.Max.Y && b.Min.Y < a.Max.Y
+}
+
+// TestUnscoredGroupFigures: a group without a scored simulation has no
+// point in the pass^k figure and its error bar is marked missing, not
+// drawn as 0 ("no failures").
+func TestUnscoredGroupFigures(t *testing.T) {
+	t.Parallel()
+	var recs []results.Record
+	for _, r := range fixture() {
+		if r.Backbone != "glm-5" || r.Domain != "airline" {
+			continue
+		}
+		if r.Agent == "irma" {
+			r.TerminationReason, r.RewardInfo, r.Error = evaluator.InfrastructureError, nil, "status 503"
+		}
+		recs = append(recs, r)
+	}
+	rep := Build(metrics.Summarize(recs, metrics.Options{Catalog: fixtureCatalog{}, Plan: func(metrics.Key) metrics.Plan { return metrics.Plan{Trials: 4} }}), Options{})
+	figs, err := rep.Figures()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]string{}
+	for _, f := range figs {
+		byName[f.Name] = wellFormed(t, f.Name, f.SVG)
+	}
+	for fig, want := range map[string]string{
+		"passk_airline.svg": "irma / glm-5 (n=3 tasks): missing (no scored simulation)",
+		"errors_glm-5.svg":  "missing (no scored simulation)",
+	} {
+		if !strings.Contains(byName[fig], want) {
+			t.Errorf("%s lacks %q:\n%s", fig, want, byName[fig])
+		}
+	}
+	if strings.Contains(byName["errors_glm-5.svg"], "no failures") {
+		t.Errorf("the unscored group's error bar reads as no failures")
+	}
 }

@@ -39,7 +39,10 @@
   }
   function pct(x) { return x === undefined || x === null ? "–" : (100 * x).toFixed(1); }
   function num(x, d) { return x === undefined || x === null ? "–" : Number(x).toFixed(d); }
-  function money(x) { return x ? "$" + Number(x).toFixed(4) : "–"; }
+  // money is a cost; null (unknown: a backbone without a price, or not
+  // recorded) shows as missing, never as $0.
+  function money(x) { return x === undefined || x === null ? "–" : "$" + Number(x).toFixed(4); }
+  function known(s, field, x) { return (s.unknown || []).indexOf(field) >= 0 ? null : x; }
   function pretty(raw) {
     if (raw === undefined || raw === null) return "";
     if (typeof raw === "string") {
@@ -104,7 +107,8 @@
   function passed(row) { return Math.abs(row[REWARD] - 1) <= 1e-6; }
   function groupLabel(g) {
     var x = groups[g];
-    return x.domain + " · " + x.agent + " · " + x.backbone + (x.user_backbone && x.user_backbone !== x.backbone ? " / user " + x.user_backbone : "");
+    return x.domain + " · " + x.agent + " · " + (x.backbone || "—") + (x.user_backbone && x.user_backbone !== x.backbone ? " / user " + x.user_backbone : "") +
+      (x.trait ? " / trait " + x.trait : "") + (x.simulated ? " (simulated)" : "");
   }
   function uniq(f) {
     var seen = {}, out = [];
@@ -189,7 +193,8 @@
     var gb = h("tbody");
     groups.forEach(function (g, i) {
       var tr = h("tr", { cls: "click", "data-group": i, on: { click: function () { location.hash = "index/" + toQuery({ group: String(i) }); } } },
-        h("td", null, g.domain), h("td", null, g.agent), h("td", null, g.backbone), h("td", null, g.user_backbone),
+        h("td", null, g.domain), h("td", null, g.agent), h("td", null, g.backbone, g.simulated ? h("span", { cls: "muted" }, " (simulated)") : ""),
+        h("td", null, g.user_backbone, g.trait ? h("span", { cls: "muted" }, " · trait " + g.trait) : ""),
         h("td", { cls: "num" }, g.records), h("td", { cls: "num" }, g.tasks));
       for (var k = 0; k < ks; k++) tr.appendChild(h("td", { cls: "num" }, pct((g.pass_k || [])[k])));
       add(tr, [h("td", { cls: "num" }, num(g.avg_reward, 3)), h("td", { cls: "num" }, g.failed), h("td", { cls: "num" }, g.infra), h("td", { cls: "num" }, money(g.cost))]);
@@ -197,6 +202,10 @@
     });
     gt.appendChild(gb);
     add(app, [h("h2", null, "Groups (" + groups.length + ")"), gt]);
+    groups.forEach(function (g) {
+      if (g.nl_unjudged) add(app, h("p", { cls: "muted group-note" }, g.domain + "/" + g.agent + "/" + g.backbone + ": NL assertions not judged (--no-judge) in " +
+        g.nl_unjudged + " of " + g.scored + " scored simulations: their rewards omit NL_ASSERTION"));
+    });
 
     function sel(name, label, options) {
       var s = h("select", { id: "f-" + name, on: { change: function () { f[name] = s.value; apply(); } } }, h("option", { value: "" }, "all"));
@@ -332,7 +341,8 @@
     m("backbone", s.backbone + (s.simulated ? " (simulated)" : "")); m("user backbone", s.user_backbone);
     m("termination", s.termination); m("error", s.error);
     if (s.diagnosis) m("error category", (data.categories[s.diagnosis.category] || s.diagnosis.category) + " — " + s.diagnosis.detail);
-    m("cost", "agent " + money(s.agent_cost) + ", user " + money(s.user_cost) + (s.judge_cost ? ", judge " + money(s.judge_cost) : ""));
+    m("cost", "agent " + money(known(s, "agent_cost", s.agent_cost)) + ", user " + money(known(s, "user_cost", s.user_cost)) +
+      (s.judge_cost || known(s, "judge_cost", 0) === null ? ", judge " + money(known(s, "judge_cost", s.judge_cost)) : ""));
     m("tokens", "agent " + (s.agent_usage.prompt_tokens || 0) + " in / " + (s.agent_usage.completion_tokens || 0) + " out; user " + (s.user_usage.prompt_tokens || 0) + " / " + (s.user_usage.completion_tokens || 0));
     m("steps", s.steps || ""); m("duration", num(s.duration, 2) + " s"); m("seed", s.seed); m("id", s.id); m("source", s.source);
     add(app, [nav, h("h2", null, "Simulation " + s.task_id + " · trial " + s.trial + " · " + s.agent), meta]);
@@ -464,8 +474,15 @@
     var box = h("div", { cls: "box", id: "reward" });
     if (!ri) { add(box, h("p", null, "No reward info (" + s.termination + ").")); return box; }
     add(box, h("div", null, "reward ", h("b", null, num(ri.reward, 3)), ri.reward_basis ? " · basis " + ri.reward_basis.join(", ") : ""));
-    if (ri.reward_breakdown) add(box, h("div", { cls: "muted" }, Object.keys(ri.reward_breakdown).map(function (k) { return k + " " + ri.reward_breakdown[k]; }).join(" · ")));
-    if (ri.not_evaluated && ri.not_evaluated.length) add(box, h("div", { cls: "muted" }, "not evaluated: " + ri.not_evaluated.join(", ")));
+    // NL_ASSERTION 1 without assertions is vacuous (nothing to judge); an
+    // unjudged run has no NL verdict at all, and the panel says so.
+    var noNL = !(ri.nl_assertions && ri.nl_assertions.length);
+    if (ri.reward_breakdown) add(box, h("div", { cls: "muted" }, Object.keys(ri.reward_breakdown).map(function (k) {
+      return k + " " + ri.reward_breakdown[k] + (k === "NL_ASSERTION" && noNL ? " (no NL assertions to judge)" : "");
+    }).join(" · ")));
+    if (s.nl_unjudged) add(box, h("div", { cls: "check failed" }, "NL assertions not judged (--no-judge): this reward omits NL_ASSERTION"));
+    var other = (ri.not_evaluated || []).filter(function (k) { return k !== "NL_ASSERTION"; });
+    if (other.length) add(box, h("div", { cls: "muted" }, "not evaluated: " + other.join(", ")));
     if (ri.db_check) {
       add(box, h("h3", null, "Database"));
       add(box, h("div", { cls: "check" + (ri.db_check.db_match ? "" : " failed") }, mark(ri.db_check.db_match),
