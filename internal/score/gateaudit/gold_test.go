@@ -171,3 +171,23 @@ func TestGoldAuditReportsLiveLosses(t *testing.T) {
 		t.Errorf("passed %d + lost %d != %d tasks", rep.Passed, len(rep.Lost), rep.Tasks)
 	}
 }
+
+// BenchmarkEvidencePlan: the gold script's evidence reads of one telecom
+// task (a replay of its gold actions with the ledger and gate), computed
+// once per task of a run.
+func BenchmarkEvidencePlan(b *testing.B) {
+	dom, err := domains.Load("telecom", datatest.Root(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts, err := dom.Tasks().Select(tasks.Selection{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, err := ledgeragent.EvidencePlan(b.Context(), dom, &ts[i%len(ts)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
