@@ -33,6 +33,7 @@ type promptOptions struct {
 	Seed          int64
 	UserMessage   string
 	UserStyle     string
+	Retrieval     retrievalOptions
 }
 
 // Roles of the prompt command.
@@ -77,6 +78,9 @@ sampling options, as in run; no API key is needed.`,
 			default:
 				return usageError{fmt.Errorf("--role %q: want agent, user or judge", opts.Role)}
 			}
+			if err := opts.Retrieval.check(opts.Domain); err != nil {
+				return err
+			}
 			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err
 			}
@@ -94,6 +98,7 @@ sampling options, as in run; no API key is needed.`,
 	f.Int64Var(&opts.Seed, "seed", 300, "master seed, as in run")
 	f.StringVar(&opts.UserMessage, "user-message", placeholderUserMessage, "the user's first message in the agent's and the judge's request")
 	f.StringVar(&opts.UserStyle, "user-style", "", "user simulator: tau2 or tau-trait (default as in run)")
+	addRetrievalFlags(f, &opts.Retrieval)
 	return cmd
 }
 
@@ -133,7 +138,7 @@ func (c *captureTransport) first() ([]byte, bool) {
 }
 
 func runPrompt(ctx context.Context, s *Streams, opts *promptOptions) error {
-	dom, err := domains.Load(opts.Domain, opts.DataDir)
+	dom, err := opts.Retrieval.loader()(opts.Domain, opts.DataDir)
 	if err != nil {
 		return err
 	}
@@ -158,7 +163,7 @@ func runPrompt(ctx context.Context, s *Streams, opts *promptOptions) error {
 	}
 	makers, j, err := agents.Build(ctx, agents.Options{Domain: dom, DataRoot: opts.DataDir, Agent: opts.Agent,
 		Backbone: opts.Backbone, UserBackbone: opts.Backbone, JudgeBackbone: judge, BackbonesFile: opts.BackbonesFile,
-		Pool: llm.NewPool(cfg, llmOpts), LLM: llmOpts, UserStyle: opts.UserStyle})
+		Pool: llm.NewPool(cfg, llmOpts), LLM: llmOpts, UserStyle: opts.UserStyle, NoPrepare: true})
 	if err != nil {
 		return err
 	}

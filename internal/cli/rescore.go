@@ -13,6 +13,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs/banking"
 	"github.com/ledgerbench/ledgerbench/internal/score/rescore"
 )
 
@@ -30,7 +31,8 @@ type rescoreOptions struct {
 	// Relabel scores a simulation whose recorded evaluation checked another
 	// task's gold actions against that task (a repair for mislabelled files;
 	// never the default, reported per simulation).
-	Relabel bool
+	Relabel   bool
+	Retrieval retrievalOptions
 	// AllowModifiedData lets data files that differ from their pins through.
 	AllowModifiedData bool
 	DataDir           string
@@ -71,6 +73,9 @@ their task ids index the test split.`,
 			if err != nil {
 				return err
 			}
+			if err := opts.Retrieval.check(banking.Name); err != nil {
+				return err
+			}
 			opts.DataDir = dir
 			opts.Files = args
 			if runF != nil {
@@ -83,6 +88,7 @@ their task ids index the test split.`,
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print the replay notes of each disagreement")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "write one JSON object per simulation (file, simulation_index, simulation_id, task_id, trial, recorded_reward, reward, reward_breakdown, db_match, notes)")
 	cmd.Flags().BoolVar(&opts.AllowModifiedData, "allow-modified-data", false, allowModifiedUsage)
+	addRetrievalFlags(cmd.Flags(), &opts.Retrieval)
 	cmd.Flags().BoolVar(&opts.Relabel, "relabel", false, "score a simulation whose recorded evaluation checked another task's gold actions against that task (noted per simulation)")
 	return cmd
 }
@@ -92,7 +98,7 @@ func runRescore(ctx context.Context, opts *rescoreOptions) error {
 	files, err := rescore.Files(ctx, opts.Files, rescore.Options{
 		Criteria: opts.Criteria, Relabel: opts.Relabel, Warn: s.ErrOut,
 		Load: func(name string, solo bool) (envs.Domain, error) {
-			load := domains.Load
+			load := opts.Retrieval.loader()
 			if solo {
 				load = domains.LoadSolo
 			}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs/banking"
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/core/clip"
@@ -27,6 +28,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runplan"
 	"github.com/ledgerbench/ledgerbench/internal/output/experiment"
+	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
 type runOptions struct {
@@ -122,6 +124,8 @@ with status 3 when pass^1 is below P.`,
 	f.StringVar(&opts.Loop, "loop", "", "conversation loop: tau2 (τ²-bench's orchestrator) or tau-trait (τ-Trait's ToolCallingAgent loop; default for telehealth)")
 	f.StringVar(&opts.TraitMode, "trait-mode", "", "how traits are applied: steer (τ-Trait's endpoint; --user-backbone steer), prompt-approximation (default for chat models; labelled), or ignore (as upstream does for chat models)")
 	f.BoolVar(&opts.RecordRequests, "record-requests", false, "append the body of every model request (agent, user, judge) to DIR/"+requestsFile+" (no keys or headers)")
+	f.StringVar(&opts.RetrievalConfig, "retrieval-config", "", retrievalConfigUsage+strings.Join(banking.VariantNames(), ", "))
+	f.StringVar(&opts.RetrievalConfigKwargs, "retrieval-config-kwargs", "", retrievalKwargsUsage)
 	f.BoolVar(&opts.Solo, "solo", false, "τ²-bench's solo mode (telecom; upstream --agent llm_agent_solo --user dummy_user): no user, the agent holds the phone tools and works from the ticket")
 	f.BoolVar(&opts.Quiet, "quiet", false, "no progress output")
 	f.Float64Var(&opts.MinPass, "min-pass", 0, "exit with status 3 if pass^1 is below this")
@@ -135,14 +139,16 @@ func (opts *runOptions) planOptions() runplan.Options {
 	po := opts.Options
 	po.BackbonesOptional = !opts.Set["backbones"]
 	po.Inherit = func(name string) bool { return !opts.Set[name] }
-	po.LoadDomain = func(name string, solo bool) (envs.Domain, map[string]string, error) {
-		l := domains.Load
+	po.LoadDomain = func(name string, solo bool, do domains.Options) (envs.Domain, map[string]string, error) {
+		l := func(name, root string) (envs.Domain, error) { return domains.LoadWith(name, root, do) }
 		if solo {
 			l = domains.LoadSolo
 		}
 		return loadDomain(l, name, opts.DataDir, opts.AllowModifiedData, s.ErrOut) // datacheck.go
 	}
-	po.CheckReplay = checkReplay // replaycheck.go
+	po.CheckReplay = func(backbone, domain string, sel []tasks.Task, trials int) error {
+		return checkReplay(s.ErrOut, backbone, domain, sel, trials) // replaycheck.go
+	}
 	po.Getenv = s.Getenv
 	po.HarnessVersion = Version
 	return po

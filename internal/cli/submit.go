@@ -143,7 +143,11 @@ func runSubmitPrepare(_ context.Context, s *Streams, o *submitPrepareOptions) er
 			if in.Run != nil {
 				where = in.Run.Dir
 			}
-			dom, err := domains.Load(domain, o.DataDir)
+			load := domains.Load
+			if in.Run != nil {
+				load = manifestLoader(in.Run.Manifest)
+			}
+			dom, err := load(domain, o.DataDir)
 			if err != nil {
 				return fmt.Errorf("submit prepare %s: %w", where, err)
 			}

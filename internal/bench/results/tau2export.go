@@ -38,6 +38,10 @@ type tau2Info struct {
 	AgentInfo       tau2AgentInfo `json:"agent_info"`
 	EnvironmentInfo tau2EnvInfo   `json:"environment_info"`
 	Seed            int64         `json:"seed"`
+	// RetrievalConfig and RetrievalConfigKwargs are upstream's (for
+	// banking_knowledge only; absent elsewhere).
+	RetrievalConfig       string          `json:"retrieval_config,omitempty"`
+	RetrievalConfigKwargs json.RawMessage `json:"retrieval_config_kwargs,omitempty"`
 	// Ledgerbench is ledgerbench's own key (absent from upstream's files):
 	// it keeps a sim run's "simulated" label through export and import.
 	Ledgerbench *tau2Ledgerbench `json:"ledgerbench,omitempty"`
@@ -142,9 +146,11 @@ func Tau2Export(m *Manifest, recs []Record, env Tau2Env) ([]byte, error) {
 			MaxErrors: m.MaxErrors,
 			UserInfo: tau2UserInfo{Implementation: "user_simulator", LLM: m.UserBackbone,
 				LLMArgs: llmArgs(m, m.UserBackbone)},
-			AgentInfo:       tau2AgentInfo{Implementation: m.Agent, LLM: m.Backbone, LLMArgs: llmArgs(m, m.Backbone)},
-			EnvironmentInfo: tau2EnvInfo{DomainName: m.Domain, Policy: env.Policy, ToolDefs: json.RawMessage("null")},
-			Seed:            m.Seed,
+			AgentInfo:             tau2AgentInfo{Implementation: m.Agent, LLM: m.Backbone, LLMArgs: llmArgs(m, m.Backbone)},
+			EnvironmentInfo:       tau2EnvInfo{DomainName: m.Domain, Policy: env.Policy, ToolDefs: json.RawMessage("null")},
+			Seed:                  m.Seed,
+			RetrievalConfig:       m.RetrievalConfig,
+			RetrievalConfigKwargs: m.RetrievalConfigKwargs,
 		},
 		Tasks:       env.Tasks,
 		Simulations: make([]tau2SimOut, 0, len(recs)),
@@ -297,8 +303,9 @@ type tau2InfoIn struct {
 		DomainName string `json:"domain_name"`
 		Policy     string `json:"policy"`
 	} `json:"environment_info"`
-	Seed        *int64           `json:"seed"`
-	Ledgerbench *tau2Ledgerbench `json:"ledgerbench"`
+	Seed            *int64           `json:"seed"`
+	RetrievalConfig *string          `json:"retrieval_config"`
+	Ledgerbench     *tau2Ledgerbench `json:"ledgerbench"`
 }
 
 // Tau2Meta is what a τ²-bench results file says about its run.
@@ -312,6 +319,9 @@ type Tau2Meta struct {
 	MaxErrors    int
 	Seed         int64
 	Policy       string
+	// RetrievalConfig is banking_knowledge's retrieval variant (info's
+	// retrieval_config; "" when the file has none).
+	RetrievalConfig string
 	// Simulated marks a ledgerbench export of a sim-backbone run; Trait is
 	// a ledgerbench export's user trait label.
 	Simulated bool
@@ -334,6 +344,9 @@ func (f *Tau2File) Meta() (Tau2Meta, error) {
 	}
 	if lb := in.Ledgerbench; lb != nil {
 		m.Simulated, m.Trait = lb.Simulated, lb.Trait
+	}
+	if in.RetrievalConfig != nil {
+		m.RetrievalConfig = *in.RetrievalConfig
 	}
 	return m, nil
 }

@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,6 +27,30 @@ type V1Result struct {
 	Traj   []V1Message     `json:"traj"`
 	Trial  int             `json:"trial"`
 }
+
+// UnmarshalJSON decodes an entry and requires its task_id and reward: a list
+// of other objects (a tasks.json, say) is not a results list.
+func (res *V1Result) UnmarshalJSON(data []byte) error {
+	type plain V1Result
+	var p struct {
+		plain
+		TaskID *V1TaskID `json:"task_id"`
+		Reward *float64  `json:"reward"`
+	}
+	if err := json.Unmarshal(data, &p); err != nil {
+		return err
+	}
+	if p.TaskID == nil || p.Reward == nil {
+		return errNotV1Entry
+	}
+	*res = V1Result(p.plain)
+	res.TaskID, res.Reward = *p.TaskID, *p.Reward
+	return nil
+}
+
+// errNotV1Entry is a list entry without the task_id and reward every
+// EnvRunResult has.
+var errNotV1Entry = errors.New(`an entry without "task_id" and "reward"`)
 
 // V1TaskID is a task index written as a number (upstream) or a string.
 type V1TaskID string
@@ -188,6 +213,13 @@ func ReadV1(path string, labels V1Labels) ([]Record, error) {
 func ParseV1(data []byte, labels V1Labels) ([]Record, error) {
 	var list []V1Result
 	if err := json.Unmarshal(data, &list); err != nil {
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.Is(err, errNotV1Entry):
+			return nil, fmt.Errorf("%w: a JSON list whose entries are not τ-bench v1 results ({task_id, reward, info, traj, trial}): %w", ErrNotResults, err)
+		case errors.As(err, &te) && te.Field == "":
+			return nil, fmt.Errorf("%w: a JSON list of %ss, not of τ-bench v1 results ({task_id, reward, info, traj, trial})", ErrNotResults, te.Value)
+		}
 		return nil, fmt.Errorf("not a τ-bench v1 results list: %w", err)
 	}
 	if labels.Domain == "" {

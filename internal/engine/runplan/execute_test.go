@@ -18,7 +18,7 @@ import (
 // nothing pending and takes its settings from the manifest.
 func TestPlanExecute(t *testing.T) {
 	root := datatest.Root(t)
-	load := func(name string, solo bool) (envs.Domain, map[string]string, error) {
+	load := func(name string, solo bool, _ domains.Options) (envs.Domain, map[string]string, error) {
 		d, err := domains.Load(name, root)
 		return d, nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs/banking"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
 	"github.com/ledgerbench/ledgerbench/internal/engine/offline"
@@ -60,6 +61,12 @@ func buildManifest(opts *Options, p *Plan, modified map[string]string, cfg *llm.
 	}
 	if m.Split == "" {
 		m.Split = p.Domain.Tasks().DefaultSplit
+	}
+	if b, ok := p.Domain.(*banking.Domain); ok {
+		m.RetrievalConfig = b.Variant().Name
+		if k := strings.TrimSpace(string(b.Kwargs())); k != "" {
+			m.RetrievalConfigKwargs = json.RawMessage(k)
+		}
 	}
 	if opts.Timeout > 0 {
 		m.Timeout = opts.Timeout.String()

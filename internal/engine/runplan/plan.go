@@ -73,6 +73,10 @@ type Options struct {
 	TraitMode string
 	Solo      bool
 	Loop      string
+	// RetrievalConfig and RetrievalConfigKwargs choose banking_knowledge's
+	// retrieval variant and its overrides (JSON).
+	RetrievalConfig       string
+	RetrievalConfigKwargs string
 
 	// Inherit reports whether a setting was left to the run being
 	// continued: a run directory that exists lends its manifest's value.
@@ -83,7 +87,7 @@ type Options struct {
 	// LoadDomain loads a domain (in solo mode when solo), checking its data
 	// files against their pins; it returns the hashes of modified files it
 	// let through. Required.
-	LoadDomain func(name string, solo bool) (envs.Domain, map[string]string, error)
+	LoadDomain func(name string, solo bool, o domains.Options) (envs.Domain, map[string]string, error)
 	// CheckReplay refuses, before anything starts, a replay:FILE backbone
 	// whose recording does not hold the selected simulations (nil: no
 	// check).
@@ -216,7 +220,11 @@ func New(ctx context.Context, opts Options) (_ *Plan, err error) {
 	if err != nil {
 		return nil, UsageError{err}
 	}
-	dom, modified, err := opts.LoadDomain(opts.Domain, opts.Solo)
+	dopts, err := retrievalOptions(&opts)
+	if err != nil {
+		return nil, err
+	}
+	dom, modified, err := opts.LoadDomain(opts.Domain, opts.Solo, dopts)
 	if err != nil {
 		return nil, err
 	}
@@ -345,6 +353,8 @@ func fillFromManifest(opts *Options, m *results.Manifest) {
 	set("trait-mode", func() { opts.TraitMode = m.TraitMode })
 	set("solo", func() { opts.Solo = m.Solo })
 	set("loop", func() { opts.Loop = m.Loop })
+	set("retrieval-config", func() { opts.RetrievalConfig = m.RetrievalConfig })
+	set("retrieval-config-kwargs", func() { opts.RetrievalConfigKwargs = string(m.RetrievalConfigKwargs) })
 	set("backbones", func() {
 		if m.BackbonesFile != "" {
 			opts.BackbonesFile = m.BackbonesFile
@@ -422,4 +432,14 @@ func defaultOut(opts *Options) string {
 	}
 	clean := strings.NewReplacer(":", "-", ",", "-", "=", "", "/", "-", " ", "-").Replace(bb)
 	return filepath.Join("runs", fmt.Sprintf("%s_%s_%s_%s", opts.Now().Format("20060102_150405"), opts.Domain, opts.Agent, clean))
+}
+
+// retrievalOptions checks --retrieval-config and --retrieval-config-kwargs
+// and returns the domain's load options (a bad value is a usage error).
+func retrievalOptions(opts *Options) (domains.Options, error) {
+	d, err := domains.RetrievalOptions(opts.Domain, opts.RetrievalConfig, opts.RetrievalConfigKwargs)
+	if err != nil {
+		return d, UsageError{err}
+	}
+	return d, nil
 }

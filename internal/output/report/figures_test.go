@@ -82,21 +82,24 @@ func TestFiguresPNG(t *testing.T) {
 						t.Errorf("%s: corner %v is not white", f.Name, p)
 					}
 				}
-				// The legend fits the canvas: inside it, right of the plot.
-				// The legend fits its area, which lies inside the canvas and
-				// beside or below the plot.
+				// The legend lies inside the canvas, below the plot, its
+				// columns side by side within its area.
 				c := draw.New(vgimg.New(w, h))
 				pa, la := f.fp.areas(c)
-				if lr := legendRect(f.fp.plot.Legend).Size(); lr.X > 0 {
-					if lr.X > la.Max.X-la.Min.X || lr.Y > la.Max.Y-la.Min.Y {
-						t.Errorf("%s: legend %v does not fit its area %v", f.Name, lr, la.Rectangle)
+				cols, colW, lh := f.fp.columns()
+				if len(f.fp.legend) == 0 || len(cols) == 0 {
+					t.Errorf("%s: no legend", f.Name)
+				}
+				for _, l := range cols {
+					if lr := legendRect(l).Size(); lr.X > colW || lr.Y > lh {
+						t.Errorf("%s: legend column %v larger than %v x %v", f.Name, lr, colW, lh)
 					}
-					if la.Min.X < c.Min.X || la.Min.Y < c.Min.Y || la.Max.X > c.Max.X || la.Max.Y > c.Max.Y {
-						t.Errorf("%s: legend area %v outside the canvas %v", f.Name, la.Rectangle, c.Rectangle)
-					}
-					if overlap(pa.Rectangle, la.Rectangle) {
-						t.Errorf("%s: legend area %v overlaps the plot %v", f.Name, la.Rectangle, pa.Rectangle)
-					}
+				}
+				if la.Min.X < c.Min.X || la.Min.Y < c.Min.Y || la.Max.X > c.Max.X || la.Max.Y > c.Max.Y {
+					t.Errorf("%s: legend area %v outside the canvas %v", f.Name, la.Rectangle, c.Rectangle)
+				}
+				if overlap(pa.Rectangle, la.Rectangle) || la.Max.Y > pa.Min.Y {
+					t.Errorf("%s: legend area %v not below the plot %v", f.Name, la.Rectangle, pa.Rectangle)
 				}
 				if tw := f.fp.plot.Title.TextStyle.Width(f.fp.plot.Title.Text); tw > f.fp.w {
 					t.Errorf("%s: title %v wider than the plot %v", f.Name, tw, f.fp.w)

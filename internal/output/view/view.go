@@ -188,6 +188,9 @@ type verdict struct {
 	Clause    string          `json:"clause,omitempty"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	Failed    []string        `json:"failed,omitempty"`
+	// Feedback is the tool result the model got for a call the gate
+	// stopped (LedgerAgent records it in agent_info only).
+	Feedback string `json:"feedback,omitempty"`
 }
 
 // passValues are pass^1…pass^K, nil for a k no task has scored trials for.
@@ -477,9 +480,11 @@ func gateOf(r *results.Record) *gateView {
 				Clause    string          `json:"clause"`
 				Arguments json.RawMessage `json:"arguments"`
 				Failed    []string        `json:"failed"`
+				Feedback  string          `json:"feedback"`
 			}
 			if json.Unmarshal(raw[i], &extra) == nil {
 				gv.Verdicts[i].Turn, gv.Verdicts[i].Clause, gv.Verdicts[i].Arguments, gv.Verdicts[i].Failed = extra.Turn, extra.Clause, extra.Arguments, extra.Failed
+				gv.Verdicts[i].Feedback = extra.Feedback
 			}
 		}
 		if v.Shadow {

@@ -107,11 +107,14 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	res := &Result{}
 	loaded := map[string]envs.Domain{}
 	for _, name := range names {
-		dom, err := domains.Load(name, opts.DataDir)
+		// The live gold runs need no model endpoint: banking_knowledge's
+		// offline retrieval variant (the gate guards its banking writes
+		// only, whatever the retrieval tools).
+		dom, err := domains.LoadOffline(name, opts.DataDir)
 		if err != nil {
 			return nil, err
 		}
-		loaded[name] = dom
+		// (recorded files load their domain as recorded: not this one)
 		if _, ok := ledgeragent.PolicyOf(dom); !ok {
 			if opts.Skipped != nil {
 				opts.Skipped(name)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"runtime"
 	"sync"
 
@@ -136,23 +137,25 @@ func (rep *GoldReport) add(ctx context.Context, dom envs.Domain, task *tasks.Tas
 			return fmt.Errorf("agent_info: %w", err)
 		}
 	}
-	// The gold script judges its gold writes in gold order (it never
-	// retries a refused one): the k-th verdict is the k-th gated gold
-	// write. The environment's answer to each comes from the same walk the
-	// script's evidence reads come from.
+	// The gold script proposes its gold writes in gold order and never
+	// retries a refused one: a verdict is on the next gated gold write when
+	// it has its tool and arguments; others are on the script's evidence
+	// calls (a discoverable read through a guarded tool), not gold writes.
+	// The environment's answer to each gold write comes from the same walk
+	// the script's evidence reads come from.
 	script, err := ledgeragent.EvidencePlan(ctx, dom, task)
 	if err != nil {
 		return err
 	}
-	gate := gatedGold(dom, task)
-	if len(info.Verdicts) > len(gate) {
-		return fmt.Errorf("%d verdicts for %d gated gold writes", len(info.Verdicts), len(gate))
-	}
-	for k, v := range info.Verdicts {
-		i := gate[k]
-		if a := task.GoldActions()[i]; a.Name != v.Tool {
-			return fmt.Errorf("verdict %d is on %s, gold write %d is %s", k, v.Tool, i, a.Name)
+	gated := gatedGold(dom, task)
+	gold := task.GoldActions()
+	next := 0
+	for _, v := range info.Verdicts {
+		if next >= len(gated) || !sameCall(gold[gated[next]], v) {
+			continue
 		}
+		i := gated[next]
+		next++
 		switch {
 		case v.Decision == ledger.HarnessError:
 			// counted with the record (an infrastructure error)
@@ -169,6 +172,19 @@ func (rep *GoldReport) add(ctx context.Context, dom envs.Domain, task *tasks.Tas
 	return nil
 }
 
+// sameCall reports whether a verdict is on gold action a: its tool and
+// arguments (as JSON values).
+func sameCall(a tasks.Action, v ledger.Verdict) bool {
+	if a.Name != v.Tool {
+		return false
+	}
+	var x, y any
+	if json.Unmarshal(a.Arguments, &x) != nil || json.Unmarshal(v.Arguments, &y) != nil {
+		return string(a.Arguments) == string(v.Arguments)
+	}
+	return reflect.DeepEqual(x, y)
+}
+
 // gatedGold lists the indices of the gold actions the agent's gate judges.
 func gatedGold(dom envs.Domain, task *tasks.Task) []int {
 	pol, ok := ledgeragent.PolicyOf(dom)
@@ -178,7 +194,7 @@ func gatedGold(dom envs.Domain, task *tasks.Task) []int {
 	gate := ledgeragent.NewGate(dom, pol)
 	var out []int
 	for i, a := range task.GoldActions() {
-		if (a.By() != string(message.ByUser) || envs.IsSolo(dom)) && gate.Guards(a.Name) {
+		if (a.By() != string(message.ByUser) || envs.IsSolo(dom)) && gate.Guards(a.Name) && !ledgeragent.IsObservation(pol, a.Name, a.Arguments) {
 			out = append(out, i)
 		}
 	}

@@ -75,6 +75,13 @@ func Files(ctx context.Context, paths []string, opts Options) ([]File, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
+		if meta.Domain == "" {
+			if len(f.Simulations) == 0 {
+				out = append(out, File{File: filepath.Base(path)})
+				continue
+			}
+			return nil, fmt.Errorf("%s: a τ²-bench results file that names no domain (info.environment_info.domain_name)", path)
+		}
 		// A solo run (upstream's is_solo_mode) is scored in solo mode.
 		solo := results.IsSolo(f.Info)
 		key := meta.Domain
@@ -165,6 +172,16 @@ func fileTau2(ctx context.Context, path string, f *results.Tau2File, dom envs.Do
 		}
 		for i := range ts {
 			byID[ts[i].ID] = &ts[i]
+		}
+		pinned := func(id string) *tasks.Task {
+			t, err := dom.Tasks().Find(id)
+			if err != nil {
+				return nil
+			}
+			return t
+		}
+		if d, err := tasks.CompareEmbedded(ts, pinned, nil); err == nil && len(d.IDs) > 0 && opts.Criteria == "file" {
+			opts.warnf("rescore: %s: the file's %s from the pinned ones; scored against the file's (--criteria domain scores against the pinned ones)", res.File, d)
 		}
 	}
 	lookup := func(id string) *tasks.Task {

@@ -43,6 +43,7 @@ var list = []Domain{
 	{Name: "telecom", Benchmark: Tau2},
 	{Name: "telecom-workflow", Base: "telecom", Benchmark: Tau2},
 	{Name: "telehealth", Benchmark: TauTrait},
+	{Name: "banking_knowledge", Benchmark: Tau2},
 }
 
 // All returns every domain in order.
