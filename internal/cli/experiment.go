@@ -136,7 +136,7 @@ func runExperiment(ctx context.Context, opts *experimentOptions) error {
 		return runErr
 	}
 	if opts.DryRun { // experimentcheck.go: what planning cannot see; no report, nothing written
-		return errors.Join(runErr, checkCells(s, cfg, res))
+		return errors.Join(runErr, checkCells(s, cfg, res, doms.NeedsJudge))
 	}
 	if res.Stopped != "" {
 		fmt.Fprintf(s.ErrOut, "budget: %s; rerun the same command to continue (with a higher cap)\n", res.Stopped)
@@ -194,6 +194,7 @@ func cellRunner(s *Streams, opts *experimentOptions, cfg *experiment.Config) exp
 		if err != nil {
 			return planError(err)
 		}
+		defer p.Close()
 		ui := progressOptions{Streams: &cellStreams, Quiet: opts.Quiet}
 		_, err = executePlan(ctx, ui, errOut, p, nil, func(prog *runner.Progress) {
 			track(func() float64 { return prog.Snapshot().Cost })

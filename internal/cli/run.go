@@ -173,6 +173,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	if err != nil {
 		return planError(err)
 	}
+	defer p.Close()
 	opts.Out = p.Options.Out
 	ui := progressOptions{Streams: s, Quiet: opts.Quiet, Grace: p.Options.Grace, Every: opts.progressEvery}
 	sum, err := executePlan(ctx, ui, errOut, p, reqs, nil)

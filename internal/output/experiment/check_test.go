@@ -22,7 +22,7 @@ backbones:
 		{Domains: []string{"airline"}, Agents: []string{"baseline", "nobody"}, Backbones: []string{"fake", "sim", "missing"}},
 	}}
 	cells := cfg.Cells()
-	problems := Check(cfg, "b.yaml", bbs, func(string) (string, bool) { return "", false })
+	problems := Check(cfg, "b.yaml", bbs, func(string) (string, bool) { return "", false }, nil)
 	want := []string{`airline/nobody/fake: unknown agent "nobody"`, "airline/baseline/missing: backbone:"}
 	// The user of a model agent is τ²-bench's default, in the file.
 	if strings.Contains(strings.Join(problems, "\n"), "user backbone") {
@@ -39,8 +39,26 @@ backbones:
 	}
 	// The file's judge is checked (its key is unset) when the grid does not say none.
 	cfg.Judge = ""
-	if p := Check(cfg, "b.yaml", bbs, func(k string) (string, bool) { return "", false }); !strings.Contains(strings.Join(p, "\n"), "judge: backbone keyed") {
-		t.Errorf("problems %q do not name the judge's unset key", p)
+	p := Check(cfg, "b.yaml", bbs, func(k string) (string, bool) { return "", false }, nil)
+	var keyLines []string
+	for _, l := range p {
+		if strings.Contains(l, "K_KEY") {
+			keyLines = append(keyLines, l)
+		}
+	}
+	// One line for the variable, naming its backbone's role and the cells
+	// (the file's judge is every cell's: the model agents' always, the
+	// offline ones' because their tasks may have NL assertions).
+	if len(keyLines) != 1 || !strings.Contains(keyLines[0], "environment variable K_KEY is empty or unset") ||
+		!strings.Contains(keyLines[0], "judge keyed of 6 cells") {
+		t.Errorf("problems %q: want one line naming K_KEY, the judge keyed and its 6 cells", p)
+	}
+	// Offline cells whose tasks have no NL assertions need no judge: no key.
+	offline := func(c Cell) bool { return false }
+	p = Check(&Config{Out: "o", Trials: 1, Limit: 2, Grid: []Block{{Domains: []string{"airline"}, Agents: []string{"baseline"}, Backbones: []string{"sim", "gold"}}}},
+		"b.yaml", bbs, func(string) (string, bool) { return "", false }, offline)
+	if len(p) != 0 {
+		t.Errorf("offline cells without NL tasks: problems %q; want none (no judge is called)", p)
 	}
 	res := &Result{}
 	for _, c := range cells {

@@ -452,3 +452,37 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestCountRejudgedOnce: a unit whose judge failed and that a resume judged
+// again (the judged record keeps the pending one's id and carries its cost)
+// is one simulation of the budget, its conversation paid once; an attempt a
+// re-run replaced is a simulation of its own, paid for.
+func TestCountRejudgedOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	w, err := results.OpenWriter(filepath.Join(dir, results.SimulationsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending := results.Record{ID: "a", TaskID: "0", TerminationReason: evaluator.InfrastructureError, JudgePending: evaluator.UserStop, AgentCost: 1, JudgeCost: 0.25}
+	judged := pending
+	judged.TerminationReason, judged.JudgePending, judged.JudgeCost = evaluator.UserStop, "", 0.5
+	judged.RewardInfo = &evaluator.RewardInfo{Reward: 1}
+	crashed := results.Record{ID: "b", TaskID: "1", TerminationReason: evaluator.InfrastructureError, AgentCost: 2}
+	rerun := results.Record{ID: "c", TaskID: "1", TerminationReason: evaluator.UserStop, AgentCost: 4, RewardInfo: &evaluator.RewardInfo{}}
+	for _, r := range []results.Record{pending, crashed, judged, rerun} {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st := Status{Cell: Cell{Dir: dir, Trials: 1}}
+	if err := count(&st, []string{"0", "1"}); err != nil {
+		t.Fatal(err)
+	}
+	if st.Records != 3 || st.Scored != 2 || st.Cost != 1.5+2+4 {
+		t.Errorf("records %d scored %d cost %v; want 3 simulations (the re-judged one once), 2 scored, $7.5", st.Records, st.Scored, st.Cost)
+	}
+}
