@@ -173,7 +173,16 @@ type evidencer interface {
 func newAgent(dom envs.Domain, task *tasks.Task, prefix string) *Agent {
 	a := &Agent{task: task, idPfx: prefix + "_call_"}
 	ev, _ := dom.(evidencer)
-	seen := map[string]bool{} // reads already in the script
+	// seen holds the reads already in the script, each with the number of
+	// writes before it: a read of a tool the domain names as changed by
+	// writes (a refund to a gift card changes the user's record) is made
+	// again after a write; others are made once.
+	seen := map[string]int{}
+	writes := 0
+	var refresh []string
+	if r, ok := dom.(interface{ EvidenceAfterWrites() []string }); ok {
+		refresh = r.EvidenceAfterWrites()
+	}
 	for i, act := range task.GoldActions() {
 		if act.By() != string(message.ByUser) && ev != nil {
 			if ti, _ := envs.ToolInfo(dom, message.ByAssistant, act.Name); ti.Mutates() {
@@ -182,14 +191,15 @@ func newAgent(dom envs.Domain, task *tasks.Task, prefix string) *Agent {
 				// no state, so the DB check is unaffected.
 				for _, r := range ev.EvidenceReads(act.Name, act.Arguments) {
 					key := r.Name + string(r.Arguments)
-					if seen[key] {
+					if at, ok := seen[key]; ok && (at == writes || !slices.Contains(refresh, r.Name)) {
 						continue
 					}
-					seen[key] = true
+					seen[key] = writes
 					a.steps = append(a.steps, step{actions: []tasks.Action{{Name: r.Name, Arguments: r.Arguments}}, index: -1})
 				}
+				writes++
 			} else {
-				seen[act.Name+string(act.Arguments)] = true
+				seen[act.Name+string(act.Arguments)] = writes
 			}
 		}
 		if act.By() == string(message.ByUser) {

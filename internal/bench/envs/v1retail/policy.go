@@ -152,3 +152,8 @@ func (d *Domain) EvidenceReads(tool string, args json.RawMessage) []message.Tool
 func (d *Domain) Mutations(tool string, args json.RawMessage, l *ledger.Ledger) []ledger.Mutation {
 	return d.shadow().Mutations(tool, args, l)
 }
+
+// EvidenceAfterWrites names the reads the offline scripts make again after
+// a write: a cancellation refunds gift cards at once, so the user's record
+// read before it is stale for a later payment check.
+func (d *Domain) EvidenceAfterWrites() []string { return []string{"get_user_details"} }
