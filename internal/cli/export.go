@@ -80,7 +80,7 @@ func runExport(_ context.Context, s *Streams, opts *exportOptions) error {
 func tasksByID(set *tasks.Set, split string, ids []string) []tasks.Task {
 	var out []tasks.Task
 	for _, id := range ids {
-		if t, err := findTask(set, split, id); err == nil {
+		if t, err := replayTask(set, split, id); err == nil {
 			out = append(out, *t)
 		}
 	}

@@ -125,6 +125,9 @@ func runReport(_ context.Context, s *Streams, opts *reportOptions) error {
 		cat, doms = report.LoadDomains(opts.DataDir, sources, noteTo(s.ErrOut))
 		report.AddShadowVerdicts(sources, doms)
 	}
+	for _, d := range report.Dropped(sources) {
+		fmt.Fprintf(s.ErrOut, "warning: %s\n", d)
+	}
 	groups := report.Summarize(sources, cat)
 	if err := checkK(opts.K, groups); err != nil {
 		return err

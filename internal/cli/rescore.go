@@ -50,7 +50,8 @@ and recomputed rewards and the reward components that differ. --json writes one 
 simulation instead.
 
 NL assertions are not judged: where a task's basis has NL_ASSERTION, the recorded
-NL verdict stands in for it (counted as "NL from record"). Tasks are those embedded
+NL verdict stands in for it (counted as "NL from record"); a record without one (a run
+with --no-judge) leaves it out of the reward (counted as "NL not judged"). Tasks are those embedded
 in the file (the versions the run was scored with); --criteria domain uses the data
 directory's tasks instead (upstream's --fresh-tasks).
 
@@ -123,22 +124,26 @@ func runRescore(ctx context.Context, opts *rescoreOptions) error {
 
 func writeRescore(w io.Writer, files []rescore.File, verbose bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "FILE\tDOMAIN\tSIMS\tAGREE\tDISAGREE\tNL FROM RECORD\tRELABELLED\tNO TASK\tNOT EVALUATED")
+	fmt.Fprintln(tw, "FILE\tDOMAIN\tSIMS\tAGREE\tDISAGREE\tNL FROM RECORD\tNL NOT JUDGED\tRELABELLED\tNO TASK\tNOT EVALUATED")
 	var tot rescore.File
 	for _, f := range files {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", f.File, f.Domain, f.Sims, f.Agree, len(f.Disagree), f.NLRecorded, f.Relabelled, len(f.Missing), len(f.Failed))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", f.File, f.Domain, f.Sims, f.Agree, len(f.Disagree), f.NLRecorded, f.NLUnjudged, f.Relabelled, len(f.Missing), len(f.Failed))
 		tot.Relabelled += f.Relabelled
 		tot.Sims += f.Sims
 		tot.Agree += f.Agree
 		tot.NLRecorded += f.NLRecorded
+		tot.NLUnjudged += f.NLUnjudged
 		tot.Disagree = append(tot.Disagree, f.Disagree...)
 		tot.Missing = append(tot.Missing, f.Missing...)
 		tot.Failed = append(tot.Failed, f.Failed...)
 	}
 	if len(files) > 1 {
-		fmt.Fprintf(tw, "total\t\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", tot.Sims, tot.Agree, len(tot.Disagree), tot.NLRecorded, tot.Relabelled, len(tot.Missing), len(tot.Failed))
+		fmt.Fprintf(tw, "total\t\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", tot.Sims, tot.Agree, len(tot.Disagree), tot.NLRecorded, tot.NLUnjudged, tot.Relabelled, len(tot.Missing), len(tot.Failed))
 	}
 	tw.Flush()
+	if tot.NLUnjudged > 0 {
+		fmt.Fprintln(w, "NL NOT JUDGED: simulations whose NL assertions neither the record nor this rescoring judged (a run with --no-judge): their rewards omit NL_ASSERTION.")
+	}
 	if tot.Relabelled > 0 {
 		fmt.Fprintln(w, "RELABELLED (--relabel): simulations whose recorded evaluation checked another task's gold actions than their task_id names, scored against that task.")
 	}

@@ -8,7 +8,11 @@ package envs
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
 
+	"github.com/ledgerbench/ledgerbench/internal/core/fault"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/core/tool"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
@@ -115,11 +119,51 @@ func ToolInfo(d Domain, requestor message.Requestor, name string) (tool.Info, bo
 	return tool.Info{}, false
 }
 
+// CheckTool returns an error naming the tool and the requestor's tools when
+// the requestor ("assistant" or "user") has no tool of that name.
+func CheckTool(d Domain, requestor message.Requestor, name string) error {
+	var list []tool.Info
+	switch requestor {
+	case message.ByAssistant:
+		list = d.AgentTools()
+	case message.ByUser:
+		list = d.UserTools()
+	default:
+		return fmt.Errorf("tool %q: requestor %q: want assistant or user", name, requestor)
+	}
+	names := make([]string, len(list))
+	for i, t := range list {
+		if t.Name == name {
+			return nil
+		}
+		names[i] = t.Name
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("unknown tool %q: %s has no %s tools", name, d.Name(), requestor)
+	}
+	return fmt.Errorf("unknown tool %q for the %s (%s tools: %s)", name, requestor, d.Name(), strings.Join(names, ", "))
+}
+
 // Respond executes a tool call and returns the tool message (upstream's
 // get_response): content is the formatted result, or "Error: " plus the
 // exception text with Error set; the environment syncs after a successful
 // call.
 func Respond(ctx context.Context, e Env, call message.ToolCall) message.Message {
+	msg, _ := respond(ctx, e, call)
+	return msg
+}
+
+// RespondErr is Respond for a simulation loop: a call whose error is an
+// infrastructure failure (a tool's endpoint or sandbox failed: the error
+// wraps fault.ErrInfrastructure) or the context's end is returned as that
+// error, with no tool message, so the simulation ends as an
+// infrastructure error instead of showing the model a failure that is not
+// its own.
+func RespondErr(ctx context.Context, e Env, call message.ToolCall) (message.Message, error) {
+	return respond(ctx, e, call)
+}
+
+func respond(ctx context.Context, e Env, call message.ToolCall) (message.Message, error) {
 	req := call.Requestor
 	if req == "" {
 		req = message.ByAssistant
@@ -127,11 +171,15 @@ func Respond(ctx context.Context, e Env, call message.ToolCall) message.Message 
 	msg := message.Message{Role: message.Tool, ToolCallID: call.ID, Requestor: req}
 	res, err := e.Call(ctx, req, call.Name, call.Arguments)
 	if err != nil {
+		var infra error
+		if errors.Is(err, fault.ErrInfrastructure) || ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			infra = err
+		}
 		msg.Content = "Error: " + err.Error()
 		msg.Error = true
-		return msg
+		return msg, infra
 	}
 	msg.Content = tool.Content(res)
 	e.Sync()
-	return msg
+	return msg, nil
 }

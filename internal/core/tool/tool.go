@@ -91,6 +91,25 @@ type Tool[S any] struct {
 	decode     func(class string, info Info, args json.RawMessage) (any, error)
 	reflective func(class string, info Info, args json.RawMessage) (any, error)
 	run        func(ctx context.Context, s S, a any) (any, error)
+	// class, when set, names the Python class that defines the tool in
+	// its argument errors instead of the set's (a mixin's method).
+	class string
+}
+
+// WithClass returns the tool with the Python class that defines it named
+// in its argument errors (upstream's TypeError texts use the method's
+// qualified name: a mixin's tool in a composed toolkit names the mixin).
+func (t Tool[S]) WithClass(class string) Tool[S] {
+	t.class = class
+	return t
+}
+
+// classOr is the class named in t's argument errors.
+func (t Tool[S]) classOr(set string) string {
+	if t.class != "" {
+		return t.class
+	}
+	return set
 }
 
 // Func is the shape of a typed tool implementation.
@@ -585,7 +604,7 @@ func (s *Set[S]) Call(ctx context.Context, st S, name string, args json.RawMessa
 	if ctx.Value(reflectiveKey{}) != nil {
 		decode = t.reflective
 	}
-	a, err := decode(s.class, t.Info, args)
+	a, err := decode(t.classOr(s.class), t.Info, args)
 	if err != nil {
 		return nil, err
 	}
@@ -611,7 +630,7 @@ func (s *Set[S]) Decode(name string, args json.RawMessage) (any, error) {
 		return nil, notFound{name}
 	}
 	t := s.tools[i]
-	return t.decode(s.class, t.Info, args)
+	return t.decode(t.classOr(s.class), t.Info, args)
 }
 
 // CallContent runs a tool and formats its result as the tool message content

@@ -51,18 +51,31 @@ type positions struct {
 	top       map[string]int
 	backbones map[string]int
 	keys      map[string]map[string]int
+	// embeddings entries' lines, as backbones'
+	embeddings    map[string]int
+	embeddingKeys map[string]map[string]int
 }
 
 // line is the line of a backbone's key (its name's line when the key is
 // absent or empty), or of a top-level key when backbone is empty.
 func (p *positions) line(backbone, key string) int {
+	return p.lineIn("", backbone, key)
+}
+
+// lineIn is line for a backbone (section "") or an embeddings entry
+// (section "embedding").
+func (p *positions) lineIn(section, backbone, key string) int {
 	if p == nil {
 		return 0
 	}
 	if backbone == "" {
 		return p.top[key]
 	}
-	keys := p.keys[backbone]
+	names, keysBy := p.backbones, p.keys
+	if section != "" {
+		names, keysBy = p.embeddings, p.embeddingKeys
+	}
+	keys := keysBy[backbone]
 	for k := key; k != ""; {
 		if l, ok := keys[k]; ok {
 			return l
@@ -73,7 +86,7 @@ func (p *positions) line(backbone, key string) int {
 		}
 		k = k[:i]
 	}
-	return p.backbones[backbone]
+	return names[backbone]
 }
 
 // located is Validate's problems with their lines.
@@ -82,9 +95,9 @@ func (c *Config) located() lineProblems {
 	for _, p := range c.problems() {
 		msg := p.msg
 		if p.backbone != "" {
-			msg = fmt.Sprintf("backbone %q: %s", p.backbone, p.msg)
+			msg = fmt.Sprintf("%s %q: %s", p.kind(), p.backbone, p.msg)
 		}
-		out = append(out, lineProblem{c.pos.line(p.backbone, p.key), msg})
+		out = append(out, lineProblem{c.pos.lineIn(p.section, p.backbone, p.key), msg})
 	}
 	return out
 }
@@ -102,12 +115,13 @@ func decode(b []byte) (*Config, lineProblems) {
 		return nil, lineProblems{{0, "empty document"}}
 	}
 	root := doc.Content[0]
-	cfg := &Config{pos: &positions{top: map[string]int{}, backbones: map[string]int{}, keys: map[string]map[string]int{}}}
+	cfg := &Config{pos: &positions{top: map[string]int{}, backbones: map[string]int{}, keys: map[string]map[string]int{},
+		embeddings: map[string]int{}, embeddingKeys: map[string]map[string]int{}}}
 	if root.Kind != yaml.MappingNode {
-		return nil, lineProblems{{root.Line, "want a mapping with the keys judge and backbones, found " + nodeKind(root)}}
+		return nil, lineProblems{{root.Line, "want a mapping with the keys judge, backbones and embeddings, found " + nodeKind(root)}}
 	}
 	var probs lineProblems
-	known := []string{"judge", "backbones"}
+	known := []string{"judge", "backbones", "embeddings"}
 	eachPair(root, "", &probs, func(k, v *yaml.Node) {
 		cfg.pos.top[k.Value] = k.Line
 		switch k.Value {
@@ -134,6 +148,27 @@ func decode(b []byte) (*Config, lineProblems) {
 					decodeStruct(body, reflect.ValueOf(&bb).Elem(), ctx, "", keys, &probs)
 				}
 				cfg.Backbones[name.Value] = bb
+			})
+		case "embeddings":
+			if v.Kind != yaml.MappingNode {
+				if !isNull(v) {
+					probs = append(probs, lineProblem{v.Line, "embeddings: want a mapping of embedding model names to their settings, found " + nodeKind(v)})
+				}
+				return
+			}
+			cfg.Embeddings = map[string]Embedding{}
+			eachPair(v, "embeddings: ", &probs, func(name, body *yaml.Node) {
+				cfg.pos.embeddings[name.Value] = name.Line
+				keys := map[string]int{}
+				cfg.pos.embeddingKeys[name.Value] = keys
+				e := Embedding{Name: name.Value}
+				ctx := fmt.Sprintf("embedding %q: ", name.Value)
+				if body.Kind != yaml.MappingNode {
+					probs = append(probs, lineProblem{body.Line, ctx + "want a mapping of its settings (type, base_url, model, …), found " + nodeKind(body)})
+				} else {
+					decodeStruct(body, reflect.ValueOf(&e).Elem(), ctx, "", keys, &probs)
+				}
+				cfg.Embeddings[name.Value] = e
 			})
 		default:
 			probs = append(probs, unknownKey(k, "", known))
@@ -180,9 +215,14 @@ func decodeStruct(m *yaml.Node, v reflect.Value, ctx, prefix string, keys map[st
 			return
 		}
 		f := v.Field(i)
-		if f.Kind() == reflect.Struct && f.Type() != durationType {
+		optional := f.Kind() == reflect.Pointer && f.Type().Elem().Kind() == reflect.Struct
+		if f.Kind() == reflect.Struct && f.Type() != durationType || optional {
 			if isNull(val) {
 				return
+			}
+			if optional { // price: given means set, even when empty
+				f.Set(reflect.New(f.Type().Elem()))
+				f = f.Elem()
 			}
 			if val.Kind != yaml.MappingNode {
 				*probs = append(*probs, lineProblem{val.Line, fmt.Sprintf("%s%s%s: want a mapping (%s), found %s", ctx, prefix, k.Value, strings.Join(structKeys(f.Type()), ", "), nodeKind(val))})

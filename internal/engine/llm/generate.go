@@ -52,45 +52,67 @@ func (c *Client) Generate(ctx context.Context, req Request) (Response, error) {
 	}
 	c.record(body, false)
 
-	estimate := len(body)/4 + 1
+	var resp chatResponse
+	a, n, waited, latency, err := c.exchange(ctx, body, len(body)/4+1, func(actx context.Context, a *attempt) error {
+		r, err := c.send(actx, a)
+		if err == nil {
+			err = replyError(&r, a.raw)
+		}
+		resp = r
+		return err
+	})
+	if err != nil {
+		return Response{}, err
+	}
+	r := c.convert(&resp, a)
+	r.Latency = latency
+	r.Wait = waited
+	r.Attempts = n
+	if p := c.b.Price; p != nil {
+		r.Cost = p.Cost(r.Usage)
+	}
+	usage := r.Usage
+	r.Message.Usage = &usage
+	r.Message.Cost = r.Cost
+	c.lim.charge(r.Usage.Total() - (len(body)/4 + 1))
+	if c.cache != nil {
+		if err := c.cache.put(cacheKey, c.b.Name, &r); err != nil {
+			c.opts.logf("llm %s: cache write: %v", c.b.Name, err)
+		}
+	}
+	return r, nil
+}
+
+// exchange makes one call with body: it waits for the backbone's rate
+// limits (estimate tokens), makes an attempt with send, and retries 408,
+// 409, 429, 5xx, per-attempt timeouts, connection errors and unreadable
+// or error-carrying replies (send's *badReplyError) with exponential
+// backoff and full jitter, a Retry-After header setting the wait instead,
+// up to the backbone's max_retries. It returns the attempt that succeeded,
+// the number of attempts, the time spent waiting and the successful
+// attempt's latency; a failed call is an *Error, an interrupted one wraps
+// the context's error.
+func (c *Client) exchange(ctx context.Context, body []byte, estimate int, send func(ctx context.Context, a *attempt) error) (*attempt, int, time.Duration, time.Duration, error) {
 	var waited time.Duration
 	for n := 1; ; n++ {
 		t0 := time.Now()
 		if err := c.lim.wait(ctx, estimate); err != nil {
-			return Response{}, c.ctxError(ctx, err)
+			return nil, n, waited, 0, c.ctxError(ctx, err)
 		}
 		waited += time.Since(t0)
 
 		a := &attempt{body: body}
 		actx, cancel := context.WithTimeout(ctx, c.b.timeout())
 		t1 := time.Now()
-		resp, err := c.send(actx, a)
+		err := send(actx, a)
 		latency := time.Since(t1)
 		timedOut := actx.Err() != nil
 		cancel()
-
 		if err == nil {
-			err = replyError(&resp, a.raw)
-		}
-		if err == nil {
-			r := c.convert(&resp, a)
-			r.Latency = latency
-			r.Wait = waited
-			r.Attempts = n
-			r.Cost = c.b.Price.Cost(r.Usage)
-			usage := r.Usage
-			r.Message.Usage = &usage
-			r.Message.Cost = r.Cost
-			c.lim.charge(r.Usage.Total() - estimate)
-			if c.cache != nil {
-				if err := c.cache.put(cacheKey, c.b.Name, &r); err != nil {
-					c.opts.logf("llm %s: cache write: %v", c.b.Name, err)
-				}
-			}
-			return r, nil
+			return a, n, waited, latency, nil
 		}
 		if ctx.Err() != nil {
-			return Response{}, c.ctxError(ctx, ctx.Err())
+			return nil, n, waited, 0, c.ctxError(ctx, ctx.Err())
 		}
 
 		status := statusOf(err, a)
@@ -100,7 +122,7 @@ func (c *Client) Generate(ctx context.Context, req Request) (Response, error) {
 		}
 		if !retryable(status) {
 			c.explain(e, err)
-			return Response{}, e
+			return nil, n, waited, 0, e
 		}
 		if n > c.b.maxRetries() {
 			e.Retryable = true
@@ -116,12 +138,12 @@ func (c *Client) Generate(ctx context.Context, req Request) (Response, error) {
 			default:
 				e.Hint = "check base_url and the network"
 			}
-			return Response{}, e
+			return nil, n, waited, 0, e
 		}
 		d := c.backoff(n, retryAfter(a.header, c.opts.now()))
 		c.opts.logf("llm %s: attempt %d failed (%v); retrying in %s", c.b.Name, n, e, d.Round(time.Millisecond))
 		if err := c.opts.sleep(ctx, d); err != nil {
-			return Response{}, c.ctxError(ctx, err)
+			return nil, n, waited, 0, c.ctxError(ctx, err)
 		}
 		waited += d
 	}

@@ -108,9 +108,9 @@ func backboneSettings(name string, cfg *llm.Config) (json.RawMessage, bool) {
 		ReasoningEffort     string         `json:"reasoning_effort,omitempty"`
 		SendReasoning       bool           `json:"send_reasoning,omitempty"`
 		ExtraBody           map[string]any `json:"extra_body,omitempty"`
-		Price               price          `json:"price"`
+		Price               *price         `json:"price"` // null: no price, costs unknown
 	}{bb.BaseURL, bb.Model, bb.APIKeyEnv, bb.Temperature, bb.MaxTokens, bb.MaxCompletionTokens,
-		bb.ReasoningEffort, bb.SendReasoning, bb.ExtraBody, price(bb.Price)}
+		bb.ReasoningEffort, bb.SendReasoning, bb.ExtraBody, (*price)(bb.Price)}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, false

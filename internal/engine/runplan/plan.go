@@ -122,9 +122,43 @@ type Plan struct {
 	// Defaults are the upstream defaults applied, as the header says them
 	// (also in the manifest).
 	Defaults []string
+	// Unpriced are the roles whose model backbone has no price (their
+	// costs are unknown: records name them in Unknown), each as
+	// "role backbone" ("agent kimi-k2.5").
+	Unpriced []string
 
 	makers runner.Makers
 	judge  evaluator.Judge
+	// unpriced are the record fields (results.Unknown*) of the roles whose
+	// backbone has no price.
+	unpriced []string
+}
+
+// unpriced finds the roles whose backbone is a model without a price (the
+// steering endpoint has none either): what they spend is unknown. Offline
+// backbones cost nothing, known.
+func unpriced(cfg *llm.Config, agent, user, judge string, solo bool) (fields, named []string) {
+	if user == "" {
+		user = agent
+	}
+	if solo {
+		user = ""
+	}
+	for _, r := range []struct{ role, name, field string }{
+		{"agent", agent, results.UnknownAgentCost}, {"user", user, results.UnknownUserCost}, {"judge", judge, results.UnknownJudgeCost},
+	} {
+		if r.name == "" || IsOffline(r.name) {
+			continue
+		}
+		if cfg != nil {
+			if b, err := cfg.Backbone(r.name); err == nil && b.Price != nil {
+				continue
+			}
+		}
+		fields = append(fields, r.field)
+		named = append(named, r.role+" "+r.name)
+	}
+	return fields, named
 }
 
 // New resolves opts: the run being continued if Out holds one, the tasks,
@@ -234,6 +268,8 @@ func New(ctx context.Context, opts Options) (*Plan, error) {
 			judgeName = cfg.Judge
 		}
 	}
+
+	p.unpriced, p.Unpriced = unpriced(cfg, opts.Backbone, opts.UserBackbone, judgeName, opts.Solo)
 
 	seeds := runner.TrialSeeds(opts.Seed, opts.Trials)
 	p.Units = shard.Filter(runner.Units(p.Tasks, seeds))

@@ -114,3 +114,8 @@ func BenchmarkOf(name string) Benchmark {
 	}
 	return Tau2
 }
+
+// Traits are τ-Trait's user trait names, in the order its example trait
+// files use (the τ-Trait user simulator's keys; recorded files are named
+// after them, e.g. confusion_telehealth.json).
+func Traits() []string { return []string{"impatience", "confusion", "skeptical", "incoherence"} }
