@@ -13,6 +13,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/engine/ledgeragent"
 	"github.com/ledgerbench/ledgerbench/internal/engine/orchestrator"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
+	"github.com/ledgerbench/ledgerbench/internal/source/data"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
@@ -117,7 +118,7 @@ var (
 // per test binary.
 func domainOf(t *testing.T, name string) envs.Domain {
 	t.Helper()
-	root := datatest.Root(t)
+	root := datatest.Repo(t, data.TauBench, data.TauTrait)
 	cliMu.Lock()
 	defer cliMu.Unlock()
 	if d, ok := cliDomains[name]; ok {

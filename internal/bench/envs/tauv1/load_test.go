@@ -18,7 +18,7 @@ import (
 // its own (the other repositories' files are not needed to load it).
 func copyEnv(t *testing.T, src tauv1.Source, env string) string {
 	t.Helper()
-	from := src.Dir(datatest.Root(t), env)
+	from := src.Dir(datatest.Repo(t, src.Folder), env)
 	root := t.TempDir()
 	to := src.Dir(root, env)
 	err := filepath.Walk(from, func(p string, fi os.FileInfo, err error) error {
