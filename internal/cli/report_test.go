@@ -9,10 +9,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ledgerbench/ledgerbench/internal/source/data"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
 func v1Airline(t *testing.T) string {
+	datatest.Repo(t, data.TauBench) // reports detect the list's domain in it
 	return filepath.Join(datatest.Trajectories(t), "sierra-research+tau-bench", "gpt-4o-airline.json")
 }
 

@@ -623,7 +623,7 @@ func (b *builder) userMaker(ctx context.Context, name string) (func(runner.Spec)
 		if err != nil {
 			return nil, nil, err
 		}
-		gen, err := b.generator(name, true)
+		gen, err := b.generator(ctx, name, true)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -174,11 +174,6 @@ func newAgent(dom envs.Domain, task *tasks.Task, prefix string, evidence [][]mes
 		}
 		ti, _ := envs.ToolInfo(dom, message.ByAssistant, act.Name)
 		a.steps = append(a.steps, step{actions: []tasks.Action{act}, index: i, write: ti.Mutates()})
-		if ti.Mutates() {
-			// A write may change what the reads before it returned: the
-			// next write's evidence is read again.
-			clear(seen)
-		}
 	}
 	return a
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
 	"github.com/ledgerbench/ledgerbench/internal/engine/usersim"
 	"github.com/ledgerbench/ledgerbench/internal/score/rescore"
+	"github.com/ledgerbench/ledgerbench/internal/source/data"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
@@ -54,7 +55,7 @@ func TestV1OracleRequests(t *testing.T) {
 	if cmdline == "" {
 		t.Skip("LEDGERBENCH_V1_REQUESTS_ORACLE not set")
 	}
-	root := datatest.Root(t)
+	root := datatest.Repo(t, data.TauBench, data.TauTrait)
 	for _, vd := range v1Domains {
 		t.Run(vd.name, func(t *testing.T) {
 			if os.Getenv(vd.srcEnv) == "" {
@@ -176,7 +177,7 @@ func detect(t *testing.T, root, path string) (envs.Domain, string, bool) {
 // recorded reward and every recorded tool output are reproduced.
 func TestV1ReplayRecordings(t *testing.T) {
 	ctx := context.Background()
-	root := datatest.Root(t)
+	root := datatest.Repo(t, data.TauBench, data.TauTrait)
 	for _, path := range v1Recordings(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			dom, split, otherData := detect(t, root, path)
@@ -252,7 +253,7 @@ func TestV1ReplayRecordings(t *testing.T) {
 // every step; OpenAI's "annotations" removed), and every user request the
 // recorded turns in upstream's user flow with the domain's user prompt.
 func TestV1RequestsAlongRecordings(t *testing.T) {
-	root := datatest.Root(t)
+	root := datatest.Repo(t, data.TauBench, data.TauTrait)
 	for _, path := range v1Recordings(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			dom, split, otherData := detect(t, root, path)

@@ -98,12 +98,12 @@ backbones:
 	cfg := &Config{Out: "o", Trials: 1, Judge: "none", Grid: []Block{
 		{Domains: []string{"telehealth"}, Agents: []string{"baseline"}, Backbones: []string{"fake"}, UserBackbones: []string{"steer"}, Traits: []string{"none"}},
 	}}
-	problems := Check(cfg, "b.yaml", bbs, func(string) (string, bool) { return "", false })
+	problems := Check(cfg, "b.yaml", bbs, func(string) (string, bool) { return "", false }, nil)
 	if len(problems) != 1 || !strings.Contains(problems[0], "STEER_ENDPOINT is not set") || !strings.Contains(problems[0], "STEER_API_KEY is not set") {
 		t.Errorf("problems %q; want the steering endpoint's variables", problems)
 	}
 	env := map[string]string{"STEER_ENDPOINT": "https://steer.example", "STEER_API_KEY": "k"}
-	if p := Check(cfg, "b.yaml", bbs, func(k string) (string, bool) { v, ok := env[k]; return v, ok }); len(p) != 0 {
+	if p := Check(cfg, "b.yaml", bbs, func(k string) (string, bool) { v, ok := env[k]; return v, ok }, nil); len(p) != 0 {
 		t.Errorf("problems %q with the variables set", p)
 	}
 	res := &Result{Cells: []Status{{ID: cfg.Cells()[0].ID(), Expected: 20}}}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/score/metrics"
+	"github.com/ledgerbench/ledgerbench/internal/source/data"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
@@ -15,7 +16,7 @@ import (
 // list, relabelled with the v1 domain its recorded tasks point to (with
 // rescore's notes), and a domain that is not ported is noted, not loaded.
 func TestShadowVerdicts(t *testing.T) {
-	root := datatest.Root(t)
+	root := datatest.Repo(t, data.TauBench)
 	trajs := datatest.Trajectories(t)
 	tau2, err := Load(filepath.Join(trajs, "sierra-research+tau2-bench", "claude-sonnet-4-5_airline_default_gpt4.1_1trials.json"), Labels{})
 	if err != nil {

@@ -123,6 +123,9 @@ func DetectV1(ctx context.Context, path, env string, list []results.V1Result, lo
 	if env == "" {
 		return V1Detection{}, nil, fmt.Errorf("%s: cannot tell the domain of this τ-bench v1 results list (no policy heading or file name naming one)", path)
 	}
+	if d, ok := known.Lookup(env); ok && d.Env != "" && d.Env != env {
+		env = d.Env // a label naming a v1 domain: detect among its environment's
+	}
 	cands := known.WithEnv(env)
 	if len(cands) == 0 {
 		return V1Detection{}, nil, fmt.Errorf("%s: a τ-bench v1 results list of %q, which no ported domain is (known: %s)", path, env, strings.Join(v1Envs(), ", "))

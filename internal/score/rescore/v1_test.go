@@ -11,6 +11,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/source/data"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
@@ -95,6 +96,7 @@ func TestRescoreV1OtherDomains(t *testing.T) {
 // v1's gpt-4o-airline list rescore to their recorded rewards, each on the
 // domain its recorded tasks and gold-replay hashes point to.
 func TestRescoreV1AirlineRetail(t *testing.T) {
+	datatest.Repo(t, data.TauBench, data.TauTrait)
 	dir := datatest.Trajectories(t)
 	cases := []struct {
 		file, domain string
@@ -129,6 +131,7 @@ func TestRescoreV1AirlineRetail(t *testing.T) {
 // branch) is scored with upstream's rule and noted; a list whose tasks match
 // no version is an error naming the entry.
 func TestRescoreV1Departures(t *testing.T) {
+	datatest.Repo(t, data.TauBench, data.TauTrait)
 	dir := datatest.Trajectories(t)
 	src := filepath.Join(dir, "collinear-ai+tau-trait", "confusion_airline.json")
 	list, err := results.ReadV1List(src)

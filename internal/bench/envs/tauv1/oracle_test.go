@@ -19,6 +19,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/core/oracletest"
 	"github.com/ledgerbench/ledgerbench/internal/engine/gold"
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
+	"github.com/ledgerbench/ledgerbench/internal/source/data"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
@@ -107,7 +108,7 @@ func TestOracleEnvironments(t *testing.T) {
 	if cmdline == "" {
 		t.Skip("LEDGERBENCH_TAUV1_ORACLE not set")
 	}
-	root := datatest.Root(t)
+	root := datatest.Repo(t, data.TauBench, data.TauTrait)
 	for _, vd := range v1Domains {
 		t.Run(vd.name, func(t *testing.T) {
 			if os.Getenv(vd.srcEnv) == "" {

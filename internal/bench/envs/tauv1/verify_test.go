@@ -8,6 +8,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/tauv1"
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/engine/gold"
+	"github.com/ledgerbench/ledgerbench/internal/source/data"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
@@ -19,7 +20,7 @@ var (
 // loadV1 loads one of the four domains once per test binary.
 func loadV1(t *testing.T, vd v1Domain) *tauv1.Domain {
 	t.Helper()
-	root := datatest.Root(t)
+	root := datatest.Repo(t, data.TauBench, data.TauTrait)
 	loadedMu.Lock()
 	defer loadedMu.Unlock()
 	if d, ok := loaded[vd.name]; ok {

@@ -119,3 +119,18 @@ func TauTraitRecordingsOf(tb testing.TB, env string) []string {
 	}
 	return files
 }
+
+// Repo returns the test data directory (Root) after checking that it holds
+// the given repository folders (data.TauBench, data.TauTrait, …), skipping
+// the test, naming the folder, when one is absent: a shared copy pulled
+// before those repositories were pinned has only some of them.
+func Repo(tb testing.TB, folders ...string) string {
+	tb.Helper()
+	root := Root(tb)
+	for _, f := range folders {
+		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
+			tb.Skipf("no %s in the test data at %s (pull it with `ledgerbench data pull`)", f, root)
+		}
+	}
+	return root
+}
