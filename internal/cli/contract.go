@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
 	"github.com/ledgerbench/ledgerbench/internal/output/report"
@@ -75,7 +76,7 @@ func groupRunE(cmd *cobra.Command, args []string) error {
 		if sug := cmd.SuggestionsFor(args[0]); len(sug) > 0 {
 			msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(sug, ", "))
 		}
-		return usageError{fmt.Errorf("%s; see '%s --help'", msg, cmd.CommandPath())}
+		return errext.Usagef("%s; see '%s --help'", msg, cmd.CommandPath())
 	}
 	return cmd.Help()
 }
@@ -115,14 +116,13 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 		if err == nil {
 			return nil
 		}
-		var ue usageError
-		if errors.As(err, &ue) {
+		if errext.IsUsage(err) {
 			return err
 		}
 		if strings.HasPrefix(err.Error(), "unknown command") && !cmd.HasSubCommands() {
 			err = noArgs(cmd, args) // cobra.NoArgs calls a stray argument a command
 		}
-		return usageError{fmt.Errorf("%w (usage: %s)", err, cmd.UseLine())}
+		return errext.Usagef("%w (usage: %s)", err, cmd.UseLine())
 	}
 }
 
@@ -154,7 +154,7 @@ func checkFlags(s *Streams, cmd *cobra.Command) error {
 		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
-		return usageError{err}
+		return errext.Usage(err)
 	}
 	return nil
 }
@@ -237,14 +237,14 @@ func flagError(_ *cobra.Command, err error) error {
 	p := flagErrorPatterns()
 	m := p.invalid.FindStringSubmatch(err.Error())
 	if m == nil {
-		return usageError{err}
+		return errext.Usage(err)
 	}
 	for _, d := range p.detail {
 		if d.re.MatchString(m[3]) {
-			return usageError{fmt.Errorf("%s %q: want %s", m[2], m[1], d.kind)}
+			return errext.Usagef("%s %q: want %s", m[2], m[1], d.kind)
 		}
 	}
-	return usageError{fmt.Errorf("%s %q: %s", m[2], m[1], m[3])}
+	return errext.Usagef("%s %q: %s", m[2], m[1], m[3])
 }
 
 // complete registers shell completion of flag values.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/engine/ledgeragent"
 	"github.com/ledgerbench/ledgerbench/internal/output/report"
 	"github.com/ledgerbench/ledgerbench/internal/score/gateaudit"
@@ -66,7 +67,7 @@ and markdown).`,
 			}
 			files, err := expandRecorded(append(slices.Clone(opts.Recorded), args...))
 			if err != nil {
-				return usageError{err}
+				return errext.Usage(err)
 			}
 			opts.Recorded = files
 			return runF(cmd.Context(), s, opts)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
@@ -52,8 +52,7 @@ func TestGateAuditRecordedArgs(t *testing.T) {
 			cmd.SetErr(&bytes.Buffer{})
 			err := cmd.Execute()
 			if tc.wantErr {
-				var ue usageError
-				if !errors.As(err, &ue) {
+				if !errext.IsUsage(err) {
 					t.Fatalf("err = %v; want a usage error", err)
 				}
 				return

@@ -3,13 +3,13 @@ package cli
 import (
 	"bytes"
 	"context"
-	"errors"
 	"reflect"
 	"testing"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/output/report"
 	"github.com/ledgerbench/ledgerbench/internal/output/submit"
 )
@@ -59,8 +59,7 @@ func runOptionCases[T any](t *testing.T, build builder[T], cases []optionCase[T]
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := parseOptions(t, build, tc.args)
 			if tc.usageErr {
-				var ue usageError
-				if !errors.As(err, &ue) {
+				if !errext.IsUsage(err) {
 					t.Fatalf("%v: err = %v; want a usage error", tc.args, err)
 				}
 				if got != nil {

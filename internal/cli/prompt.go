@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
 	judgepkg "github.com/ledgerbench/ledgerbench/internal/engine/judge"
@@ -70,12 +71,12 @@ sampling options, as in run; no API key is needed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Domain == "" || opts.TaskID == "" {
-				return usageError{errors.New("prompt needs --domain and --task")}
+				return errext.Usage(errors.New("prompt needs --domain and --task"))
 			}
 			switch opts.Role {
 			case roleAgent, roleUser, roleJudge:
 			default:
-				return usageError{fmt.Errorf("--role %q: want agent, user or judge", opts.Role)}
+				return errext.Usagef("--role %q: want agent, user or judge", opts.Role)
 			}
 			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err
@@ -139,10 +140,10 @@ func runPrompt(ctx context.Context, s *Streams, opts *promptOptions) error {
 	}
 	sel, err := dom.Tasks().Select(tasks.Selection{Split: "all", TaskIDs: []string{opts.TaskID}})
 	if err != nil {
-		return usageError{err}
+		return errext.Usage(err)
 	}
 	if len(sel) != 1 {
-		return usageError{fmt.Errorf("task %q not found in %s", opts.TaskID, opts.Domain)}
+		return errext.Usagef("task %q not found in %s", opts.TaskID, opts.Domain)
 	}
 	task := &sel[0]
 	cfg, err := llm.Load(opts.BackbonesFile)
@@ -186,7 +187,7 @@ func runPrompt(ctx context.Context, s *Streams, opts *promptOptions) error {
 	case roleJudge:
 		c := task.EvaluationCriteria
 		if c == nil || len(c.NLAssertions) == 0 {
-			return usageError{fmt.Errorf("task %s has no NL assertions: the judge is not called", task.ID)}
+			return errext.Usagef("task %s has no NL assertions: the judge is not called", task.ID)
 		}
 		if _, err := j.JudgeNL(ctx, []message.Message{greeting, user}, c.NLAssertions); err != nil && !errors.Is(err, judgepkg.ErrMalformed) {
 			return err

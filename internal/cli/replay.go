@@ -10,6 +10,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
@@ -40,10 +41,10 @@ compared with it. --calls FILE replays a JSON array of {"name", "arguments",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Domain == "" || opts.TaskID == "" {
-				return usageError{fmt.Errorf("replay needs --domain and --task")}
+				return errext.Usagef("replay needs --domain and --task")
 			}
 			if !opts.DumpDB {
-				return usageError{fmt.Errorf("replay: nothing to print; pass --dump-db")}
+				return errext.Usagef("replay: nothing to print; pass --dump-db")
 			}
 			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err

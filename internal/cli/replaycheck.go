@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/engine/offline"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
@@ -18,7 +19,7 @@ func checkReplay(backbone, domain string, sel []tasks.Task, trials int) error {
 	}
 	if f, err := results.ReadTau2(b.File); err == nil {
 		if m, err := f.Meta(); err == nil && m.Domain != "" && m.Domain != domain {
-			return usageError{fmt.Errorf("--backbone %s: the recording is of domain %s, not %s", backbone, m.Domain, domain)}
+			return errext.Usagef("--backbone %s: the recording is of domain %s, not %s", backbone, m.Domain, domain)
 		}
 	}
 	rec, err := offline.LoadRecording(b.File)
@@ -34,8 +35,8 @@ func checkReplay(backbone, domain string, sel []tasks.Task, trials int) error {
 		}
 	}
 	if len(missing) > 0 {
-		return usageError{fmt.Errorf("--backbone %s: %d of the %d selected simulations are not recorded (task#trial: %s); choose --task-ids/--trials the recording has",
-			backbone, len(missing), len(sel)*trials, list10(missing))}
+		return errext.Usagef("--backbone %s: %d of the %d selected simulations are not recorded (task#trial: %s); choose --task-ids/--trials the recording has",
+			backbone, len(missing), len(sel)*trials, list10(missing))
 	}
 	return nil
 }

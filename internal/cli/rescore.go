@@ -13,6 +13,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/score/rescore"
 )
 
@@ -64,7 +65,7 @@ their task ids index the test split.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !slices.Contains([]string{"file", "domain", "record"}, opts.Criteria) {
-				return usageError{fmt.Errorf("--criteria %q: want file, domain or record", opts.Criteria)}
+				return errext.Usagef("--criteria %q: want file, domain or record", opts.Criteria)
 			}
 			dir, err := g.dataDir(s)
 			if err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/core/clip"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runplan"
@@ -151,7 +152,7 @@ func (opts *runOptions) planOptions() runplan.Options {
 func runRun(ctx context.Context, opts *runOptions) error {
 	s := opts.Streams
 	if opts.MinPassSet && (opts.MinPass < 0 || opts.MinPass > 1) {
-		return usageError{fmt.Errorf("--min-pass %v: want a value in [0, 1]", opts.MinPass)}
+		return errext.Usagef("--min-pass %v: want a value in [0, 1]", opts.MinPass)
 	}
 	errOut := &lockedWriter{w: s.ErrOut}
 	if opts.LLM.Logf == nil {
@@ -165,7 +166,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	}
 	p, err := runplan.New(ctx, po)
 	if err != nil {
-		return planError(err)
+		return err
 	}
 	opts.Out = p.Options.Out
 	ui := progressOptions{Streams: s, Quiet: opts.Quiet, Grace: p.Options.Grace, Every: opts.progressEvery}
@@ -177,15 +178,6 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		return fmt.Errorf("pass^1 %.4f is below --min-pass %.4f: %w", sum.Pass1(), opts.MinPass, ErrFailed)
 	}
 	return nil
-}
-
-// planError marks the planner's usage errors as the CLI's (exit 2).
-func planError(err error) error {
-	var u runplan.UsageError
-	if errors.As(err, &u) {
-		return usageError{err}
-	}
-	return err
 }
 
 // executePlan runs a plan as `ledgerbench run` shows it: the header, the

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/output/submit"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
@@ -68,14 +69,14 @@ omitted_questions is set when an input does not cover the domain's base split.`,
     --model-name gpt-4.1 --model-organization OpenAI --email me@example.com`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageError{fmt.Errorf("submit prepare needs at least one RUN (a run directory or a τ²-bench results file)")}
+				return errext.Usagef("submit prepare needs at least one RUN (a run directory or a τ²-bench results file)")
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Runs = args
 			if o.Out == "" {
-				return usageError{fmt.Errorf("submit prepare needs --out DIR")}
+				return errext.Usagef("submit prepare needs --out DIR")
 			}
 			if err := g.setDataDir(s, &o.DataDir); err != nil {
 				return err

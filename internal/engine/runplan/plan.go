@@ -25,6 +25,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
@@ -98,13 +99,6 @@ type Options struct {
 	Now func() time.Time
 }
 
-// UsageError marks an error in the settings themselves (exit status 2 in
-// the CLI).
-type UsageError struct{ Err error }
-
-func (u UsageError) Error() string { return u.Err.Error() }
-func (u UsageError) Unwrap() error { return u.Err }
-
 // Plan is a run resolved before starting.
 type Plan struct {
 	// Options are the settings after the manifest of a continued run and
@@ -128,7 +122,8 @@ type Plan struct {
 }
 
 // New resolves opts: the run being continued if Out holds one, the tasks,
-// the makers and the manifest. Errors in the settings are UsageErrors.
+// the makers and the manifest. Errors in the settings are usage errors
+// (errext.ExitUsage).
 func New(ctx context.Context, opts Options) (*Plan, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -141,7 +136,7 @@ func New(ctx context.Context, opts Options) (*Plan, error) {
 	}
 	p := &Plan{}
 	if opts.Resume && opts.Out == "" {
-		return nil, UsageError{errors.New("--resume needs --out DIR (the run directory to continue)")}
+		return nil, errext.Usage(errors.New("--resume needs --out DIR (the run directory to continue)"))
 	}
 	if opts.Out != "" {
 		ok, err := results.Exists(opts.Out)
@@ -165,7 +160,7 @@ func New(ctx context.Context, opts Options) (*Plan, error) {
 	}
 	shard, err := runner.ParseShard(opts.Shard)
 	if err != nil {
-		return nil, UsageError{err}
+		return nil, errext.Usage(err)
 	}
 	dom, modified, err := opts.LoadDomain(opts.Domain, opts.Solo)
 	if err != nil {
@@ -174,10 +169,10 @@ func New(ctx context.Context, opts Options) (*Plan, error) {
 	p.Domain = dom
 	p.Tasks, err = dom.Tasks().Select(tasks.Selection{Split: opts.Split, TaskIDs: opts.TaskIDs, Limit: opts.Limit})
 	if err != nil {
-		return nil, UsageError{err}
+		return nil, errext.Usage(err)
 	}
 	if len(p.Tasks) == 0 {
-		return nil, UsageError{fmt.Errorf("no tasks selected in %s", opts.Domain)}
+		return nil, errext.Usagef("no tasks selected in %s", opts.Domain)
 	}
 
 	cfg, err := loadBackbones(&opts)
@@ -205,7 +200,7 @@ func New(ctx context.Context, opts Options) (*Plan, error) {
 	}
 	traits, err := usersim.ParseTraits(opts.Traits)
 	if err != nil {
-		return nil, UsageError{fmt.Errorf("--traits: %w", err)}
+		return nil, errext.Usagef("--traits: %w", err)
 	}
 	bo := agents.Options{Domain: dom, DataRoot: opts.DataDir, Agent: opts.Agent, Backbone: opts.Backbone,
 		UserBackbone: opts.UserBackbone, JudgeBackbone: opts.JudgeBackbone, Getenv: opts.Getenv, LLM: llmOpts,
@@ -223,8 +218,8 @@ func New(ctx context.Context, opts Options) (*Plan, error) {
 	}
 	if p.judge == nil && !opts.NoJudge {
 		if n := countNL(p.Tasks); n > 0 {
-			return nil, UsageError{fmt.Errorf("%d of the %d selected tasks have NL assertions in their reward and need a judge: pass --judge-backbone NAME (or set judge: in %s), or --no-judge to run them unjudged (reports then say so)",
-				n, len(p.Tasks), opts.BackbonesFile)}
+			return nil, errext.Usagef("%d of the %d selected tasks have NL assertions in their reward and need a judge: pass --judge-backbone NAME (or set judge: in %s), or --no-judge to run them unjudged (reports then say so)",
+				n, len(p.Tasks), opts.BackbonesFile)
 		}
 	}
 	judgeName := ""
@@ -331,7 +326,7 @@ func validate(opts *Options) error {
 		errs = append(errs, fmt.Errorf("user %s is the solo mode's: pass --solo (a solo run resumes in solo mode)", results.DummyUserImplementation))
 	}
 	if err := errors.Join(errs...); err != nil {
-		return UsageError{err}
+		return errext.Usage(err)
 	}
 	return nil
 }

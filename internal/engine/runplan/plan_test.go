@@ -1,13 +1,13 @@
 package runplan
 
 import (
-	"errors"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 )
 
 // TestFillFromManifest: a continued run takes what the caller left to it
@@ -83,8 +83,7 @@ func TestValidate(t *testing.T) {
 				}
 				return
 			}
-			var u UsageError
-			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.As(err, &u) {
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !errext.IsUsage(err) {
 				t.Errorf("validate: %v; want a usage error saying %q", err, tc.want)
 			}
 		})
