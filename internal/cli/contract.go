@@ -36,24 +36,35 @@ var positiveFlags = []string{"trials", "concurrency", "k"}
 // ported domains and agents.
 var labelCommands = []string{"report", "view"}
 
-// contract applies the contract to root and every command below it.
+// contract applies the contract to root and every command below it. Every
+// runnable command declares its Args (TestCommandsDeclareArgs); a group
+// command (subcommands, no RunE of its own) refuses an argument as an
+// unknown command.
 func contract(s *Streams, root *cobra.Command) {
 	root.Flags().Bool("version", false, "print the version") // no -v: -v is --verbose everywhere
 	root.Args = cobra.ArbitraryArgs
 	root.RunE = groupRunE
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return checkFlags(s, cmd) }
+	// cobra adds `completion` when the tree runs; add it now so that its
+	// commands follow the contract too (bash, zsh, fish and powershell take
+	// no arguments).
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			for _, sh := range c.Commands() {
+				sh.Args = noArgs
+			}
+		}
+	}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
-		switch {
-		case c != root && c.HasSubCommands() && !c.Runnable():
+		if c != root && c.HasSubCommands() && !c.Runnable() {
 			c.Args = cobra.ArbitraryArgs
 			c.RunE = groupRunE
-		case c.Args == nil && !takesArgs(c):
-			c.Args = noArgs
-		case c.Args == nil:
-			c.Args = cobra.ArbitraryArgs
 		}
-		c.Args = usageArgs(c.Args)
+		if c.Args != nil {
+			c.Args = usageArgs(c.Args)
+		}
 		addFormatAlias(c)
 		addShardCount(c)
 		complete(c)
@@ -81,25 +92,6 @@ func groupRunE(cmd *cobra.Command, args []string) error {
 	return cmd.Help()
 }
 
-// takesArgs reports whether a command's usage line names positional
-// arguments (a word that is not a flag, such as RUN… or [FILE|GLOB…]).
-func takesArgs(c *cobra.Command) bool {
-	words := strings.Fields(c.Use)[1:]
-	for i := 0; i < len(words); i++ {
-		w := strings.TrimLeft(words[i], "[")
-		if strings.HasPrefix(w, "-") {
-			if !strings.HasSuffix(w, "]") && i+1 < len(words) && !strings.HasPrefix(strings.TrimLeft(words[i+1], "["), "-") {
-				i++ // the flag's value (--domain D)
-			}
-			continue
-		}
-		if w != "flags]" && strings.ToUpper(w) == w {
-			return true
-		}
-	}
-	return false
-}
-
 // noArgs refuses arguments, naming the first.
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
@@ -118,9 +110,6 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 		}
 		if errext.IsUsage(err) {
 			return err
-		}
-		if strings.HasPrefix(err.Error(), "unknown command") && !cmd.HasSubCommands() {
-			err = noArgs(cmd, args) // cobra.NoArgs calls a stray argument a command
 		}
 		return errext.Usagef("%w (usage: %s)", err, cmd.UseLine())
 	}
@@ -195,7 +184,7 @@ func newCmdVersion(s *Streams, runF func(context.Context, *Streams, *versionOpti
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runF(cmd.Context(), s, opts)
 		},

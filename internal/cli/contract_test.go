@@ -16,6 +16,9 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{[]string{"bogus"}, `unknown command "bogus" for "ledgerbench"`},
 		{[]string{"data", "bogus"}, `unknown command "bogus" for "ledgerbench data"`},
+		{[]string{"completion", "tcsh"}, `unknown command "tcsh" for "ledgerbench completion"`},
+		{[]string{"completion", "bash", "x"}, `unexpected argument "x"`},
+		{[]string{"version", "x"}, `unexpected argument "x"`},
 		{[]string{"run", "extra", "--domain", "retail"}, `unexpected argument "extra"`},
 		{[]string{"tasks", "--domain", "retail", "x"}, `unexpected argument "x"`},
 		{[]string{"export", "a"}, "accepts 2 arg(s), received 1 (usage: ledgerbench export"},
@@ -143,17 +146,18 @@ func TestShardFromEnv(t *testing.T) {
 	}
 }
 
-func TestTakesArgs(t *testing.T) {
-	for use, want := range map[string]bool{
-		"run --domain D --backbone B [flags]":                              false,
-		"tasks --domain D [--split S]":                                     false,
-		"gate-audit [--domain D…] [--recorded] [FILE|GLOB…] [--json] [-v]": true,
-		"report RUN…":    true,
-		"merge OUT DIR…": true,
-		"version":        false,
-	} {
-		if got := takesArgs(&cobra.Command{Use: use}); got != want {
-			t.Errorf("takesArgs(%q) = %v; want %v", use, got, want)
+// Every runnable command says which arguments it takes; nothing is read
+// from its usage line.
+func TestCommandsDeclareArgs(t *testing.T) {
+	t.Parallel()
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Runnable() && c.Args == nil {
+			t.Errorf("%s: no Args", c.CommandPath())
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
 		}
 	}
+	walk(NewRoot(&Streams{Getenv: func(string) string { return "" }}))
 }

@@ -52,7 +52,7 @@ Every file is checked against its sha256 and written atomically; files already p
 with the right hash are kept. --from reads a local folder holding one subfolder per
 upstream repository (tau2-bench/, tau-trait/) laid out like the repository, or a URL
 serving that layout; the default is GitHub at the pinned commits.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err
@@ -100,7 +100,7 @@ func newCmdDataCheck(s *Streams, g *globalOptions, runF func(context.Context, *S
 	return &cobra.Command{
 		Use:   "check",
 		Short: "Check that the data directory holds every pinned file with its hash",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err

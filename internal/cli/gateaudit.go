@@ -61,6 +61,7 @@ and markdown).`,
 		Example: `  ledgerbench gate-audit --domain airline
   ledgerbench gate-audit --recorded ../shared/upstream/trajectories/sierra-research+tau2-bench/*.json
   ledgerbench gate-audit -v --json 'runs/*.json'`,
+		Args: cobra.ArbitraryArgs, // recorded files and globs
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err

@@ -68,7 +68,7 @@ sampling options, as in run; no API key is needed.`,
 		Example: `  ledgerbench prompt --domain airline --task 0
   ledgerbench prompt --domain telecom --task '[mms_issue]...' --role user
   ledgerbench prompt --domain retail --task 5 --agent ledger --backbone gpt-4.1`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Domain == "" || opts.TaskID == "" {
 				return errext.Usage(errors.New("prompt needs --domain and --task"))

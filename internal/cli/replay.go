@@ -38,7 +38,7 @@ func newCmdReplay(s *Streams, g *globalOptions, runF func(context.Context, *Stre
 final databases as JSON with upstream field names, so another implementation can be
 compared with it. --calls FILE replays a JSON array of {"name", "arguments",
 "requestor"} instead of the gold actions.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Domain == "" || opts.TaskID == "" {
 				return errext.Usagef("replay needs --domain and --task")

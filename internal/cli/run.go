@@ -80,7 +80,7 @@ with status 3 when pass^1 is below P.`,
   ledgerbench run --domain retail --backbone sim --no-judge --out runs/sim
   ledgerbench run --resume --out runs/sim
   ledgerbench run --domain airline --backbone gpt-4.1 --shard 2/4 --out runs/a2`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir, err := g.dataDir(s)
 			if err != nil {

@@ -32,7 +32,7 @@ func newCmdTasks(s *Streams, g *globalOptions, runF func(context.Context, *Strea
 	cmd := &cobra.Command{
 		Use:   "tasks --domain D [--split S]",
 		Short: "List a domain's tasks, splits and gold action counts",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Domain == "" {
 				return errext.Usagef("tasks needs --domain (one of %v)", domains.Names())

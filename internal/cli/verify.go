@@ -45,7 +45,7 @@ trajectory (the gold actions as tool calls by their requestors, plus agent messa
 stating each communicate_info item), and τ²-bench's evaluation. NL assertions need a
 judge and are reported as not evaluated. Exits with status 3 if any task fails.
 --format json prints one JSON line per task; text, csv and markdown a table per domain.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err
