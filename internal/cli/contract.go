@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -196,44 +194,34 @@ func runVersion(_ context.Context, s *Streams, _ *versionOptions) error {
 	return err
 }
 
-// Flag errors in words a person reads (no Go type or function names); the
-// patterns are compiled on first use, not at start-up.
-type flagPatterns struct {
-	invalid *regexp.Regexp
-	detail  []struct {
-		re   *regexp.Regexp
-		kind string
-	}
-}
-
-var flagErrorPatterns = sync.OnceValue(func() *flagPatterns {
-	return &flagPatterns{
-		invalid: regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?(--[\w-]+)" flag: (.*)$`),
-		detail: []struct {
-			re   *regexp.Regexp
-			kind string
-		}{
-			{regexp.MustCompile(`strconv\.Parse(Int|Uint)`), "a whole number"},
-			{regexp.MustCompile(`strconv\.ParseFloat`), "a number"},
-			{regexp.MustCompile(`strconv\.ParseBool`), "true or false"},
-			{regexp.MustCompile(`time: (invalid|missing unit|unknown unit)`), "a duration such as 90s, 5m or 1h30m"},
-		},
-	}
-})
-
-// flagError rewrites pflag's parse errors.
+// flagError words pflag's parse errors as a person reads them, by the
+// flag's type (no Go type or function names): `--trials "x": want a whole
+// number`.
 func flagError(_ *cobra.Command, err error) error {
-	p := flagErrorPatterns()
-	m := p.invalid.FindStringSubmatch(err.Error())
-	if m == nil {
+	var ive *pflag.InvalidValueError
+	if !errors.As(err, &ive) {
 		return errext.Usage(err)
 	}
-	for _, d := range p.detail {
-		if d.re.MatchString(m[3]) {
-			return errext.Usagef("%s %q: want %s", m[2], m[1], d.kind)
-		}
+	name := "--" + ive.GetFlag().Name
+	if want := flagKind(ive.GetFlag().Value.Type()); want != "" {
+		return errext.Usagef("%s %q: want %s", name, ive.GetValue(), want)
 	}
-	return errext.Usagef("%s %q: %s", m[2], m[1], m[3])
+	return errext.Usagef("%s %q: %v", name, ive.GetValue(), errors.Unwrap(ive))
+}
+
+// flagKind names what a flag of a pflag type takes ("" for text).
+func flagKind(typ string) string {
+	switch {
+	case typ == "duration":
+		return "a duration such as 90s, 5m or 1h30m"
+	case typ == "bool":
+		return "true or false"
+	case strings.HasPrefix(typ, "float"):
+		return "a number"
+	case strings.HasPrefix(typ, "int"), strings.HasPrefix(typ, "uint"):
+		return "a whole number"
+	}
+	return ""
 }
 
 // complete registers shell completion of flag values.

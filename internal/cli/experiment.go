@@ -94,9 +94,9 @@ config.`,
 
 func runExperiment(ctx context.Context, opts *experimentOptions) error {
 	s := opts.Streams
-	cfg, err := experiment.Load(opts.File)
+	cfg, err := experiment.Load(opts.File) // a usage error when the file is wrong, not when it is missing
 	if err != nil {
-		return errext.Usage(err)
+		return err
 	}
 	changed := func(name string) bool { return opts.Set[name] }
 	if opts.Out != "" {

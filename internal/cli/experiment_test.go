@@ -142,3 +142,32 @@ func TestExperimentUsage(t *testing.T) {
 		}
 	}
 }
+
+// A file that is not there is an error (exit 1), not a usage error; one
+// that is wrong names each problem at its line; an empty one says so.
+func TestExperimentFileErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.yaml")
+	bad := filepath.Join(dir, "bad.yaml")
+	for name, body := range map[string]string{empty: "", bad: "out: x\ntrails: 2\ngrid: []\n"} {
+		if err := os.WriteFile(name, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		file string
+		code int
+		want string
+	}{
+		{filepath.Join(dir, "missing.yaml"), ExitError, "read experiment: open " + filepath.Join(dir, "missing.yaml")},
+		{empty, ExitUsage, empty + ": empty document\n"},
+		{bad, ExitUsage, bad + `:2: unknown key "trails" (did you mean "trials"?)` + "\n" + bad + ":3: grid: at least one block is required\n"},
+	}
+	for _, tc := range tests {
+		r := execCLI(t, t.Context(), "experiment", tc.file)
+		if r.code != tc.code || !strings.Contains(r.errOut, tc.want) {
+			t.Errorf("experiment %s: exit %d, stderr %q; want %d and %q", filepath.Base(tc.file), r.code, r.errOut, tc.code, tc.want)
+		}
+	}
+}

@@ -97,7 +97,7 @@ func withCalls(task *tasks.Task, file string) (*tasks.Task, error) {
 	}
 	var acts []tasks.Action
 	if err := json.Unmarshal(b, &acts); err != nil {
-		return nil, fmt.Errorf("%s: want a JSON array of {name, arguments, requestor}: %w", file, err)
+		return nil, fmt.Errorf("%s: want a JSON array of {name, arguments, requestor}: %w", file, errext.JSON(err))
 	}
 	t := *task
 	crit := tasks.EvaluationCriteria{}

@@ -82,7 +82,7 @@ func Execute(ctx context.Context, s *Streams, args []string) int {
 	if err == nil {
 		return ExitOK
 	}
-	fmt.Fprintln(s.ErrOut, "ledgerbench:", humane(errext.Message(err))) // humane.go
+	fmt.Fprintln(s.ErrOut, "ledgerbench:", errext.Message(err))
 	if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 		return ExitInterrupted
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 )
 
@@ -96,7 +97,7 @@ func ReadTau2(path string) (*Tau2File, error) {
 	}
 	var f Tau2File
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("%s: not a τ²-bench results file: %w", path, err)
+		return nil, fmt.Errorf("%s: not a τ²-bench results file: %w", path, errext.JSON(err))
 	}
 	return &f, nil
 }

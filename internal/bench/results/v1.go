@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/source/known"
@@ -173,7 +174,7 @@ func ReadV1(path string, labels V1Labels) ([]Record, error) {
 func ParseV1(data []byte, labels V1Labels) ([]Record, error) {
 	var list []V1Result
 	if err := json.Unmarshal(data, &list); err != nil {
-		return nil, fmt.Errorf("not a τ-bench v1 results list: %w", err)
+		return nil, fmt.Errorf("not a τ-bench v1 results list: %w", errext.JSON(err))
 	}
 	if labels.Domain == "" {
 		labels.Domain = v1DomainOf(list)

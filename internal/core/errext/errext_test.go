@@ -2,6 +2,7 @@ package errext
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
@@ -64,5 +65,41 @@ func TestMessage(t *testing.T) {
 	}
 	if h.Error() != base.Error() {
 		t.Errorf("Error() = %q; the hint belongs to Message only", h.Error())
+	}
+}
+
+// Decoding errors name the data's terms, never Go's types.
+func TestJSON(t *testing.T) {
+	t.Parallel()
+	type sim struct {
+		Trial int `json:"trial"`
+	}
+	type file struct {
+		Simulations []sim `json:"simulations"`
+	}
+	tests := []struct {
+		name, in string
+		into     any
+		want     string
+	}{
+		{"value", `[1]`, &file{}, "json: a list where an object (a mapping of keys) was expected"},
+		{"field", `{"simulations":[{"trial":"x"}]}`, &file{}, "json: field simulations.trial: a string where a whole number was expected"},
+		{"fraction", `{"simulations":[{"trial":1.5}]}`, &file{}, "json: field simulations.trial: a number where a whole number was expected"},
+		{"syntax stays", `{`, &file{}, "unexpected end of JSON input"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := JSON(json.Unmarshal([]byte(tc.in), tc.into))
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("JSON(%s) = %v; want %q", tc.in, err, tc.want)
+			}
+			var te *json.UnmarshalTypeError
+			if tc.name != "syntax stays" && !errors.As(err, &te) {
+				t.Errorf("%v does not unwrap to encoding/json's error", err)
+			}
+		})
+	}
+	if JSON(nil) != nil {
+		t.Error("JSON(nil) != nil")
 	}
 }

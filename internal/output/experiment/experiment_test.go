@@ -17,6 +17,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
@@ -102,6 +103,57 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("Parse error = %v; want it to mention %q", err, c.want)
 			}
 		})
+	}
+}
+
+// Every problem of a file in one pass, each at its line, in the file's
+// terms, with a suggestion for a likely typo; an empty file is named as
+// empty.
+func TestParseProblems(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, yaml string
+		want       []string
+	}{
+		{"empty", "", []string{"empty document"}},
+		{"comments only", "# nothing yet\n", []string{"empty document"}},
+		{"not a mapping", "- a\n", []string{"line 1: want a mapping of settings (name, out, …), found a list"}},
+		{"one pass", "out: x\ntrails: 4\nmax_cost: -1\nconcurrency: many\ngrid:\n  - domains: [a]\n    backbones: [c]\n    limit: 1.5\n  - sim\n", []string{
+			`line 2: unknown key "trails" (did you mean "trials"?)`,
+			"line 3: max_cost must not be negative (got -1)",
+			"line 4: concurrency: `many` is not a whole number",
+			"line 6: grid[0]: agents required",
+			"line 8: grid[0]: limit: `1.5` is not a whole number",
+			"line 9: grid[1]: want a mapping of its settings (domains, agents, …), found `sim`",
+		}},
+		{"twice", "out: x\nout: y\ngrid: [{domains: [a], agents: [b], backbones: [c]}]\n", []string{`line 2: key "out" given twice (first on line 1)`}},
+		{"syntax", "out: x\ngrid:\n  - domains: [a\n", []string{"line 3: not valid YAML: did not find expected ',' or ']'"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse([]byte(tc.yaml))
+			if err == nil || err.Error() != strings.Join(tc.want, "\n") {
+				t.Errorf("Parse error:\n%v\nwant:\n%s", err, strings.Join(tc.want, "\n"))
+			}
+			if !errext.IsUsage(err) {
+				t.Errorf("Parse error %v is not a usage error", err)
+			}
+		})
+	}
+}
+
+func TestLoadMissing(t *testing.T) {
+	t.Parallel()
+	_, err := Load(filepath.Join(t.TempDir(), "missing.yaml"))
+	if err == nil || errext.IsUsage(err) {
+		t.Errorf("Load(missing) = %v; want an error that is not a usage error", err)
+	}
+	empty := filepath.Join(t.TempDir(), "empty.yaml")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(empty); err == nil || err.Error() != empty+": empty document" {
+		t.Errorf("Load(empty) = %v; want %q", err, empty+": empty document")
 	}
 }
 
