@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -16,6 +17,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
+	"github.com/ledgerbench/ledgerbench/internal/engine/usersim"
 	"github.com/ledgerbench/ledgerbench/internal/output/report"
 )
 
@@ -27,8 +29,14 @@ import (
 // --shard auto reads the cluster's array index, and flag values complete in
 // the shell.
 
-// positiveFlags are the count flags that must be at least 1 when given.
-var positiveFlags = []string{"trials", "concurrency", "k"}
+// positiveFlags are the count flags that must be at least 1 when given;
+// nonNegativeFlags the counts, durations and amounts that must not be
+// negative. This is the one place a flag's value is checked (the planner
+// checks how settings go together).
+var (
+	positiveFlags    = []string{"trials", "concurrency", "k", "max-steps", "max-errors", "parallel-cells"}
+	nonNegativeFlags = []string{"limit", "timeout", "grace", "trial", "max-cost", "max-simulations"}
+)
 
 // labelCommands take --domain and --agent as free labels, not as names of
 // ported domains and agents.
@@ -124,6 +132,11 @@ func checkFlags(s *Streams, cmd *cobra.Command) error {
 			}
 		}
 	}
+	for _, name := range nonNegativeFlags {
+		if fl := f.Lookup(name); fl != nil && fl.Changed && negative(fl) {
+			errs = append(errs, fmt.Errorf("--%s must not be negative (got %s)", name, fl.Value))
+		}
+	}
 	if fl := f.Lookup("task-ids"); fl != nil && fl.Changed {
 		ids, _ := f.GetStringSlice("task-ids")
 		if len(ids) == 0 || slices.Contains(ids, "") {
@@ -134,6 +147,9 @@ func checkFlags(s *Streams, cmd *cobra.Command) error {
 		errs = append(errs, checkNames(f, "domain", domains.Names())...)
 		errs = append(errs, checkNames(f, "agent", agents.AgentNames())...)
 	}
+	errs = append(errs, checkNames(f, "loop", agents.Loops())...)
+	errs = append(errs, checkNames(f, "user-style", agents.UserStyles())...)
+	errs = append(errs, checkNames(f, "trait-mode", usersim.TraitModes())...)
 	if err := formatAlias(cmd); err != nil {
 		errs = append(errs, err)
 	}
@@ -146,7 +162,18 @@ func checkFlags(s *Streams, cmd *cobra.Command) error {
 	return nil
 }
 
-// checkNames checks the values of a --domain/--agent flag against names.
+// negative reports a number or duration flag's value below zero.
+func negative(fl *pflag.Flag) bool {
+	if fl.Value.Type() == "duration" {
+		d, err := time.ParseDuration(fl.Value.String())
+		return err == nil && d < 0
+	}
+	x, err := strconv.ParseFloat(fl.Value.String(), 64)
+	return err == nil && x < 0
+}
+
+// checkNames checks the values of a flag naming one of a fixed set
+// (--domain, --agent, --loop, …) against names.
 func checkNames(f *pflag.FlagSet, flag string, names []string) []error {
 	fl := f.Lookup(flag)
 	if fl == nil || !fl.Changed {
@@ -159,9 +186,10 @@ func checkNames(f *pflag.FlagSet, flag string, names []string) []error {
 		vals = []string{fl.Value.String()}
 	}
 	var errs []error
+	noun := strings.ReplaceAll(flag, "-", " ")
 	for _, v := range vals {
 		if !slices.Contains(names, v) {
-			errs = append(errs, fmt.Errorf("--%s: unknown %s %q (have: %s)", flag, flag, v, strings.Join(names, ", ")))
+			errs = append(errs, fmt.Errorf("--%s: unknown %s %q (have: %s)", flag, noun, v, strings.Join(names, ", ")))
 		}
 	}
 	return errs
@@ -241,6 +269,9 @@ func complete(c *cobra.Command) {
 		reg("domain", fixed(domains.Names()...))
 		reg("agent", fixed(agents.AgentNames()...))
 	}
+	reg("loop", fixed(agents.Loops()...))
+	reg("user-style", fixed(agents.UserStyles()...))
+	reg("trait-mode", fixed(usersim.TraitModes()...))
 	reg("table", fixed(report.TableIDs...))
 	if fl := c.Flags().Lookup("format"); fl != nil {
 		switch {

@@ -39,6 +39,18 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"gate-audit", "--format", "text", "--json"}, "--format text and --json disagree"},
 		{[]string{"run", "--domain", "retail", "--backbone", "sim", "--shard", "auto"}, "neither SLURM_ARRAY_TASK_ID"},
 		{[]string{"run", "--domain", "retail", "--backbone", "sim", "--shard-count", "2"}, "--shard-count goes with --shard auto"},
+		// Each flag's value is checked once, and a message names the one
+		// flag at fault.
+		{[]string{"run", "--domain", "retail", "--backbone", "sim", "--limit", "-1"}, "--limit must not be negative (got -1)"},
+		{[]string{"run", "--domain", "retail", "--backbone", "sim", "--grace", "-1s"}, "--grace must not be negative (got -1s)"},
+		{[]string{"run", "--domain", "retail", "--backbone", "sim", "--max-errors", "0"}, "--max-errors must be at least 1 (got 0)"},
+		{[]string{"tasks", "--domain", "retail", "--limit", "-1"}, "--limit must not be negative (got -1)"},
+		{[]string{"prompt", "--domain", "retail", "--task", "0", "--trial", "-1"}, "--trial must not be negative (got -1)"},
+		{[]string{"experiment", "--parallel-cells", "0", "x.yaml"}, "--parallel-cells must be at least 1 (got 0)"},
+		{[]string{"run", "--domain", "retail", "--backbone", "sim", "--loop", "nope"}, `--loop: unknown loop "nope" (have: tau2, tau-trait)`},
+		{[]string{"run", "--domain", "retail", "--backbone", "sim", "--user-style", "nope"}, `--user-style: unknown user style "nope" (have: tau2, tau-trait)`},
+		{[]string{"run", "--domain", "telehealth", "--backbone", "sim", "--trait-mode", "loud"}, `--trait-mode: unknown trait mode "loud"`},
+		{[]string{"submit", "prepare", "--date", "2026-13-45", "--out", "x", "run"}, `--date "2026-13-45": want a date YYYY-MM-DD`},
 	}
 	for _, tc := range tests {
 		r := execCLI(t, t.Context(), tc.args...)

@@ -158,14 +158,16 @@ func TestPromptOptions(t *testing.T) {
 		return &o
 	}
 	all := def(promptOptions{Domain: "retail", TaskID: "5", Trial: 2, UserMessage: "hi", UserStyle: "tau-trait"})
-	all.Agent, all.Role, all.Backbone, all.BackbonesFile, all.Seed = "ledger", roleUser, "sim", "b.yaml", 7
+	all.Agent, all.Role, all.Backbone, all.BackbonesFile, all.Seed, all.AllowModifiedData = "ledger", roleUser, "sim", "b.yaml", 7, true
 	runOptionCases(t, newCmdPrompt, []optionCase[promptOptions]{
 		{name: "defaults", args: []string{"--domain", "airline", "--task", "0"}, want: def(promptOptions{Domain: "airline", TaskID: "0"})},
 		{name: "every flag", args: []string{"--domain", "retail", "--task", "5", "--agent", "ledger", "--role", "user", "--backbone", "sim",
-			"--backbones", "b.yaml", "--trial", "2", "--seed", "7", "--user-message", "hi", "--user-style", "tau-trait"}, want: all},
+			"--backbones", "b.yaml", "--trial", "2", "--seed", "7", "--user-message", "hi", "--user-style", "tau-trait", "--allow-modified-data"}, want: all},
 		{name: "no task", args: []string{"--domain", "retail"}, usageErr: true},
 		{name: "unknown role", args: []string{"--domain", "retail", "--task", "5", "--role", "boss"}, usageErr: true},
 		{name: "unknown agent", args: []string{"--domain", "retail", "--task", "5", "--agent", "nope"}, usageErr: true},
+		{name: "negative trial", args: []string{"--domain", "retail", "--task", "5", "--trial", "-1"}, usageErr: true},
+		{name: "unknown user style", args: []string{"--domain", "retail", "--task", "5", "--user-style", "nope"}, usageErr: true},
 	})
 }
 

@@ -34,6 +34,8 @@ type promptOptions struct {
 	Seed          int64
 	UserMessage   string
 	UserStyle     string
+	// AllowModifiedData lets data files that differ from their pins through.
+	AllowModifiedData bool
 }
 
 // Roles of the prompt command.
@@ -95,6 +97,7 @@ sampling options, as in run; no API key is needed.`,
 	f.Int64Var(&opts.Seed, "seed", 300, "master seed, as in run")
 	f.StringVar(&opts.UserMessage, "user-message", placeholderUserMessage, "the user's first message in the agent's and the judge's request")
 	f.StringVar(&opts.UserStyle, "user-style", "", "user simulator: tau2 or tau-trait (default as in run)")
+	f.BoolVar(&opts.AllowModifiedData, "allow-modified-data", false, allowModifiedUsage)
 	return cmd
 }
 
@@ -134,7 +137,7 @@ func (c *captureTransport) first() ([]byte, bool) {
 }
 
 func runPrompt(ctx context.Context, s *Streams, opts *promptOptions) error {
-	dom, err := domains.Load(opts.Domain, opts.DataDir)
+	dom, _, err := loadDomain(domains.Load, opts.Domain, opts.DataDir, opts.AllowModifiedData, s.ErrOut) // datacheck.go: as run loads it
 	if err != nil {
 		return err
 	}

@@ -67,9 +67,6 @@ name unless --domain/--agent/--backbone/--user-backbone say.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
-			if cmd.Flags().Changed("k") && opts.K < 1 {
-				return errext.Usagef("--k must be at least 1 (got %d)", opts.K)
-			}
 			if _, err := report.ParseFormat(opts.Format); err != nil {
 				return errext.Usage(err)
 			}

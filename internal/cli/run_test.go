@@ -131,6 +131,10 @@ func TestRunUsageErrors(t *testing.T) {
 		{"resume nothing", []string{"run", "--resume", "--out", "/nonexistent/run"}, ExitError, "holds no run"},
 		{"judge conflict", []string{"run", "--domain", "retail", "--backbone", "sim", "--no-judge", "--judge-backbone", "x"}, ExitUsage, "exclude each other"},
 		{"unknown backbone file", []string{"run", "--domain", "retail", "--backbone", "sim", "--no-judge", "--backbones", "/nonexistent.yaml"}, ExitError, "load backbones"},
+		{"unknown backbone", []string{"run", "--domain", "retail", "--backbone", "nope", "--no-judge", "--backbones", "../../backbones.yaml"}, ExitUsage, `unknown backbone "nope" (known: `},
+		{"backbone without a file", []string{"run", "--domain", "retail", "--backbone", "nope", "--no-judge"}, ExitUsage, "no backbones file was given (hint: pass --backbones backbones.yaml)"},
+		{"bad sim rates", []string{"run", "--domain", "retail", "--backbone", "sim:stale=2", "--no-judge"}, ExitUsage, "outside [0, 1]"},
+		{"trait mode without traits", []string{"run", "--domain", "telehealth", "--backbone", "sim", "--no-judge", "--trait-mode", "ignore"}, ExitUsage, "--trait-mode ignore needs --traits"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

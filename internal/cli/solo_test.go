@@ -283,8 +283,8 @@ func TestSoloRefused(t *testing.T) {
 		code int
 		want string
 	}{
-		{"domain without solo mode", []string{"--domain", "retail", "--solo", "--backbone", "gold"}, ExitError, "retail has no solo mode"},
-		{"agent without solo mode", []string{"--domain", "telecom", "--solo", "--agent", "irma", "--backbone", "gold"}, ExitError, `agent "irma" has no solo mode`},
+		{"domain without solo mode", []string{"--domain", "retail", "--solo", "--backbone", "gold"}, ExitUsage, "retail has no solo mode"},
+		{"agent without solo mode", []string{"--domain", "telecom", "--solo", "--agent", "irma", "--backbone", "gold"}, ExitUsage, `agent "irma" has no solo mode`},
 		{"user backbone", []string{"--domain", "telecom", "--solo", "--backbone", "gold", "--user-backbone", "gold"}, ExitUsage, "--solo runs without a user"},
 		{"solo user without --solo", []string{"--domain", "telecom", "--backbone", "gold", "--user-backbone", "dummy_user"}, ExitUsage, "pass --solo"},
 	}

@@ -83,6 +83,8 @@ omitted_questions is set when an input does not cover the domain's base split.`,
 			}
 			if o.Opts.Date == "" {
 				o.Opts.Date = time.Now().Format(time.DateOnly)
+			} else if _, err := time.Parse(time.DateOnly, o.Opts.Date); err != nil {
+				return errext.Usagef("--date %q: want a date YYYY-MM-DD", o.Opts.Date)
 			}
 			o.Opts.Harness = Version
 			return runF(cmd.Context(), s, o)

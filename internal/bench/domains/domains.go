@@ -17,6 +17,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/retail"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/telecom"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/telehealth"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/source/data"
 	"github.com/ledgerbench/ledgerbench/internal/source/known"
 )
@@ -92,7 +93,7 @@ func load(name, root string, solo bool) (envs.Domain, error) {
 	loadFn := e.load
 	if solo {
 		if e.solo == nil {
-			return nil, fmt.Errorf("domain %s has no solo mode (upstream's solo mode: %s)", name, strings.Join(SoloNames(), ", "))
+			return nil, errext.Usagef("domain %s has no solo mode (upstream's solo mode: %s)", name, strings.Join(SoloNames(), ", "))
 		}
 		loadFn = e.solo
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/core/strictyaml"
 )
@@ -281,7 +282,7 @@ var ErrUnknownBackbone = errors.New("llm: unknown backbone")
 func (c *Config) Backbone(name string) (Backbone, error) {
 	b, ok := c.Backbones[name]
 	if !ok {
-		return Backbone{}, fmt.Errorf("%w %q (known: %s)", ErrUnknownBackbone, name, strings.Join(c.Names(), ", "))
+		return Backbone{}, errext.Usagef("%w %q (known: %s)", ErrUnknownBackbone, name, strings.Join(c.Names(), ", "))
 	}
 	return b, nil
 }

@@ -50,6 +50,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
@@ -166,18 +167,18 @@ func Parse(name string) (b Backbone, ok bool, err error) {
 	switch Kind(kind) {
 	case Gold:
 		if hasArg {
-			return Backbone{}, true, fmt.Errorf("offline backbone %q: gold takes no parameters", name)
+			return Backbone{}, true, errext.Usagef("offline backbone %q: gold takes no parameters", name)
 		}
 		return Backbone{Kind: Gold}, true, nil
 	case Replay:
 		if strings.TrimSpace(arg) == "" {
-			return Backbone{}, true, fmt.Errorf("offline backbone %q: replay needs a file: replay:PATH/results.json", name)
+			return Backbone{}, true, errext.Usagef("offline backbone %q: replay needs a file: replay:PATH/results.json", name)
 		}
 		return Backbone{Kind: Replay, File: arg}, true, nil
 	case Sim:
 		r, err := parseRates(arg, hasArg)
 		if err != nil {
-			return Backbone{}, true, fmt.Errorf("offline backbone %q: %w", name, err)
+			return Backbone{}, true, errext.Usagef("offline backbone %q: %w", name, err)
 		}
 		return Backbone{Kind: Sim, Rates: r}, true, nil
 	}

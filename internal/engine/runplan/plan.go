@@ -296,6 +296,9 @@ func fillFromManifest(opts *Options, m *results.Manifest) {
 	})
 }
 
+// validate checks how the settings go together; each flag's own value
+// (counts, durations, names) is checked where the flags are read (the CLI's
+// contract; an experiment file's validation).
 func validate(opts *Options) error {
 	var errs []error
 	if opts.Domain == "" {
@@ -307,20 +310,22 @@ func validate(opts *Options) error {
 	if opts.NoJudge && opts.JudgeBackbone != "" && opts.JudgeBackbone != agents.NoJudge {
 		errs = append(errs, errors.New("--no-judge and --judge-backbone exclude each other"))
 	}
-	if opts.Trials < 1 {
-		errs = append(errs, fmt.Errorf("--trials %d: need at least 1", opts.Trials))
-	}
-	if opts.Concurrency < 1 {
-		errs = append(errs, fmt.Errorf("--concurrency %d: need at least 1", opts.Concurrency))
-	}
-	if opts.MaxSteps < 1 || opts.MaxErrors < 1 {
-		errs = append(errs, errors.New("--max-steps and --max-errors must be positive"))
-	}
-	if opts.Limit < 0 || opts.Timeout < 0 || opts.Grace < 0 {
-		errs = append(errs, errors.New("--limit, --timeout and --grace must not be negative"))
-	}
-	if opts.Solo && ((opts.UserBackbone != "" && opts.UserBackbone != results.DummyUserImplementation) || opts.UserStyle != "" || opts.Traits != "" || opts.TraitMode != "") {
-		errs = append(errs, errors.New("--solo runs without a user: drop --user-backbone, --user-style, --traits and --trait-mode"))
+	if opts.Solo {
+		var given []string
+		for _, f := range []struct {
+			flag string
+			set  bool
+		}{{"--user-backbone", opts.UserBackbone != "" && opts.UserBackbone != results.DummyUserImplementation},
+			{"--user-style", opts.UserStyle != ""}, {"--traits", opts.Traits != ""}, {"--trait-mode", opts.TraitMode != ""}} {
+			if f.set {
+				given = append(given, f.flag)
+			}
+		}
+		if len(given) > 0 {
+			errs = append(errs, fmt.Errorf("--solo runs without a user: drop %s", strings.Join(given, ", ")))
+		}
+	} else if opts.TraitMode != "" && opts.Traits == "" {
+		errs = append(errs, fmt.Errorf("--trait-mode %s needs --traits (the traits it applies)", opts.TraitMode))
 	}
 	if !opts.Solo && opts.UserBackbone == results.DummyUserImplementation {
 		errs = append(errs, fmt.Errorf("user %s is the solo mode's: pass --solo (a solo run resumes in solo mode)", results.DummyUserImplementation))

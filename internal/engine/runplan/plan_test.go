@@ -66,10 +66,9 @@ func TestValidate(t *testing.T) {
 		{"no domain", func(o *Options) { o.Domain = "" }, "--domain is required"},
 		{"no backbone", func(o *Options) { o.Backbone = "" }, "--backbone is required"},
 		{"judge and no judge", func(o *Options) { o.NoJudge, o.JudgeBackbone = true, "j" }, "exclude each other"},
-		{"zero trials", func(o *Options) { o.Trials = 0 }, "--trials 0"},
-		{"zero concurrency", func(o *Options) { o.Concurrency = 0 }, "--concurrency 0"},
-		{"negative limit", func(o *Options) { o.Limit = -1 }, "must not be negative"},
-		{"solo with a user", func(o *Options) { o.Solo, o.UserBackbone = true, "u" }, "--solo runs without a user"},
+		{"solo with a user", func(o *Options) { o.Solo, o.UserBackbone = true, "u" }, "--solo runs without a user: drop --user-backbone"},
+		{"solo with traits", func(o *Options) { o.Solo, o.Traits, o.TraitMode = true, "impatience=high", "ignore" }, "--solo runs without a user: drop --traits, --trait-mode"},
+		{"trait mode without traits", func(o *Options) { o.TraitMode = "ignore" }, "--trait-mode ignore needs --traits"},
 		{"dummy user without solo", func(o *Options) { o.UserBackbone = results.DummyUserImplementation }, "pass --solo"},
 	}
 	for _, tc := range tests {

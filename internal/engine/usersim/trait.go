@@ -141,6 +141,11 @@ const (
 	TraitIgnore TraitMode = "ignore"
 )
 
+// TraitModes are the ways a τ-Trait user can apply its traits.
+func TraitModes() []string {
+	return []string{string(TraitSteer), string(TraitPrompt), string(TraitIgnore)}
+}
+
 // NoteIgnored documents upstream's behaviour for reports.
 const NoteIgnored = "τ-Trait applies traits only through its steering endpoint; with an ordinary chat model upstream prints the trait dict and ignores it"
 
