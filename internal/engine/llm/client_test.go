@@ -624,10 +624,10 @@ func sumDurations(ds []time.Duration) time.Duration {
 
 func TestBackoffFullJitter(t *testing.T) {
 	var asked []time.Duration
-	c := &Client{opts: Options{
+	c := &Options{
 		BackoffBase: time.Second, BackoffMax: 10 * time.Second,
 		Jitter: func(d time.Duration) time.Duration { asked = append(asked, d); return d - 1 },
-	}}
+	}
 	for n := 1; n <= 6; n++ {
 		c.backoff(n, 0)
 	}
@@ -716,6 +716,40 @@ func TestAPIKeyNeverInErrors(t *testing.T) {
 	}
 	if strings.Contains(logs.String(), testKey) {
 		t.Errorf("logs leak the key: %s", logs.String())
+	}
+}
+
+// Only a value long enough to be a key is redacted: a one-letter "key"
+// must not redact the letters of the provider's message.
+func TestShortKeyNotRedacted(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.NewServer(t, openaitest.Reply{Status: 400, Message: "max_tokens is too large for this model"})
+	c := newTestClient(t, testBackbone(srv), Options{LookupEnv: func(string) (string, bool) { return "a", true }})
+	_, err := c.Generate(t.Context(), Request{Messages: conversation()})
+	if err == nil || !strings.Contains(err.Error(), "max_tokens is too large for this model") || strings.Contains(err.Error(), "[REDACTED]") {
+		t.Errorf("err = %v; want the provider's message intact", err)
+	}
+}
+
+func TestRedact(t *testing.T) {
+	t.Parallel()
+	msg := errors.New("invalid key sk-abcdefgh; a bad request")
+	tests := []struct {
+		key, want string
+	}{
+		{"", msg.Error()},
+		{"a", msg.Error()},
+		{"sk-abcd", msg.Error()}, // 7 characters: not a key
+		{"sk-abcdefgh", "invalid key [REDACTED]; a bad request"},
+		{"sk-other-key", msg.Error()},
+	}
+	for _, tc := range tests {
+		if got := Redact(msg, tc.key).Error(); got != tc.want {
+			t.Errorf("Redact(%q) = %q; want %q", tc.key, got, tc.want)
+		}
+	}
+	if Redact(nil, "sk-abcdefgh") != nil {
+		t.Error("Redact(nil) != nil")
 	}
 }
 

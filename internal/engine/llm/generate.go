@@ -53,11 +53,17 @@ func (c *Client) Generate(ctx context.Context, req Request) (Response, error) {
 	c.record(body, false)
 
 	estimate := len(body)/4 + 1
-	var waited time.Duration
-	for n := 1; ; n++ {
+	var (
+		waited time.Duration
+		out    Response
+		e      *Error // the last failure
+		cause  error  // its cause as the SDK reported it
+		late   bool   // the last attempt timed out
+	)
+	_, last, exhausted, err := c.opts.Retry(ctx, c.b.maxRetries(), func(n int) Attempt {
 		t0 := time.Now()
 		if err := c.lim.wait(ctx, estimate); err != nil {
-			return Response{}, c.ctxError(ctx, err)
+			return Attempt{Err: c.ctxError(ctx, err), Final: true}
 		}
 		waited += time.Since(t0)
 
@@ -73,58 +79,61 @@ func (c *Client) Generate(ctx context.Context, req Request) (Response, error) {
 			err = replyError(&resp, a.raw)
 		}
 		if err == nil {
-			r := c.convert(&resp, a)
-			r.Latency = latency
-			r.Wait = waited
-			r.Attempts = n
-			r.Cost = c.b.Price.Cost(r.Usage)
-			usage := r.Usage
-			r.Message.Usage = &usage
-			r.Message.Cost = r.Cost
-			c.lim.charge(r.Usage.Total() - estimate)
-			if c.cache != nil {
-				if err := c.cache.put(cacheKey, c.b.Name, &r); err != nil {
-					c.opts.logf("llm %s: cache write: %v", c.b.Name, err)
-				}
-			}
-			return r, nil
+			out = c.convert(&resp, a)
+			out.Latency = latency
+			out.Wait = waited
+			out.Attempts = n
+			return Attempt{}
 		}
 		if ctx.Err() != nil {
-			return Response{}, c.ctxError(ctx, ctx.Err())
+			return Attempt{Err: c.ctxError(ctx, ctx.Err()), Final: true}
 		}
-
 		status := statusOf(err, a)
-		e := &Error{Backbone: c.b.Name, Attempts: n, Status: status, Err: redact(describe(err), c.key), KeyEnv: c.b.APIKeyEnv}
+		e = &Error{Backbone: c.b.Name, Attempts: n, Status: status, Err: Redact(describe(err), c.key), KeyEnv: c.b.APIKeyEnv}
+		cause, late = err, timedOut
 		if timedOut {
 			e.Err = fmt.Errorf("attempt timed out after %s", c.b.timeout())
 		}
-		if !retryable(status) {
-			c.explain(e, err)
-			return Response{}, e
-		}
-		if n > c.b.maxRetries() {
-			e.Retryable = true
-			switch {
-			case status == http.StatusTooManyRequests:
-				e.Hint = "the provider keeps rate limiting; lower rpm/tpm or concurrency"
-			case timedOut:
-				e.Hint = "raise the backbone's timeout if the model is slow"
-			case status >= 500:
-				e.Hint = "the provider is failing; try again later"
-			case errors.As(err, new(*badReplyError)):
-				e.Hint = "the provider keeps answering without a completion; try again later"
-			default:
-				e.Hint = "check base_url and the network"
-			}
-			return Response{}, e
-		}
-		d := c.backoff(n, retryAfter(a.header, c.opts.now()))
-		c.opts.logf("llm %s: attempt %d failed (%v); retrying in %s", c.b.Name, n, e, d.Round(time.Millisecond))
-		if err := c.opts.sleep(ctx, d); err != nil {
-			return Response{}, c.ctxError(ctx, err)
-		}
+		return Attempt{Err: e, Status: status, Header: a.header}
+	}, func(n int, a Attempt, d time.Duration) {
+		c.opts.logf("llm %s: attempt %d failed (%v); retrying in %s", c.b.Name, n, a.Err, d.Round(time.Millisecond))
 		waited += d
+	})
+	switch {
+	case err != nil:
+		return Response{}, c.ctxError(ctx, err)
+	case last.Final:
+		return Response{}, last.Err
+	case last.Err == nil:
+		out.Cost = c.b.Price.Cost(out.Usage)
+		usage := out.Usage
+		out.Message.Usage = &usage
+		out.Message.Cost = out.Cost
+		c.lim.charge(out.Usage.Total() - estimate)
+		if c.cache != nil {
+			if err := c.cache.put(cacheKey, c.b.Name, &out); err != nil {
+				c.opts.logf("llm %s: cache write: %v", c.b.Name, err)
+			}
+		}
+		return out, nil
+	case !exhausted:
+		c.explain(e, cause)
+		return Response{}, e
 	}
+	e.Retryable = true
+	switch {
+	case e.Status == http.StatusTooManyRequests:
+		e.Hint = "the provider keeps rate limiting; lower rpm/tpm or concurrency"
+	case late:
+		e.Hint = "raise the backbone's timeout if the model is slow"
+	case e.Status >= 500:
+		e.Hint = "the provider is failing; try again later"
+	case errors.As(cause, new(*badReplyError)):
+		e.Hint = "the provider keeps answering without a completion; try again later"
+	default:
+		e.Hint = "check base_url and the network"
+	}
+	return Response{}, e
 }
 
 // ctxError wraps the error of an interrupted wait or call.
@@ -136,20 +145,6 @@ func (c *Client) ctxError(ctx context.Context, err error) error {
 		err = fmt.Errorf("%v: %w", err, context.DeadlineExceeded)
 	}
 	return fmt.Errorf("llm %s: call interrupted: %w", c.b.Name, err)
-}
-
-// retryable reports whether a failure with this HTTP status (0: no response)
-// is worth retrying.
-func retryable(status int) bool {
-	switch {
-	case status == 0:
-		return true // connection error, timeout or unreadable response
-	case status == http.StatusRequestTimeout, status == http.StatusConflict, status == http.StatusTooManyRequests:
-		return true
-	case status >= 500:
-		return true
-	}
-	return false
 }
 
 // explain adds a hint to a non-retryable failure.
@@ -177,19 +172,6 @@ func (c *Client) explain(e *Error, err error) {
 	default:
 		e.Hint = "the provider refused the request"
 	}
-}
-
-// backoff returns the wait before retry n (n ≥ 1).
-func (c *Client) backoff(n int, retryAfter time.Duration) time.Duration {
-	base := c.opts.backoffBase()
-	if retryAfter > 0 {
-		return min(retryAfter, maxRetryAfter) + c.opts.jitter(base/4)
-	}
-	ceil := c.opts.backoffMax()
-	if n <= 30 {
-		ceil = min(ceil, base<<(n-1))
-	}
-	return c.opts.jitter(ceil)
 }
 
 // retryAfter reads retry-after-ms (OpenAI) or Retry-After (seconds or an
@@ -220,18 +202,6 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 	}
 	return 0
 }
-
-// redact removes the API key from an error's text.
-func redact(err error, key string) error {
-	if err == nil || key == "" || !strings.Contains(err.Error(), key) {
-		return err
-	}
-	return redactedError(strings.ReplaceAll(err.Error(), key, "[REDACTED]"))
-}
-
-type redactedError string
-
-func (e redactedError) Error() string { return string(e) }
 
 // fallbackCallID names a tool call the provider left without an ID,
 // deterministically from the request.

@@ -408,6 +408,26 @@ func TestSteer(t *testing.T) {
 	}
 }
 
+// The steering client retries as the backbones do: a Retry-After sets the
+// wait, and waits have jitter.
+func TestSteerRetryAfter(t *testing.T) {
+	slow := func(w http.ResponseWriter) {
+		w.Header().Set("Retry-After", "7")
+		http.Error(w, "slow down", http.StatusTooManyRequests)
+	}
+	srv := newSteerServer(t, slow, status(503, "busy"), respond("fine."))
+	sc := &usersim.SteerClient{Endpoint: srv.URL, Key: "k"}
+	var waits []time.Duration
+	sc.Sleep = func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
+	r, err := sc.Steer(t.Context(), nil, []message.Message{{Role: message.User, Content: "hi"}})
+	if err != nil || r.Content != "fine." || r.Attempts != 3 {
+		t.Fatalf("Steer = %+v, %v; want fine. after 3 attempts", r, err)
+	}
+	if len(waits) != 2 || waits[0] < 7*time.Second || waits[0] > 7*time.Second+250*time.Millisecond || waits[1] >= 2*time.Second {
+		t.Errorf("waits %v; want Retry-After's 7s (plus jitter), then a jittered wait under 2s", waits)
+	}
+}
+
 func TestSteerErrors(t *testing.T) {
 	if _, err := usersim.NewSteerClient(func(string) string { return "" }); err == nil ||
 		!strings.Contains(err.Error(), usersim.SteerEndpointEnv) || !strings.Contains(err.Error(), usersim.SteerKeyEnv) {
