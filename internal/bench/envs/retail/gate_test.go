@@ -45,14 +45,14 @@ func TestPaperRevise(t *testing.T) {
 // gift_card_7794233 holds $56.
 func oliviaReads() []message.ToolCall {
 	return []message.ToolCall{
-		toolCall("find_user_id_by_email", "email", "olivia.ito5204@example.com"),
-		toolCall("get_user_details", "user_id", "olivia_ito_3591"),
-		toolCall("get_order_details", "order_id", "#W5442520"),
-		toolCall("get_order_details", "order_id", "#W3657213"),
-		toolCall("get_order_details", "order_id", "#W5866402"),
-		toolCall("get_order_details", "order_id", "#W5353646"),
-		toolCall("get_product_details", "product_id", "5713490933"),
-		toolCall("get_product_details", "product_id", "4354588079"),
+		ledger.ToolCall("find_user_id_by_email", "email", "olivia.ito5204@example.com"),
+		ledger.ToolCall("get_user_details", "user_id", "olivia_ito_3591"),
+		ledger.ToolCall("get_order_details", "order_id", "#W5442520"),
+		ledger.ToolCall("get_order_details", "order_id", "#W3657213"),
+		ledger.ToolCall("get_order_details", "order_id", "#W5866402"),
+		ledger.ToolCall("get_order_details", "order_id", "#W5353646"),
+		ledger.ToolCall("get_product_details", "product_id", "5713490933"),
+		ledger.ToolCall("get_product_details", "product_id", "4354588079"),
 	}
 }
 
@@ -89,7 +89,7 @@ func TestGatePredicates(t *testing.T) {
 	d := domainForTest(t)
 	gate := ledger.NewGate(d.GatePredicates(), writeTools(d), d.DecodeArgs)
 	all := oliviaReads()
-	withShoes := append(slices.Clone(all), toolCall("get_product_details", "product_id", "7471004230"))
+	withShoes := append(slices.Clone(all), ledger.ToolCall("get_product_details", "product_id", "7471004230"))
 	cases := []struct {
 		name   string
 		reads  []message.ToolCall // nil: oliviaReads()
@@ -141,7 +141,7 @@ func TestGatePredicates(t *testing.T) {
 		{name: "order_read/unread-order", tool: toolCancel, args: `{"order_id": "#W7941031", "reason": "ordered by mistake"}`,
 			want: ledger.Revise, rule: "order_read", reason: "call get_order_details(order_id='#W7941031') first"},
 		// own_order
-		{name: "own_order/other-users-order", reads: append(slices.Clone(all), toolCall("get_order_details", "order_id", "#W9571698")),
+		{name: "own_order/other-users-order", reads: append(slices.Clone(all), ledger.ToolCall("get_order_details", "order_id", "#W9571698")),
 			tool: toolReturn, args: `{"order_id": "#W9571698", "item_ids": ["6065192424"], "payment_method_id": "gift_card_7250692"}`,
 			want: ledger.Block, rule: "own_order", reason: "order #W9571698 belongs to another user (chen_silva_7485)"},
 		// status
@@ -233,7 +233,7 @@ func TestGatePredicates(t *testing.T) {
 			args: `{"order_id": "#W5866402", "item_ids": ["6242772310"], "new_item_ids": ["3379843752"], "payment_method_id": "gift_card_7794233"}`,
 			want: ledger.Revise, rule: "payment_owned", reason: "get_user_details"},
 		{name: "gift_card_balance/original-gift-card-needs-user",
-			reads: append(without(all, "get_user_details"), toolCall("get_product_details", "product_id", "3377618313")), tool: toolModifyItems,
+			reads: append(without(all, "get_user_details"), ledger.ToolCall("get_product_details", "product_id", "3377618313")), tool: toolModifyItems,
 			args: `{"order_id": "#W3657213", "item_ids": ["6700049080"], "new_item_ids": ["7523669277"], "payment_method_id": "gift_card_7794233"}`,
 			want: ledger.Revise, rule: "gift_card_balance", reason: "to check the balance of 'gift_card_7794233', call get_user_details(user_id='olivia_ito_3591') first"},
 		// refund_destination

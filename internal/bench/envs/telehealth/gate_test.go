@@ -17,22 +17,22 @@ import (
 // REC012-REC014), David Martinez (completed APPT002, cancelled APPT005,
 // record REC001) and Maya Chen (therapy sessions with OT Sullivan).
 var (
-	authYumi     = toolCall("find_patient_by_email", "email", "yumi.tanaka7410@pacificcare.org")
-	authDavid    = toolCall("find_patient_by_email", "email", "david.martinez@email.com")
-	authMaya     = toolCall("find_patient_by_name_dob", "first_name", "Maya", "last_name", "Chen", "date_of_birth", "2018-07-22")
-	listYumi     = toolCall("list_patient_appointments", "patient_id", "yumi_tanaka_7410")
-	listDavid    = toolCall("list_patient_appointments", "patient_id", "david_martinez_5678")
-	listMaya     = toolCall("list_patient_appointments", "patient_id", "maya_chen_3318")
-	appt029      = toolCall("get_appointment_details", "appointment_id", "APPT029")
-	appt002      = toolCall("get_appointment_details", "appointment_id", "APPT002")
-	saito        = toolCall("get_provider_details", "provider_id", "dr_saito_cardiology")
-	thompson     = toolCall("get_provider_details", "provider_id", "dr_thompson_cardiology")
-	cardiology   = toolCall("list_available_providers", "specialty", "Cardiology")
-	recordsYumi  = toolCall("list_patient_medical_records", "patient_id", "yumi_tanaka_7410")
-	rec012       = toolCall("get_medical_record", "record_id", "REC012")
-	rec001       = toolCall("get_medical_record", "record_id", "REC001")
-	warfarin     = toolCall("list_medication_suppliers", "medication", "Warfarin")
-	rosuvastatin = toolCall("list_medication_suppliers", "medication", "Rosuvastatin")
+	authYumi     = ledger.ToolCall("find_patient_by_email", "email", "yumi.tanaka7410@pacificcare.org")
+	authDavid    = ledger.ToolCall("find_patient_by_email", "email", "david.martinez@email.com")
+	authMaya     = ledger.ToolCall("find_patient_by_name_dob", "first_name", "Maya", "last_name", "Chen", "date_of_birth", "2018-07-22")
+	listYumi     = ledger.ToolCall("list_patient_appointments", "patient_id", "yumi_tanaka_7410")
+	listDavid    = ledger.ToolCall("list_patient_appointments", "patient_id", "david_martinez_5678")
+	listMaya     = ledger.ToolCall("list_patient_appointments", "patient_id", "maya_chen_3318")
+	appt029      = ledger.ToolCall("get_appointment_details", "appointment_id", "APPT029")
+	appt002      = ledger.ToolCall("get_appointment_details", "appointment_id", "APPT002")
+	saito        = ledger.ToolCall("get_provider_details", "provider_id", "dr_saito_cardiology")
+	thompson     = ledger.ToolCall("get_provider_details", "provider_id", "dr_thompson_cardiology")
+	cardiology   = ledger.ToolCall("list_available_providers", "specialty", "Cardiology")
+	recordsYumi  = ledger.ToolCall("list_patient_medical_records", "patient_id", "yumi_tanaka_7410")
+	rec012       = ledger.ToolCall("get_medical_record", "record_id", "REC012")
+	rec001       = ledger.ToolCall("get_medical_record", "record_id", "REC001")
+	warfarin     = ledger.ToolCall("list_medication_suppliers", "medication", "Warfarin")
+	rosuvastatin = ledger.ToolCall("list_medication_suppliers", "medication", "Rosuvastatin")
 )
 
 // yumi is a careful agent's reads for Yumi Tanaka.
@@ -162,7 +162,7 @@ func TestSupplierPredicates(t *testing.T) {
 		{"price as a string", yumi, nil, toolSupplier, strings.Replace(ok, "4.28", `"4.28"`, 1), revise, []string{"arguments"}},
 		{"not authenticated", []message.ToolCall{recordsYumi, rec012, warfarin}, nil, toolSupplier, ok, revise, []string{"authenticated"}},
 		{"record not read", []message.ToolCall{authYumi, warfarin}, nil, toolSupplier, ok, revise, []string{"record_read"}},
-		{"another patient's record", []message.ToolCall{authYumi, rec001, toolCall("list_medication_suppliers", "medication", "Sertraline")}, nil, toolSupplier,
+		{"another patient's record", []message.ToolCall{authYumi, rec001, ledger.ToolCall("list_medication_suppliers", "medication", "Sertraline")}, nil, toolSupplier,
 			`{"record_id": "REC001", "medication": "Sertraline", "supplier_company": "Triveni Pharma", "brand_name": "Setrina", "price_usd": 4.55}`, revise, []string{"own_record"}},
 		{"prescriptions not read", []message.ToolCall{authYumi, rec012, warfarin}, nil, toolSupplier, ok, revise, []string{"prescription_on_record"}},
 		{"not prescribed in the record", append(slices.Clone(yumi), rosuvastatin), nil, toolSupplier,
