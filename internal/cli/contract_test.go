@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Items 1, 2 and 4: usage errors exit 2 and say what is wrong in words a
+// Usage errors exit 2 and say what is wrong in words a
 // person reads.
 func TestUsageErrors(t *testing.T) {
 	tests := []struct {
@@ -65,7 +65,7 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-// Item 1: `version`, and -v is --verbose everywhere (never --version).
+// `version`, and -v is --verbose everywhere (never --version).
 func TestVersionAndVerbose(t *testing.T) {
 	for _, args := range [][]string{{"version"}, {"--version"}} {
 		r := mustRun(t, args...)
@@ -84,7 +84,7 @@ func TestVersionAndVerbose(t *testing.T) {
 	}
 }
 
-// Item 1: --format works wherever --json does.
+// --format works wherever --json does.
 func TestFormatAlias(t *testing.T) {
 	r := mustRun(t, "verify", "--domain", "retail", "--task-ids", "0", "--format", "json")
 	if !strings.HasPrefix(strings.TrimSpace(r.out), "{") {
@@ -96,7 +96,7 @@ func TestFormatAlias(t *testing.T) {
 	}
 }
 
-// Item 1: shell completion of flag values, backbone names from the file.
+// Shell completion of flag values, backbone names from the file.
 func TestCompletion(t *testing.T) {
 	tests := []struct {
 		args []string
@@ -121,7 +121,7 @@ func TestCompletion(t *testing.T) {
 	}
 }
 
-// Item 10: --shard auto from a Slurm array or a Kubernetes Indexed Job.
+// --shard auto from a Slurm array or a Kubernetes Indexed Job.
 func TestShardFromEnv(t *testing.T) {
 	tests := []struct {
 		name    string

@@ -15,7 +15,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
-// Item 10: the Slurm array script and the Kubernetes Indexed Job manifest
+// The Slurm array script and the Kubernetes Indexed Job manifest
 // in examples/ run shards locally (with the variables the schedulers set),
 // merge, and give the same run as one unsharded run.
 

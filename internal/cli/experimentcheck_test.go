@@ -14,7 +14,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/output/experiment"
 )
 
-// Issue 17 item 5: the dry run prints each cell's estimated cost — the
+// The dry run prints each cell's estimated cost — the
 // simulations it would run × the prices of its agent and (τ²-bench's
 // default) user backbones applied to the domain's typical usage — with the
 // basis of the figures, and writes nothing.
@@ -70,7 +70,7 @@ grid:
 	}
 }
 
-// Item 5: a run stopped by an experiment's budget says so, not that it was
+// A run stopped by an experiment's budget says so, not that it was
 // interrupted by Ctrl-C.
 func TestStopNotice(t *testing.T) {
 	for _, tc := range []struct {

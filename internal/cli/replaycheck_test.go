@@ -8,7 +8,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
-// Item 7: replay:FILE checks the recording's domain and trials before the
+// Replay:FILE checks the recording's domain and trials before the
 // run starts.
 func TestReplayChecks(t *testing.T) {
 	rec := "replay:" + filepath.Join(datatest.Trajectories(t), "sierra-research+tau2-bench", "toolorchestra_retail_gpt-5_1trial.json")

@@ -15,7 +15,7 @@ func simRun(t *testing.T, trials string) string {
 	return dir
 }
 
-// Item 6: τ-bench v1 lists carry tool outputs of another schema; the gate
+// Τ-bench v1 lists carry tool outputs of another schema; the gate
 // does not judge them.
 func TestReportV1RefusedForGate(t *testing.T) {
 	r := mustRun(t, "report", "--table", "gate", v1Airline(t))
@@ -27,7 +27,7 @@ func TestReportV1RefusedForGate(t *testing.T) {
 	}
 }
 
-// Item 6: --k above every run's trials is a usage error; zero and negative
+// --k above every run's trials is a usage error; zero and negative
 // --k name the flag.
 func TestReportK(t *testing.T) {
 	dir := simRun(t, "2")
@@ -42,7 +42,7 @@ func TestReportK(t *testing.T) {
 	mustRun(t, "report", "--k", "2", dir)
 }
 
-// Item 6: JSON honours --table and carries the text tables.
+// JSON honours --table and carries the text tables.
 func TestReportJSONTables(t *testing.T) {
 	dir := simRun(t, "2")
 	r := mustRun(t, "report", "--format", "json", "--table", "table2", "--table", "costs", dir)
@@ -73,7 +73,7 @@ func TestReportJSONTables(t *testing.T) {
 	}
 }
 
-// Item 6: an exported sim run is still labelled simulated, and so is a
+// An exported sim run is still labelled simulated, and so is a
 // report on the exported file.
 func TestExportKeepsSimulated(t *testing.T) {
 	dir := simRun(t, "1")

@@ -15,7 +15,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
-// Item 8: the bar is drawn only when stderr is a terminal (whatever stdout
+// The bar is drawn only when stderr is a terminal (whatever stdout
 // is), and every drawn line fits the terminal's width.
 func TestProgressTTYAndWidth(t *testing.T) {
 	for _, tc := range []struct {
@@ -63,7 +63,7 @@ func TestFitLine(t *testing.T) {
 	}
 }
 
-// Item 8: llm retries and cache problems are reported on the run's stderr,
+// Llm retries and cache problems are reported on the run's stderr,
 // clearing the bar's line on a terminal.
 func TestStderrLogf(t *testing.T) {
 	var b bytes.Buffer
@@ -91,7 +91,7 @@ func TestRunReportsRetries(t *testing.T) {
 	}
 }
 
-// Item 8: cells running in parallel label their progress lines.
+// Cells running in parallel label their progress lines.
 func TestExperimentLabelsParallelCells(t *testing.T) {
 	dir := t.TempDir()
 	path, _ := simConfig(t, dir, false) // parallel_cells: 2
@@ -120,7 +120,7 @@ func TestPrefixWriter(t *testing.T) {
 	}
 }
 
-// Item 8: what is not a terminal is told apart from one, /dev/null (a
+// What is not a terminal is told apart from one, /dev/null (a
 // character device) included, so redirected output draws no bar.
 func TestIsTerminalNot(t *testing.T) {
 	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)

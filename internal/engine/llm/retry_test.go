@@ -13,7 +13,9 @@ import (
 // permanent failures, running out, cancellation.
 func TestRetry(t *testing.T) {
 	t.Parallel()
-	fail := func(status int, h http.Header) Attempt { return Attempt{Err: errors.New("x"), Status: status, Header: h} }
+	fail := func(status int, h http.Header) Attempt {
+		return Attempt{Err: errors.New("x"), Status: status, Header: h}
+	}
 	tests := []struct {
 		name      string
 		outcomes  []Attempt

@@ -45,7 +45,9 @@ func withArg(t testing.TB, args, name, raw string) json.RawMessage {
 func TestOddArgumentsRevise(t *testing.T) {
 	d, g := testGate(t)
 	user := func(id string) message.ToolCall { return ledger.ToolCall("get_user_details", "user_id", id) }
-	res := func(id string) message.ToolCall { return ledger.ToolCall("get_reservation_details", "reservation_id", id) }
+	res := func(id string) message.ToolCall {
+		return ledger.ToolCall("get_reservation_details", "reservation_id", id)
+	}
 	direct := func(o, dst, date string) message.ToolCall {
 		return ledger.ToolCall("search_direct_flight", "origin", o, "destination", dst, "date", date)
 	}

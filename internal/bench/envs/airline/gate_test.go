@@ -33,7 +33,9 @@ func TestCancelSI5UKWGolden(t *testing.T) {
 func TestPredicates(t *testing.T) {
 	d, g := testGate(t)
 	user := func(id string) message.ToolCall { return ledger.ToolCall("get_user_details", "user_id", id) }
-	res := func(id string) message.ToolCall { return ledger.ToolCall("get_reservation_details", "reservation_id", id) }
+	res := func(id string) message.ToolCall {
+		return ledger.ToolCall("get_reservation_details", "reservation_id", id)
+	}
 	status := func(n, date string) message.ToolCall {
 		return ledger.ToolCall("get_flight_status", "flight_number", n, "date", date)
 	}

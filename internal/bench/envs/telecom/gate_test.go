@@ -240,7 +240,7 @@ func TestGatePredicates(t *testing.T) {
 			"send_payment_request", pay("B1234321"), ledger.Allow, nil},
 
 		// enable_roaming / disable_roaming
-		// a harmless no-op is revised, not blocked (issue 13)
+		// a harmless no-op is revised, not blocked
 		{"enable on an enabled line", full, "enable_roaming", c1l2, ledger.Revise, []string{"not_enabled"}},
 		{"enable twice", fixture{sc: scRoamingOff, reads: careful(), edit: logged("enable_roaming", c1l2, true)}, "enable_roaming", c1l2, ledger.Block, []string{"once"}},
 		{"enable, earlier call pending", fixture{sc: scRoamingOff, reads: careful(), edit: func(l *ledger.Ledger) {

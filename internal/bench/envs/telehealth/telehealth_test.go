@@ -304,8 +304,7 @@ func TestGoldGolden(t *testing.T) {
 	goldentest.Check(t, *update, "gold.golden", b.String())
 }
 
-// TestGoldReplay checks the facts the porting notes list about the gold
-// actions: which tasks write, which gold calls raise, and that the final
+// TestGoldReplay checks what upstream's gold actions do: which tasks write, which gold calls raise, and that the final
 // database differs from the initial one exactly for the 19 writing tasks.
 func TestGoldReplay(t *testing.T) {
 	d := loadDomain(t)
