@@ -272,7 +272,7 @@ func complete(c *cobra.Command) {
 	reg("loop", fixed(agents.Loops()...))
 	reg("user-style", fixed(agents.UserStyles()...))
 	reg("trait-mode", fixed(usersim.TraitModes()...))
-	reg("table", fixed(report.TableIDs...))
+	reg("table", fixed(report.TableIDs()...))
 	if fl := c.Flags().Lookup("format"); fl != nil {
 		switch {
 		case formatNames(c) != nil:
@@ -281,7 +281,7 @@ func complete(c *cobra.Command) {
 			reg("format", fixed("tau2"))
 		default:
 			var fs []string
-			for _, f := range report.Formats {
+			for _, f := range report.Formats() {
 				fs = append(fs, string(f))
 			}
 			reg("format", fixed(fs...))

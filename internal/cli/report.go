@@ -71,8 +71,8 @@ name unless --domain/--agent/--backbone/--user-backbone say.`,
 				return errext.Usage(err)
 			}
 			for _, id := range opts.Tables {
-				if !slices.Contains(report.TableIDs, id) {
-					return errext.Usagef("unknown table %q (have: %s)", id, strings.Join(report.TableIDs, ", "))
+				if !slices.Contains(report.TableIDs(), id) {
+					return errext.Usagef("unknown table %q (have: %s)", id, strings.Join(report.TableIDs(), ", "))
 				}
 			}
 			for _, ff := range opts.FigureFormats {
@@ -90,7 +90,7 @@ name unless --domain/--agent/--backbone/--user-backbone say.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Format, "format", "text", "output format: text, markdown, csv or json")
-	f.StringSliceVar(&opts.Tables, "table", nil, "only these tables (default all): "+strings.Join(report.TableIDs, ", "))
+	f.StringSliceVar(&opts.Tables, "table", nil, "only these tables (default all): "+strings.Join(report.TableIDs(), ", "))
 	f.StringVar(&opts.Figures, "figures", "", "write figures into this directory")
 	f.StringSliceVar(&opts.FigureFormats, "figure-format", []string{"svg"}, "figure file formats: svg, png, pdf (repeatable)")
 	f.StringVar(&opts.Baseline, "baseline", "baseline", "agent label of the baseline")

@@ -154,7 +154,7 @@ func runSubmitPrepare(_ context.Context, s *Streams, o *submitPrepareOptions) er
 	}
 	sub := p.Submission
 	fmt.Fprintf(s.Out, "wrote %s (%s submission)\n", p.Dir, sub.SubmissionType)
-	for _, d := range submit.Domains {
+	for _, d := range submit.Domains() {
 		r := *sub.Results.Domain(d)
 		if r == nil {
 			continue

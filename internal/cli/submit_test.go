@@ -193,7 +193,7 @@ func TestSubmitOracle(t *testing.T) {
 		t.Errorf("upstream model %q, user %q; submission %q, %v", got.Model, got.User, s.ModelName, s.Methodology)
 	}
 	exact, total := 0, 0
-	for _, d := range submit.Domains {
+	for _, d := range submit.Domains() {
 		mine := *s.Results.Domain(d)
 		theirs, ok := got.Results[d]
 		if (mine == nil) != !ok {

@@ -59,7 +59,7 @@ func WriteReport(cfg *Config, res *Result, cat metrics.Catalog, prepare func([]*
 			return nil, nil, err
 		}
 	}
-	for _, id := range report.TableIDs {
+	for _, id := range report.TableIDs() {
 		if err := write(filepath.Join("tables", id+".csv"), report.CSV, id); err != nil {
 			return nil, nil, err
 		}

@@ -184,7 +184,7 @@ func TestClassify(t *testing.T) {
 
 func TestCategoriesLabelled(t *testing.T) {
 	seen := map[string]bool{}
-	for _, c := range Categories {
+	for _, c := range Categories() {
 		if c.Label() == "other" && c != Other || c.Short() == "other" && c != Other {
 			t.Errorf("category %q has no label", c)
 		}
