@@ -83,20 +83,34 @@ func TestStopNotice(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b strings.Builder
-			w := &lockedWriter{w: &b}
+			wrote := make(chan struct{}, 1)
+			w := &lockedWriter{w: writeFunc(func(p []byte) (int, error) {
+				n, err := b.Write(p)
+				select {
+				case wrote <- struct{}{}:
+				default:
+				}
+				return n, err
+			})}
 			ctx, cancel := context.WithCancelCause(t.Context())
 			stop := startProgress(ctx, progressOptions{Streams: &Streams{}, Quiet: true}, w, runner.NewProgress(1))
 			cancel(tc.cause)
-			var got string
-			for deadline := time.Now().Add(5 * time.Second); got == "" && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-				w.mu.Lock()
-				got = b.String() // the notice is written from context.AfterFunc's goroutine
-				w.mu.Unlock()
+			select { // the notice is written from context.AfterFunc's goroutine
+			case <-wrote:
+			case <-time.After(10 * time.Second):
 			}
 			stop()
+			w.mu.Lock()
+			got := b.String()
+			w.mu.Unlock()
 			if !strings.Contains(got, tc.want) || strings.Contains(got, tc.not) {
 				t.Errorf("notice %q; want %q, without %q", got, tc.want, tc.not)
 			}
 		})
 	}
 }
+
+// writeFunc is an io.Writer made of a function.
+type writeFunc func([]byte) (int, error)
+
+func (f writeFunc) Write(p []byte) (int, error) { return f(p) }

@@ -47,7 +47,13 @@ func TestRunEveryUnitOnceUnderLimit(t *testing.T) {
 	tr := newTracker()
 	sink := &memSink{}
 	const limit = 5
-	cfg := Config{Domain: dom, Makers: tr.makers(script{delay: 5 * time.Millisecond, pass: func(s Spec) bool { return s.Trial%2 == 0 }}),
+	// The first simulations wait until the limit is reached, then all go.
+	block := make(chan struct{})
+	go func() {
+		tr.waitEntered(t, limit)
+		close(block)
+	}()
+	cfg := Config{Domain: dom, Makers: tr.makers(script{block: block, pass: func(s Spec) bool { return s.Trial%2 == 0 }}),
 		Concurrency: limit, Labels: Labels{Agent: "fake", Backbone: "b", UserBackbone: "u"}}
 	out, err := Run(context.Background(), cfg, units, sink)
 	if err != nil {
@@ -221,9 +227,8 @@ func TestRunStopsStartingOnCancel(t *testing.T) {
 		out, err = Run(ctx, cfg, units, sink)
 		close(done)
 	}()
-	waitFor(t, func() bool { return tr.running.Load() == 4 })
-	cancel()
-	time.Sleep(20 * time.Millisecond)
+	tr.waitEntered(t, 4)
+	cancel()     // cancels Run's own context before it returns: no unit starts after it
 	close(block) // in-flight simulations finish
 	<-done
 	if !errors.Is(err, ErrStopped) || !errors.Is(err, context.Canceled) {
@@ -247,7 +252,7 @@ func TestRunDrainCancelsInFlight(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cfg := Config{Domain: dom, Makers: tr.makers(script{block: make(chan struct{})}), Concurrency: 2, Drain: 10 * time.Millisecond}
 	go func() {
-		waitFor(t, func() bool { return tr.running.Load() == 2 })
+		tr.waitEntered(t, 2)
 		cancel()
 	}()
 	out, err := Run(ctx, cfg, units, sink)
@@ -295,16 +300,5 @@ func TestProgressCounts(t *testing.T) {
 	}
 	if math.Abs(s.Pass1()-7.0/9) > 1e-12 || s.Tokens == 0 || s.Cost == 0 {
 		t.Errorf("pass1 %v tokens %d cost %v", s.Pass1(), s.Tokens, s.Cost)
-	}
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not reached")
-		}
-		time.Sleep(time.Millisecond)
 	}
 }

@@ -186,12 +186,14 @@ func TestShippedConfigs(t *testing.T) {
 
 // fakeRuns records simulations into run directories like the runner does.
 type fakeRuns struct {
-	mu     sync.Mutex
-	calls  []string
-	cost   float64       // per simulation
-	max    int           // simulations per call before returning (0: all)
-	delay  time.Duration // per simulation
-	failOn string        // cell id that fails
+	mu    sync.Mutex
+	calls []string
+	cost  float64 // per simulation
+	max   int     // simulations per call before returning (0: all)
+	// stopAt: once a call has spent this much, it waits for its context to
+	// end (the cost cap stops it) instead of going on.
+	stopAt float64
+	failOn string // cell id that fails
 	ids    []string
 }
 
@@ -235,7 +237,6 @@ func (f *fakeRuns) run(ctx context.Context, c Cell, concurrency int, track func(
 			if ctx.Err() != nil || (f.max > 0 && n == f.max) {
 				return ctx.Err()
 			}
-			time.Sleep(f.delay)
 			reward := 0.0
 			if trial == 0 || c.Agent == "ledger" {
 				reward = 1
@@ -246,8 +247,16 @@ func (f *fakeRuns) run(ctx context.Context, c Cell, concurrency int, track func(
 			if err := w.Write(rec); err != nil {
 				return err
 			}
-			spentNano.Add(int64(f.cost * 1e9))
+			spent := float64(spentNano.Add(int64(f.cost*1e9))) / 1e9
 			n++
+			if f.stopAt > 0 && spent >= f.stopAt-1e-9 {
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(10 * time.Second):
+					return errors.New("the cost cap did not stop the cell")
+				}
+			}
 		}
 	}
 	return nil
@@ -383,7 +392,7 @@ func TestExecuteCostBudget(t *testing.T) {
 	cfg := load(t, gridYAML)
 	cfg.MaxCost = 0.25 // each simulation costs 0.1
 	ids := []string{"0", "1", "2"}
-	f := &fakeRuns{ids: ids, cost: 0.1, delay: 20 * time.Millisecond}
+	f := &fakeRuns{ids: ids, cost: 0.1, stopAt: cfg.MaxCost}
 	res, err := Execute(context.Background(), cfg, Options{Run: f.run, Plan: plan(ids), Poll: 5 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
