@@ -12,7 +12,8 @@ package airline
 //	rule                tools                               clause                   verdict
 //	------------------  ----------------------------------  -----------------------  --------------------------------------
 //	arguments           all six                             the tool's section       REVISE
-//	user_read           all six                             the tool's section       REVISE (get_user_details first)
+//	user_read           book, update flights and baggages,  the tool's section       REVISE (get_user_details first)
+//	                    send_certificate (profileFacts)
 //	own_user            book, send_certificate              the tool's section       BLOCK
 //	reservation_read    the four reservation tools          the tool's section       REVISE (get_reservation_details first)
 //	own_reservation     the four reservation tools          the tool's section       BLOCK
