@@ -9,7 +9,6 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"github.com/ledgerbench/ledgerbench/internal/core/atomicfile"
 	"github.com/ledgerbench/ledgerbench/internal/source/data"
-	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
 type dataPullOptions struct {
@@ -124,12 +123,8 @@ func runDataCheck(_ context.Context, s *Streams, opts *dataCheckOptions) error {
 
 // convertDerived writes the files derived from the pulled data: what the
 // domains derive (τ-Trait's task lists as JSON, for inspection and for other
-// tools) and the index of each τ²-bench tasks.json (tasks.json.index), which
-// spares loading a split the scan of the whole file.
+// tools).
 func convertDerived(dir string) error {
-	if err := tasks.WriteIndexes(dir); err != nil {
-		return err
-	}
 	files, err := domains.Derived(dir)
 	if err != nil {
 		return err

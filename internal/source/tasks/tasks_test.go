@@ -212,29 +212,22 @@ func TestLazyMatchesParse(t *testing.T) {
 	}
 }
 
-// BenchmarkLoadTau2 loads each domain's tasks and decodes the base split,
-// from the test data (scanned: it has no index) and from a copy indexed as
-// data pull indexes it.
+// BenchmarkLoadTau2 loads each domain's tasks and decodes the base split.
 func BenchmarkLoadTau2(b *testing.B) {
-	roots := map[string]string{"scanned": datatest.Root(b), "indexed": copyTau2Tasks(b)}
-	if err := WriteIndexes(roots["indexed"]); err != nil {
-		b.Fatal(err)
-	}
-	for _, how := range []string{"scanned", "indexed"} {
-		for _, d := range []string{"airline", "retail", "telecom"} {
-			b.Run(d+"/base/"+how, func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					set, err := LoadTau2(data.Tau2Domain(roots[how], d), d)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if _, err := set.Select(Selection{}); err != nil {
-						b.Fatal(err)
-					}
+	root := datatest.Root(b)
+	for _, d := range []string{"airline", "retail", "telecom"} {
+		b.Run(d+"/base", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				set, err := LoadTau2(data.Tau2Domain(root, d), d)
+				if err != nil {
+					b.Fatal(err)
 				}
-			})
-		}
+				if _, err := set.Select(Selection{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
