@@ -11,6 +11,7 @@ import (
 // file, the line and the whole hint (every known key), each problem on its
 // own line.
 func TestBackbonesErrorsInFull(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file string
 		want []string
@@ -41,6 +42,7 @@ func TestBackbonesErrorsInFull(t *testing.T) {
 // The whole command line: a bad backbones file is reported at its lines,
 // in words.
 func TestBackbonesFileErrors(t *testing.T) {
+	t.Parallel()
 	bb := filepath.Join(t.TempDir(), "backbones.yaml")
 	if err := os.WriteFile(bb, []byte("judge: gpt\nbackbones:\n  gpt:\n    base_url: http://x\n    model: m\n    timeout: abc\n    max_retries: many\n"), 0o644); err != nil {
 		t.Fatal(err)

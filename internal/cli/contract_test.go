@@ -10,6 +10,7 @@ import (
 // Usage errors exit 2 and say what is wrong in words a
 // person reads.
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want string
@@ -67,6 +68,7 @@ func TestUsageErrors(t *testing.T) {
 
 // `version`, and -v is --verbose everywhere (never --version).
 func TestVersionAndVerbose(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"version"}, {"--version"}} {
 		r := mustRun(t, args...)
 		if !strings.HasPrefix(r.out, "ledgerbench "+Version) {
@@ -86,6 +88,7 @@ func TestVersionAndVerbose(t *testing.T) {
 
 // --format works wherever --json does.
 func TestFormatAlias(t *testing.T) {
+	t.Parallel()
 	r := mustRun(t, "verify", "--domain", "retail", "--task-ids", "0", "--format", "json")
 	if !strings.HasPrefix(strings.TrimSpace(r.out), "{") {
 		t.Errorf("verify --format json printed:\n%s", r.out)
@@ -98,6 +101,7 @@ func TestFormatAlias(t *testing.T) {
 
 // Shell completion of flag values, backbone names from the file.
 func TestCompletion(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want []string
@@ -123,6 +127,7 @@ func TestCompletion(t *testing.T) {
 
 // --shard auto from a Slurm array or a Kubernetes Indexed Job.
 func TestShardFromEnv(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		env     map[string]string

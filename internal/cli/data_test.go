@@ -22,6 +22,7 @@ func runCLI(t *testing.T, args ...string) (string, string, int) {
 }
 
 func TestDataPullConvertsAndChecks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out, errOut, code := runCLI(t, "data", "pull", "--from", datatest.Root(t), "--data", dir)
 	if code != 0 {
@@ -62,6 +63,7 @@ func TestDataPullConvertsAndChecks(t *testing.T) {
 }
 
 func TestCommandsWithoutDataSayHowToGetIt(t *testing.T) {
+	t.Parallel()
 	_, errOut, code := runCLI(t, "verify", "--domain", "retail", "--data", t.TempDir())
 	if code == 0 || !strings.Contains(errOut, "ledgerbench data pull") {
 		t.Errorf("verify without data: exit %d, %q", code, errOut)

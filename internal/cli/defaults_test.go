@@ -15,6 +15,7 @@ import (
 // (gpt-4.1-2025-04-14 at temperature 0) from the backbones file, not the
 // agent's backbone; the run header says so and the manifest records it.
 func TestUserBackboneDefaultsToUpstream(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	userModels := map[string]int{}
 	srv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {
@@ -71,6 +72,7 @@ backbones:
 // assertions); the header says which default applied, the manifest
 // records it, and a judge reply with an empty results list is reported.
 func TestJudgeFromBackbonesFileForOfflineAgent(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	judged := 0
 	srv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {

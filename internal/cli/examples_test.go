@@ -51,6 +51,7 @@ func sameRewards(t *testing.T, got, want map[string]float64) {
 }
 
 func TestSlurmArrayExample(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("bash is not installed")
@@ -117,6 +118,7 @@ type indexedJob struct {
 }
 
 func TestKubernetesIndexedJobExample(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../../examples/kubernetes/ledgerbench-indexed-job.yaml")
 	if err != nil {
 		t.Fatal(err)

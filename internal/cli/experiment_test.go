@@ -99,6 +99,7 @@ func checkExperiment(t *testing.T, dir string, cells int) {
 // agents this build has, through the real runner, then reruns it: the second
 // pass runs nothing.
 func TestExperimentSimAvailable(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path, cells := simConfig(t, dir, false)
 	r := mustRun(t, "experiment", "--quiet", path)
@@ -115,6 +116,7 @@ func TestExperimentSimAvailable(t *testing.T) {
 // TestExperimentSim runs the shipped sim.yaml as is once every domain and
 // agent it names exists.
 func TestExperimentSim(t *testing.T) {
+	t.Parallel()
 	for _, d := range []string{"airline", "retail"} {
 		for _, a := range []string{"baseline", "ledger"} {
 			if !buildable(t, d, a) {
@@ -132,6 +134,7 @@ func TestExperimentSim(t *testing.T) {
 }
 
 func TestExperimentUsage(t *testing.T) {
+	t.Parallel()
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	if err := os.WriteFile(bad, []byte("out: x\ntrails: 2\ngrid: []\n"), 0o644); err != nil {
 		t.Fatal(err)

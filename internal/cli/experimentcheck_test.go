@@ -19,6 +19,7 @@ import (
 // default) user backbones applied to the domain's typical usage — with the
 // basis of the figures, and writes nothing.
 func TestExperimentDryRunEstimate(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bb := filepath.Join(dir, "backbones.yaml")
 	if err := os.WriteFile(bb, []byte(`
@@ -73,6 +74,7 @@ grid:
 // A run stopped by an experiment's budget says so, not that it was
 // interrupted by Ctrl-C.
 func TestStopNotice(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		cause     error

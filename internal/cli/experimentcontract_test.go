@@ -11,6 +11,7 @@ import (
 // says which cap stopped it, and its tables equal `report`'s on the same
 // runs, the gate table with the baseline's shadow verdicts included.
 func TestExperimentBudgetAndTables(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path, _ := simConfig(t, dir, false)
 	r := execCLI(t, t.Context(), "experiment", "--quiet", "--max-simulations", "5", path)

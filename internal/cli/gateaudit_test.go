@@ -19,6 +19,7 @@ import (
 )
 
 func TestGateAuditRecordedArgs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, n := range []string{"a.json", "b.json", "c.txt"} {
 		if err := os.WriteFile(filepath.Join(dir, n), []byte("{}"), 0o644); err != nil {
@@ -71,6 +72,7 @@ func TestGateAuditRecordedArgs(t *testing.T) {
 // non-allowed write gets one verdict object whose positions point at the
 // recorded call, and the counts agree with the summary rows.
 func TestGateAuditVerdictObjects(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(datatest.Trajectories(t), "sierra-research+tau2-bench", "claude-sonnet-4-5_airline_default_gpt4.1_1trials.json")
 	if _, err := os.Stat(file); err != nil {
 		t.Skipf("recorded airline run not available: %v", err)
@@ -160,6 +162,7 @@ func TestGateAuditVerdictObjects(t *testing.T) {
 // objects (one per gold report and mutation kind), and --strict exits 3
 // exactly when a gold write was not allowed.
 func TestGateAuditFormats(t *testing.T) {
+	t.Parallel()
 	js := mustRun(t, "gate-audit", "--domain", "retail", "--json")
 	type row struct {
 		Report         string `json:"report"`

@@ -49,6 +49,7 @@ func isAgent(r *openaitest.Request) bool { return len(r.Tools) > 0 }
 // error with the provider's message — never an agent_error. A run in which
 // no unit was scored exits non-zero.
 func TestInfrastructureReplies(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		bad   openaitest.Reply
@@ -105,6 +106,7 @@ func TestInfrastructureReplies(t *testing.T) {
 // unit starts after it, and the error is one line naming the backbone and
 // its key variable.
 func TestAuthStopsRun(t *testing.T) {
+	t.Parallel()
 	srv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {
 		return openaitest.Reply{Status: 401, Message: "Incorrect API key provided"}
 	})
@@ -136,6 +138,7 @@ func TestAuthStopsRun(t *testing.T) {
 // judge's usage and cost and leaves the unit to be judged again; resuming
 // makes the judge call only, without re-running the conversation.
 func TestMalformedJudgeReply(t *testing.T) {
+	t.Parallel()
 	var judgeOK atomic.Bool
 	var convo, judged atomic.Int64
 	srv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {

@@ -58,6 +58,7 @@ func waitLines(t *testing.T, path string, n int, done <-chan error) {
 // replies take 20ms so that a run lasts long enough to be interrupted, and
 // interrupts it.
 func TestBinaryInterrupts(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	srv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {
 		return openaitest.Slow(20*time.Millisecond, fakeRetail(r))

@@ -12,6 +12,7 @@ import (
 // DATA the Makefile passes no --data (the binary's default applies), with
 // DATA it passes that directory to every command.
 func TestMakefileDataDirectory(t *testing.T) {
+	t.Parallel()
 	mk, err := exec.LookPath("make")
 	if err != nil {
 		t.Skip("make is not installed")

@@ -78,6 +78,7 @@ func runOptionCases[T any](t *testing.T, build builder[T], cases []optionCase[T]
 }
 
 func TestVerifyOptions(t *testing.T) {
+	t.Parallel()
 	runOptionCases(t, newCmdVerify, []optionCase[verifyOptions]{
 		{name: "defaults", want: &verifyOptions{DataDir: "/d", Domains: domains.Names(), Format: "text"}},
 		{name: "every flag", args: []string{"--domain", "retail", "--domain", "airline", "--split", "base", "--task-ids", "1,2", "--limit", "3", "--allow-modified-data", "--format", "csv"},
@@ -94,6 +95,7 @@ func TestVerifyOptions(t *testing.T) {
 }
 
 func TestGateAuditOptions(t *testing.T) {
+	t.Parallel()
 	runOptionCases(t, newCmdGateAudit, []optionCase[gateAuditOptions]{
 		{name: "defaults", want: &gateAuditOptions{DataDir: "/d", Format: "text"}},
 		{name: "every flag", args: []string{"--domain", "airline,retail", "--split", "test", "-v", "--strict", "--format", "markdown"},
@@ -107,6 +109,7 @@ func TestGateAuditOptions(t *testing.T) {
 }
 
 func TestReplayOptions(t *testing.T) {
+	t.Parallel()
 	runOptionCases(t, newCmdReplay, []optionCase[replayOptions]{
 		{name: "every flag", args: []string{"--domain", "retail", "--task", "5", "--calls", "c.json", "--dump-db"},
 			want: &replayOptions{DataDir: "/d", Domain: "retail", TaskID: "5", CallsFile: "c.json", DumpDB: true}},
@@ -119,6 +122,7 @@ func TestReplayOptions(t *testing.T) {
 }
 
 func TestTasksOptions(t *testing.T) {
+	t.Parallel()
 	runOptionCases(t, newCmdTasks, []optionCase[tasksOptions]{
 		{name: "domain only", args: []string{"--domain", "retail"}, want: &tasksOptions{DataDir: "/d", Domain: "retail", Format: "text"}},
 		{name: "every flag", args: []string{"--domain", "telecom", "--split", "base", "--task-ids", "a,b", "--limit", "4", "--format", "csv"},
@@ -129,6 +133,7 @@ func TestTasksOptions(t *testing.T) {
 }
 
 func TestExportOptions(t *testing.T) {
+	t.Parallel()
 	runOptionCases(t, newCmdExport, []optionCase[exportOptions]{
 		{name: "run and file", args: []string{"runs/a", "out.json"}, want: &exportOptions{DataDir: "/d", Format: "tau2", Run: "runs/a", Out: "out.json"}},
 		{name: "explicit format", args: []string{"--format", "tau2", "runs/a", "out.json"}, want: &exportOptions{DataDir: "/d", Format: "tau2", Run: "runs/a", Out: "out.json"}},
@@ -138,6 +143,7 @@ func TestExportOptions(t *testing.T) {
 }
 
 func TestDataOptions(t *testing.T) {
+	t.Parallel()
 	runOptionCases(t, newCmdDataPull, []optionCase[dataPullOptions]{
 		{name: "default source", want: &dataPullOptions{DataDir: "/d"}},
 		{name: "from", args: []string{"--from", "../shared/upstream"}, want: &dataPullOptions{DataDir: "/d", From: "../shared/upstream"}},
@@ -150,6 +156,7 @@ func TestDataOptions(t *testing.T) {
 }
 
 func TestPromptOptions(t *testing.T) {
+	t.Parallel()
 	def := func(o promptOptions) *promptOptions {
 		o.DataDir, o.Agent, o.Role, o.Backbone, o.BackbonesFile, o.Seed = "/d", "baseline", roleAgent, "gpt-4.1", defaultBackbonesFile, 300
 		if o.UserMessage == "" {
@@ -172,6 +179,7 @@ func TestPromptOptions(t *testing.T) {
 }
 
 func TestViewOptions(t *testing.T) {
+	t.Parallel()
 	runOptionCases(t, newCmdView, []optionCase[viewOptions]{
 		{name: "defaults", args: []string{"runs/a"}, want: &viewOptions{DataDir: "/d", Inputs: []string{"runs/a"}, Out: "view.html", DBDiffs: 25, Split: "auto"}},
 		{name: "every flag", args: []string{"runs/a", "b.json", "-o", "x.html", "--open", "--domain", "d", "--agent", "a", "--backbone", "b", "--user-backbone", "u",
@@ -185,6 +193,7 @@ func TestViewOptions(t *testing.T) {
 }
 
 func TestReportOptions(t *testing.T) {
+	t.Parallel()
 	runOptionCases(t, newCmdReport, []optionCase[reportOptions]{
 		{name: "defaults", args: []string{"runs/a"}, want: &reportOptions{DataDir: "/d", Inputs: []string{"runs/a"}, Format: "text", FigureFormats: []string{"svg"}, Baseline: "baseline", Treatment: "ledger"}},
 		{name: "every flag", args: []string{"runs/a", "--format", "json", "--table", "gate,costs", "--figures", "figs", "--figure-format", "png", "--baseline", "b", "--treatment", "t",
@@ -200,6 +209,7 @@ func TestReportOptions(t *testing.T) {
 }
 
 func TestSubmitOptions(t *testing.T) {
+	t.Parallel()
 	prepare := func(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *submitPrepareOptions) error) *cobra.Command {
 		return newCmdSubmit(s, g, submitRunners{prepare: runF})
 	}
@@ -221,6 +231,7 @@ func TestSubmitOptions(t *testing.T) {
 }
 
 func TestVersionOptions(t *testing.T) {
+	t.Parallel()
 	version := func(s *Streams, _ *globalOptions, runF func(context.Context, *Streams, *versionOptions) error) *cobra.Command {
 		return newCmdVersion(s, runF)
 	}

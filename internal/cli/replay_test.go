@@ -44,6 +44,7 @@ func writeJSON(t *testing.T, v any) string {
 // db.json: every field with its value; fields db.json leaves out are those
 // upstream's models fill with None (model_dump prints them as null).
 func TestReplayNoCallsIsUpstreamDB(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	for _, domain := range []string{"airline", "retail"} {
 		t.Run(domain, func(t *testing.T) {
@@ -67,6 +68,7 @@ func TestReplayNoCallsIsUpstreamDB(t *testing.T) {
 // gold actions given as --calls, and differs from the initial database
 // when the gold actions write.
 func TestReplayGoldEqualsCalls(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	dom, err := domains.Load("retail", root)
 	if err != nil {
@@ -92,6 +94,7 @@ func TestReplayGoldEqualsCalls(t *testing.T) {
 }
 
 func TestReplayErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		args []string

@@ -19,6 +19,7 @@ func v1Airline(t *testing.T) string {
 // TestReportV1PassK reports τ-bench's historical gpt-4o airline run: pass^k
 // equals the published numbers.
 func TestReportV1PassK(t *testing.T) {
+	t.Parallel()
 	r := mustRun(t, "report", "--format", "json", v1Airline(t))
 	var rep struct {
 		Groups []struct {
@@ -50,6 +51,7 @@ func TestReportV1PassK(t *testing.T) {
 }
 
 func TestReportFormatsAndFigures(t *testing.T) {
+	t.Parallel()
 	figs := filepath.Join(t.TempDir(), "figs")
 	for _, f := range []string{"text", "markdown", "csv"} {
 		r := mustRun(t, "report", "--format", f, "--agent", "baseline", "--figures", figs, v1Airline(t))
@@ -72,6 +74,7 @@ func TestReportFormatsAndFigures(t *testing.T) {
 }
 
 func TestReportUsage(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"report"},
 		{"report", "--format", "html", "x"},
@@ -88,6 +91,7 @@ func TestReportUsage(t *testing.T) {
 
 // TestReportRunDirectory reports a run made by `ledgerbench run`.
 func TestReportRunDirectory(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	mustRun(t, "run", "--domain", "retail", "--backbone", "sim", "--no-judge", "--limit", "3", "--trials", "2", "--quiet", "--out", dir)
 	r := mustRun(t, "report", "--format", "json", dir)
@@ -115,6 +119,7 @@ func TestReportRunDirectory(t *testing.T) {
 // A baseline run has no gate of its own: the report judges its writes in
 // shadow mode so its policy adherence can be compared with LedgerAgent's.
 func TestReportShadowAdherenceForBaseline(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	mustRun(t, "run", "--domain", "retail", "--backbone", "sim:stale=0,miss=0,violation=1", "--user-backbone", "sim", "--no-judge", "--limit", "4", "--trials", "1", "--quiet", "--out", dir)
 	r := mustRun(t, "report", "--table", "gate", "--format", "csv", dir)

@@ -18,6 +18,7 @@ func simRun(t *testing.T, trials string) string {
 // Τ-bench v1 lists carry tool outputs of another schema; the gate
 // does not judge them.
 func TestReportV1RefusedForGate(t *testing.T) {
+	t.Parallel()
 	r := mustRun(t, "report", "--table", "gate", v1Airline(t))
 	if !strings.Contains(r.errOut, "τ-bench v1 list: no gate adherence") {
 		t.Errorf("stderr does not say the v1 list is refused:\n%s", r.errOut)
@@ -30,6 +31,7 @@ func TestReportV1RefusedForGate(t *testing.T) {
 // --k above every run's trials is a usage error; zero and negative
 // --k name the flag.
 func TestReportK(t *testing.T) {
+	t.Parallel()
 	dir := simRun(t, "2")
 	for _, tc := range []struct {
 		k, want string
@@ -44,6 +46,7 @@ func TestReportK(t *testing.T) {
 
 // JSON honours --table and carries the text tables.
 func TestReportJSONTables(t *testing.T) {
+	t.Parallel()
 	dir := simRun(t, "2")
 	r := mustRun(t, "report", "--format", "json", "--table", "table2", "--table", "costs", dir)
 	var got struct {
@@ -76,6 +79,7 @@ func TestReportJSONTables(t *testing.T) {
 // An exported sim run is still labelled simulated, and so is a
 // report on the exported file.
 func TestExportKeepsSimulated(t *testing.T) {
+	t.Parallel()
 	dir := simRun(t, "1")
 	out := filepath.Join(t.TempDir(), "results.json")
 	mustRun(t, "export", "--format", "tau2", dir, out)

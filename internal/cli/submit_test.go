@@ -51,6 +51,7 @@ func setPrompts(t *testing.T, run, prompts string) {
 }
 
 func TestSubmitPrepareValidate(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	base := simSubmissionRun(t, dir, "airline", "baseline")
 	led := simSubmissionRun(t, dir, "airline", "ledger")
@@ -141,6 +142,7 @@ func TestSubmitPrepareValidate(t *testing.T) {
 // check_tasks and check_num_trials, validate_submission_traj_set and
 // get_metrics.
 func TestSubmitOracle(t *testing.T) {
+	t.Parallel()
 	cmdline := os.Getenv("LEDGERBENCH_SUBMIT_ORACLE")
 	if cmdline == "" {
 		t.Skip("LEDGERBENCH_SUBMIT_ORACLE not set")
@@ -239,6 +241,7 @@ func orDefault(s, def string) string {
 // decides), exported elsewhere or recorded by τ²-bench (no manifest: custom
 // with modified_prompts), and a directory of results files.
 func TestSubmitPrepareResultsFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	run := simSubmissionRun(t, dir, "airline", "baseline")
 	setPrompts(t, run, results.PromptsUpstream)

@@ -35,6 +35,7 @@ func writeLines(t *testing.T, path string, recs ...Record) {
 }
 
 func TestReadJSONLToleratesTruncatedLastLine(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), SimulationsFile)
 	writeLines(t, path, rec("a", 0, evaluator.UserStop), rec("b", 0, evaluator.UserStop), rec("c", 0, evaluator.UserStop))
 	b, _ := os.ReadFile(path)
@@ -58,6 +59,7 @@ func TestReadJSONLToleratesTruncatedLastLine(t *testing.T) {
 }
 
 func TestReadJSONLRejectsCorruptMiddleLine(t *testing.T) {
+	t.Parallel()
 	in := `{"task_id":"a","trial":0}` + "\n" + `{"task_id":` + "\n" + `{"task_id":"b","trial":0}` + "\n"
 	_, _, err := ReadJSONL(strings.NewReader(in))
 	if err == nil || !strings.Contains(err.Error(), "line 2") {
@@ -66,6 +68,7 @@ func TestReadJSONLRejectsCorruptMiddleLine(t *testing.T) {
 }
 
 func TestWriterCutsIncompleteTail(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), SimulationsFile)
 	writeLines(t, path, rec("a", 0, evaluator.UserStop), rec("b", 0, evaluator.UserStop))
 	b, _ := os.ReadFile(path)
@@ -87,6 +90,7 @@ func TestWriterCutsIncompleteTail(t *testing.T) {
 }
 
 func TestWriterConcurrent(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), SimulationsFile)
 	w, err := OpenWriter(path)
 	if err != nil {
@@ -113,6 +117,7 @@ func TestWriterConcurrent(t *testing.T) {
 }
 
 func TestLatestSupersedes(t *testing.T) {
+	t.Parallel()
 	recs := []Record{
 		rec("a", 0, evaluator.InfrastructureError),
 		rec("b", 0, evaluator.UserStop),
@@ -126,6 +131,7 @@ func TestLatestSupersedes(t *testing.T) {
 }
 
 func TestManifestDiff(t *testing.T) {
+	t.Parallel()
 	base := Manifest{HarnessVersion: "1", CreatedAt: "t0", Domain: "retail", Agent: "baseline", Backbone: "gpt",
 		TaskIDs: []string{"1", "2", "3"}, Trials: 4, TrialSeeds: []int64{1, 2, 3, 4}, Seed: 300, MaxSteps: 200, MaxErrors: 10}
 	same := base
@@ -148,6 +154,7 @@ func TestManifestDiff(t *testing.T) {
 }
 
 func TestRunDirCreateLoad(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	m := &Manifest{Domain: "retail", TaskIDs: []string{"a"}, Trials: 1}
 	if err := Create(dir, m); err != nil {

@@ -38,6 +38,7 @@ func post(t *testing.T, ctx context.Context, url, body string) (*http.Response, 
 const reqBody = `{"model":"m","messages":[{"role":"system","content":"s"},{"role":"assistant","content":null,"reasoning_content":"r","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\": 1}"}}]},{"role":"tool","content":"ok","tool_call_id":"c1"}],"tools":[{"type":"function","function":{"name":"f","description":"d","parameters":{"type":"object"}}}],"tool_choice":"auto","temperature":0.0,"seed":3,"thinking":{"type":"enabled"}}`
 
 func TestScriptAndRecording(t *testing.T) {
+	t.Parallel()
 	s := NewServer(t,
 		Text("hello"),
 		Reply{ReasoningContent: "why", ToolCalls: []ToolCall{Call("f", `{"a":1}`), {ID: "mine", Name: "g", Arguments: `{bad`}},
@@ -103,6 +104,7 @@ func TestScriptAndRecording(t *testing.T) {
 }
 
 func TestErrorReplies(t *testing.T) {
+	t.Parallel()
 	s := NewServer(t, Status(429, "3"), Reply{Status: 400, Message: "no temperature"}, Reply{Body: `{"choices": [`})
 	resp, v := post(t, t.Context(), s.BaseURL(), reqBody)
 	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "3" || v["error"].(map[string]any)["type"] != "rate_limit_error" {
@@ -153,6 +155,7 @@ func TestHangAndSlow(t *testing.T) {
 }
 
 func TestHandler(t *testing.T) {
+	t.Parallel()
 	s := NewHandlerServer(t, func(r *Request) Reply {
 		return Text("echo: " + r.LastMessage().Text())
 	})
@@ -163,6 +166,7 @@ func TestHandler(t *testing.T) {
 }
 
 func TestFaultsAreSeeded(t *testing.T) {
+	t.Parallel()
 	run := func(seed uint64) ([]int, Stats) {
 		s := NewHandlerServer(t, func(*Request) Reply { return Calls(Call("f", `{"a": "long enough"}`)) })
 		s.SetFaults(&Faults{Seed: seed, RateLimit: 0.2, ServerError: 0.1, MalformedArgs: 0.1, Slow: 0.1,

@@ -33,6 +33,7 @@ func testSet() *Set[*counter] {
 }
 
 func TestCallErrorsMatchPython(t *testing.T) {
+	t.Parallel()
 	s := testSet()
 	cases := []struct {
 		name, tool, args, want string
@@ -61,6 +62,7 @@ func TestCallErrorsMatchPython(t *testing.T) {
 }
 
 func TestMissingThreeArgs(t *testing.T) {
+	t.Parallel()
 	type three struct {
 		A string `json:"a"`
 		B string `json:"b"`
@@ -74,6 +76,7 @@ func TestMissingThreeArgs(t *testing.T) {
 }
 
 func TestContentAndSchema(t *testing.T) {
+	t.Parallel()
 	s := testSet()
 	c := &counter{}
 	out, err := s.CallContent(context.Background(), c, "add", json.RawMessage(`{"key":"a","by":2}`))
@@ -121,6 +124,7 @@ func FuzzCheckArgs(f *testing.F) {
 // TestObjectKeysFastPath: for valid objects the scanner path lists the same
 // keys, in order and with duplicates, as the token decoder it skips.
 func TestObjectKeysFastPath(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{`{}`, ` {"b": 1, "a": {"b": [1, {"c": 2}]}, "b": "}"} `, `{"\u00e9": null, "k\"q": [[]]}`} {
 		got, err := objectKeys(json.RawMessage(in))
 		if err != nil {
@@ -166,6 +170,7 @@ func (s specs) Spec(name string) (Spec, error) {
 }
 
 func TestDescribed(t *testing.T) {
+	t.Parallel()
 	addParams := `{"properties": {"key": {}, "by": {}, "note": {}, "tags": {}, "level": {}}, "required": ["key", "by"], "title": "parameters", "type": "object"}`
 	getParams := `{"properties": {}, "title": "parameters", "type": "object"}`
 	good := func() specs {
@@ -222,6 +227,7 @@ func TestDescribed(t *testing.T) {
 }
 
 func TestOpenAISchema(t *testing.T) {
+	t.Parallel()
 	info := Info{Name: "f", Description: "Uses <tags> & \"quotes\".",
 		Parameters: json.RawMessage(`{"properties": {"x": {"default": 1.0, "title": "X", "type": "number"}}, "title": "parameters", "type": "object"}`)}
 	want := `{"type":"function","function":{"name":"f","description":"Uses <tags> & \"quotes\".",` +
@@ -237,6 +243,7 @@ func TestOpenAISchema(t *testing.T) {
 // TestDecode: Decode gives the argument struct the tool would run with, and
 // exactly the errors Call returns before running it.
 func TestDecode(t *testing.T) {
+	t.Parallel()
 	s := testSet()
 	cases := []struct {
 		name, tool, args string

@@ -19,6 +19,7 @@ type valueArgs struct {
 // parameter's default applies only when it was not; their schemas are the
 // declared types.
 func TestValue(t *testing.T) {
+	t.Parallel()
 	var got valueArgs
 	tl := New("probe", Read, "", func(_ context.Context, _ struct{}, a valueArgs) (any, error) {
 		got = a
@@ -115,6 +116,7 @@ func TestCheckTypes(t *testing.T) {
 
 // TestValueText: the gates' readings of a str and a list of str.
 func TestValueText(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		raw   string
 		text  string

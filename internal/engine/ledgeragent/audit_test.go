@@ -33,6 +33,7 @@ func (shop) Mutations(tool string, args json.RawMessage, l *ledger.Ledger) []led
 }
 
 func TestAudits(t *testing.T) {
+	t.Parallel()
 	dom := shop{offlinetest.New()}
 	ts := offlinetest.Tasks()[:1] // "pay"
 	gold, err := ledgeragent.AuditGold(context.Background(), dom, ts)

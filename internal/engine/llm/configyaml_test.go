@@ -12,6 +12,7 @@ import (
 // with the line it is on (the line of the key, of the value, or of the
 // backbone's name for a missing key), in full, in line order.
 func TestLoadLineNumbers(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file string
 		want []string // after "testdata/backbones/FILE"

@@ -47,6 +47,7 @@ func calls(cs ...string) message.Message {
 }
 
 func TestRunPayTask(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	agent := &script{msgs: []message.Message{
 		calls(`get_user_details {"user_id": "u1"}`, `get_order_details {"order_id": "#O1"}`),
@@ -85,6 +86,7 @@ func TestRunPayTask(t *testing.T) {
 }
 
 func TestUserToolsRouteBackToUser(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	agent := &script{msgs: []message.Message{
 		calls(`get_user_details {"user_id": "u1"}`),
@@ -121,6 +123,7 @@ func TestUserToolsRouteBackToUser(t *testing.T) {
 }
 
 func TestTerminations(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	badCall := calls(`get_order_details {"order_id": "#nope"}`)
 	loopAgent := func(m message.Message, n int) *script {
@@ -168,6 +171,7 @@ func TestTerminations(t *testing.T) {
 }
 
 func TestMalformedArgumentsAreToolErrors(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	agent := &script{msgs: []message.Message{
 		{ToolCalls: []message.ToolCall{{ID: "x", Name: "get_user_details", Arguments: json.RawMessage(`"{not json"`)}}},
@@ -214,6 +218,7 @@ func BenchmarkTurnOverhead(b *testing.B) {
 // with agent_error or user_error and stays in the trajectory as its last
 // message.
 func TestEmptyMessageKept(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	cases := []struct {
 		name  string
@@ -246,6 +251,7 @@ func TestEmptyMessageKept(t *testing.T) {
 // step that stopped, so a stop on the last allowed step ends as max_steps;
 // one step earlier it stays a stop.
 func TestStopOnLastStep(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	cases := []struct {
 		name     string

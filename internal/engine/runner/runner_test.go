@@ -16,6 +16,7 @@ import (
 )
 
 func TestTrialSeedsMatchPython(t *testing.T) {
+	t.Parallel()
 	// Values printed by CPython 3.11:
 	//   random.seed(s); [random.randint(0, 1_000_000) for _ in range(n)]
 	tests := []struct {
@@ -42,6 +43,7 @@ func TestTrialSeedsMatchPython(t *testing.T) {
 }
 
 func TestRunEveryUnitOnceUnderLimit(t *testing.T) {
+	t.Parallel()
 	dom := newFakeDomain(13)
 	units := Units(dom.TaskList(), TrialSeeds(300, 4))
 	tr := newTracker()
@@ -93,6 +95,7 @@ func TestRunEveryUnitOnceUnderLimit(t *testing.T) {
 }
 
 func TestRunTrialsOfATaskRunTogether(t *testing.T) {
+	t.Parallel()
 	dom := newFakeDomain(3)
 	units := Units(dom.TaskList(), TrialSeeds(300, 4))
 	for i, u := range units[:4] {
@@ -103,6 +106,7 @@ func TestRunTrialsOfATaskRunTogether(t *testing.T) {
 }
 
 func TestResumeRunsOnlyMissingAndInfra(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, results.SimulationsFile)
 	dom := newFakeDomain(6)
@@ -165,6 +169,7 @@ func TestResumeRunsOnlyMissingAndInfra(t *testing.T) {
 }
 
 func TestShardPartition(t *testing.T) {
+	t.Parallel()
 	dom := newFakeDomain(50)
 	units := Units(dom.TaskList(), TrialSeeds(300, 4))
 	for _, n := range []int{1, 2, 3, 7} {
@@ -191,6 +196,7 @@ func TestShardPartition(t *testing.T) {
 }
 
 func TestParseShard(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in      string
 		want    Shard
@@ -213,6 +219,7 @@ func TestParseShard(t *testing.T) {
 }
 
 func TestRunStopsStartingOnCancel(t *testing.T) {
+	t.Parallel()
 	dom := newFakeDomain(20)
 	units := Units(dom.TaskList(), TrialSeeds(300, 1))
 	tr := newTracker()
@@ -245,6 +252,7 @@ func TestRunStopsStartingOnCancel(t *testing.T) {
 }
 
 func TestRunDrainCancelsInFlight(t *testing.T) {
+	t.Parallel()
 	dom := newFakeDomain(4)
 	units := Units(dom.TaskList(), TrialSeeds(300, 1))
 	tr := newTracker()
@@ -270,6 +278,7 @@ func TestRunDrainCancelsInFlight(t *testing.T) {
 }
 
 func TestRunSinkFailureStops(t *testing.T) {
+	t.Parallel()
 	dom := newFakeDomain(10)
 	units := Units(dom.TaskList(), TrialSeeds(300, 2))
 	tr := newTracker()
@@ -284,6 +293,7 @@ func TestRunSinkFailureStops(t *testing.T) {
 }
 
 func TestProgressCounts(t *testing.T) {
+	t.Parallel()
 	dom := newFakeDomain(5)
 	units := Units(dom.TaskList(), TrialSeeds(300, 2))
 	tr := newTracker()

@@ -20,6 +20,7 @@ func config(t *testing.T, text string) *llm.Config {
 // `tau2 run`'s (gpt-4.1-2025-04-14 at temperature 0), each default said;
 // judge: of the backbones file is the judge whatever the agent's backbone.
 func TestUpstreamDefaults(t *testing.T) {
+	t.Parallel()
 	const upstream = `
 backbones:
   fake: {base_url: "http://x/v1", model: fake-model, temperature: 0.7}

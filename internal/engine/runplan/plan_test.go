@@ -13,6 +13,7 @@ import (
 // TestFillFromManifest: a continued run takes what the caller left to it
 // from the manifest, and keeps what the caller set.
 func TestFillFromManifest(t *testing.T) {
+	t.Parallel()
 	m := &results.Manifest{Domain: "retail", Agent: "ledger", Backbone: "gpt-4.1", UserBackbone: "u", JudgeBackbone: "j",
 		Split: "test", TaskIDs: []string{"1", "2"}, Trials: 3, Seed: 9, MaxSteps: 50, MaxErrors: 5, Timeout: "1m0s",
 		Shard: "1/2", UserStyle: "tau2", Loop: "tau2", BackbonesFile: "/abs/b.yaml"}
@@ -56,6 +57,7 @@ func TestFillFromManifest(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	ok := Options{Domain: "retail", Backbone: "sim", Trials: 1, Concurrency: 1, MaxSteps: 1, MaxErrors: 1}
 	tests := []struct {
 		name string
@@ -90,6 +92,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestCheckResume(t *testing.T) {
+	t.Parallel()
 	old := &results.Manifest{Domain: "retail", Trials: 2, TrialSeeds: []int64{1, 2}, Defaults: []string{"user-backbone x"}}
 	tests := []struct {
 		name string

@@ -26,6 +26,7 @@ import (
 // `run --backbone replay:F --user-backbone replay:F` does), and checks that
 // each recorded reward and every recorded tool output are reproduced.
 func TestReplayRecordings(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root := datatest.Root(t)
 	dom, err := telehealth.Load(root)
@@ -128,6 +129,7 @@ func atoi(t *testing.T, s string) int {
 // removed before comparing. The user's requests must be the recorded turns
 // in upstream's user flow.
 func TestRequestsAlongRecordings(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	dom, err := telehealth.Load(root)
 	if err != nil {

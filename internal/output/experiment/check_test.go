@@ -8,6 +8,7 @@ import (
 )
 
 func TestCheckAndEstimates(t *testing.T) {
+	t.Parallel()
 	bbs, err := llm.Decode(strings.NewReader(`
 judge: keyed
 backbones:

@@ -35,6 +35,7 @@ grid:
 `
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	c, err := Parse([]byte(`
 name: x
 out: runs/x
@@ -88,6 +89,7 @@ grid:
 }
 
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ name, yaml, want string }{
 		{"unknown key", "out: x\ntrails: 4\ngrid: [{domains: [a], agents: [b], backbones: [c]}]", "trails"},
 		{"no out", "grid: [{domains: [a], agents: [b], backbones: [c]}]", "out:"},
@@ -158,6 +160,7 @@ func TestLoadMissing(t *testing.T) {
 }
 
 func TestShippedConfigs(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"paper.yaml", "sim.yaml"} {
 		c, err := Load(filepath.Join("..", "..", "..", "experiments", name))
 		if err != nil {
@@ -292,6 +295,7 @@ func states(res *Result) map[string]State {
 }
 
 func TestExecuteResumes(t *testing.T) {
+	t.Parallel()
 	cfg := load(t, gridYAML)
 	ids := []string{"0", "1", "2"}
 	f := &fakeRuns{ids: ids, max: 3}
@@ -371,6 +375,7 @@ func TestExecuteResumes(t *testing.T) {
 }
 
 func TestExecuteSimulationBudget(t *testing.T) {
+	t.Parallel()
 	cfg := load(t, gridYAML)
 	cfg.MaxSimulations = 9 // two cells of 4 fit, the third would make 12
 	ids := []string{"0", "1", "2"}
@@ -389,6 +394,7 @@ func TestExecuteSimulationBudget(t *testing.T) {
 }
 
 func TestExecuteCostBudget(t *testing.T) {
+	t.Parallel()
 	cfg := load(t, gridYAML)
 	cfg.MaxCost = 0.25 // each simulation costs 0.1
 	ids := []string{"0", "1", "2"}
@@ -430,6 +436,7 @@ func TestExecuteCostBudget(t *testing.T) {
 }
 
 func TestExecuteFailures(t *testing.T) {
+	t.Parallel()
 	cfg := load(t, gridYAML)
 	cfg.Grid = append(cfg.Grid, Block{Domains: []string{"nowhere"}, Agents: []string{"baseline"}, Backbones: []string{"sim"}})
 	ids := []string{"0", "1", "2"}
@@ -445,6 +452,7 @@ func TestExecuteFailures(t *testing.T) {
 }
 
 func TestExecuteDryRun(t *testing.T) {
+	t.Parallel()
 	cfg := load(t, gridYAML)
 	ids := []string{"0", "1", "2"}
 	f := &fakeRuns{ids: ids}

@@ -15,6 +15,7 @@ import (
 // none (another tool-output schema), and a domain that is not ported is
 // noted, not loaded.
 func TestShadowVerdicts(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	trajs := datatest.Trajectories(t)
 	tau2, err := Load(filepath.Join(trajs, "sierra-research+tau2-bench", "claude-sonnet-4-5_airline_default_gpt4.1_1trials.json"), Labels{})

@@ -23,6 +23,7 @@ func fixtureReport() *Report {
 }
 
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	rep := fixtureReport()
 	for _, f := range Formats() {
 		t.Run(string(f), func(t *testing.T) {
@@ -37,6 +38,7 @@ func TestGolden(t *testing.T) {
 }
 
 func TestSingleTableCSV(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	if err := fixtureReport().Write(&b, CSV, TableMain); err != nil {
 		t.Fatal(err)
@@ -48,6 +50,7 @@ func TestSingleTableCSV(t *testing.T) {
 }
 
 func TestJSONShape(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	if err := fixtureReport().Write(&b, JSON); err != nil {
 		t.Fatal(err)
@@ -124,6 +127,7 @@ func wellFormed(t *testing.T, name string, svg []byte) string {
 }
 
 func TestFigures(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	paths, err := fixtureReport().WriteFigures(dir)
 	if err != nil {
@@ -158,6 +162,7 @@ func TestFigures(t *testing.T) {
 }
 
 func TestParseFormat(t *testing.T) {
+	t.Parallel()
 	for _, f := range Formats() {
 		if got, err := ParseFormat(string(f)); err != nil || got != f {
 			t.Errorf("ParseFormat(%q) = %q, %v", f, got, err)

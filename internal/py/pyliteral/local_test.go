@@ -7,6 +7,7 @@ import (
 )
 
 func TestParseTemplate(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in     string
 		parts  []string
@@ -72,6 +73,7 @@ def target2():
 `
 
 func TestLocalString(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		fn, name string
 		parts    []string
@@ -103,6 +105,7 @@ func TestLocalString(t *testing.T) {
 }
 
 func TestStringAssignmentStrip(t *testing.T) {
+	t.Parallel()
 	for name, want := range map[string]string{"X": "top", "Y": "ab"} {
 		if got, err := StringAssignment([]byte(localSrc), name); got != want || err != nil {
 			t.Errorf("StringAssignment(%s) = %q, %v; want %q", name, got, err, want)

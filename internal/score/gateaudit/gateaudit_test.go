@@ -13,6 +13,7 @@ import (
 // TestRunGold: one domain's gold and mutation audit; the result's counts
 // are the reports' own.
 func TestRunGold(t *testing.T) {
+	t.Parallel()
 	res, err := Run(t.Context(), Options{DataDir: datatest.Root(t), Domains: []string{"retail"}})
 	if err != nil {
 		t.Fatal(err)
@@ -31,6 +32,7 @@ func TestRunGold(t *testing.T) {
 // TestRecordedFileNeedsDomain: a results file that names no domain is
 // refused before anything is loaded.
 func TestRecordedFileNeedsDomain(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "r.json")
 	if err := os.WriteFile(p, []byte(`{"timestamp": "", "info": {}, "tasks": [], "simulations": []}`), 0o644); err != nil {
 		t.Fatal(err)

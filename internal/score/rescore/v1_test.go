@@ -29,6 +29,7 @@ func testOptions(t *testing.T) *Options {
 // v1 result lists) rescore to their recorded rewards, one result per entry in
 // the list's order.
 func TestRescoreV1Telehealth(t *testing.T) {
+	t.Parallel()
 	files := datatest.TauTraitRecordings(t)
 	loaded := map[string]envs.Domain{}
 	opts := testOptions(t)
@@ -67,6 +68,7 @@ func TestRescoreV1Telehealth(t *testing.T) {
 // TestRescoreV1NotAList: a τ²-bench results file (an object) is left to the
 // τ²-bench path.
 func TestRescoreV1NotAList(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "results.json")
 	if err := os.WriteFile(path, []byte(`{"simulations": []}`), 0o644); err != nil {
 		t.Fatal(err)
@@ -79,6 +81,7 @@ func TestRescoreV1NotAList(t *testing.T) {
 // TestRescoreV1OtherDomains: τ-bench v1's airline tasks are not τ²-bench's,
 // so its result lists are refused, not scored against the wrong tasks.
 func TestRescoreV1OtherDomains(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(datatest.Trajectories(t), "sierra-research+tau-bench", "gpt-4o-airline.json")
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("no τ-bench v1 airline recording: %v", err)

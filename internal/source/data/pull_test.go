@@ -14,6 +14,7 @@ import (
 )
 
 func TestManifestMatchesSharedManifests(t *testing.T) {
+	t.Parallel()
 	m, err := data.LoadManifest()
 	if err != nil {
 		t.Fatal(err)
@@ -37,6 +38,7 @@ func TestManifestMatchesSharedManifests(t *testing.T) {
 }
 
 func TestPullFromDirAndCheck(t *testing.T) {
+	t.Parallel()
 	m, _ := data.LoadManifest()
 	dst := t.TempDir()
 	st, err := data.Pull(context.Background(), m, data.Source{Dir: datatest.Root(t)}, dst, nil)
@@ -62,6 +64,7 @@ func TestPullFromDirAndCheck(t *testing.T) {
 }
 
 func TestPullMismatchLeavesNothing(t *testing.T) {
+	t.Parallel()
 	m := &data.Manifest{Files: []data.File{
 		{Folder: "x", Path: "a.txt", SHA256: strings.Repeat("0", 64), Size: 5},
 		{Folder: "x", Path: "missing.txt", SHA256: strings.Repeat("0", 64), Size: 1},
@@ -90,6 +93,7 @@ func TestPullMismatchLeavesNothing(t *testing.T) {
 }
 
 func TestPullFromURL(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/x/a.txt" {
 			w.Write([]byte("hello"))

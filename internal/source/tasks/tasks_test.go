@@ -14,6 +14,7 @@ import (
 )
 
 func TestParseErrorsNameFileTaskField(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, json string
 		wants      []string
@@ -49,6 +50,7 @@ func TestParseErrorsNameFileTaskField(t *testing.T) {
 }
 
 func TestScenarioStringMatchesUpstreamLayout(t *testing.T) {
+	t.Parallel()
 	known := "Order #1"
 	persona := "Calm.\nPolite."
 	s := UserScenario{Persona: &persona, Instructions: Instructions{Structured: &StructuredInstructions{
@@ -60,6 +62,7 @@ func TestScenarioStringMatchesUpstreamLayout(t *testing.T) {
 }
 
 func TestLoadAndSelectUpstream(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	set, err := LoadTau2(data.Tau2Domain(root, "airline"), "airline")
 	if err != nil {
@@ -120,6 +123,7 @@ func FuzzParse(f *testing.F) {
 // broken task elsewhere in the file is reported only when it is selected
 // (naming the file and task) and by All.
 func TestLazyLoad(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, body string) {
 		t.Helper()
@@ -170,6 +174,7 @@ func TestLazyLoad(t *testing.T) {
 // TestLazyMatchesParse: every upstream tasks file gives the same tasks read
 // lazily as decoded in full.
 func TestLazyMatchesParse(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	for _, d := range []string{"airline", "retail", "telecom"} {
 		dir := data.Tau2Domain(root, d)
@@ -234,6 +239,7 @@ func BenchmarkLoadTau2(b *testing.B) {
 // TestParseSplitsMatchesEncodingJSON compares the scanner-based split
 // decoder with encoding/json on each domain's split file and on edge cases.
 func TestParseSplitsMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"empty":      `{}`,
 		"null":       `null`,

@@ -43,6 +43,7 @@ func withArg(t testing.TB, args, name, raw string) json.RawMessage {
 // the listed ones), is a REVISE by the arguments check alone: an odd type
 // never slips past the predicates.
 func TestOddArgumentsRevise(t *testing.T) {
+	t.Parallel()
 	d, g := testGate(t)
 	user := func(id string) message.ToolCall { return ledger.ToolCall("get_user_details", "user_id", id) }
 	res := func(id string) message.ToolCall {

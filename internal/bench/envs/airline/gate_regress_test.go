@@ -84,6 +84,7 @@ const (
 )
 
 func TestGateRegressions(t *testing.T) {
+	t.Parallel()
 	d := testDomain(t)
 	g := ledger.NewGate(d.GatePredicates(), []string{toolBook, toolCancel, toolBaggages, toolFlights, toolPassengers, toolCertificate}, d.DecodeArgs)
 	cases := []struct {

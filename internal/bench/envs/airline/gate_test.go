@@ -20,6 +20,7 @@ func testGate(t testing.TB) (*Domain, *ledger.Gate) {
 // TestCancelSI5UKWGolden is the paper's BLOCK message, on the ledger built
 // from the real tool outputs.
 func TestCancelSI5UKWGolden(t *testing.T) {
+	t.Parallel()
 	d, g := testGate(t)
 	l := ledger.New()
 	readInto(t, d, d.NewEnv(), l, si5ukwReads()...)
@@ -31,6 +32,7 @@ func TestCancelSI5UKWGolden(t *testing.T) {
 }
 
 func TestPredicates(t *testing.T) {
+	t.Parallel()
 	d, g := testGate(t)
 	user := func(id string) message.ToolCall { return ledger.ToolCall("get_user_details", "user_id", id) }
 	res := func(id string) message.ToolCall {
@@ -127,6 +129,7 @@ func replace(s, old, new string) string {
 
 // TestPredicateIDs: every predicate is named and cites a policy heading.
 func TestPredicateIDs(t *testing.T) {
+	t.Parallel()
 	d := testDomain(t)
 	seen := map[string]bool{}
 	for _, p := range d.GatePredicates() {
@@ -169,6 +172,7 @@ func splitLines(s string) []string {
 
 // TestGateAuditGold: no gold write of any task is refused.
 func TestGateAuditGold(t *testing.T) {
+	t.Parallel()
 	d := testDomain(t)
 	ts, err := d.Tasks().Select(tasks.Selection{})
 	if err != nil {
@@ -190,6 +194,7 @@ var allKinds = []string{MutAlreadyCancelled, MutBasicEconomyModify, MutCabinMism
 
 // TestGateAuditMutations: the gate catches at least 95% of every kind.
 func TestGateAuditMutations(t *testing.T) {
+	t.Parallel()
 	d := testDomain(t)
 	ts, err := d.Tasks().Select(tasks.Selection{})
 	if err != nil {

@@ -46,6 +46,7 @@ func si5ukwReads() []message.ToolCall {
 }
 
 func TestRoute(t *testing.T) {
+	t.Parallel()
 	d := testDomain(t)
 	env := d.NewEnv()
 	l := ledger.New()
@@ -92,6 +93,7 @@ func TestRoute(t *testing.T) {
 // TestRenderGolden is the rendered ledger of the paper's SI5UKW case study,
 // built from real tool outputs.
 func TestRenderGolden(t *testing.T) {
+	t.Parallel()
 	d := testDomain(t)
 	l := ledger.New()
 	readInto(t, d, d.NewEnv(), l, append(si5ukwReads(),

@@ -23,6 +23,7 @@ const paperRevise = "Per retail policy, refunds must go to the original payment 
 // refund on her Mastercard credit_card_1565124. The gate revises the call
 // with the paper's message; the resubmitted call to the gift card is allowed.
 func TestPaperRevise(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	l := ledger.New()
 	readInto(t, d, d.NewEnv(), l, chenSilvaReads()...)
@@ -86,6 +87,7 @@ const (
 )
 
 func TestGatePredicates(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	gate := ledger.NewGate(d.GatePredicates(), writeTools(d), d.DecodeArgs)
 	all := oliviaReads()
@@ -293,6 +295,7 @@ func TestGatePredicates(t *testing.T) {
 // retail.<tool>.<rule> over the seven write tools, every clause a heading of
 // policy.md (or the named loop-prevention rule), and a golden listing.
 func TestGatePredicateList(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	preds := d.GatePredicates()
 	headings := map[string]bool{clauseLoop: true}
@@ -369,6 +372,7 @@ func FuzzGateArgs(f *testing.F) {
 // pending; task 105 pays a price difference of $21.10 with a gift card
 // holding $17); the audit counts them apart, not as gate decisions.
 func TestGateAuditGold(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	ts, err := d.Tasks().Select(tasks.Selection{})
 	if err != nil {

@@ -50,6 +50,7 @@ func chenSilvaReads() []message.ToolCall {
 }
 
 func TestRoute(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	env := d.NewEnv()
 	out := func(name string, kv ...any) string {
@@ -145,6 +146,7 @@ func FuzzRoute(f *testing.F) {
 // TestRenderGolden renders the ledger of the paper's retail case study after
 // absorbing the real tool outputs.
 func TestRenderGolden(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	l := ledger.New()
 	readInto(t, d, d.NewEnv(), l, chenSilvaReads()...)
@@ -227,6 +229,7 @@ func writeTools(d *Domain) []string {
 // records as the reflective ones, on every order and product of the
 // database, and odd shapes fall back to the reflective decoder.
 func TestRouteFastDecode(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	for id, o := range d.DB().Orders.All() {
 		raw := []byte(pyjson.String(o))

@@ -136,6 +136,7 @@ func edits(es ...func(*ledger.Ledger)) func(*ledger.Ledger) {
 }
 
 func TestGatePredicates(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	gate := ledger.NewGate(d.GatePredicates(), writeToolNames(d), d.DecodeArgs)
 	byID := read("get_customer_by_id", "customer_id", "C1001")
@@ -296,6 +297,7 @@ func TestGatePredicates(t *testing.T) {
 
 // TestGateMessages pins a few messages in the paper's style.
 func TestGateMessages(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	gate := ledger.NewGate(d.GatePredicates(), writeToolNames(d), d.DecodeArgs)
 	contract := fixture{sc: scContract, reads: careful()}.build(t, d)
@@ -328,6 +330,7 @@ func writeToolNames(d *Domain) []string {
 // TestPredicateCatalogue checks the predicates' names, tools and clauses,
 // for both policy variants.
 func TestPredicateCatalogue(t *testing.T) {
+	t.Parallel()
 	t.Run("manual", func(t *testing.T) { checkCatalogue(t, domainForTest(t)) })
 	t.Run("workflow", func(t *testing.T) {
 		if testing.Short() {

@@ -90,6 +90,7 @@ const (
 )
 
 func TestSchedulePredicates(t *testing.T) {
+	t.Parallel()
 	const ok = `{"patient_id": "yumi_tanaka_7410", "provider_id": "dr_saito_cardiology", "date": "2025-05-22", "time": "08:30", "appointment_type": "specialist_consultation"}`
 	booked := logged{toolSchedule, ok, true, true}
 	runGateCases(t, []gateCase{
@@ -116,6 +117,7 @@ func TestSchedulePredicates(t *testing.T) {
 }
 
 func TestCancelPredicates(t *testing.T) {
+	t.Parallel()
 	const ok = `{"appointment_id": "APPT029"}`
 	runGateCases(t, []gateCase{
 		{"allowed (pending)", yumi, nil, toolCancel, ok, allow, nil},
@@ -134,6 +136,7 @@ func TestCancelPredicates(t *testing.T) {
 }
 
 func TestReschedulePredicates(t *testing.T) {
+	t.Parallel()
 	const ok = `{"appointment_id": "APPT030", "new_date": "2025-05-20", "new_time": "14:00"}`
 	runGateCases(t, []gateCase{
 		{"allowed", yumi, nil, toolReschedule, ok, allow, nil},
@@ -155,6 +158,7 @@ func TestReschedulePredicates(t *testing.T) {
 }
 
 func TestSupplierPredicates(t *testing.T) {
+	t.Parallel()
 	const ok = `{"record_id": "REC012", "medication": "Warfarin", "supplier_company": "VedaRx Labs", "brand_name": "Vedarin", "price_usd": 4.28}`
 	runGateCases(t, []gateCase{
 		{"allowed", yumi, nil, toolSupplier, ok, allow, nil},
@@ -180,6 +184,7 @@ func TestSupplierPredicates(t *testing.T) {
 }
 
 func TestNotePredicates(t *testing.T) {
+	t.Parallel()
 	const ok = `{"record_id": "REC012", "note": "Patient confirmed the ablation date."}`
 	runGateCases(t, []gateCase{
 		{"allowed", yumi, nil, toolNote, ok, allow, nil},
@@ -198,6 +203,7 @@ func TestNotePredicates(t *testing.T) {
 // TestPredicateCatalog: ids name their tool, every write tool is guarded,
 // and every clause is a heading of wiki.md (or the loop-prevention rule).
 func TestPredicateCatalog(t *testing.T) {
+	t.Parallel()
 	d := loadDomain(t)
 	headings := map[string]bool{clauseLoop: true}
 	for _, line := range strings.Split(d.Policy(), "\n") {

@@ -80,6 +80,7 @@ func paths(es []ledger.Entry) []string {
 // TestRouteRoundTrip reads every record of the database through the tools
 // and checks that the parsed ledger values hold the database's values.
 func TestRouteRoundTrip(t *testing.T) {
+	t.Parallel()
 	d := loadDomain(t)
 	db := d.DB()
 
@@ -366,6 +367,7 @@ func pyjson2(f float64) float64 { return money(fixed2(f)) }
 // TestRouteNothing: not-found texts, other tools, writes and garbage give no
 // entries.
 func TestRouteNothing(t *testing.T) {
+	t.Parallel()
 	d := loadDomain(t)
 	cases := []struct {
 		call message.ToolCall
@@ -488,6 +490,7 @@ func goldLedger(t testing.TB, d *Domain, split string, index int) (*ledger.Ledge
 // tasks 10 (appointments, providers, records, suppliers, interactions) and
 // 13 (telemetry, a sleep record, a high-severity interaction).
 func TestRenderGolden(t *testing.T) {
+	t.Parallel()
 	d := loadDomain(t)
 	for _, tc := range []struct {
 		index int
