@@ -946,7 +946,10 @@ func TestRandomFaults(t *testing.T) {
 	srv.SetFaults(&openaitest.Faults{Seed: 7, RateLimit: 0.2, ServerError: 0.05, MalformedArgs: 0.02, Hang: 0.01, RetryAfter: "0"})
 	b := testBackbone(srv)
 	b.MaxRetries = ptr(20)
-	b.Timeout = time.Second // only the injected hangs reach it
+	// Only the injected hangs may reach the attempt timeout: 5s, not less,
+	// so that a reply slowed by a loaded machine (-race, parallel tests) is
+	// not retried and counted twice.
+	b.Timeout = 5 * time.Second
 	c := newTestClient(t, b, Options{BackoffBase: time.Millisecond})
 	var wg sync.WaitGroup
 	var mu sync.Mutex
