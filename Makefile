@@ -10,6 +10,10 @@ DATA_FROM ?= $(shell [ -d ../shared/upstream/tau2-bench ] && echo ../shared/upst
 DATA      ?=
 DATAFLAG   = $(if $(DATA),--data $(DATA))
 DOMAIN    ?= retail
+# banking_knowledge's retrieval variant for `make run`: bm25 (offline) rather
+# than upstream's default alltools, whose dense search needs an embeddings key.
+RETRIEVAL ?= $(if $(filter banking_knowledge,$(DOMAIN)),bm25)
+RETRIEVALFLAG = $(if $(RETRIEVAL),--retrieval-config $(RETRIEVAL))
 PKGS      ?= ./...
 
 .PHONY: build test test-short bench bench-all run data verify vet fmt clean
@@ -29,8 +33,8 @@ TRIALS    ?= 4
 # and print the paper's Table 2 and the gate table for them. Rerunning resumes.
 run: data
 	$(BIN) verify $(DATAFLAG) --domain $(DOMAIN)
-	$(BIN) run $(DATAFLAG) --domain $(DOMAIN) --agent baseline --backbone sim --user-backbone sim --no-judge --trials $(TRIALS) --out $(RUNS)/sim-$(DOMAIN)-baseline --quiet
-	$(BIN) run $(DATAFLAG) --domain $(DOMAIN) --agent ledger --backbone sim --user-backbone sim --no-judge --trials $(TRIALS) --out $(RUNS)/sim-$(DOMAIN)-ledger --quiet
+	$(BIN) run $(DATAFLAG) --domain $(DOMAIN) $(RETRIEVALFLAG) --agent baseline --backbone sim --user-backbone sim --no-judge --trials $(TRIALS) --out $(RUNS)/sim-$(DOMAIN)-baseline --quiet
+	$(BIN) run $(DATAFLAG) --domain $(DOMAIN) $(RETRIEVALFLAG) --agent ledger --backbone sim --user-backbone sim --no-judge --trials $(TRIALS) --out $(RUNS)/sim-$(DOMAIN)-ledger --quiet
 	$(BIN) report $(DATAFLAG) --table table2 --table gate $(RUNS)/sim-$(DOMAIN)-baseline $(RUNS)/sim-$(DOMAIN)-ledger
 
 verify: data

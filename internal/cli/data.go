@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -16,6 +18,10 @@ type dataPullOptions struct {
 	// From is a local folder or URL with the upstream layout (empty:
 	// GitHub at the pinned commits).
 	From string
+	// slowAfter is how long a pull runs before it shows progress (default
+	// 1s); progressEvery the interval of plain progress lines (default 5s;
+	// a terminal's line is redrawn every 250ms).
+	slowAfter, progressEvery time.Duration
 }
 
 type dataCheckOptions struct {
@@ -72,23 +78,83 @@ func runDataPull(ctx context.Context, s *Streams, opts *dataPullOptions) error {
 	if opts.From != "" {
 		src = data.ParseSource(opts.From)
 	}
+	prog := &data.Progress{}
+	stop := showPullProgress(s, opts, prog, len(m.Files), m.TotalSize())
+	sts, err := data.Pull(ctx, m, src, opts.DataDir, prog)
+	stop()
+	if err != nil {
+		return err
+	}
 	fetched, kept := 0, 0
-	_, err = data.Pull(ctx, m, src, opts.DataDir, func(st data.Status) {
+	for _, st := range sts {
 		switch st.Action {
 		case "fetched":
 			fetched++
 		case "ok":
 			kept++
 		}
-	})
-	if err != nil {
-		return err
 	}
 	if err := convertDerived(opts.DataDir); err != nil {
 		return err
 	}
 	fmt.Fprintf(s.Out, "data in %s: %d files fetched, %d already present, all %d verified\n", opts.DataDir, fetched, kept, len(m.Files))
 	return nil
+}
+
+// showPullProgress shows a pull's progress on stderr once it has run for
+// opts.slowAfter (a fast pull prints only its summary): a line redrawn on a
+// terminal, else a line every opts.progressEvery. The returned function
+// stops it (clearing a terminal's line).
+func showPullProgress(s *Streams, opts *dataPullOptions, p *data.Progress, files int, size int64) func() {
+	after, every := opts.slowAfter, opts.progressEvery
+	if after == 0 {
+		after = time.Second
+	}
+	if every == 0 {
+		every = 5 * time.Second
+	}
+	if s.ErrTTY {
+		every = 250 * time.Millisecond
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		select {
+		case <-done:
+			return
+		case <-time.After(after):
+		}
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			line := pullProgressLine(p.Snapshot(), files, size)
+			if s.ErrTTY {
+				fmt.Fprintf(s.ErrOut, "\r\033[K%s", fitLine(line, s.width()))
+			} else {
+				fmt.Fprintln(s.ErrOut, line)
+			}
+			select {
+			case <-done:
+				if s.ErrTTY {
+					fmt.Fprint(s.ErrOut, "\r\033[K")
+				}
+				return
+			case <-t.C:
+			}
+		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
+func pullProgressLine(p data.ProgressSnapshot, files int, size int64) string {
+	line := fmt.Sprintf("data pull: %d/%d files, %.1f of %.1f MB", p.Files, files, float64(p.Bytes)/1e6, float64(size)/1e6)
+	if p.Current != "" {
+		line += " · " + p.Current
+	}
+	return line
 }
 
 func newCmdDataCheck(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *dataCheckOptions) error) *cobra.Command {

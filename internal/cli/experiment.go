@@ -122,6 +122,11 @@ func runExperiment(ctx context.Context, opts *experimentOptions) error {
 	locked := *s
 	locked.ErrOut = &lockedWriter{w: s.ErrOut}
 	s = &locked
+	if cfg.MaxCost > 0 && !opts.DryRun { // the dry run says it in checkCells
+		if file, bbs, err := loadExperimentBackbones(cfg); err == nil {
+			writeUnbounded(s, cfg, file, bbs)
+		}
+	}
 	doms := experiment.NewDomains(opts.DataDir)
 	run := opts.run
 	if run == nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
 	"github.com/ledgerbench/ledgerbench/internal/output/experiment"
@@ -15,12 +16,8 @@ import (
 // and failing the dry run (exit 3), and of each cell's estimated cost
 // (experiment.Estimates).
 func checkCells(s *Streams, cfg *experiment.Config, res *experiment.Result) error {
-	file := cfg.BackbonesFile
-	if file == "" {
-		file = defaultBackbonesFile
-	}
-	bbs, err := llm.Load(file)
-	if err != nil && !(errors.Is(err, fs.ErrNotExist) && cfg.BackbonesFile == "") {
+	file, bbs, err := loadExperimentBackbones(cfg)
+	if err != nil {
 		return err
 	}
 	lookup := func(k string) (string, bool) { v := s.Getenv(k); return v, v != "" }
@@ -29,6 +26,7 @@ func checkCells(s *Streams, cfg *experiment.Config, res *experiment.Result) erro
 		fmt.Fprintln(s.ErrOut, "cannot run:", p)
 	}
 	writeEstimates(s, experiment.Estimates(cfg, res, file, bbs), file)
+	writeUnbounded(s, cfg, file, bbs)
 	if len(problems) > 0 {
 		return fmt.Errorf("%w: dry run: %d problem(s) in the grid's cells (listed above)", ErrFailed, len(problems))
 	}
@@ -44,14 +42,45 @@ func writeEstimates(s *Streams, est []experiment.Estimate, file string) {
 			basis = append(basis, b)
 		}
 		if !e.Priced {
-			fmt.Fprintf(s.ErrOut, "estimate: %-50s %d simulations to run; no price (a backbone is not in %s)\n", e.Cell.ID(), e.Simulations, file)
+			fmt.Fprintf(s.ErrOut, "estimate: %-50s %d simulations to run; cost unknown (no price for %s in %s)\n", e.Cell.ID(), e.Simulations, strings.Join(e.Unpriced, ", "), file)
 			continue
 		}
 		total += e.Total()
 		fmt.Fprintf(s.ErrOut, "estimate: %-50s %d simulations to run × ($%.4f agent + $%.4f user) ≈ $%.2f\n", e.Cell.ID(), e.Simulations, e.Agent, e.User, e.Total())
 	}
-	fmt.Fprintf(s.ErrOut, "estimate: ≈ $%.2f in all (an estimate: prices of %s × typical tokens per simulation; judge calls not included)\n", total, file)
+	fmt.Fprintf(s.ErrOut, "estimate: ≈ $%.2f in all (an estimate: prices of %s × typical tokens per simulation; judge calls and cells of unknown cost not included)\n", total, file)
 	for _, b := range basis {
 		fmt.Fprintf(s.ErrOut, "estimate basis %s\n", b)
 	}
+}
+
+// writeUnbounded says which cells a cost cap (max_cost, --max-cost) cannot
+// bound: their backbones have no price, so what they spend reads $0.
+func writeUnbounded(s *Streams, cfg *experiment.Config, file string, bbs *llm.Config) {
+	cells := experiment.UnboundedCells(cfg, file, bbs)
+	if len(cells) == 0 {
+		return
+	}
+	capped := "a cost cap (max_cost, --max-cost)"
+	if cfg.MaxCost > 0 {
+		capped = fmt.Sprintf("max_cost $%.2f", cfg.MaxCost)
+	}
+	fmt.Fprintf(s.ErrOut, "budget: %s cannot bound %d cell(s) with unknown prices (what they spend counts as $0; set price: in %s):\n", capped, len(cells), file)
+	for _, c := range cells {
+		fmt.Fprintf(s.ErrOut, "  %s\n", c)
+	}
+}
+
+// loadExperimentBackbones reads the grid's backbones file; the default file
+// may be absent (a grid of offline backbones), and then bbs is nil.
+func loadExperimentBackbones(cfg *experiment.Config) (file string, bbs *llm.Config, err error) {
+	file = cfg.BackbonesFile
+	if file == "" {
+		file = defaultBackbonesFile
+	}
+	bbs, err = llm.Load(file)
+	if err != nil && errors.Is(err, fs.ErrNotExist) && cfg.BackbonesFile == "" {
+		return file, nil, nil
+	}
+	return file, bbs, err
 }

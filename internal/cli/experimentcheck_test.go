@@ -71,6 +71,63 @@ grid:
 	}
 }
 
+// A backbone without price: has an unknown cost, not $0:
+// the dry run says so per cell, and that a cost cap cannot bound those
+// cells; a real run with max_cost says it before starting.
+func TestExperimentUnknownPriceUnbounded(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bb := filepath.Join(dir, "backbones.yaml")
+	if err := os.WriteFile(bb, []byte(`
+backbones:
+  free:
+    base_url: http://127.0.0.1:9/v1
+    model: free-model
+    max_retries: 0
+  gpt-4.1:
+    base_url: http://127.0.0.1:9/v1
+    model: gpt-4.1-2025-04-14
+    temperature: 0
+    price: {input: 1, output: 4}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "grid.yaml")
+	if err := os.WriteFile(path, []byte(fmt.Sprintf(`name: unpriced
+out: %s
+backbones_file: %s
+trials: 1
+limit: 1
+judge: none
+max_cost: 5
+grid:
+  - domains: [retail]
+    agents: [baseline]
+    backbones: [free, sim]
+`, filepath.Join(dir, "exp"), bb)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, "experiment", "--dry-run", path)
+	for _, want := range []string{
+		"retail/baseline/free", "cost unknown (no price for free in " + bb + ")",
+		"budget: max_cost $5.00 cannot bound 1 cell(s) with unknown prices",
+		"  retail/baseline/free: free\n",
+	} {
+		if !strings.Contains(r.errOut, want) {
+			t.Errorf("dry run does not say %q:\n%s", want, r.errOut)
+		}
+	}
+	if strings.Contains(r.errOut, "retail/baseline/sim: ") {
+		t.Errorf("the offline cell is called unbounded:\n%s", r.errOut)
+	}
+	// A real run says it before the cells start (the cells then fail: no
+	// server behind the backbone; what matters is the notice).
+	real := execCLI(t, t.Context(), "experiment", "--no-report", "--quiet", path)
+	if !strings.Contains(real.errOut, "budget: max_cost $5.00 cannot bound 1 cell(s) with unknown prices") {
+		t.Errorf("run with max_cost does not say what it cannot bound:\n%s", real.errOut)
+	}
+}
+
 // A run stopped by an experiment's budget says so, not that it was
 // interrupted by Ctrl-C.
 func TestStopNotice(t *testing.T) {

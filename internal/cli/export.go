@@ -58,7 +58,7 @@ func runExport(_ context.Context, s *Streams, opts *exportOptions) error {
 	}
 	env := results.Tau2Env{}
 	if opts.DataDir != "" {
-		load := domains.Load
+		load := manifestLoader(run.Manifest)
 		if run.Manifest.Solo {
 			load = domains.LoadSolo
 		}
@@ -81,7 +81,7 @@ func runExport(_ context.Context, s *Streams, opts *exportOptions) error {
 func tasksByID(set *tasks.Set, ids []string) []tasks.Task {
 	var out []tasks.Task
 	for _, id := range ids {
-		if t, err := findTask(set, id); err == nil {
+		if t, err := set.Find(id); err == nil {
 			out = append(out, *t)
 		}
 	}

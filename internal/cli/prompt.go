@@ -34,6 +34,7 @@ type promptOptions struct {
 	Seed          int64
 	UserMessage   string
 	UserStyle     string
+	Retrieval     retrievalOptions
 	// AllowModifiedData lets data files that differ from their pins through.
 	AllowModifiedData bool
 }
@@ -80,6 +81,9 @@ sampling options, as in run; no API key is needed.`,
 			default:
 				return errext.Usagef("--role %q: want agent, user or judge", opts.Role)
 			}
+			if err := opts.Retrieval.check(opts.Domain); err != nil {
+				return err
+			}
 			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err
 			}
@@ -98,6 +102,7 @@ sampling options, as in run; no API key is needed.`,
 	f.StringVar(&opts.UserMessage, "user-message", placeholderUserMessage, "the user's first message in the agent's and the judge's request")
 	f.StringVar(&opts.UserStyle, "user-style", "", "user simulator: tau2 or tau-trait (default as in run)")
 	f.BoolVar(&opts.AllowModifiedData, "allow-modified-data", false, allowModifiedUsage)
+	addRetrievalFlags(f, &opts.Retrieval)
 	return cmd
 }
 
@@ -137,7 +142,7 @@ func (c *captureTransport) first() ([]byte, bool) {
 }
 
 func runPrompt(ctx context.Context, s *Streams, opts *promptOptions) error {
-	dom, _, err := loadDomain(domains.Load, opts.Domain, opts.DataDir, opts.AllowModifiedData, s.ErrOut) // datacheck.go: as run loads it
+	dom, _, err := loadDomain(opts.Retrieval.loader(), opts.Domain, opts.DataDir, opts.AllowModifiedData, s.ErrOut) // datacheck.go: as run loads it
 	if err != nil {
 		return err
 	}
@@ -162,7 +167,7 @@ func runPrompt(ctx context.Context, s *Streams, opts *promptOptions) error {
 	}
 	makers, j, err := agents.Build(ctx, agents.Options{Domain: dom, DataRoot: opts.DataDir, Agent: opts.Agent,
 		Backbone: opts.Backbone, UserBackbone: opts.Backbone, JudgeBackbone: judge, BackbonesFile: opts.BackbonesFile,
-		Pool: llm.NewPool(cfg, llmOpts), LLM: llmOpts, UserStyle: opts.UserStyle})
+		Pool: llm.NewPool(cfg, llmOpts), LLM: llmOpts, UserStyle: opts.UserStyle, NoPrepare: true})
 	if err != nil {
 		return err
 	}

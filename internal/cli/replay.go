@@ -8,9 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/core/errext"
+	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
@@ -19,10 +20,14 @@ type replayOptions struct {
 	DataDir string
 	Domain  string
 	TaskID  string
+	// Split is the task list the id is looked up in ("": the default
+	// split, then every other list).
+	Split string
 	// CallsFile is a JSON array of calls to replay instead of the gold
 	// actions.
 	CallsFile string
 	DumpDB    bool
+	Retrieval retrievalOptions
 }
 
 func newCmdReplay(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *replayOptions) error) *cobra.Command {
@@ -31,13 +36,17 @@ func newCmdReplay(s *Streams, g *globalOptions, runF func(context.Context, *Stre
 	}
 	opts := &replayOptions{}
 	cmd := &cobra.Command{
-		Use:   "replay --domain D --task ID [--calls FILE] --dump-db",
+		Use:   "replay --domain D --task ID [--split S] [--calls FILE] --dump-db",
 		Short: "Replay a task's gold actions (or given calls) and print the final databases",
 		Long: `Build the task's environment exactly as the evaluator builds its gold environment
 (initial state, then each call without sync) and print {"db": …, "user_db": …}: the
 final databases as JSON with upstream field names, so another implementation can be
-compared with it. --calls FILE replays a JSON array of {"name", "arguments",
-"requestor"} instead of the gold actions.`,
+compared with it. --split names the task list the id is in (telehealth's dev and
+train tasks reuse the test split's ids); without it the default split is searched
+first, then the other lists. --calls FILE replays a JSON array of {"name",
+"arguments", "requestor"} instead of the gold actions; a name that is not one of the
+requestor's tools (the agent's by default, "requestor": "user" for the user's) is
+an error.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Domain == "" || opts.TaskID == "" {
@@ -45,6 +54,9 @@ compared with it. --calls FILE replays a JSON array of {"name", "arguments",
 			}
 			if !opts.DumpDB {
 				return errext.Usagef("replay: nothing to print; pass --dump-db")
+			}
+			if err := opts.Retrieval.check(opts.Domain); err != nil {
+				return err
 			}
 			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err
@@ -54,23 +66,30 @@ compared with it. --calls FILE replays a JSON array of {"name", "arguments",
 	}
 	cmd.Flags().StringVar(&opts.Domain, "domain", "", "domain")
 	cmd.Flags().StringVar(&opts.TaskID, "task", "", "task id")
+	cmd.Flags().StringVar(&opts.Split, "split", "", "the split the task id is in (default: the domain's default split, then the other lists)")
 	cmd.Flags().StringVar(&opts.CallsFile, "calls", "", "JSON file of calls to replay instead of the gold actions")
 	cmd.Flags().BoolVar(&opts.DumpDB, "dump-db", false, "print the final databases as JSON")
+	addRetrievalFlags(cmd.Flags(), &opts.Retrieval)
 	return cmd
 }
 
 func runReplay(ctx context.Context, s *Streams, opts *replayOptions) error {
-	dom, err := domains.Load(opts.Domain, opts.DataDir)
+	dom, err := opts.Retrieval.loader()(opts.Domain, opts.DataDir)
 	if err != nil {
 		return err
 	}
-	task, err := findTask(dom.Tasks(), opts.TaskID)
+	task, err := replayTask(dom.Tasks(), opts.Split, opts.TaskID)
 	if err != nil {
 		return err
 	}
 	if opts.CallsFile != "" {
 		if task, err = withCalls(task, opts.CallsFile); err != nil {
 			return err
+		}
+		for i, a := range task.GoldActions() {
+			if err := envs.CheckTool(dom, message.Requestor(a.By()), a.Name); err != nil {
+				return fmt.Errorf("%s: call %d: %w", opts.CallsFile, i, err)
+			}
 		}
 	}
 	env, err := evaluator.GoldEnv(ctx, dom, task)
@@ -109,5 +128,15 @@ func withCalls(task *tasks.Task, file string) (*tasks.Task, error) {
 	return &t, nil
 }
 
-// findTask looks a task up by id in every task list of a set.
-func findTask(set *tasks.Set, id string) (*tasks.Task, error) { return set.Find(id) }
+// replayTask looks a task up by id in split, or with no split in every task
+// list of the set (the default split first).
+func replayTask(set *tasks.Set, split, id string) (*tasks.Task, error) {
+	if split == "" {
+		return set.Find(id)
+	}
+	sel, err := set.Select(tasks.Selection{Split: split, TaskIDs: []string{id}})
+	if err != nil {
+		return nil, err
+	}
+	return &sel[0], nil
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
@@ -74,7 +75,7 @@ func TestReplayGoldEqualsCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	task, err := findTask(dom.Tasks(), "0")
+	task, err := dom.Tasks().Find("0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,4 +146,101 @@ func sameOrNull(got, want any, path string) (string, bool) {
 		return "", true
 	}
 	return path, reflect.DeepEqual(got, want)
+}
+
+// TestReplaySplit replays telehealth's dev task 0, whose id the test split
+// reuses: --split dev replays the dev task's gold actions, not test's.
+func TestReplaySplit(t *testing.T) {
+	t.Parallel()
+	root := datatest.Root(t)
+	dom, err := domains.Load("telehealth", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := dom.Tasks().Extra["dev"]
+	if len(dev) == 0 || dev[0].ID != "0" {
+		t.Fatalf("telehealth dev split: %d tasks; want task 0 first", len(dev))
+	}
+	got, _ := dumpDB(t, "--domain", "telehealth", "--task", "0", "--split", "dev")
+	want, _ := dumpDB(t, "--domain", "telehealth", "--task", "0", "--calls", writeJSON(t, dev[0].GoldActions()))
+	def, _ := dumpDB(t, "--domain", "telehealth", "--task", "0")
+	if !reflect.DeepEqual(got, want) {
+		t.Error("--split dev: the database is not the one dev task 0's gold actions give")
+	}
+	if reflect.DeepEqual(got, def) {
+		t.Error("--split dev gives the test split's task 0 database")
+	}
+	if r := execCLI(t, t.Context(), "replay", "--domain", "telehealth", "--task", "0", "--split", "nope", "--dump-db"); r.code != ExitError || !strings.Contains(r.errOut, `unknown split "nope"`) {
+		t.Errorf("--split nope: exit %d, %q; want the unknown split named", r.code, r.errOut)
+	}
+}
+
+// TestReplayUnknownTool: a --calls entry naming no tool of its requestor
+// is an error naming it, not a call skipped in silence.
+func TestReplayUnknownTool(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		calls []map[string]any
+		want  string
+	}{
+		{"typo", []map[string]any{{"name": "cancel_reservaton", "arguments": map[string]any{"reservation_id": "EHGLP3"}}}, `call 0: unknown tool "cancel_reservaton" for the assistant`},
+		{"user side", []map[string]any{{"name": "get_user_details", "arguments": map[string]any{"user_id": "x"}, "requestor": "user"}}, `unknown tool "get_user_details": airline has no user tools`},
+		{"bad requestor", []map[string]any{{"name": "get_user_details", "arguments": map[string]any{}, "requestor": "judge"}}, `requestor "judge": want assistant or user`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := execCLI(t, t.Context(), "replay", "--domain", "airline", "--task", "0", "--dump-db", "--calls", writeJSON(t, tc.calls))
+			if r.code != ExitError || !strings.Contains(r.errOut, tc.want) || r.out != "" {
+				t.Errorf("exit %d, stdout %.80q, stderr %q; want exit 1 and %q", r.code, r.out, r.errOut, tc.want)
+			}
+		})
+	}
+}
+
+// TestReplayBackboneTaskDrift runs on replay:FILE of an exported run, as
+// exported and with one embedded task's gold actions changed: only the
+// second warns, naming the task and the field.
+func TestReplayBackboneTaskDrift(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run")
+	mustRun(t, "run", "--domain", "airline", "--backbone", "gold", "--no-judge", "--task-ids", "1,4", "--trials", "1", "--out", run, "--quiet")
+	file := filepath.Join(dir, "run.json")
+	mustRun(t, "export", "--format", "tau2", run, file)
+	replay := func(f string) string {
+		r := mustRun(t, "run", "--domain", "airline", "--backbone", "replay:"+f, "--no-judge", "--task-ids", "1,4", "--trials", "1", "--out", filepath.Join(t.TempDir(), "r"), "--quiet")
+		return r.errOut
+	}
+	if errOut := replay(file); strings.Contains(errOut, "differ") {
+		t.Errorf("replay of an unchanged export warns: %q", errOut)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f map[string]any
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range f["tasks"].([]any) {
+		task := raw.(map[string]any)
+		if task["id"] == "4" {
+			ec := task["evaluation_criteria"].(map[string]any)
+			ec["actions"] = ec["actions"].([]any)[:1]
+		}
+	}
+	changed := filepath.Join(dir, "changed.json")
+	b, _ = json.Marshal(f)
+	if err := os.WriteFile(changed, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if errOut := replay(changed); !strings.Contains(errOut, "1 task (4) differs in evaluation_criteria from the pinned ones") {
+		t.Errorf("replay of a file with a changed task: stderr %q; want a warning naming task 4", errOut)
+	}
+	if r := mustRun(t, "rescore", changed); !strings.Contains(r.errOut, "1 task (4) differs in evaluation_criteria from the pinned ones; scored against the file's") {
+		t.Errorf("rescore of a file with a changed task: stderr %q; want the same warning", r.errOut)
+	}
+	if r := mustRun(t, "rescore", file); strings.Contains(r.errOut, "differ") {
+		t.Errorf("rescore of an unchanged export warns: %q", r.errOut)
+	}
 }

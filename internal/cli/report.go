@@ -127,6 +127,9 @@ func runReport(_ context.Context, s *Streams, opts *reportOptions) error {
 			}
 		}
 	}
+	for _, d := range report.Dropped(sources) {
+		fmt.Fprintf(s.ErrOut, "warning: %s\n", d)
+	}
 	groups := report.Summarize(sources, cat)
 	if err := checkK(opts.K, groups); err != nil {
 		return err

@@ -141,3 +141,96 @@ func TestReportShadowAdherenceForBaseline(t *testing.T) {
 		t.Errorf("baseline with injected violations has no shadow refusals:\n%s", r.out)
 	}
 }
+
+// Two τ-Trait recordings of one domain (no model names in
+// them) stay two groups, labelled by the trait their names give, and every
+// table counts the same 20 simulations each; the same file given twice is
+// said to be dropped, and counted once everywhere, costs included.
+func TestReportTraitRecordings(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(datatest.Trajectories(t), "collinear-ai+tau-trait")
+	none, conf := filepath.Join(dir, "telehealth_none.json"), filepath.Join(dir, "confusion_telehealth.json")
+	if _, err := os.Stat(conf); err != nil {
+		t.Skipf("τ-Trait recordings not available: %v", err)
+	}
+	type group struct {
+		Domain     string `json:"domain"`
+		Agent      string `json:"agent"`
+		Trait      string `json:"trait"`
+		Records    int    `json:"records"`
+		Scored     int    `json:"scored"`
+		Duplicates int    `json:"duplicates"`
+		Cost       struct {
+			Simulations int `json:"simulations"`
+		} `json:"cost"`
+	}
+	groups := func(r execResult) []group {
+		var rep struct {
+			Groups []group `json:"groups"`
+		}
+		if err := json.Unmarshal([]byte(r.out), &rep); err != nil {
+			t.Fatalf("%v\n%s", err, r.out)
+		}
+		return rep.Groups
+	}
+	r := mustRun(t, "report", "--format", "json", none, conf)
+	gs := groups(r)
+	if len(gs) != 2 || strings.Contains(r.errOut, "dropped") {
+		t.Fatalf("groups %+v (stderr %s); want two", gs, r.errOut)
+	}
+	traits := map[string]bool{}
+	for _, g := range gs {
+		traits[g.Trait] = true
+		if g.Domain != "telehealth" || g.Agent != "baseline" || g.Records != 20 || g.Scored != 20 || g.Duplicates != 0 || g.Cost.Simulations != 20 {
+			t.Errorf("group %+v; want telehealth/baseline, 20 records, 20 scored, 20 in the costs, no duplicates", g)
+		}
+	}
+	if !traits[""] || !traits["confusion"] {
+		t.Errorf("traits %v; want none and confusion", traits)
+	}
+	text := mustRun(t, "report", "--table", "overview", "--table", "costs", none, conf).out
+	if !strings.Contains(text, "| Trait ") || !strings.Contains(text, "confusion") || !strings.Contains(text, "trait none") {
+		t.Errorf("tables do not name the traits:\n%s", text)
+	}
+
+	page := filepath.Join(t.TempDir(), "v.html")
+	if v := mustRun(t, "view", none, conf, "--out", page); !strings.Contains(v.out, "2 groups, 40 simulations") || strings.Contains(v.errOut, "dropped") {
+		t.Errorf("view of the two recordings: %s%s", v.out, v.errOut)
+	}
+
+	// The same file twice: one group, its 20 simulations counted once in
+	// every table, and a warning.
+	r = mustRun(t, "report", "--format", "json", none, none)
+	gs = groups(r)
+	if len(gs) != 1 || gs[0].Scored != 20 || gs[0].Duplicates != 20 || gs[0].Cost.Simulations != 20 {
+		t.Errorf("the same file twice: %+v; want one group of 20 (20 duplicates), 20 in the costs", gs)
+	}
+	if !strings.Contains(r.errOut, "warning: 20 record(s) of telehealth/baseline/— in "+none+" repeat (task, trial) units of the same input: dropped") {
+		t.Errorf("the dropped records are silent:\n%s", r.errOut)
+	}
+}
+
+// A run's records carry its user's traits (canonical
+// name=level pairs), so runs that differ only in traits are separate
+// groups, and an old record without the label takes its manifest's.
+func TestRunTraitLabel(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plain, traits := filepath.Join(dir, "plain"), filepath.Join(dir, "traits")
+	common := []string{"run", "--domain", "telehealth", "--backbone", "sim", "--trials", "1", "--limit", "2", "--quiet"}
+	mustRun(t, append(common, "--out", plain)...)
+	mustRun(t, append(common, "--traits", "confusion=low,impatience=high", "--out", traits)...)
+	for _, r := range loadRun(t, traits).Records {
+		if r.Trait != "impatience=high,confusion=low" {
+			t.Errorf("record trait %q; want impatience=high,confusion=low", r.Trait)
+		}
+	}
+	r := mustRun(t, "report", "--table", "overview", "--format", "csv", plain, traits)
+	if !strings.Contains(r.out, ",Trait,") || !strings.Contains(r.out, "impatience=high,confusion=low") && !strings.Contains(r.out, `"impatience=high,confusion=low"`) {
+		t.Errorf("overview does not separate the traits:\n%s", r.out)
+	}
+	rows, err := csv.NewReader(strings.NewReader(r.out)).ReadAll()
+	if err != nil || len(rows) != 3 {
+		t.Errorf("overview rows %v (%v); want a header and two groups", rows, err)
+	}
+}

@@ -90,3 +90,33 @@ func TestExportKeepsSimulated(t *testing.T) {
 		}
 	}
 }
+
+// A report says when NL assertions were not judged, in
+// every table whose numbers follow from rewards and in the JSON groups, for
+// the run directory and for its τ²-bench export alike.
+func TestReportSaysNLUnjudged(t *testing.T) {
+	t.Parallel()
+	dir := simRun(t, "1") // retail tasks 0-2: task 2 has NL assertions
+	exp := filepath.Join(t.TempDir(), "results.json")
+	mustRun(t, "export", "--format", "tau2", dir, exp)
+	for _, in := range []string{dir, exp} {
+		want := "NL assertions not judged (--no-judge) in 1 of 3 scored simulations: their rewards omit NL_ASSERTION"
+		for _, table := range []string{"overview", "write_subset", "errors"} {
+			if r := mustRun(t, "report", "--table", table, in); !strings.Contains(r.out, want) {
+				t.Errorf("report --table %s %s does not say NL was not judged:\n%s", table, in, r.out)
+			}
+		}
+		r := mustRun(t, "report", "--format", "json", in)
+		var got struct {
+			Groups []struct {
+				NLUnjudged int `json:"nl_unjudged"`
+			} `json:"groups"`
+		}
+		if err := json.Unmarshal([]byte(r.out), &got); err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Groups) != 1 || got.Groups[0].NLUnjudged != 1 {
+			t.Errorf("JSON groups of %s: %+v; want nl_unjudged 1", in, got.Groups)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs/banking"
 	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/score/rescore"
 )
@@ -31,7 +32,8 @@ type rescoreOptions struct {
 	// Relabel scores a simulation whose recorded evaluation checked another
 	// task's gold actions against that task (a repair for mislabelled files;
 	// never the default, reported per simulation).
-	Relabel bool
+	Relabel   bool
+	Retrieval retrievalOptions
 	// AllowModifiedData lets data files that differ from their pins through.
 	AllowModifiedData bool
 	DataDir           string
@@ -51,7 +53,8 @@ and recomputed rewards and the reward components that differ. --json writes one 
 simulation instead.
 
 NL assertions are not judged: where a task's basis has NL_ASSERTION, the recorded
-NL verdict stands in for it (counted as "NL from record"). Tasks are those embedded
+NL verdict stands in for it (counted as "NL from record"); a record without one (a run
+with --no-judge) leaves it out of the reward (counted as "NL not judged"). Tasks are those embedded
 in the file (the versions the run was scored with); --criteria domain uses the data
 directory's tasks instead (upstream's --fresh-tasks).
 
@@ -71,6 +74,9 @@ their task ids index the test split.`,
 			if err != nil {
 				return err
 			}
+			if err := opts.Retrieval.check(banking.Name); err != nil {
+				return err
+			}
 			opts.DataDir = dir
 			opts.Files = args
 			if runF != nil {
@@ -83,6 +89,7 @@ their task ids index the test split.`,
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print the replay notes of each disagreement")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "write one JSON object per simulation (file, simulation_index, simulation_id, task_id, trial, recorded_reward, reward, reward_breakdown, db_match, notes)")
 	cmd.Flags().BoolVar(&opts.AllowModifiedData, "allow-modified-data", false, allowModifiedUsage)
+	addRetrievalFlags(cmd.Flags(), &opts.Retrieval)
 	cmd.Flags().BoolVar(&opts.Relabel, "relabel", false, "score a simulation whose recorded evaluation checked another task's gold actions against that task (noted per simulation)")
 	return cmd
 }
@@ -92,7 +99,7 @@ func runRescore(ctx context.Context, opts *rescoreOptions) error {
 	files, err := rescore.Files(ctx, opts.Files, rescore.Options{
 		Criteria: opts.Criteria, Relabel: opts.Relabel, Warn: s.ErrOut,
 		Load: func(name string, solo bool) (envs.Domain, error) {
-			load := domains.Load
+			load := opts.Retrieval.loader()
 			if solo {
 				load = domains.LoadSolo
 			}
@@ -120,22 +127,26 @@ func runRescore(ctx context.Context, opts *rescoreOptions) error {
 
 func writeRescore(w io.Writer, files []rescore.File, verbose bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "FILE\tDOMAIN\tSIMS\tAGREE\tDISAGREE\tNL FROM RECORD\tRELABELLED\tNO TASK\tNOT EVALUATED")
+	fmt.Fprintln(tw, "FILE\tDOMAIN\tSIMS\tAGREE\tDISAGREE\tNL FROM RECORD\tNL NOT JUDGED\tRELABELLED\tNO TASK\tNOT EVALUATED")
 	var tot rescore.File
 	for _, f := range files {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", f.File, f.Domain, f.Sims, f.Agree, len(f.Disagree), f.NLRecorded, f.Relabelled, len(f.Missing), len(f.Failed))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", f.File, f.Domain, f.Sims, f.Agree, len(f.Disagree), f.NLRecorded, f.NLUnjudged, f.Relabelled, len(f.Missing), len(f.Failed))
 		tot.Relabelled += f.Relabelled
 		tot.Sims += f.Sims
 		tot.Agree += f.Agree
 		tot.NLRecorded += f.NLRecorded
+		tot.NLUnjudged += f.NLUnjudged
 		tot.Disagree = append(tot.Disagree, f.Disagree...)
 		tot.Missing = append(tot.Missing, f.Missing...)
 		tot.Failed = append(tot.Failed, f.Failed...)
 	}
 	if len(files) > 1 {
-		fmt.Fprintf(tw, "total\t\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", tot.Sims, tot.Agree, len(tot.Disagree), tot.NLRecorded, tot.Relabelled, len(tot.Missing), len(tot.Failed))
+		fmt.Fprintf(tw, "total\t\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", tot.Sims, tot.Agree, len(tot.Disagree), tot.NLRecorded, tot.NLUnjudged, tot.Relabelled, len(tot.Missing), len(tot.Failed))
 	}
 	tw.Flush()
+	if tot.NLUnjudged > 0 {
+		fmt.Fprintln(w, "NL NOT JUDGED: simulations whose NL assertions neither the record nor this rescoring judged (a run with --no-judge): their rewards omit NL_ASSERTION.")
+	}
 	if tot.Relabelled > 0 {
 		fmt.Fprintln(w, "RELABELLED (--relabel): simulations whose recorded evaluation checked another task's gold actions than their task_id names, scored against that task.")
 	}

@@ -196,3 +196,45 @@ func writeReusedIDs(t *testing.T, src, dst string) {
 		t.Fatal(err)
 	}
 }
+
+// Rescoring a run whose NL assertions were not judged
+// (--no-judge) does not count the recorded "verdict" as standing in: there
+// is none; those simulations are counted as NL not judged.
+func TestRescoreNLNotRecorded(t *testing.T) {
+	t.Parallel()
+	dir := simRun(t, "1") // retail tasks 0-2: task 2 has NL assertions, unjudged
+	exp := filepath.Join(t.TempDir(), "results.json")
+	mustRun(t, "export", "--format", "tau2", dir, exp)
+	r := mustRun(t, "rescore", exp)
+	lines := strings.Split(r.out, "\n")
+	if len(lines) < 2 {
+		t.Fatalf("rescore output:\n%s", r.out)
+	}
+	head, row := strings.Fields(lines[0]), strings.Fields(lines[1])
+	col := func(name string) string {
+		// Header names have spaces: find the column by its position among
+		// the header's words.
+		names := []string{"FILE", "DOMAIN", "SIMS", "AGREE", "DISAGREE", "NL FROM RECORD", "NL NOT JUDGED", "RELABELLED", "NO TASK", "NOT EVALUATED"}
+		for i, n := range names {
+			if n == name && i < len(row) {
+				return row[i]
+			}
+		}
+		t.Fatalf("no column %s in %v", name, head)
+		return ""
+	}
+	if got := col("NL FROM RECORD"); got != "0" {
+		t.Errorf("NL FROM RECORD = %s; want 0 (the record holds no NL verdict)\n%s", got, r.out)
+	}
+	if got := col("NL NOT JUDGED"); got != "1" {
+		t.Errorf("NL NOT JUDGED = %s; want 1\n%s", got, r.out)
+	}
+	if got := col("AGREE"); got != "3" {
+		t.Errorf("AGREE = %s; want 3\n%s", got, r.out)
+	}
+	for _, s := range rescoreJSON(t, exp) {
+		if s.TaskID == "2" && !strings.Contains(strings.Join(s.Notes, "\n"), "judged neither here nor in the record") {
+			t.Errorf("task 2 notes %v", s.Notes)
+		}
+	}
+}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs/banking"
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/core/clip"
@@ -28,6 +29,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runplan"
 	"github.com/ledgerbench/ledgerbench/internal/output/experiment"
+	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
 type runOptions struct {
@@ -123,6 +125,8 @@ with status 3 when pass^1 is below P.`,
 	f.StringVar(&opts.Loop, "loop", "", "conversation loop: tau2 (τ²-bench's orchestrator) or tau-trait (τ-Trait's ToolCallingAgent loop; default for telehealth)")
 	f.StringVar(&opts.TraitMode, "trait-mode", "", "how traits are applied: steer (τ-Trait's endpoint; --user-backbone steer), prompt-approximation (default for chat models; labelled), or ignore (as upstream does for chat models)")
 	f.BoolVar(&opts.RecordRequests, "record-requests", false, "append the body of every model request (agent, user, judge) to DIR/"+requestsFile+" (no keys or headers)")
+	f.StringVar(&opts.RetrievalConfig, "retrieval-config", "", retrievalConfigUsage+strings.Join(banking.VariantNames(), ", "))
+	f.StringVar(&opts.RetrievalConfigKwargs, "retrieval-config-kwargs", "", retrievalKwargsUsage)
 	f.BoolVar(&opts.Solo, "solo", false, "τ²-bench's solo mode (telecom; upstream --agent llm_agent_solo --user dummy_user): no user, the agent holds the phone tools and works from the ticket")
 	f.BoolVar(&opts.Quiet, "quiet", false, "no progress output")
 	f.Float64Var(&opts.MinPass, "min-pass", 0, "exit with status 3 if pass^1 is below this")
@@ -136,14 +140,16 @@ func (opts *runOptions) planOptions() runplan.Options {
 	po := opts.Options
 	po.BackbonesOptional = !opts.Set["backbones"]
 	po.Inherit = func(name string) bool { return !opts.Set[name] }
-	po.LoadDomain = func(name string, solo bool) (envs.Domain, map[string]string, error) {
-		l := domains.Load
+	po.LoadDomain = func(name string, solo bool, do domains.Options) (envs.Domain, map[string]string, error) {
+		l := func(name, root string) (envs.Domain, error) { return domains.LoadWith(name, root, do) }
 		if solo {
 			l = domains.LoadSolo
 		}
 		return loadDomain(l, name, opts.DataDir, opts.AllowModifiedData, s.ErrOut) // datacheck.go
 	}
-	po.CheckReplay = checkReplay // replaycheck.go
+	po.CheckReplay = func(backbone, domain string, sel []tasks.Task, trials int) error {
+		return checkReplay(s.ErrOut, backbone, domain, sel, trials) // replaycheck.go
+	}
 	po.Getenv = s.Getenv
 	po.HarnessVersion = Version
 	return po
@@ -244,6 +250,9 @@ func printHeader(w io.Writer, p *runplan.Plan) {
 	fmt.Fprintf(w, "  out %s\n", p.Options.Out)
 	for _, d := range p.Defaults {
 		fmt.Fprintf(w, "  default %s\n", d)
+	}
+	if len(p.Unpriced) > 0 {
+		fmt.Fprintf(w, "  cost unknown: no price for %s in %s (records, the summary and reports say unknown, never $0)\n", strings.Join(p.Unpriced, ", "), p.Options.BackbonesFile)
 	}
 	if p.Existing != nil {
 		note := ""
@@ -373,16 +382,28 @@ func humanCount(n int64) string {
 
 // writeSummary prints the end-of-run account.
 func writeSummary(w io.Writer, m *results.Manifest, s metrics.RunSummary, recs []results.Record, outDir string) {
-	fmt.Fprintf(w, "\n%s · agent %s · backbone %s · user %s\n", m.Domain, m.Agent, m.Backbone, m.UserBackbone)
-	fmt.Fprintf(w, "simulations  %d recorded: %d scored, %s\n", s.Records, s.Scored, plural(len(s.Infra), "infrastructure error"))
-	for _, pk := range s.PassHatK {
-		note := ""
-		if pk.Tasks < s.Tasks {
-			note = fmt.Sprintf("   (over %d of %d tasks: the others lack trials, see below)", pk.Tasks, s.Tasks)
-		}
-		fmt.Fprintf(w, "pass^%-7d %.4f%s\n", pk.K, pk.Value, note)
+	bb := m.Backbone
+	if agents.Simulated(bb) {
+		bb += " (simulated: scripted faults, not model results)"
 	}
-	fmt.Fprintf(w, "avg reward   %.4f\n", s.AvgReward)
+	fmt.Fprintf(w, "\n%s · agent %s · backbone %s · user %s\n", m.Domain, m.Agent, bb, m.UserBackbone)
+	fmt.Fprintf(w, "simulations  %d recorded: %d scored, %s\n", s.Records, s.Scored, plural(len(s.Infra), "infrastructure error"))
+	// A value with no scored simulation behind it is missing, never 0.
+	for _, pk := range s.PassHatK {
+		val, note := "—", "   (no task has a scored trial)"
+		if pk.Tasks > 0 {
+			val, note = fmt.Sprintf("%.4f", pk.Value), ""
+			if pk.Tasks < s.Tasks {
+				note = fmt.Sprintf("   (over %d of %d tasks: the others lack trials, see below)", pk.Tasks, s.Tasks)
+			}
+		}
+		fmt.Fprintf(w, "pass^%-7d %s%s\n", pk.K, val, note)
+	}
+	avg := "—"
+	if s.Scored > 0 {
+		avg = fmt.Sprintf("%.4f", s.AvgReward)
+	}
+	fmt.Fprintf(w, "avg reward   %s\n", avg)
 	if len(s.Infra) > 0 {
 		fmt.Fprintf(w, "%s, excluded from every metric; `ledgerbench run --resume --out %s` re-runs them\n", plural(len(s.Infra), "infrastructure error"), outDir)
 		errText := map[results.UnitKey]string{}
@@ -428,11 +449,21 @@ func writeSummary(w io.Writer, m *results.Manifest, s metrics.RunSummary, recs [
 		terms = append(terms, fmt.Sprintf("%s %d", t, s.Terminations[t]))
 	}
 	fmt.Fprintf(w, "terminations %s\n", strings.Join(terms, ", "))
+	// A role whose backbone has no price has an unknown cost, never $0.
 	cost := func(name string, c metrics.RoleCost) string {
-		return fmt.Sprintf("%s %s in / %s out, $%.4f", name, humanCount(int64(c.Usage.PromptTokens)), humanCount(int64(c.Usage.CompletionTokens)), c.USD)
+		usd := fmt.Sprintf("$%.4f", c.USD)
+		if c.Unknown > 0 {
+			usd = fmt.Sprintf("$— (unknown in %d simulations: no price)", c.Unknown)
+		}
+		return fmt.Sprintf("%s %s in / %s out, %s", name, humanCount(int64(c.Usage.PromptTokens)), humanCount(int64(c.Usage.CompletionTokens)), usd)
 	}
 	fmt.Fprintf(w, "tokens       %s · %s · %s\n", cost("agent", s.Agent), cost("user", s.User), cost("judge", s.Judge))
-	fmt.Fprintf(w, "cost         $%.4f total\n", s.Agent.USD+s.User.USD+s.Judge.USD)
+	known := s.Agent.USD + s.User.USD + s.Judge.USD
+	if s.Agent.Unknown+s.User.Unknown+s.Judge.Unknown > 0 {
+		fmt.Fprintf(w, "cost         unknown: a backbone has no price (set price: in the backbones file); $%.4f for the priced calls\n", known)
+	} else {
+		fmt.Fprintf(w, "cost         $%.4f total\n", known)
+	}
 }
 
 func plural(n int, noun string) string {

@@ -23,6 +23,7 @@ var firstCalls = []struct{ domain, tool, args string }{
 	{"retail", "find_user_id_by_name_zip", `{"first_name": "Yusuf", "last_name": "Rossi", "zip": "19122"}`},
 	{"telecom", "get_customer_by_phone", `{"phone_number": "555-123-2002"}`},
 	{"telehealth", "get_patient_details", `{"patient_id": "sarah_johnson_1234"}`},
+	{"banking_knowledge", "get_user_information_by_id", `{"user_id": "6680a37184"}`},
 }
 
 // pulledRoot pulls the test data into a fresh data directory, as `data

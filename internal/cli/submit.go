@@ -64,7 +64,21 @@ A results file's manifest is the manifest.json in its directory when that descri
 it (same domain, agent, backbones, trials: a file exported into its run directory);
 a file without one — every file τ²-bench itself recorded — is custom with
 modified_prompts, since nothing records which prompts it was run with.
-omitted_questions is set when an input does not cover the domain's base split.`,
+omitted_questions is set when an input does not cover the domain's base split.
+
+A run on an offline backbone (gold, sim, replay:FILE: a scripted agent or user, not a
+model) or whose NL assertions were not judged (--no-judge) is never a standard
+submission: prepare refuses it, naming the run and the reason; --custom submits it as a
+custom entry (upstream's schema admits a modified user simulation or evaluation only as
+custom) with each reason in verification.details and the notes, and validate fails a
+"standard" submission of such trajectories.
+
+Before writing, every trajectory file goes through upstream's verify_trajectories
+checks, as tau2 submit prepare runs them (the file loads; it holds every task of the
+domain's base split, unchanged, and no other; every task num_trials times); a failure
+writes nothing (--no-verify skips them, as upstream's flag does). The submission
+directory DIR/{model}_{organization}_{date} must not exist or be empty: --force
+replaces it whole (DIR may hold other submissions).`,
 		Example: `  ledgerbench submit prepare runs/retail runs/airline runs/telecom --out submission \
     --model-name gpt-4.1 --model-organization OpenAI --email me@example.com`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -102,6 +116,9 @@ omitted_questions is set when an input does not cover the domain's base split.`,
 	f.StringVar(&o.Opts.Notes, "notes", "", "more methodology notes")
 	f.BoolVar(&o.Opts.IsNew, "new", true, "highlight the model as new on the leaderboard")
 	f.StringVar(&o.Opts.Date, "date", "", "submission date YYYY-MM-DD (default today)")
+	f.BoolVar(&o.Opts.Custom, "custom", false, "submit runs that are never standard (offline backbones, NL assertions not judged) as a custom entry, marked as such")
+	f.BoolVar(&o.Opts.Force, "force", false, "replace an existing submission directory whole")
+	f.BoolVar(&o.Opts.NoVerify, "no-verify", false, "skip upstream's trajectory checks before writing (as tau2 submit prepare --no-verify)")
 	return cmd
 }
 
@@ -129,7 +146,11 @@ func runSubmitPrepare(_ context.Context, s *Streams, o *submitPrepareOptions) er
 			if in.Run != nil {
 				where = in.Run.Dir
 			}
-			dom, err := domains.Load(domain, o.DataDir)
+			load := domains.Load
+			if in.Run != nil {
+				load = manifestLoader(in.Run.Manifest)
+			}
+			dom, err := load(domain, o.DataDir)
 			if err != nil {
 				return fmt.Errorf("submit prepare %s: %w", where, err)
 			}
@@ -148,6 +169,7 @@ func runSubmitPrepare(_ context.Context, s *Streams, o *submitPrepareOptions) er
 			inputs = append(inputs, in)
 		}
 	}
+	o.Opts.Base = baseTasks(o.DataDir)
 	p, err := submit.Prepare(o.Out, inputs, o.Opts)
 	if err != nil {
 		return err
@@ -190,9 +212,11 @@ func newCmdSubmitValidate(s *Streams, g *globalOptions, runF func(context.Contex
 		Long: `Checks that submission.json and trajectories/ load; that each domain appears once
 and every file has the same agent and user simulator settings; that each file holds
 every task of the domain's base split (from the data directory), unchanged, each
-run num_trials times, with at least 4 trials; and that submission.json's metrics
-equal those computed from the trajectories. Exits 1 when a check fails; warnings
-(model or user simulator names that differ from the trajectories') are printed.`,
+run num_trials times, with at least 4 trials; that submission.json's metrics
+equal those computed from the trajectories; and that a "standard" submission holds
+no run on an offline backbone (gold, sim, replay:) and no reward whose NL assertions
+were not judged. Exits 1 when a check fails; warnings (model or user simulator names
+that differ from the trajectories', custom entries of such runs) are printed.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dir = args[0]
@@ -204,15 +228,20 @@ equal those computed from the trajectories. Exits 1 when a check fails; warnings
 	}
 }
 
-func runSubmitValidate(_ context.Context, s *Streams, opts *submitValidateOptions) error {
-	base := func(domain string) ([]tasks.Task, error) {
-		dom, err := domains.Load(domain, opts.DataDir)
+// baseTasks loads a domain's base split from the data directory (the tasks
+// a submission must hold).
+func baseTasks(dataDir string) submit.BaseTasks {
+	return func(domain string) ([]tasks.Task, error) {
+		dom, err := domains.Load(domain, dataDir)
 		if err != nil {
 			return nil, err
 		}
 		return dom.Tasks().Select(tasks.Selection{Split: "base"})
 	}
-	rep, err := submit.Validate(opts.Dir, base)
+}
+
+func runSubmitValidate(_ context.Context, s *Streams, opts *submitValidateOptions) error {
+	rep, err := submit.Validate(opts.Dir, baseTasks(opts.DataDir))
 	if err != nil {
 		return err
 	}

@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/openaitest"
 	"github.com/ledgerbench/ledgerbench/internal/output/submit"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
@@ -22,6 +24,35 @@ func simSubmissionRun(t *testing.T, dir, domain, agent string, extra ...string) 
 	out := filepath.Join(dir, domain+"-"+agent)
 	mustRun(t, append([]string{"run", "--domain", domain, "--agent", agent, "--backbone", "sim", "--user-backbone", "sim",
 		"--no-judge", "--trials", "4", "--concurrency", "8", "--quiet", "--out", out}, extra...)...)
+	return out
+}
+
+// fakeModel answers every agent request with a goodbye and ends every
+// conversation at the user's second turn: a model backbone of any domain.
+func fakeModel(r *openaitest.Request) openaitest.Reply {
+	if len(r.Tools) > 0 {
+		return openaitest.Text("I am sorry, I cannot help with that. Goodbye.")
+	}
+	for _, m := range r.Messages { // the user: its own turns are "assistant"
+		if m.Role == "assistant" {
+			return openaitest.Text("Thanks anyway. ###STOP###")
+		}
+	}
+	return openaitest.Text("Hi, I need help with my booking.")
+}
+
+// modelSubmissionRun runs the baseline on the whole base split of airline
+// (no NL assertions: no judge needed) with a fake model backbone, 4 trials:
+// a run that may be a standard submission.
+func modelSubmissionRun(t *testing.T, dir string) string {
+	t.Helper()
+	srv := openaitest.NewHandlerServer(t, fakeModel)
+	bb := writeBackbones(t, dir, srv.BaseURL(), 10*time.Second)
+	out := filepath.Join(dir, "airline-model")
+	if r, err := runWithEnv(t, t.Context(), nil, "--domain", "airline", "--backbone", "fake", "--user-backbone", "fake", "--backbones", bb,
+		"--trials", "4", "--concurrency", "8", "--quiet", "--out", out); err != nil {
+		t.Fatalf("run: %v\n%s", err, r.errOut)
+	}
 	return out
 }
 
@@ -53,7 +84,7 @@ func setPrompts(t *testing.T, run, prompts string) {
 func TestSubmitPrepareValidate(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	base := simSubmissionRun(t, dir, "airline", "baseline")
+	model := modelSubmissionRun(t, dir)
 	led := simSubmissionRun(t, dir, "airline", "ledger")
 
 	cases := []struct {
@@ -62,25 +93,30 @@ func TestSubmitPrepareValidate(t *testing.T) {
 		prompts  string
 		wantType string
 		modified bool
+		extra    []string
 	}{
-		{"baseline with upstream prompts", base, results.PromptsUpstream, "standard", false},
-		{"baseline with modified prompts", base, results.PromptsModified, "custom", true},
-		{"baseline, prompts not recorded", base, "", "custom", true},
-		{"ledger agent", led, results.PromptsModified, "custom", true},
+		{"baseline with upstream prompts", model, results.PromptsUpstream, "standard", false, nil},
+		{"baseline with modified prompts", model, results.PromptsModified, "custom", true, nil},
+		{"baseline, prompts not recorded", model, "", "custom", true, nil},
+		{"ledger agent on sim, --custom", led, results.PromptsModified, "custom", true, []string{"--custom"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			setPrompts(t, tc.run, tc.prompts)
 			out := filepath.Join(t.TempDir(), "sub")
-			mustRun(t, "submit", "prepare", tc.run, "--out", out, "--date", "2026-12-01", "--model-organization", "Test Org")
+			mustRun(t, append([]string{"submit", "prepare", tc.run, "--out", out, "--date", "2026-12-01", "--model-organization", "Test Org"}, tc.extra...)...)
 			sdir, s := prepared(t, out)
 			if s.SubmissionType != tc.wantType || s.Methodology == nil || s.Methodology.Verification == nil ||
 				*s.Methodology.Verification.ModifiedPrompts != tc.modified || *s.Methodology.Verification.OmittedQuestions {
 				b, _ := s.Encode()
 				t.Errorf("submission %s; want type %s, modified_prompts %v, omitted_questions false", b, tc.wantType, tc.modified)
 			}
-			if s.ModelName != "sim" || s.Results.Airline == nil || s.Results.Airline.Pass4 == nil || s.Results.Retail != nil ||
-				filepath.Base(sdir) != "sim_test-org_2026-12-01" || s.TrajectoryFiles["airline"] == "" {
+			model := "fake"
+			if tc.run == led {
+				model = "sim"
+			}
+			if s.ModelName != model || s.Results.Airline == nil || s.Results.Airline.Pass4 == nil || s.Results.Retail != nil ||
+				filepath.Base(sdir) != model+"_test-org_2026-12-01" || s.TrajectoryFiles["airline"] == "" {
 				b, _ := s.Encode()
 				t.Errorf("submission %s in %s", b, sdir)
 			}
@@ -95,12 +131,21 @@ func TestSubmitPrepareValidate(t *testing.T) {
 		few := filepath.Join(dir, "few")
 		mustRun(t, "run", "--domain", "airline", "--backbone", "sim", "--user-backbone", "sim", "--no-judge", "--trials", "2", "--limit", "5", "--quiet", "--out", few)
 		out := filepath.Join(t.TempDir(), "sub")
-		mustRun(t, "submit", "prepare", few, "--out", out, "--date", "2026-12-01")
+		// Upstream's trajectory checks refuse the run before anything is
+		// written; --no-verify writes it, and validate fails it.
+		r := execCLI(t, t.Context(), "submit", "prepare", few, "--out", out, "--date", "2026-12-01", "--custom")
+		if r.code != ExitError || !strings.Contains(r.errOut, "trajectory verification failed") || !strings.Contains(r.errOut, "tasks: missing tasks: 5,") {
+			t.Errorf("prepare of a 5-task run: exit %d, %s", r.code, r.errOut)
+		}
+		if entries, _ := os.ReadDir(out); len(entries) != 0 {
+			t.Errorf("a refused prepare left %v in %s", entries, out)
+		}
+		mustRun(t, "submit", "prepare", few, "--out", out, "--date", "2026-12-01", "--custom", "--no-verify")
 		sdir, s := prepared(t, out)
 		if !*s.Methodology.Verification.OmittedQuestions {
 			t.Error("omitted_questions not set for a 5-task run")
 		}
-		r := execCLI(t, t.Context(), "submit", "validate", sdir)
+		r = execCLI(t, t.Context(), "submit", "validate", sdir)
 		for _, want := range []string{"FAIL tasks", "Missing tasks", "FAIL at least 4 trials"} {
 			if !strings.Contains(r.out, want) && !strings.Contains(strings.ToLower(r.out), strings.ToLower(want)) {
 				t.Errorf("validate lacks %q:\n%s", want, r.out)
@@ -111,9 +156,9 @@ func TestSubmitPrepareValidate(t *testing.T) {
 		}
 
 		// Edited metrics fail the metrics check.
-		setPrompts(t, base, results.PromptsUpstream)
+		setPrompts(t, model, results.PromptsUpstream)
 		out = filepath.Join(t.TempDir(), "sub")
-		mustRun(t, "submit", "prepare", base, "--out", out, "--date", "2026-12-01")
+		mustRun(t, "submit", "prepare", model, "--out", out, "--date", "2026-12-01")
 		sdir, s = prepared(t, out)
 		v := *s.Results.Airline.Pass1 + 1
 		s.Results.Airline.Pass1 = &v
@@ -126,8 +171,140 @@ func TestSubmitPrepareValidate(t *testing.T) {
 			t.Errorf("validate of edited metrics: exit %d\n%s", r.code, r.out)
 		}
 	})
-	if r := execCLI(t, t.Context(), "submit", "prepare", base, led, "--out", t.TempDir()); r.code == ExitOK || !strings.Contains(r.errOut, "more than one run") {
+	if r := execCLI(t, t.Context(), "submit", "prepare", model, led, "--out", t.TempDir(), "--custom"); r.code == ExitOK || !strings.Contains(r.errOut, "more than one run") {
 		t.Errorf("two airline runs: exit %d, %s", r.code, r.errOut)
+	}
+}
+
+// Runs on offline backbones, or whose NL assertions were
+// not judged, are never a standard submission: prepare refuses them naming
+// the run and the reason, --custom writes a custom entry saying so, and
+// validate fails one labelled standard.
+func TestSubmitNeverStandard(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sim := simSubmissionRun(t, dir, "airline", "baseline")
+	setPrompts(t, sim, results.PromptsUpstream)
+	retail := simSubmissionRun(t, dir, "retail", "baseline")
+	setPrompts(t, retail, results.PromptsUpstream)
+	for _, tc := range []struct {
+		run  string
+		want []string
+	}{
+		{sim, []string{sim + ": agent backbone sim is offline", sim + ": user backbone sim is offline"}},
+		{retail, []string{retail + ": agent backbone sim is offline", "NL assertions not judged in 160 simulations (--no-judge)"}},
+	} {
+		out := filepath.Join(t.TempDir(), "sub")
+		r := execCLI(t, t.Context(), "submit", "prepare", tc.run, "--out", out, "--date", "2026-12-01")
+		for _, w := range append(tc.want, "never a standard submission", "pass --custom") {
+			if r.code != ExitError || !strings.Contains(r.errOut, w) {
+				t.Errorf("prepare %s: exit %d, stderr lacks %q:\n%s", tc.run, r.code, w, r.errOut)
+			}
+		}
+		if _, err := os.Stat(out); err == nil {
+			if entries, _ := os.ReadDir(out); len(entries) > 0 {
+				t.Errorf("a refused prepare wrote %v", entries)
+			}
+		}
+		mustRun(t, "submit", "prepare", tc.run, "--out", out, "--date", "2026-12-01", "--custom")
+		sdir, s := prepared(t, out)
+		v := s.Methodology.Verification
+		if s.SubmissionType != "custom" || v.Details == nil || !strings.Contains(*v.Details, "is offline") || !strings.Contains(*s.Methodology.Notes, "SIMULATED") {
+			b, _ := s.Encode()
+			t.Errorf("--custom submission %s", b)
+		}
+		r = mustRun(t, "submit", "validate", sdir)
+		if !strings.Contains(r.out, "is valid") || !strings.Contains(r.out, "warning: trajectories/") || !strings.Contains(r.out, "a custom entry: agent backbone sim is offline") {
+			t.Errorf("validate of the custom entry:\n%s", r.out)
+		}
+		// The same trajectories labelled standard fail validation.
+		s.SubmissionType = "standard"
+		b, _ := s.Encode()
+		if err := os.WriteFile(filepath.Join(sdir, submit.SubmissionFile), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r = execCLI(t, t.Context(), "submit", "validate", sdir)
+		if r.code != ExitError || !strings.Contains(r.out, "FAIL standard submission") || !strings.Contains(r.out, "never a standard submission: agent backbone sim is offline") {
+			t.Errorf("validate of a sim run labelled standard: exit %d\n%s", r.code, r.out)
+		}
+	}
+}
+
+// Prepare into a directory that holds a submission is
+// refused (it would leave stale trajectory files); --force replaces it
+// whole.
+func TestSubmitPrepareExisting(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	run := simSubmissionRun(t, dir, "airline", "baseline")
+	out := filepath.Join(dir, "sub")
+	args := []string{"submit", "prepare", run, "--out", out, "--date", "2026-12-01", "--custom"}
+	mustRun(t, args...)
+	sdir, _ := prepared(t, out)
+	stale := filepath.Join(sdir, submit.TrajectoriesDir, "old_retail_results.json")
+	if err := os.WriteFile(stale, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := execCLI(t, t.Context(), args...)
+	if r.code != ExitError || !strings.Contains(r.errOut, sdir+" already holds a submission") || !strings.Contains(r.errOut, "--force") {
+		t.Errorf("prepare over a submission: exit %d, %s", r.code, r.errOut)
+	}
+	if _, err := os.Stat(stale); err != nil {
+		t.Errorf("a refused prepare touched the existing submission: %v", err)
+	}
+	mustRun(t, append(args, "--force")...)
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("--force kept the stale file %s (%v)", stale, err)
+	}
+	if r := mustRun(t, "submit", "validate", sdir); !strings.Contains(r.out, "is valid") {
+		t.Errorf("validate after --force:\n%s", r.out)
+	}
+	// Other submissions beside it are left alone; no staging directory
+	// remains.
+	entries, _ := os.ReadDir(out)
+	if len(entries) != 1 {
+		t.Errorf("%s holds %v; want the one submission", out, entries)
+	}
+}
+
+// Prepare runs upstream's trajectory checks before
+// writing: a results file whose tasks do not all have num_trials
+// simulations is refused, naming the check; nothing is written.
+func TestSubmitPrepareVerifies(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	run := simSubmissionRun(t, dir, "airline", "baseline")
+	exp := filepath.Join(dir, "airline.json")
+	mustRun(t, "export", "--format", "tau2", run, exp)
+	var f map[string]json.RawMessage
+	b, err := os.ReadFile(exp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	var sims []json.RawMessage
+	if err := json.Unmarshal(f["simulations"], &sims); err != nil {
+		t.Fatal(err)
+	}
+	f["simulations"], _ = json.Marshal(sims[1:]) // task 0 keeps 3 of its 4 trials
+	b, _ = json.Marshal(f)
+	uneven := filepath.Join(dir, "uneven", "airline.json")
+	if err := os.MkdirAll(filepath.Dir(uneven), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(uneven, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "sub")
+	r := execCLI(t, t.Context(), "submit", "prepare", uneven, "--out", out, "--date", "2026-12-01", "--custom")
+	if r.code != ExitError || !strings.Contains(r.errOut, "airline.json: trial counts: incorrect trial counts for 1 tasks (want 4): 0 (3)") ||
+		!strings.Contains(r.errOut, "nothing written") {
+		t.Errorf("prepare of uneven trials: exit %d, %s", r.code, r.errOut)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("a refused prepare left %v", entries)
 	}
 }
 
@@ -153,7 +330,7 @@ func TestSubmitOracle(t *testing.T) {
 		runs = append(runs, simSubmissionRun(t, dir, d, "baseline"))
 	}
 	out := filepath.Join(dir, "sub")
-	mustRun(t, append([]string{"submit", "prepare", "--out", out, "--date", "2026-12-01"}, runs...)...)
+	mustRun(t, append([]string{"submit", "prepare", "--out", out, "--date", "2026-12-01", "--custom"}, runs...)...)
 	sdir, s := prepared(t, out)
 	var files []string
 	for _, f := range s.TrajectoryFiles {
@@ -243,7 +420,7 @@ func orDefault(s, def string) string {
 func TestSubmitPrepareResultsFiles(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	run := simSubmissionRun(t, dir, "airline", "baseline")
+	run := modelSubmissionRun(t, dir)
 	setPrompts(t, run, results.PromptsUpstream)
 	inRun := filepath.Join(run, "airline-export.json")
 	mustRun(t, "export", "--format", "tau2", run, inRun)
@@ -316,14 +493,19 @@ func TestSubmitPrepareResultsFiles(t *testing.T) {
 		})
 	}
 
-	// A file τ²-bench recorded: custom with modified_prompts, prepared and
-	// checked (one trial, so validation reports it).
+	// A file τ²-bench recorded: custom with modified_prompts. It holds the
+	// 40-task test split, not the base split, so upstream's trajectory
+	// checks refuse it (as tau2 submit prepare does); with --no-verify it is
+	// prepared and validation reports it (one trial too).
 	rec := filepath.Join(datatest.Root(t), "trajectories", "sierra-research+tau2-bench", "gpt-4.1_telecom_default_gpt-4.1_1trials.json")
 	if _, err := os.Stat(rec); err != nil {
 		t.Skipf("no recorded τ²-bench file: %v", err)
 	}
 	out = filepath.Join(t.TempDir(), "sub")
-	r := mustRun(t, "submit", "prepare", rec, "--out", out, "--date", "2026-12-01")
+	if r := execCLI(t, t.Context(), "submit", "prepare", rec, "--out", out, "--date", "2026-12-01"); r.code != ExitError || !strings.Contains(r.errOut, "tasks: missing tasks:") {
+		t.Errorf("prepare of a test-split recording: exit %d, %s", r.code, r.errOut)
+	}
+	r := mustRun(t, "submit", "prepare", rec, "--out", out, "--date", "2026-12-01", "--no-verify")
 	if !strings.Contains(r.errOut, "custom with modified_prompts") {
 		t.Errorf("stderr %q", r.errOut)
 	}

@@ -51,6 +51,32 @@ func TestRunSummaryGolden(t *testing.T) {
 	golden(t, "run_summary.golden", b.String())
 }
 
+// TestRunSummaryUnscored: a run in which no simulation was scored has no
+// pass^k and no mean reward: they print as missing, never as 0.
+func TestRunSummaryUnscored(t *testing.T) {
+	t.Parallel()
+	var recs []results.Record
+	var units []results.UnitKey
+	for _, id := range []string{"0", "1"} {
+		for trial := range 2 {
+			recs = append(recs, results.Record{TaskID: id, Trial: trial, TerminationReason: evaluator.InfrastructureError,
+				Error: "agent: infrastructure error: llm gpt: status 503: Service Unavailable"})
+			units = append(units, results.UnitKey{TaskID: id, Trial: trial})
+		}
+	}
+	m := &results.Manifest{Domain: "airline", Agent: "baseline", Backbone: "gpt-4.1", UserBackbone: "gpt-4.1"}
+	var b bytes.Buffer
+	writeSummary(&b, m, metrics.SummarizeRun(recs, units), recs, "runs/x")
+	golden(t, "run_summary_unscored.golden", b.String())
+	for _, bad := range []string{"0.0000\n", "0.0000 "} {
+		for _, line := range strings.Split(b.String(), "\n") {
+			if (strings.HasPrefix(line, "pass^") || strings.HasPrefix(line, "avg reward")) && strings.Contains(line+"\n", bad) {
+				t.Errorf("a missing value printed as 0: %q", line)
+			}
+		}
+	}
+}
+
 func TestProgressLine(t *testing.T) {
 	t.Parallel()
 	s := runner.Snapshot{Total: 200, Done: 50, Running: 10, Scored: 48, Passed: 30, Infra: 2, Tokens: 1_234_567, Cost: 3.456, Elapsed: 90 * time.Second}
@@ -81,5 +107,17 @@ func TestRunProgressOutput(t *testing.T) {
 		if tty != strings.Contains(e, "\r\033[K[") {
 			t.Errorf("tty %v: bar redraws present = %v:\n%q", tty, !tty, e)
 		}
+	}
+}
+
+// TestRunSummarySimulated: a sim run's summary says it is simulated.
+func TestRunSummarySimulated(t *testing.T) {
+	t.Parallel()
+	recs := []results.Record{{TaskID: "0", TerminationReason: evaluator.UserStop, RewardInfo: &evaluator.RewardInfo{Reward: 1}, Simulated: true}}
+	m := &results.Manifest{Domain: "airline", Agent: "baseline", Backbone: "sim", UserBackbone: "sim"}
+	var b bytes.Buffer
+	writeSummary(&b, m, metrics.SummarizeRun(recs, []results.UnitKey{{TaskID: "0"}}), recs, "runs/x")
+	if !strings.Contains(b.String(), "backbone sim (simulated") {
+		t.Errorf("summary of a sim run:\n%s", b.String())
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs/banking"
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/core/parallel"
 	"github.com/ledgerbench/ledgerbench/internal/engine/gold"
@@ -28,6 +29,7 @@ type verifyOptions struct {
 	Format string
 	// AllowModifiedData lets data files that differ from their pins through.
 	AllowModifiedData bool
+	Retrieval         retrievalOptions
 }
 
 func newCmdVerify(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *verifyOptions) error) *cobra.Command {
@@ -50,6 +52,12 @@ judge and are reported as not evaluated. Exits with status 3 if any task fails.
 			}
 			if len(opts.Domains) == 0 {
 				opts.Domains = domains.Names()
+				if opts.Retrieval != (retrievalOptions{}) {
+					opts.Domains = []string{banking.Name}
+				}
+			}
+			if err := opts.Retrieval.check(opts.Domains...); err != nil {
+				return err
 			}
 			return runF(cmd.Context(), s, opts)
 		},
@@ -60,6 +68,7 @@ judge and are reported as not evaluated. Exits with status 3 if any task fails.
 	cmd.Flags().IntVar(&opts.Limit, "limit", 0, "only the first N tasks")
 	addFormatFlags(cmd, &opts.Format, tableFormats...)
 	cmd.Flags().BoolVar(&opts.AllowModifiedData, "allow-modified-data", false, allowModifiedUsage)
+	addRetrievalFlags(cmd.Flags(), &opts.Retrieval)
 	return cmd
 }
 
@@ -88,7 +97,7 @@ func runVerify(ctx context.Context, s *Streams, opts *verifyOptions) error {
 		start := time.Now()
 		// The gold trajectories run while the pinned hashes are checked;
 		// their results are used only once the check has passed.
-		dom, verified, err := startDomain(domains.Load, name, opts.DataDir, opts.AllowModifiedData, s.ErrOut)
+		dom, verified, err := startDomain(opts.Retrieval.loader(), name, opts.DataDir, opts.AllowModifiedData, s.ErrOut)
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -61,9 +62,11 @@ Simulations are embedded 64 at a time as gzip-compressed chunks, decoded with th
 browser's DecompressionStream only when one of them is opened (--plain embeds plain
 JSON instead, for browsers without it; the page is ~20 times larger); the index
 pages 100 rows at a time. With --split (auto: runs over 5,000 simulations) the
-chunks go into a folder beside the page (FILE.chunks/, loaded with script tags,
-which work from file://); keep the two together. Domains found in the data
-directory give tasks and gold actions.`,
+chunks go into a folder beside the page named after it without its extension
+(--out airline.html: airline.chunks/), loaded with script tags, which work from
+file://; keep the two together. Domains found in the data directory give tasks
+and gold actions. --open opens the page in the default browser (xdg-open, open,
+or the Windows URL handler) and says so when that fails.`,
 		Example: `  ledgerbench view runs/airline-baseline runs/airline-ledger --out airline.html --open
   ledgerbench view gpt-4o-airline.json`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -99,7 +102,7 @@ directory give tasks and gold actions.`,
 	f.StringVar(&opts.Labels.UserBackbone, "user-backbone", "", "label every record with this user backbone")
 	f.IntVar(&opts.DBDiffs, "db-diffs", 25, "list the differing database fields of up to N simulations whose DB check failed (replays them; -1 for all)")
 	f.BoolVar(&opts.Plain, "plain", false, "embed simulations as plain JSON, not compressed (for browsers without DecompressionStream)")
-	f.StringVar(&opts.Split, "split", "auto", "write the compressed chunks into FILE.chunks/ beside the page: auto (over 5,000 simulations), always, never")
+	f.StringVar(&opts.Split, "split", "auto", "write the compressed chunks into a folder beside the page (--out airline.html: airline.chunks/): auto (over 5,000 simulations), always, never")
 	f.BoolVar(&opts.NoDomains, "no-domains", false, "do not load domains from the data directory (use only what records carry)")
 	return cmd
 }
@@ -119,13 +122,16 @@ func runView(ctx context.Context, s *Streams, opts *viewOptions) error {
 		cat, doms = report.LoadDomains(opts.DataDir, sources, noteTo(s.ErrOut))
 		report.AddShadowVerdicts(sources, doms)
 	}
+	for _, d := range report.Dropped(sources) {
+		fmt.Fprintf(s.ErrOut, "warning: %s (the page lists every record)\n", d)
+	}
 	n := 0
 	for _, src := range sources {
 		n += len(src.Records)
 	}
 	vo := view.Options{Title: view.Title(opts.Inputs), Catalog: cat, Domains: doms, MaxDBDiffs: opts.DBDiffs, Plain: opts.Plain}
 	if !opts.Plain && (opts.Split == "always" || opts.Split == "auto" && n > splitAt) {
-		vo.ChunkDir = strings.TrimSuffix(opts.Out, filepath.Ext(opts.Out)) + ".chunks"
+		vo.ChunkDir = chunkDir(opts.Out)
 		// Chunks of an earlier page must not mix with this one's.
 		if err := os.RemoveAll(vo.ChunkDir); err != nil {
 			return fmt.Errorf("view: %w", err)
@@ -150,14 +156,33 @@ func runView(ctx context.Context, s *Streams, opts *viewOptions) error {
 	}
 	if opts.Open {
 		abs, _ := filepath.Abs(opts.Out)
-		if err := openBrowser(abs); err != nil {
+		if err := openBrowser(ctx, abs, openWait); err != nil {
 			fmt.Fprintf(s.ErrOut, "note: could not open a browser (%v); open file://%s\n", err, abs)
 		}
 	}
 	return nil
 }
 
-func openBrowser(path string) error {
+// chunkDir is the folder of a split page's chunks: the page's path without
+// its extension, plus ".chunks" (airline.html: airline.chunks), or the whole
+// path plus ".chunks" when that would be the page itself.
+func chunkDir(page string) string {
+	d := strings.TrimSuffix(page, filepath.Ext(page)) + ".chunks"
+	if d == page {
+		d = page + ".chunks"
+	}
+	return d
+}
+
+// openWait is how long --open waits for the opener to report a failure; an
+// opener still running then (one that stays with the browser it started) is
+// taken to have opened the page.
+const openWait = 5 * time.Second
+
+// openBrowser opens path with the platform's opener and returns its failure:
+// a missing opener, or one that exits with an error within wait (xdg-open
+// does when it finds no browser), with what it printed.
+func openBrowser(ctx context.Context, path string, wait time.Duration) error {
 	var c *exec.Cmd
 	switch runtime.GOOS {
 	case "darwin":
@@ -167,9 +192,25 @@ func openBrowser(path string) error {
 	default:
 		c = exec.Command("xdg-open", path)
 	}
+	var out bytes.Buffer
+	c.Stdout, c.Stderr = &out, &out
 	if err := c.Start(); err != nil {
 		return err
 	}
-	go func() { _ = c.Wait() }()
-	return nil
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			if msg := strings.TrimSpace(out.String()); msg != "" {
+				return fmt.Errorf("%s: %w: %s", filepath.Base(c.Path), err, truncate(msg, 300))
+			}
+			return fmt.Errorf("%s: %w", filepath.Base(c.Path), err)
+		}
+		return nil
+	case <-time.After(wait):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

@@ -333,3 +333,42 @@ func TestViewSplitFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestViewNLUnjudged: the reward panel of a simulation whose NL assertions
+// were not judged says so (it does not show a verdict), a vacuous
+// NL_ASSERTION 1 (a task without assertions) is named vacuous, and the
+// index notes the group.
+func TestViewNLUnjudged(t *testing.T) {
+	t.Parallel()
+	b := viewtest.Chromium(t)
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run")
+	mustRun(t, "run", "--domain", "retail", "--backbone", "sim", "--user-backbone", "sim", "--no-judge", "--limit", "3", "--trials", "1", "--quiet", "--out", run)
+	page := filepath.Join(dir, "view.html")
+	mustRun(t, "view", run, "--out", page)
+	// The rendered reward panel (the page's script holds the texts too).
+	panel := func(frag string) string {
+		dom := openPage(t, b, page, frag)
+		i := strings.Index(dom, `id="reward"`)
+		if i < 0 {
+			t.Fatalf("#%s: no reward panel", frag)
+		}
+		end := strings.Index(dom[i:], "<h3>")
+		if end < 0 {
+			end = len(dom) - i
+		}
+		return dom[i : i+end]
+	}
+	// Retail tasks 0 and 1 have no NL assertions, task 2 has (index order:
+	// task, then trial).
+	if p := panel("sim/2"); !strings.Contains(p, "NL assertions not judged (--no-judge): this reward omits NL_ASSERTION") {
+		t.Errorf("the unjudged simulation's reward panel does not say so: %q", p)
+	}
+	if p := panel("sim/0"); !strings.Contains(p, "NL_ASSERTION 1 (no NL assertions to judge)") || strings.Contains(p, "not judged") {
+		t.Errorf("the vacuous NL_ASSERTION of task 0 is not named vacuous: %q", p)
+	}
+	dom := openPage(t, b, page, "index")
+	if i := strings.Index(dom, `class="muted group-note"`); i < 0 || !strings.Contains(dom[i:], "NL assertions not judged (--no-judge) in 1 of 3 scored simulations") {
+		t.Errorf("the index does not note the unjudged group")
+	}
+}

@@ -5,6 +5,7 @@
 package domains
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/airline"
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs/banking"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/retail"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/telecom"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/telehealth"
@@ -30,6 +32,40 @@ type entry struct {
 	solo func(root string) (envs.Domain, error)
 	// derive builds the files derived from the pulled data (nil: none).
 	derive func(root string) ([]File, error)
+	// loadWith loads the domain with Options (nil: the domain takes none).
+	loadWith func(root string, o Options) (envs.Domain, error)
+}
+
+// Options are the load-time choices a domain takes (banking_knowledge's
+// retrieval variant and what its retrieval engines need).
+type Options struct {
+	Banking banking.Options
+}
+
+// Set reports whether any option differs from its default.
+func (o Options) Set() bool { return o.Banking.Variant != "" || len(o.Banking.Kwargs) > 0 }
+
+// LoadWith loads a domain with options; a domain that takes none refuses
+// options that are set.
+func LoadWith(name, root string, o Options) (envs.Domain, error) {
+	e, err := lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	if e.loadWith == nil {
+		if o.Set() {
+			return nil, fmt.Errorf("domain %s has no retrieval configurations (only banking_knowledge has)", name)
+		}
+		return load(name, root, false)
+	}
+	d, err := e.loadWith(root, o)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("load %s from %s: %w: %w (run `ledgerbench data pull` first, or pass --data)", name, root, ErrNoData, err)
+		}
+		return nil, fmt.Errorf("load %s: %w", name, err)
+	}
+	return d, nil
 }
 
 // list is fixed at compile time; it holds no state. Its names are
@@ -43,6 +79,8 @@ var list = []entry{
 		solo: func(r string) (envs.Domain, error) { return telecom.LoadSolo(r, telecom.Workflow) }},
 	{name: "telehealth", load: func(r string) (envs.Domain, error) { return telehealth.Load(r) },
 		derive: telehealthTasksJSON},
+	{name: "banking_knowledge", load: func(r string) (envs.Domain, error) { return banking.Load(r) },
+		loadWith: func(r string, o Options) (envs.Domain, error) { return banking.LoadVariant(r, o.Banking) }},
 }
 
 // Names lists the domain names in order.
@@ -151,4 +189,48 @@ func telehealthTasksJSON(root string) ([]File, error) {
 		out = append(out, File{Path: filepath.Join(th, "tasks_"+split+".json"), Data: j})
 	}
 	return out, nil
+}
+
+// RetrievalOptions checks upstream's --retrieval-config and
+// --retrieval-config-kwargs for a domain (banking_knowledge only: the
+// variant must be one of banking.VariantNames, the kwargs a JSON object of
+// valid overrides) and returns the load options. The error names the flag;
+// "" for both leaves the domain's default.
+func RetrievalOptions(domain, config, kwargs string) (Options, error) {
+	var o Options
+	if config == "" && kwargs == "" {
+		return o, nil
+	}
+	if domain != banking.Name {
+		return o, fmt.Errorf("--retrieval-config applies to %s only, not %s", banking.Name, domain)
+	}
+	if kwargs != "" && !json.Valid([]byte(kwargs)) {
+		return o, fmt.Errorf("--retrieval-config-kwargs %q: not JSON", kwargs)
+	}
+	name := config
+	if name == "" {
+		name = banking.DefaultVariant
+	}
+	if _, err := banking.ResolveVariant(name, json.RawMessage(kwargs)); err != nil {
+		flag := "--retrieval-config-kwargs"
+		if errors.Is(err, banking.ErrUnknownVariant) {
+			flag = "--retrieval-config"
+		}
+		return o, fmt.Errorf("%s: %w", flag, err)
+	}
+	o.Banking = banking.Options{Variant: config, Kwargs: json.RawMessage(kwargs)}
+	return o, nil
+}
+
+// OfflineVariant is the banking_knowledge retrieval variant of offline jobs
+// (`make run`, the tests over every domain): BM25 search, no endpoint.
+const OfflineVariant = "bm25"
+
+// LoadOffline loads a domain with options that need no model endpoint and
+// no sandbox (banking_knowledge with OfflineVariant; the others as Load).
+func LoadOffline(name, root string) (envs.Domain, error) {
+	if name == banking.Name {
+		return LoadWith(name, root, Options{Banking: banking.Options{Variant: OfflineVariant}})
+	}
+	return Load(name, root)
 }

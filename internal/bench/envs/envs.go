@@ -8,7 +8,11 @@ package envs
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
 
+	"github.com/ledgerbench/ledgerbench/internal/core/fault"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/core/tool"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
@@ -77,6 +81,23 @@ func Describe(d Domain) error {
 	return nil
 }
 
+// Preparer is implemented by domains whose tools need resources a job
+// must have before it starts (banking_knowledge's retrieval pipelines:
+// embeddings endpoints, sandboxes). Prepare builds them and returns the
+// error naming what is missing; a job that shows tools to a model calls it
+// (envs.Prepare) after Describe, before the first simulation.
+type Preparer interface {
+	Prepare() error
+}
+
+// Prepare builds a domain's job resources when it has any (Preparer).
+func Prepare(d Domain) error {
+	if x, ok := d.(Preparer); ok {
+		return x.Prepare()
+	}
+	return nil
+}
+
 // ToolKinder is implemented by domains that find a tool's kind without
 // their tool descriptions (see Describer).
 type ToolKinder interface {
@@ -107,11 +128,51 @@ func ToolInfo(d Domain, requestor message.Requestor, name string) (tool.Info, bo
 	return tool.Info{}, false
 }
 
+// CheckTool returns an error naming the tool and the requestor's tools when
+// the requestor ("assistant" or "user") has no tool of that name.
+func CheckTool(d Domain, requestor message.Requestor, name string) error {
+	var list []tool.Info
+	switch requestor {
+	case message.ByAssistant:
+		list = d.AgentTools()
+	case message.ByUser:
+		list = d.UserTools()
+	default:
+		return fmt.Errorf("tool %q: requestor %q: want assistant or user", name, requestor)
+	}
+	names := make([]string, len(list))
+	for i, t := range list {
+		if t.Name == name {
+			return nil
+		}
+		names[i] = t.Name
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("unknown tool %q: %s has no %s tools", name, d.Name(), requestor)
+	}
+	return fmt.Errorf("unknown tool %q for the %s (%s tools: %s)", name, requestor, d.Name(), strings.Join(names, ", "))
+}
+
 // Respond executes a tool call and returns the tool message (upstream's
 // get_response): content is the formatted result, or "Error: " plus the
 // exception text with Error set; the environment syncs after a successful
 // call.
 func Respond(ctx context.Context, e Env, call message.ToolCall) message.Message {
+	msg, _ := respond(ctx, e, call)
+	return msg
+}
+
+// RespondErr is Respond for a simulation loop: a call whose error is an
+// infrastructure failure (a tool's endpoint or sandbox failed: the error
+// wraps fault.ErrInfrastructure) or the context's end is returned as that
+// error, with no tool message, so the simulation ends as an
+// infrastructure error instead of showing the model a failure that is not
+// its own.
+func RespondErr(ctx context.Context, e Env, call message.ToolCall) (message.Message, error) {
+	return respond(ctx, e, call)
+}
+
+func respond(ctx context.Context, e Env, call message.ToolCall) (message.Message, error) {
 	req := call.Requestor
 	if req == "" {
 		req = message.ByAssistant
@@ -119,11 +180,77 @@ func Respond(ctx context.Context, e Env, call message.ToolCall) message.Message 
 	msg := message.Message{Role: message.Tool, ToolCallID: call.ID, Requestor: req}
 	res, err := e.Call(ctx, req, call.Name, call.Arguments)
 	if err != nil {
+		var infra error
+		if errors.Is(err, fault.ErrInfrastructure) || ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			infra = err
+		}
 		msg.Content = "Error: " + err.Error()
 		msg.Error = true
-		return msg
+		return msg, infra
 	}
 	msg.Content = tool.Content(res)
 	e.Sync()
-	return msg
+	return msg, nil
+}
+
+// Initializer is implemented by the states of domains whose tasks can patch
+// the databases before the conversation (a task's initialization_data:
+// agent_data and user_data, each upstream's update_db).
+type Initializer interface {
+	Initialize(agentData, userData json.RawMessage) error
+}
+
+// TaskEnver is implemented by domains whose fresh state depends on the task
+// (banking_knowledge logs the discoverable reads its gold trajectory
+// needs); NewTaskEnv replaces NewEnv wherever a task is known.
+type TaskEnver interface {
+	NewTaskEnv(task *tasks.Task) Env
+}
+
+// NewTaskEnv returns a fresh state for a task.
+func NewTaskEnv(d Domain, task *tasks.Task) Env {
+	if x, ok := d.(TaskEnver); ok && task != nil {
+		return x.NewTaskEnv(task)
+	}
+	return d.NewEnv()
+}
+
+// TaskPolicier is implemented by domains whose agent policy can depend on
+// the task (banking_knowledge's golden_retrieval inlines the task's
+// documents); PolicyPerTask says whether it does for this domain value.
+type TaskPolicier interface {
+	TaskPolicy(task *tasks.Task) string
+	PolicyPerTask() bool
+}
+
+// TaskPolicy is the policy the agent gets for a task.
+func TaskPolicy(d Domain, task *tasks.Task) string {
+	if x, ok := d.(TaskPolicier); ok && x.PolicyPerTask() {
+		return x.TaskPolicy(task)
+	}
+	return d.Policy()
+}
+
+// PolicyPerTask reports whether the agent's policy depends on the task.
+func PolicyPerTask(d Domain) bool {
+	x, ok := d.(TaskPolicier)
+	return ok && x.PolicyPerTask()
+}
+
+// StateMutator is implemented by domains where a tool's kind does not say
+// whether it changes state (upstream's mutates_state: generic tools that
+// mutate, hidden tools called by name).
+type StateMutator interface {
+	MutatesState(requestor message.Requestor, name string) (mutates, ok bool)
+}
+
+// Mutates reports whether a tool changes state (upstream's
+// tool_mutates_state, which decides what an evaluation replays): the
+// domain's answer, else whether it is a write tool.
+func Mutates(d Domain, requestor message.Requestor, name string) (mutates, ok bool) {
+	if x, ok := d.(StateMutator); ok {
+		return x.MutatesState(requestor, name)
+	}
+	k, ok := ToolKind(d, requestor, name)
+	return k == tool.Write, ok
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
-	"github.com/ledgerbench/ledgerbench/internal/core/tool"
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
@@ -69,10 +68,16 @@ func Evaluate(ctx context.Context, dom envs.Domain, task *tasks.Task, traj []mes
 // applied (initialization data and actions), as upstream's set_state does
 // before any message history.
 func NewInitializedEnv(ctx context.Context, dom envs.Domain, task *tasks.Task) (envs.Env, error) {
-	env := dom.NewEnv()
+	env := envs.NewTaskEnv(dom, task)
 	if s := task.InitialState; s != nil {
 		if d := s.InitializationData; d != nil && (isSet(d.AgentData) || isSet(d.UserData)) {
-			return nil, fmt.Errorf("task %s: initialization_data is not supported by this port (no shipped task uses it)", task.ID)
+			in, ok := env.(envs.Initializer)
+			if !ok {
+				return nil, fmt.Errorf("task %s: initialization_data is not supported by this domain (no shipped task of it uses it)", task.ID)
+			}
+			if err := in.Initialize(d.AgentData, d.UserData); err != nil {
+				return nil, fmt.Errorf("task %s: initialization data: %w", task.ID, err)
+			}
 		}
 		for i, a := range s.InitializationActions {
 			if _, err := env.RunFunction(ctx, message.Requestor(a.EnvType), a.FuncName, a.Arguments); err != nil {
@@ -179,8 +184,8 @@ func ReplayExchanges(traj []message.Message) ([]message.Exchange, error) {
 // holds is a hallucinated tool and a no-op.
 func mutates(dom envs.Domain, name string) bool {
 	for _, side := range []message.Requestor{message.ByAssistant, message.ByUser} {
-		if k, ok := envs.ToolKind(dom, side, name); ok {
-			return k == tool.Write
+		if m, ok := envs.Mutates(dom, side, name); ok {
+			return m
 		}
 	}
 	return false

@@ -14,6 +14,7 @@ package evaluator
 import (
 	"context"
 	"math"
+	"slices"
 
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
@@ -62,6 +63,25 @@ type RewardInfo struct {
 	// JudgeUsage and JudgeCost account for the NL judge's model call.
 	JudgeUsage *message.Usage `json:"judge_usage,omitempty"`
 	JudgeCost  float64        `json:"judge_cost,omitempty"`
+}
+
+// NLUnjudged reports whether the reward's NL assertions were not judged
+// (a run with --no-judge): the evaluator says so (NotEvaluated), or, in a
+// results file that does not, the basis has NL_ASSERTION while the
+// breakdown of a scored simulation holds no NL verdict (upstream's
+// evaluator always writes one).
+func (ri *RewardInfo) NLUnjudged() bool {
+	if ri == nil {
+		return false
+	}
+	if slices.Contains(ri.NotEvaluated, tasks.RewardNLAssertion) {
+		return true
+	}
+	if !slices.Contains(ri.RewardBasis, tasks.RewardNLAssertion) || len(ri.RewardBreakdown) == 0 {
+		return false
+	}
+	_, ok := ri.RewardBreakdown[tasks.RewardNLAssertion]
+	return !ok
 }
 
 // Success reports whether a reward counts as a pass (within 1e-6 of 1).

@@ -78,6 +78,11 @@ type Manifest struct {
 	// "tau-trait" (τ-Trait's ToolCallingAgent loop). Max steps and max
 	// errors bound the tau2 loop only; tau-trait's is 30 agent steps.
 	Loop string `json:"loop,omitempty"`
+	// RetrievalConfig is banking_knowledge's retrieval variant (upstream's
+	// --retrieval-config; the default alltools when none was given) and
+	// RetrievalConfigKwargs its overrides as given.
+	RetrievalConfig       string          `json:"retrieval_config,omitempty"`
+	RetrievalConfigKwargs json.RawMessage `json:"retrieval_config_kwargs,omitempty"`
 	// Defaults lists the upstream defaults the run applied because no flag
 	// named them (e.g. τ²-bench's default user simulator).
 	Defaults []string `json:"defaults,omitempty"`

@@ -2,6 +2,7 @@ package results
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
@@ -10,14 +11,17 @@ import (
 // Record is one finished simulation: what τ²-bench's SimulationRun carries
 // plus ledgerbench's own fields. It is one line of simulations.jsonl.
 type Record struct {
-	ID                string                `json:"id"`
-	TaskID            string                `json:"task_id"`
-	Trial             int                   `json:"trial"`
-	Seed              int64                 `json:"seed"`
-	Domain            string                `json:"domain"`
-	Agent             string                `json:"agent"`
-	Backbone          string                `json:"backbone"`
-	UserBackbone      string                `json:"user_backbone"`
+	ID           string `json:"id"`
+	TaskID       string `json:"task_id"`
+	Trial        int    `json:"trial"`
+	Seed         int64  `json:"seed"`
+	Domain       string `json:"domain"`
+	Agent        string `json:"agent"`
+	Backbone     string `json:"backbone"`
+	UserBackbone string `json:"user_backbone"`
+	// Trait is the τ-Trait user's traits ("confusion=low,impatience=high",
+	// or the trait a recorded file's name gives), empty without traits.
+	Trait             string                `json:"trait,omitempty"`
 	TerminationReason evaluator.Termination `json:"termination_reason"`
 	RewardInfo        *evaluator.RewardInfo `json:"reward_info,omitempty"`
 	Messages          []message.Message     `json:"messages"`
@@ -53,6 +57,33 @@ type Record struct {
 	UserInfo json.RawMessage `json:"user_info,omitempty"`
 	// Simulated marks records produced by the offline sim backbone.
 	Simulated bool `json:"simulated,omitempty"`
+	// Unknown names the cost and usage fields whose value is not known (a
+	// model backbone without a price, a results file that does not record
+	// them): they read 0 but are not 0. Records written before the field
+	// existed name none (their values read as recorded). Offline backbones
+	// (gold, sim, replay) cost nothing, known.
+	Unknown []string `json:"unknown,omitempty"`
+}
+
+// Fields of Record.Unknown.
+const (
+	UnknownAgentCost  = "agent_cost"
+	UnknownUserCost   = "user_cost"
+	UnknownJudgeCost  = "judge_cost"
+	UnknownAgentUsage = "agent_usage" // also the agent's model calls
+	UnknownUserUsage  = "user_usage"
+	UnknownJudgeUsage = "judge_usage"
+)
+
+// IsUnknown reports whether the record's field (an Unknown* name) is not
+// known.
+func (r *Record) IsUnknown(field string) bool { return slices.Contains(r.Unknown, field) }
+
+// MarkUnknown adds field to Unknown (once).
+func (r *Record) MarkUnknown(field string) {
+	if !r.IsUnknown(field) {
+		r.Unknown = append(r.Unknown, field)
+	}
 }
 
 // Reward returns the record's reward (0 without reward info).

@@ -2,6 +2,7 @@ package results
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -99,8 +100,16 @@ func ReadTau2(path string) (*Tau2File, error) {
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("%s: not a τ²-bench results file: %w", path, errext.JSON(err))
 	}
+	if f.Simulations == nil {
+		return nil, fmt.Errorf("%s: %w: a JSON object without a \"simulations\" list (want a run directory, a τ²-bench results JSON or a τ-bench v1 results list)", path, ErrNotResults)
+	}
 	return &f, nil
 }
+
+// ErrNotResults is wrapped by the readers' error for a JSON file that is
+// not a results file (an object without simulations, a list of other
+// objects).
+var ErrNotResults = errors.New("not a results file")
 
 // Message converts a recorded message to ours.
 func (m Tau2Message) Message() message.Message {

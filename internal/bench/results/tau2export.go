@@ -38,6 +38,10 @@ type tau2Info struct {
 	AgentInfo       tau2AgentInfo `json:"agent_info"`
 	EnvironmentInfo tau2EnvInfo   `json:"environment_info"`
 	Seed            int64         `json:"seed"`
+	// RetrievalConfig and RetrievalConfigKwargs are upstream's (for
+	// banking_knowledge only; absent elsewhere).
+	RetrievalConfig       string          `json:"retrieval_config,omitempty"`
+	RetrievalConfigKwargs json.RawMessage `json:"retrieval_config_kwargs,omitempty"`
 	// Ledgerbench is ledgerbench's own key (absent from upstream's files):
 	// it keeps a sim run's "simulated" label through export and import.
 	Ledgerbench *tau2Ledgerbench `json:"ledgerbench,omitempty"`
@@ -45,6 +49,8 @@ type tau2Info struct {
 
 type tau2Ledgerbench struct {
 	Simulated bool `json:"simulated"`
+	// Trait is the records' user trait label (Record.Trait).
+	Trait string `json:"trait,omitempty"`
 }
 
 type tau2UserInfo struct {
@@ -74,8 +80,8 @@ type tau2SimOut struct {
 	EndTime           string         `json:"end_time"`
 	Duration          float64        `json:"duration"`
 	TerminationReason string         `json:"termination_reason"`
-	AgentCost         float64        `json:"agent_cost"`
-	UserCost          float64        `json:"user_cost"`
+	AgentCost         *float64       `json:"agent_cost"` // null: unknown (no price)
+	UserCost          *float64       `json:"user_cost"`
 	RewardInfo        *tau2RewardOut `json:"reward_info"`
 	Messages          []any          `json:"messages"`
 	Trial             int            `json:"trial"`
@@ -140,9 +146,11 @@ func Tau2Export(m *Manifest, recs []Record, env Tau2Env) ([]byte, error) {
 			MaxErrors: m.MaxErrors,
 			UserInfo: tau2UserInfo{Implementation: "user_simulator", LLM: m.UserBackbone,
 				LLMArgs: llmArgs(m, m.UserBackbone)},
-			AgentInfo:       tau2AgentInfo{Implementation: m.Agent, LLM: m.Backbone, LLMArgs: llmArgs(m, m.Backbone)},
-			EnvironmentInfo: tau2EnvInfo{DomainName: m.Domain, Policy: env.Policy, ToolDefs: json.RawMessage("null")},
-			Seed:            m.Seed,
+			AgentInfo:             tau2AgentInfo{Implementation: m.Agent, LLM: m.Backbone, LLMArgs: llmArgs(m, m.Backbone)},
+			EnvironmentInfo:       tau2EnvInfo{DomainName: m.Domain, Policy: env.Policy, ToolDefs: json.RawMessage("null")},
+			Seed:                  m.Seed,
+			RetrievalConfig:       m.RetrievalConfig,
+			RetrievalConfigKwargs: m.RetrievalConfigKwargs,
 		},
 		Tasks:       env.Tasks,
 		Simulations: make([]tau2SimOut, 0, len(recs)),
@@ -154,9 +162,12 @@ func Tau2Export(m *Manifest, recs []Record, env Tau2Env) ([]byte, error) {
 		out.Info.UserInfo = tau2UserInfo{Implementation: DummyUserImplementation, LLMArgs: map[string]any{}}
 	}
 	for i := range recs {
-		if recs[i].Simulated {
-			out.Info.Ledgerbench = &tau2Ledgerbench{Simulated: true}
-			break
+		if recs[i].Simulated || recs[i].Trait != "" {
+			if out.Info.Ledgerbench == nil {
+				out.Info.Ledgerbench = &tau2Ledgerbench{}
+			}
+			out.Info.Ledgerbench.Simulated = out.Info.Ledgerbench.Simulated || recs[i].Simulated
+			out.Info.Ledgerbench.Trait = cmpOr(out.Info.Ledgerbench.Trait, recs[i].Trait)
 		}
 	}
 	if out.Tasks == nil {
@@ -208,7 +219,8 @@ func tau2Sim(r *Record) tau2SimOut {
 	s := tau2SimOut{
 		ID: r.ID, TaskID: r.TaskID, Timestamp: r.EndTime, StartTime: r.StartTime, EndTime: r.EndTime,
 		Duration: r.Duration, TerminationReason: string(r.TerminationReason),
-		AgentCost: r.AgentCost, UserCost: r.UserCost, Trial: r.Trial, Seed: r.Seed, Mode: "half_duplex",
+		AgentCost: knownCost(r, UnknownAgentCost, r.AgentCost), UserCost: knownCost(r, UnknownUserCost, r.UserCost),
+		Trial: r.Trial, Seed: r.Seed, Mode: "half_duplex",
 		Messages: make([]any, 0, len(r.Messages)),
 	}
 	if ri := r.RewardInfo; ri != nil {
@@ -225,6 +237,15 @@ func tau2Sim(r *Record) tau2SimOut {
 		s.Messages = append(s.Messages, tau2Msg(m))
 	}
 	return s
+}
+
+// knownCost is the cost, nil (null, as upstream writes a cost it could not
+// compute) when the record has it unknown.
+func knownCost(r *Record, field string, x float64) *float64 {
+	if r.IsUnknown(field) {
+		return nil
+	}
+	return &x
 }
 
 func tau2Msg(m message.Message) any {
@@ -282,8 +303,9 @@ type tau2InfoIn struct {
 		DomainName string `json:"domain_name"`
 		Policy     string `json:"policy"`
 	} `json:"environment_info"`
-	Seed        *int64           `json:"seed"`
-	Ledgerbench *tau2Ledgerbench `json:"ledgerbench"`
+	Seed            *int64           `json:"seed"`
+	RetrievalConfig *string          `json:"retrieval_config"`
+	Ledgerbench     *tau2Ledgerbench `json:"ledgerbench"`
 }
 
 // Tau2Meta is what a τ²-bench results file says about its run.
@@ -297,8 +319,13 @@ type Tau2Meta struct {
 	MaxErrors    int
 	Seed         int64
 	Policy       string
-	// Simulated marks a ledgerbench export of a sim-backbone run.
+	// RetrievalConfig is banking_knowledge's retrieval variant (info's
+	// retrieval_config; "" when the file has none).
+	RetrievalConfig string
+	// Simulated marks a ledgerbench export of a sim-backbone run; Trait is
+	// a ledgerbench export's user trait label.
 	Simulated bool
+	Trait     string
 }
 
 // Meta reads the run description from the file's info.
@@ -315,7 +342,12 @@ func (f *Tau2File) Meta() (Tau2Meta, error) {
 	if in.Seed != nil {
 		m.Seed = *in.Seed
 	}
-	m.Simulated = in.Ledgerbench != nil && in.Ledgerbench.Simulated
+	if lb := in.Ledgerbench; lb != nil {
+		m.Simulated, m.Trait = lb.Simulated, lb.Trait
+	}
+	if in.RetrievalConfig != nil {
+		m.RetrievalConfig = *in.RetrievalConfig
+	}
 	return m, nil
 }
 
@@ -334,25 +366,62 @@ func FromTau2(f *Tau2File) ([]Record, error) {
 			Backbone: meta.Backbone, UserBackbone: meta.UserBackbone,
 			TerminationReason: evaluator.Termination(s.TerminationReason),
 			Messages:          s.Trajectory(), StartTime: s.StartTime, EndTime: s.EndTime, Duration: s.Duration,
-			Simulated: meta.Simulated,
+			Simulated: meta.Simulated, Trait: meta.Trait,
 		}
 		if s.Seed != nil {
 			r.Seed = *s.Seed
 		}
+		// What the file does not record is unknown, not 0: a null cost, a
+		// role's usage when none of its messages carries any, the judge's
+		// usage and cost where it judged NL assertions (a results file never
+		// holds them).
 		if s.AgentCost != nil {
 			r.AgentCost = *s.AgentCost
+		} else {
+			r.MarkUnknown(UnknownAgentCost)
 		}
 		if s.UserCost != nil {
 			r.UserCost = *s.UserCost
+		} else {
+			r.MarkUnknown(UnknownUserCost)
 		}
 		if s.RewardInfo != nil && len(s.RewardInfo.Raw) > 0 && string(s.RewardInfo.Raw) != "null" {
 			var ri evaluator.RewardInfo
 			if err := json.Unmarshal(s.RewardInfo.Raw, &ri); err != nil {
 				return nil, fmt.Errorf("simulation %d (task %s): reward_info: %w", i, s.TaskID, err)
 			}
+			// What a ledgerbench export keeps in info: the notes and the
+			// components not evaluated (NL assertions not judged).
+			var own struct {
+				Info struct {
+					Ledgerbench struct {
+						Notes        []string           `json:"notes"`
+						NotEvaluated []tasks.RewardType `json:"not_evaluated"`
+					} `json:"ledgerbench"`
+				} `json:"info"`
+			}
+			if json.Unmarshal(s.RewardInfo.Raw, &own) == nil {
+				if len(ri.NotEvaluated) == 0 {
+					ri.NotEvaluated = own.Info.Ledgerbench.NotEvaluated
+				}
+				if len(ri.Notes) == 0 {
+					ri.Notes = own.Info.Ledgerbench.Notes
+				}
+			}
 			r.RewardInfo = &ri
+			if len(ri.NLAssertions) > 0 {
+				r.MarkUnknown(UnknownJudgeUsage)
+				r.MarkUnknown(UnknownJudgeCost)
+			}
 		}
+		var agentMsgs, userMsgs int
 		for _, m := range r.Messages {
+			switch m.Role {
+			case message.Assistant:
+				agentMsgs++
+			case message.User:
+				userMsgs++
+			}
 			switch {
 			case m.Role == message.Assistant && m.Usage != nil:
 				r.AgentUsage = r.AgentUsage.Add(*m.Usage)
@@ -364,6 +433,12 @@ func FromTau2(f *Tau2File) ([]Record, error) {
 			if m.Role == message.Tool && m.Error {
 				r.NumErrors++
 			}
+		}
+		if agentMsgs > 0 && r.AgentCalls == 0 {
+			r.MarkUnknown(UnknownAgentUsage)
+		}
+		if userMsgs > 0 && r.UserCalls == 0 {
+			r.MarkUnknown(UnknownUserUsage)
 		}
 		out = append(out, r)
 	}

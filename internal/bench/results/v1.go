@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,6 +28,30 @@ type V1Result struct {
 	Traj   []V1Message     `json:"traj"`
 	Trial  int             `json:"trial"`
 }
+
+// UnmarshalJSON decodes an entry and requires its task_id and reward: a list
+// of other objects (a tasks.json, say) is not a results list.
+func (res *V1Result) UnmarshalJSON(data []byte) error {
+	type plain V1Result
+	var p struct {
+		plain
+		TaskID *V1TaskID `json:"task_id"`
+		Reward *float64  `json:"reward"`
+	}
+	if err := json.Unmarshal(data, &p); err != nil {
+		return err
+	}
+	if p.TaskID == nil || p.Reward == nil {
+		return errNotV1Entry
+	}
+	*res = V1Result(p.plain)
+	res.TaskID, res.Reward = *p.TaskID, *p.Reward
+	return nil
+}
+
+// errNotV1Entry is a list entry without the task_id and reward every
+// EnvRunResult has.
+var errNotV1Entry = errors.New(`an entry without "task_id" and "reward"`)
 
 // V1TaskID is a task index written as a number (upstream) or a string.
 type V1TaskID string
@@ -115,6 +140,9 @@ type V1Labels struct {
 	Agent        string
 	Backbone     string
 	UserBackbone string
+	// Trait is the user's trait (τ-Trait's published files are named after
+	// it: confusion_telehealth.json; "none" is no trait).
+	Trait string
 }
 
 // τ-bench / τ-Trait checkpoint names:
@@ -140,6 +168,17 @@ func V1LabelsFromName(path string) V1Labels {
 		if model, ok := strings.CutSuffix(name, "-"+d); ok && model != "" {
 			return V1Labels{Domain: d, Agent: "baseline", Backbone: model}
 		}
+		// τ-Trait's published trajectories: {trait}_{domain} or
+		// {domain}_{trait}, by its tool-calling agent.
+		for _, t := range append(known.Traits(), "none") {
+			if name == t+"_"+d || name == d+"_"+t {
+				l := V1Labels{Domain: d, Agent: "baseline"}
+				if t != "none" {
+					l.Trait = t
+				}
+				return l
+			}
+		}
 	}
 	return V1Labels{}
 }
@@ -157,6 +196,7 @@ func ReadV1(path string, labels V1Labels) ([]Record, error) {
 	labels.Agent = cmpOr(labels.Agent, fromName.Agent)
 	labels.Backbone = cmpOr(labels.Backbone, fromName.Backbone)
 	labels.UserBackbone = cmpOr(labels.UserBackbone, fromName.UserBackbone)
+	labels.Trait = cmpOr(labels.Trait, fromName.Trait)
 	recs, err := ParseV1(data, labels)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -174,6 +214,13 @@ func ReadV1(path string, labels V1Labels) ([]Record, error) {
 func ParseV1(data []byte, labels V1Labels) ([]Record, error) {
 	var list []V1Result
 	if err := json.Unmarshal(data, &list); err != nil {
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.Is(err, errNotV1Entry):
+			return nil, fmt.Errorf("%w: a JSON list whose entries are not τ-bench v1 results ({task_id, reward, info, traj, trial}): %w", ErrNotResults, err)
+		case errors.As(err, &te) && te.Field == "":
+			return nil, fmt.Errorf("%w: a JSON list of %ss, not of τ-bench v1 results ({task_id, reward, info, traj, trial})", ErrNotResults, te.Value)
+		}
 		return nil, fmt.Errorf("not a τ-bench v1 results list: %w", errext.JSON(err))
 	}
 	if labels.Domain == "" {
@@ -221,6 +268,7 @@ func (res V1Result) Record(labels V1Labels) (Record, error) {
 		Agent:        labels.Agent,
 		Backbone:     labels.Backbone,
 		UserBackbone: labels.UserBackbone,
+		Trait:        labels.Trait,
 	}
 	var info v1Info
 	if len(res.Info) > 0 && string(res.Info) != "null" {
@@ -228,8 +276,13 @@ func (res V1Result) Record(labels V1Labels) (Record, error) {
 			return rec, fmt.Errorf("info: %w", err)
 		}
 	}
+	// A v1 list records no usage and no agent cost; the user's cost when
+	// the harness wrote one. Its reward has no judge (nothing to pay).
+	rec.Unknown = []string{UnknownAgentCost, UnknownAgentUsage, UnknownUserUsage}
 	if info.UserCost != nil {
 		rec.UserCost = *info.UserCost
+	} else {
+		rec.MarkUnknown(UnknownUserCost)
 	}
 	msgs, err := v1Messages(res.Traj)
 	if err != nil {

@@ -188,13 +188,22 @@ func (d *decoder) value(n *yaml.Node, f reflect.Value, path Path, label string, 
 	what := label + strings.Join(rel, ".")
 	t := f.Type()
 	switch {
-	case t.Kind() == reflect.Struct && t != durationType:
+	case t.Kind() == reflect.Struct && t != durationType,
+		t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct && t.Elem() != durationType: // price: given means set
 		if isNull(n) {
 			return
 		}
+		st := t
+		if t.Kind() == reflect.Pointer {
+			st = t.Elem()
+		}
 		if n.Kind != yaml.MappingNode {
-			d.add(n.Line, path, fmt.Sprintf("%s: want a mapping (%s), found %s", what, someKeys(t), nodeKind(n)))
+			d.add(n.Line, path, fmt.Sprintf("%s: want a mapping (%s), found %s", what, someKeys(st), nodeKind(n)))
 			return
+		}
+		if t.Kind() == reflect.Pointer {
+			f.Set(reflect.New(st))
+			f = f.Elem()
 		}
 		d.structure(n, f, path, label, rel)
 		return

@@ -88,6 +88,25 @@ type Tool[S any] struct {
 	// calls the implementation with what decode returned.
 	decode func(class string, info Info, args json.RawMessage) (any, error)
 	run    func(ctx context.Context, s S, a any) (any, error)
+	// class, when set, names the Python class that defines the tool in
+	// its argument errors instead of the set's (a mixin's method).
+	class string
+}
+
+// WithClass returns the tool with the Python class that defines it named
+// in its argument errors (upstream's TypeError texts use the method's
+// qualified name: a mixin's tool in a composed toolkit names the mixin).
+func (t Tool[S]) WithClass(class string) Tool[S] {
+	t.class = class
+	return t
+}
+
+// classOr is the class named in t's argument errors.
+func (t Tool[S]) classOr(set string) string {
+	if t.class != "" {
+		return t.class
+	}
+	return set
 }
 
 // Func is the shape of a typed tool implementation.
@@ -356,7 +375,7 @@ func (s *Set[S]) Call(ctx context.Context, st S, name string, args json.RawMessa
 		return nil, notFound{name}
 	}
 	t := s.tools[i]
-	a, err := t.decode(s.class, t.Info, args)
+	a, err := t.decode(t.classOr(s.class), t.Info, args)
 	if err != nil {
 		return nil, err
 	}
@@ -372,7 +391,7 @@ func (s *Set[S]) Decode(name string, args json.RawMessage) (any, error) {
 		return nil, notFound{name}
 	}
 	t := s.tools[i]
-	return t.decode(s.class, t.Info, args)
+	return t.decode(t.classOr(s.class), t.Info, args)
 }
 
 // CallContent runs a tool and formats its result as the tool message content

@@ -93,6 +93,11 @@ type Options struct {
 	// Loop is LoopTau2 or LoopTauTrait; empty: τ-Trait's for τ-Trait's domains,
 	// τ²-bench's otherwise.
 	Loop string
+	// NoPrepare builds makers without the domain's job resources
+	// (envs.Preparer: banking_knowledge's retrieval pipelines), for jobs
+	// that only show the first request (prompt); their tools must not be
+	// called.
+	NoPrepare bool
 }
 
 // Loops are the conversation loops a run can use.
@@ -219,6 +224,11 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 	if err := envs.Describe(opts.Domain); err != nil {
 		return runner.Makers{}, nil, err
 	}
+	if !opts.NoPrepare {
+		if err := envs.Prepare(opts.Domain); err != nil {
+			return runner.Makers{}, nil, err
+		}
+	}
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
 	}
@@ -286,6 +296,30 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 			hashes[k] = hash(v)
 		}
 	}
+	systemOf := func(policy string) string {
+		switch {
+		case opts.Agent == "irma":
+			return irma.SystemPrompt(prompt, policy)
+		case tauTrait:
+			return policy
+		}
+		return prompt.System(policy)
+	}
+	perTask := envs.PolicyPerTask(dom)
+	if perTask {
+		// The policy depends on the task (banking_knowledge's
+		// golden_retrieval): the hash covers every task's system prompt.
+		all, err := dom.Tasks().All()
+		if err != nil {
+			return runner.Makers{}, nil, err
+		}
+		var b strings.Builder
+		for i := range all {
+			b.WriteString(systemOf(envs.TaskPolicy(dom, &all[i])))
+			b.WriteByte(0)
+		}
+		system = b.String()
+	}
 	hashes["agent_system"] = hash(system)
 	hashes["agent_tools"] = hash(toolsText(tools))
 	if ut := dom.UserTools(); len(ut) > 0 {
@@ -298,6 +332,10 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 				return nil, err
 			}
 			bo := baseline.Options{Policy: policy, Tools: tools, Seed: seedOf(spec), Name: agentName(opts.Agent), SystemPrompt: system}
+			if perTask {
+				bo.Policy = envs.TaskPolicy(dom, spec.Task)
+				bo.SystemPrompt = systemOf(bo.Policy)
+			}
 			if tauTrait {
 				// ToolCallingAgent: system message = the wiki, temperature
 				// 0.0 and nothing else, first tool call only.

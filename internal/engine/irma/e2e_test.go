@@ -320,7 +320,7 @@ func TestOfflineSameTrajectories(t *testing.T) {
 		limit = 2
 	}
 	for _, name := range domains.Names() {
-		dom, err := domains.Load(name, root)
+		dom, err := domains.LoadOffline(name, root)
 		if err != nil {
 			t.Fatalf("load %s: %v", name, err)
 		}

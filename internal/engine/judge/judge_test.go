@@ -152,7 +152,7 @@ func newJudge(t *testing.T, replies ...openaitest.Reply) (*judge.Judge, *openait
 	t.Helper()
 	srv := openaitest.NewServer(t, replies...)
 	c, err := llm.New(llm.Backbone{Name: "judge", BaseURL: srv.BaseURL(), Model: "gpt-4.1", Temperature: ptr(0.0), MaxRetries: ptr(1),
-		Price: llm.Price{Input: 2, Output: 8}},
+		Price: &llm.Price{Input: 2, Output: 8}},
 		llm.Options{Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }})
 	if err != nil {
 		t.Fatal(err)

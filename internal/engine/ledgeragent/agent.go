@@ -73,10 +73,13 @@ type Report struct {
 	Base           baseline.Report `json:"base"`
 }
 
-// TurnVerdict is a verdict with the generation it belongs to.
+// TurnVerdict is a verdict with the generation it belongs to and, for a
+// call the gate stopped, the feedback the model got as the call's tool
+// result (the trajectory holds neither the call nor the feedback).
 type TurnVerdict struct {
 	Turn int `json:"turn"`
 	ledger.Verdict
+	Feedback string `json:"feedback,omitempty"`
 }
 
 // pendingCall remembers a call sent to the environment so its result can be
@@ -244,8 +247,12 @@ func (a *Agent) judge(turn int, calls []message.ToolCall) ([]message.ToolCall, [
 			continue
 		}
 		v := a.gate.Judge(a.led, tc.Name, tc.ID, tc.Arguments)
+		tv := TurnVerdict{Turn: turn, Verdict: v}
+		if v.Decision != ledger.Allow {
+			tv.Feedback = FeedbackText(v)
+		}
 		a.mu.Lock()
-		a.rep.Verdicts = append(a.rep.Verdicts, TurnVerdict{Turn: turn, Verdict: v})
+		a.rep.Verdicts = append(a.rep.Verdicts, tv)
 		a.mu.Unlock()
 		if v.Decision == ledger.Allow {
 			kept = append(kept, tc)
@@ -254,7 +261,7 @@ func (a *Agent) judge(turn int, calls []message.ToolCall) ([]message.ToolCall, [
 		}
 		feedback = append(feedback, message.Message{
 			Role: message.Tool, ToolCallID: tc.ID, Requestor: message.ByAssistant, Error: true,
-			Content: FeedbackText(v),
+			Content: tv.Feedback,
 		})
 	}
 	return kept, feedback
@@ -301,8 +308,8 @@ func (a *Agent) track(calls []message.ToolCall) {
 func (a *Agent) trackDecoded(tc message.ToolCall, decoded any) {
 	pc := pendingCall{name: tc.Name, args: tc.Arguments, write: -1}
 	if ti, ok := envs.ToolInfo(a.dom, message.ByAssistant, tc.Name); ok {
-		pc.read = ti.Kind == "read"
-		if ti.Mutates() {
+		pc.read = isRead(a.dom, a.pol, tc.Name, tc.Arguments)
+		if ti.Mutates() && !observes(a.pol, tc.Name, tc.Arguments) {
 			pc.write = a.led.LogWrite(tc.Name, tc.Arguments, decoded)
 		}
 	}

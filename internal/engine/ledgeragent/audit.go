@@ -140,10 +140,8 @@ func (s *state) call(ctx context.Context, tc message.ToolCall) message.Message {
 	}
 	res := envs.Respond(ctx, s.env, tc)
 	s.env.Sync()
-	if tc.Requestor == message.ByAssistant && !res.Error {
-		if ti, ok := envs.ToolInfo(s.dom, message.ByAssistant, tc.Name); ok && ti.Kind == "read" {
-			s.led.Absorb(s.pol, tc.Name, tc.Arguments, res.Content)
-		}
+	if tc.Requestor == message.ByAssistant && !res.Error && isRead(s.dom, s.pol, tc.Name, tc.Arguments) {
+		s.led.Absorb(s.pol, tc.Name, tc.Arguments, res.Content)
 	}
 	return res
 }
@@ -155,7 +153,7 @@ func (s *state) walk(ctx context.Context, task *tasks.Task, visit func(a tasks.A
 	for _, a := range task.GoldActions() {
 		req := message.Requestor(a.By())
 		tc := message.ToolCall{Name: a.Name, Arguments: a.Arguments, Requestor: req}
-		if req == message.ByAssistant && s.gate.Guards(a.Name) {
+		if req == message.ByAssistant && s.gate.Guards(a.Name) && !observes(s.pol, a.Name, a.Arguments) {
 			for _, r := range s.aud.EvidenceReads(a.Name, a.Arguments) {
 				s.call(ctx, r)
 			}
@@ -347,14 +345,14 @@ func Shadow(dom envs.Domain, traj []message.Message) ([]ShadowVerdict, error) {
 		a := answer{ex: ex, write: -1}
 		if ti, known := envs.ToolInfo(dom, message.ByAssistant, tc.Name); known {
 			switch {
-			case gate.Guards(tc.Name):
+			case gate.Guards(tc.Name) && !observes(pol, tc.Name, tc.Arguments):
 				v := gate.Judge(led, tc.Name, tc.ID, tc.Arguments)
 				verdicts = append(verdicts, ShadowVerdict{
 					Message: ex.Message, Verdict: v,
 					EnvRejected: !ex.Answered() || traj[ex.Result].Error,
 				})
 				a.write = led.LogWrite(tc.Name, tc.Arguments, v.Decoded)
-			case ti.Kind == "read":
+			case ti.Kind == "read" || observes(pol, tc.Name, tc.Arguments):
 				a.read = func() { led.Absorb(router, tc.Name, tc.Arguments, traj[ex.Result].Content) }
 			}
 		}

@@ -36,6 +36,32 @@ type Auditor interface {
 	Mutations(tool string, args json.RawMessage, l *ledger.Ledger) []ledger.Mutation
 }
 
+// Observer is implemented by policies of domains where a call of a
+// non-read tool can be an observation (banking_knowledge runs its hidden
+// read tools through the write tool call_discoverable_agent_tool, and
+// unlock_discoverable_agent_tool reports a tool unlocked): such a call's
+// successful return is absorbed as a read's, and it is not logged as a
+// write. The gate still judges it when it guards the tool.
+type Observer interface {
+	Observes(tool string, args json.RawMessage) bool
+}
+
+// isRead reports whether a successful return of the call goes into the
+// ledger: a read tool's, or an observation (Observer).
+func isRead(d envs.Domain, p Policy, tool string, args json.RawMessage) bool {
+	if o, ok := p.(Observer); ok && o.Observes(tool, args) {
+		return true
+	}
+	ti, ok := envs.ToolInfo(d, message.ByAssistant, tool)
+	return ok && ti.Kind == "read"
+}
+
+// observes reports whether the call is an Observer's observation.
+func observes(p Policy, tool string, args json.RawMessage) bool {
+	o, ok := p.(Observer)
+	return ok && o.Observes(tool, args)
+}
+
 // PolicyOf returns a domain's LedgerAgent policy, if it has one.
 func PolicyOf(d envs.Domain) (Policy, bool) {
 	p, ok := d.(Policy)

@@ -58,7 +58,7 @@ func testBackbone(srv *openaitest.Server) Backbone {
 		Model:       "test-model",
 		APIKeyEnv:   "TEST_API_KEY",
 		Temperature: ptr(0.0),
-		Price:       Price{Input: 2, CachedInput: 0.5, Output: 8},
+		Price:       &Price{Input: 2, CachedInput: 0.5, Output: 8},
 		Timeout:     5 * time.Second,
 	}
 }

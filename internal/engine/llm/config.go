@@ -30,6 +30,10 @@ type Config struct {
 	// Backbones maps a name (used on the command line and in results) to
 	// its endpoint and parameters.
 	Backbones map[string]Backbone `yaml:"backbones"`
+	// Embeddings maps a name to an embeddings endpoint (the dense
+	// retrieval of banking_knowledge). The name is upstream's embedding
+	// model name (text-embedding-3-large, qwen3-embedding-8b).
+	Embeddings map[string]Embedding `yaml:"embeddings"`
 	// lines are the lines of the file's keys (none when not read from one).
 	lines strictyaml.Lines
 }
@@ -66,8 +70,9 @@ type Backbone struct {
 	// ExtraBody is merged into the top level of the request JSON, replacing
 	// keys of the same name (like the OpenAI SDKs' extra_body).
 	ExtraBody map[string]any `yaml:"extra_body"`
-	// Price is used to compute each call's cost.
-	Price Price `yaml:"price"`
+	// Price is used to compute each call's cost; nil (no price: key) means
+	// the cost is unknown, which records and reports say (never $0).
+	Price *Price `yaml:"price"`
 	// RPM and TPM limit requests and tokens per minute for everything using
 	// this backbone in the process (0: unlimited).
 	RPM int `yaml:"rpm"`
@@ -77,6 +82,112 @@ type Backbone struct {
 	// MaxRetries is the number of retries after the first attempt (absent:
 	// DefaultMaxRetries).
 	MaxRetries *int `yaml:"max_retries"`
+}
+
+// Embedding is one endpoint speaking the OpenAI embeddings API
+// (POST base_url/embeddings).
+type Embedding struct {
+	// Name is the key the entry has in Config.Embeddings.
+	Name string `yaml:"-"`
+	// Type is upstream's embedder type the entry stands for: "openai"
+	// (OpenAIEmbedder) or "openrouter" (OpenRouterEmbedder).
+	Type string `yaml:"type"`
+	// BaseURL is the API root, e.g. https://api.openai.com/v1.
+	BaseURL string `yaml:"base_url"`
+	// Model is the provider's model id.
+	Model string `yaml:"model"`
+	// APIKeyEnv names the environment variable holding the API key.
+	APIKeyEnv string `yaml:"api_key_env"`
+	// EncodingFormat is sent as encoding_format: "base64" (what the
+	// OpenAI SDK sends when upstream asks for none: vectors as float32)
+	// or "float"; empty: base64 for type openai, float for openrouter, as
+	// upstream's embedders send.
+	EncodingFormat string `yaml:"encoding_format"`
+	// BatchSize bounds the texts of one request (0: all in one, as
+	// upstream embeds the documents).
+	BatchSize int `yaml:"batch_size"`
+	// Price.Input is US dollars per million input tokens; nil (no price:
+	// key) means the cost is unknown, as a backbone's.
+	Price *Price `yaml:"price"`
+	// RPM, TPM, Timeout and MaxRetries are as a backbone's.
+	RPM        int           `yaml:"rpm"`
+	TPM        int           `yaml:"tpm"`
+	Timeout    time.Duration `yaml:"timeout"`
+	MaxRetries *int          `yaml:"max_retries"`
+}
+
+// Embedding types (upstream's embedder types).
+const (
+	EmbeddingOpenAI     = "openai"
+	EmbeddingOpenRouter = "openrouter"
+)
+
+// Format is the encoding_format the entry sends.
+func (e Embedding) Format() string {
+	switch {
+	case e.EncodingFormat != "":
+		return e.EncodingFormat
+	case e.Type == EmbeddingOpenRouter:
+		return "float"
+	}
+	return "base64"
+}
+
+// backbone is the entry as the client machinery (retries, limits, keys)
+// takes it.
+func (e Embedding) backbone() Backbone {
+	b := Backbone{Name: e.Name, BaseURL: e.BaseURL, Model: e.Model, APIKeyEnv: e.APIKeyEnv,
+		RPM: e.RPM, TPM: e.TPM, Timeout: e.Timeout, MaxRetries: e.MaxRetries}
+	if e.Price != nil {
+		b.Price = &Price{Input: e.Price.Input}
+	}
+	return b
+}
+
+func (e Embedding) problems() []problem {
+	var out []problem
+	for _, p := range e.backbone().problems() {
+		p.section = "embedding"
+		out = append(out, p)
+	}
+	bad := func(key, format string, args ...any) {
+		out = append(out, problem{section: "embedding", backbone: e.Name, key: key, msg: fmt.Sprintf(format, args...)})
+	}
+	switch e.Type {
+	case EmbeddingOpenAI, EmbeddingOpenRouter:
+	case "":
+		bad("", "type is required (openai or openrouter)")
+	default:
+		bad("type", "type %q is not openai or openrouter", e.Type)
+	}
+	if f := e.EncodingFormat; f != "" && f != "base64" && f != "float" {
+		bad("encoding_format", "encoding_format %q is not base64 or float", f)
+	}
+	if e.BatchSize < 0 {
+		bad("batch_size", "batch_size must not be negative")
+	}
+	if e.Price != nil && (e.Price.CachedInput != 0 || e.Price.Output != 0) {
+		bad("price", "an embeddings price has input only")
+	}
+	return out
+}
+
+// ErrUnknownEmbedding is wrapped by Embedding's error for an unknown entry.
+var ErrUnknownEmbedding = errors.New("llm: unknown embeddings entry")
+
+// Embedding returns the embeddings entry called name (upstream's model
+// name) of upstream's embedder type typ; the error for an unknown one lists
+// the known entries.
+func (c *Config) Embedding(typ, name string) (Embedding, error) {
+	e, ok := c.Embeddings[name]
+	if !ok || e.Type != typ {
+		var known []string
+		for _, n := range sortedKeys(c.Embeddings) {
+			known = append(known, n+" ("+c.Embeddings[n].Type+")")
+		}
+		return Embedding{}, fmt.Errorf("%w %q of type %s in the backbones file (known: %s)", ErrUnknownEmbedding, name, typ, strings.Join(known, ", "))
+	}
+	return e, nil
 }
 
 // Price is in US dollars per million tokens.
@@ -169,14 +280,22 @@ func (c *Config) Validate() error {
 // problem is one validation problem: of the backbone called backbone (""
 // for the file's own keys), about key (empty: the backbone as a whole).
 type problem struct {
+	section            string // "" for a backbone, "embedding" for an embeddings entry
 	backbone, key, msg string
+}
+
+func (p problem) kind() string {
+	if p.section == "" {
+		return "backbone"
+	}
+	return p.section
 }
 
 func (p problem) text() string {
 	if p.backbone == "" {
 		return p.msg
 	}
-	return "backbone " + p.backbone + ": " + p.msg
+	return p.kind() + " " + p.backbone + ": " + p.msg
 }
 
 func (c *Config) problems() []problem {
@@ -191,6 +310,9 @@ func (c *Config) problems() []problem {
 	}
 	for _, name := range c.Names() {
 		out = append(out, c.Backbones[name].problems()...)
+	}
+	for _, name := range sortedKeys(c.Embeddings) {
+		out = append(out, c.Embeddings[name].problems()...)
 	}
 	return out
 }
@@ -247,7 +369,7 @@ func (b Backbone) problems() []problem {
 			bad("extra_body."+k, "extra_body.%s: %v", k, err)
 		}
 	}
-	if p := b.Price; p.Input < 0 || p.CachedInput < 0 || p.Output < 0 {
+	if p := b.Price; p != nil && (p.Input < 0 || p.CachedInput < 0 || p.Output < 0) {
 		bad("price."+cmpKey(p.Input < 0, "input", cmpKey(p.CachedInput < 0, "cached_input", "output")), "prices must not be negative")
 	}
 	if b.RPM < 0 || b.TPM < 0 {

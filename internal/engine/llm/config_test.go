@@ -79,6 +79,26 @@ func TestDecodeStrict(t *testing.T) {
 	}
 }
 
+// TestPriceUnset: a backbone without price: has no price (its cost is
+// unknown), one with price: {input: 0, output: 0} is free (a known $0),
+// and a call on an unpriced backbone is not costed.
+func TestPriceUnset(t *testing.T) {
+	t.Parallel()
+	cfg, err := Decode(strings.NewReader("backbones:\n  none:\n    base_url: http://x/v1\n    model: m\n" +
+		"  free:\n    base_url: http://x/v1\n    model: m\n    price: {input: 0, output: 0}\n" +
+		"  empty:\n    base_url: http://x/v1\n    model: m\n    price: {}\n" +
+		"  paid:\n    base_url: http://x/v1\n    model: m\n    price: {input: 2, output: 8}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]*Price{"none": nil, "free": {}, "empty": {}, "paid": {Input: 2, Output: 8}} {
+		got := cfg.Backbones[name].Price
+		if (got == nil) != (want == nil) || got != nil && *got != *want {
+			t.Errorf("%s: price %+v; want %+v", name, got, want)
+		}
+	}
+}
+
 func TestLoadMissingFile(t *testing.T) {
 	t.Parallel()
 	_, err := Load("testdata/nope.yaml")
@@ -108,7 +128,7 @@ func TestValidate(t *testing.T) {
 		{"effort", func(b *Backbone) { b.ReasoningEffort = "huge" }, []string{`reasoning_effort "huge"`}},
 		{"reserved extra", func(b *Backbone) { b.ExtraBody = map[string]any{"messages": 1, "model": 2} }, []string{`may not set "messages"`, `may not set "model"`}},
 		{"unencodable extra", func(b *Backbone) { b.ExtraBody = map[string]any{"x": math.Inf(1)} }, []string{"extra_body.x"}},
-		{"negative price", func(b *Backbone) { b.Price.Output = -1 }, []string{"prices"}},
+		{"negative price", func(b *Backbone) { b.Price = &Price{Output: -1} }, []string{"prices"}},
 		{"negative limits", func(b *Backbone) { b.RPM = -1 }, []string{"rpm and tpm"}},
 		{"negative timeout", func(b *Backbone) { b.Timeout = -time.Second }, []string{"timeout"}},
 		{"retries", func(b *Backbone) { b.MaxRetries = ptr(99) }, []string{"max_retries 99"}},

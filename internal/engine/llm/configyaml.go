@@ -16,13 +16,17 @@ import (
 // document is not a mapping of settings at all.
 func decode(b []byte) (*Config, strictyaml.Problems) {
 	cfg := &Config{}
-	lines, probs := strictyaml.Decode(b, cfg, strictyaml.Options{Entries: map[string]string{"backbones": "backbone"}})
+	lines, probs := strictyaml.Decode(b, cfg, strictyaml.Options{Entries: map[string]string{"backbones": "backbone", "embeddings": "embedding"}})
 	if probs.Covers(nil) {
 		return nil, probs
 	}
 	for name, bb := range cfg.Backbones {
 		bb.Name = name
 		cfg.Backbones[name] = bb
+	}
+	for name, e := range cfg.Embeddings {
+		e.Name = name
+		cfg.Embeddings[name] = e
 	}
 	cfg.lines = lines
 	return cfg, probs
@@ -35,7 +39,11 @@ func (c *Config) located(decoded strictyaml.Problems) strictyaml.Problems {
 	for _, p := range c.problems() {
 		path := strictyaml.Path{}
 		if p.backbone != "" {
-			path = append(path, "backbones", p.backbone)
+			section := "backbones"
+			if p.section == "embedding" {
+				section = "embeddings"
+			}
+			path = append(path, section, p.backbone)
 		}
 		if p.key != "" {
 			path = append(path, strings.Split(p.key, ".")...)
@@ -45,7 +53,7 @@ func (c *Config) located(decoded strictyaml.Problems) strictyaml.Problems {
 		}
 		msg := p.msg
 		if p.backbone != "" {
-			msg = fmt.Sprintf("backbone %q: %s", p.backbone, p.msg)
+			msg = fmt.Sprintf("%s %q: %s", p.kind(), p.backbone, p.msg)
 		}
 		out = append(out, strictyaml.Problem{Line: c.lines.Of(path...), Path: path, Msg: msg})
 	}

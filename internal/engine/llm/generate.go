@@ -52,15 +52,55 @@ func (c *Client) Generate(ctx context.Context, req Request) (Response, error) {
 	}
 	c.record(body, false)
 
-	estimate := len(body)/4 + 1
+	var resp chatResponse
+	a, n, waited, latency, err := c.exchange(ctx, body, len(body)/4+1, func(actx context.Context, a *attempt) error {
+		r, err := c.send(actx, a)
+		if err == nil {
+			err = replyError(&r, a.raw)
+		}
+		resp = r
+		return err
+	})
+	if err != nil {
+		return Response{}, err
+	}
+	r := c.convert(&resp, a)
+	r.Latency = latency
+	r.Wait = waited
+	r.Attempts = n
+	if p := c.b.Price; p != nil {
+		r.Cost = p.Cost(r.Usage)
+	}
+	usage := r.Usage
+	r.Message.Usage = &usage
+	r.Message.Cost = r.Cost
+	c.lim.charge(r.Usage.Total() - (len(body)/4 + 1))
+	if c.cache != nil {
+		if err := c.cache.put(cacheKey, c.b.Name, &r); err != nil {
+			c.opts.logf("llm %s: cache write: %v", c.b.Name, err)
+		}
+	}
+	return r, nil
+}
+
+// exchange makes one call with body: it waits for the backbone's rate
+// limits (estimate tokens), makes an attempt with send, and retries 408,
+// 409, 429, 5xx, per-attempt timeouts, connection errors and unreadable
+// or error-carrying replies (send's *badReplyError) with exponential
+// backoff and full jitter, a Retry-After header setting the wait instead,
+// up to the backbone's max_retries. It returns the attempt that succeeded,
+// the number of attempts, the time spent waiting and the successful
+// attempt's latency; a failed call is an *Error, an interrupted one wraps
+// the context's error.
+func (c *Client) exchange(ctx context.Context, body []byte, estimate int, send func(ctx context.Context, a *attempt) error) (*attempt, int, time.Duration, time.Duration, error) {
 	var (
-		waited time.Duration
-		out    Response
-		e      *Error // the last failure
-		cause  error  // its cause as the SDK reported it
-		late   bool   // the last attempt timed out
+		waited, latency time.Duration
+		ok              *attempt // the attempt that succeeded
+		e               *Error   // the last failure
+		cause           error    // its cause as the SDK reported it
+		late            bool     // the last attempt timed out
 	)
-	_, last, exhausted, err := c.opts.Retry(ctx, c.b.maxRetries(), func(n int) Attempt {
+	n, last, exhausted, err := c.opts.Retry(ctx, c.b.maxRetries(), func(n int) Attempt {
 		t0 := time.Now()
 		if err := c.lim.wait(ctx, estimate); err != nil {
 			return Attempt{Err: c.ctxError(ctx, err), Final: true}
@@ -70,19 +110,12 @@ func (c *Client) Generate(ctx context.Context, req Request) (Response, error) {
 		a := &attempt{body: body}
 		actx, cancel := context.WithTimeout(ctx, c.b.timeout())
 		t1 := time.Now()
-		resp, err := c.send(actx, a)
-		latency := time.Since(t1)
+		err := send(actx, a)
+		took := time.Since(t1)
 		timedOut := actx.Err() != nil
 		cancel()
-
 		if err == nil {
-			err = replyError(&resp, a.raw)
-		}
-		if err == nil {
-			out = c.convert(&resp, a)
-			out.Latency = latency
-			out.Wait = waited
-			out.Attempts = n
+			ok, latency = a, took
 			return Attempt{}
 		}
 		if ctx.Err() != nil {
@@ -101,24 +134,14 @@ func (c *Client) Generate(ctx context.Context, req Request) (Response, error) {
 	})
 	switch {
 	case err != nil:
-		return Response{}, c.ctxError(ctx, err)
+		return nil, n, waited, 0, c.ctxError(ctx, err)
 	case last.Final:
-		return Response{}, last.Err
+		return nil, n, waited, 0, last.Err
 	case last.Err == nil:
-		out.Cost = c.b.Price.Cost(out.Usage)
-		usage := out.Usage
-		out.Message.Usage = &usage
-		out.Message.Cost = out.Cost
-		c.lim.charge(out.Usage.Total() - estimate)
-		if c.cache != nil {
-			if err := c.cache.put(cacheKey, c.b.Name, &out); err != nil {
-				c.opts.logf("llm %s: cache write: %v", c.b.Name, err)
-			}
-		}
-		return out, nil
+		return ok, n, waited, latency, nil
 	case !exhausted:
 		c.explain(e, cause)
-		return Response{}, e
+		return nil, n, waited, 0, e
 	}
 	e.Retryable = true
 	switch {
@@ -133,7 +156,7 @@ func (c *Client) Generate(ctx context.Context, req Request) (Response, error) {
 	default:
 		e.Hint = "check base_url and the network"
 	}
-	return Response{}, e
+	return nil, n, waited, 0, e
 }
 
 // ctxError wraps the error of an interrupted wait or call.

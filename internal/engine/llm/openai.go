@@ -222,6 +222,10 @@ func (t bodyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// chatResponse is the SDK's decoded completion, named here so that no
+// other file imports go-openai.
+type chatResponse = openai.ChatCompletionResponse
+
 // send makes one HTTP attempt.
 func (c *Client) send(ctx context.Context, a *attempt) (openai.ChatCompletionResponse, error) {
 	ctx = context.WithValue(ctx, attemptKey{}, a)
@@ -390,4 +394,17 @@ func altReasoning(raw []byte) string {
 		b.WriteString(d.Summary)
 	}
 	return b.String()
+}
+
+// sendEmbeddings makes one HTTP attempt at base_url/embeddings (the body
+// is a.body; the SDK's request only chooses the endpoint and how it reads
+// the reply, which embeddings.go reads again from a.raw).
+func (c *Client) sendEmbeddings(ctx context.Context, a *attempt, format string) error {
+	ctx = context.WithValue(ctx, attemptKey{}, a)
+	req := openai.EmbeddingRequest{Model: openai.EmbeddingModel(c.b.Model), EncodingFormat: openai.EmbeddingEncodingFormatFloat}
+	if format == "base64" {
+		req.EncodingFormat = openai.EmbeddingEncodingFormatBase64
+	}
+	_, err := c.api.CreateEmbeddings(ctx, req)
+	return err
 }

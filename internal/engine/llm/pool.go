@@ -13,8 +13,9 @@ type Pool struct {
 	cfg  *Config
 	opts Options
 
-	mu      sync.Mutex
-	clients map[string]*Client
+	mu         sync.Mutex
+	clients    map[string]*Client
+	embeddings map[string]*EmbeddingClient
 }
 
 // NewPool returns a pool over cfg's backbones.
@@ -22,7 +23,7 @@ func NewPool(cfg *Config, opts Options) *Pool {
 	if opts.Transport == nil {
 		opts.Transport = newTransport()
 	}
-	return &Pool{cfg: cfg, opts: opts, clients: map[string]*Client{}}
+	return &Pool{cfg: cfg, opts: opts, clients: map[string]*Client{}, embeddings: map[string]*EmbeddingClient{}}
 }
 
 // Client returns the client for the backbone called name. Unknown names
@@ -51,4 +52,25 @@ func (p *Pool) Judge() (*Client, error) {
 		return nil, fmt.Errorf("%w: no judge configured", ErrUnknownBackbone)
 	}
 	return p.Client(p.cfg.Judge)
+}
+
+// Embedder returns the client of the embeddings entry named model (upstream's
+// embedding model name) of upstream's embedder type typ, shared by every
+// caller. An unknown entry and an unset API key are errors with a hint.
+func (p *Pool) Embedder(typ, model string) (*EmbeddingClient, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e, err := p.cfg.Embedding(typ, model)
+	if err != nil {
+		return nil, err
+	}
+	if c, ok := p.embeddings[model]; ok {
+		return c, nil
+	}
+	c, err := NewEmbedding(e, p.opts)
+	if err != nil {
+		return nil, err
+	}
+	p.embeddings[model] = c
+	return c, nil
 }

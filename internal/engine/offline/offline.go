@@ -53,6 +53,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
+	"github.com/ledgerbench/ledgerbench/internal/engine/orchestrator"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
@@ -307,6 +308,12 @@ func reasonForCall(task *tasks.Task) string {
 	s := in.Text
 	if in.Structured != nil {
 		s = in.Structured.ReasonForCall
+	}
+	// Free-text instructions (banking_knowledge's) tell the simulated user
+	// when to say a stop token; the scripted user states them without it,
+	// or the conversation would end at once.
+	for _, tok := range orchestrator.StopTokens() {
+		s = strings.ReplaceAll(s, tok, "")
 	}
 	s = strings.Join(strings.Fields(s), " ")
 	if s == "" {

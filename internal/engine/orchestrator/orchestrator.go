@@ -266,12 +266,14 @@ func (s *sim) limited(term evaluator.Termination) evaluator.Termination {
 // add appends msgs to the trajectory.
 func (s *sim) add(msgs ...message.Message) { s.Messages = append(s.Messages, msgs...) }
 
-// respond runs the calls in env (respond) and counts the failed ones.
-func (s *sim) respond(ctx context.Context, env envs.Env, calls []message.ToolCall) []message.Message {
-	results, failed := respond(ctx, env, calls, s.cfg)
+// respond runs the calls in env (respond) and counts the failed ones; an
+// infrastructure failure of a call is returned (the calls before it keep
+// their results).
+func (s *sim) respond(ctx context.Context, env envs.Env, calls []message.ToolCall) ([]message.Message, error) {
+	results, failed, err := respond(ctx, env, calls, s.cfg)
 	s.NumErrors += failed
 	s.add(results...)
-	return results
+	return results, err
 }
 
 // speaker is one side of the half-duplex conversation as the loop drives
@@ -366,7 +368,13 @@ func loop(ctx context.Context, dom envs.Domain, env envs.Env, agent Agent, user 
 			}
 		case toEnv:
 			calls := pending[0].ToolCalls
-			results := s.respond(ctx, env, calls)
+			results, err := s.respond(ctx, env, calls)
+			if err != nil {
+				if t, ierr := Interrupted(ctx, cfg); t != "" {
+					return s.end(t, ierr)
+				}
+				return s.end(evaluator.InfrastructureError, fault.Infrastructure(err))
+			}
 			stop := false
 			for i, tc := range calls {
 				if term != nil && !results[i].Error && term.Terminates(tc.Name) {
@@ -406,19 +414,23 @@ func limited(term evaluator.Termination, steps, numErrors int, cfg Config) evalu
 }
 
 // respond runs the calls in env in order and returns their results
-// (stamped) and how many of them failed.
-func respond(ctx context.Context, env envs.Env, calls []message.ToolCall, cfg Config) ([]message.Message, int) {
+// (stamped) and how many of them failed; it stops at a call that failed
+// for the infrastructure (envs.RespondErr) and returns that error.
+func respond(ctx context.Context, env envs.Env, calls []message.ToolCall, cfg Config) ([]message.Message, int, error) {
 	results := make([]message.Message, 0, len(calls))
 	failed := 0
 	for _, tc := range calls {
-		res := envs.Respond(ctx, env, tc)
+		res, err := envs.RespondErr(ctx, env, tc)
+		if err != nil {
+			return results, failed, err
+		}
 		stamp(&res, cfg)
 		if res.Error {
 			failed++
 		}
 		results = append(results, res)
 	}
-	return results, failed
+	return results, failed, nil
 }
 
 // Interrupted is how a loop ends when ctx is done before a turn: timeout

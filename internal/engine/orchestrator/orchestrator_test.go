@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/core/fault"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
@@ -275,5 +276,38 @@ func TestStopOnLastStep(t *testing.T) {
 				t.Errorf("termination = %s; want %s", rec.TerminationReason, tc.want)
 			}
 		})
+	}
+}
+
+// brokenDomain's tool "lookup_kb" fails as an endpoint would (an
+// infrastructure error), like a retrieval tool whose embeddings endpoint
+// is down.
+type brokenDomain struct{ envs.Domain }
+
+func (d brokenDomain) NewEnv() envs.Env { return brokenEnv{d.Domain.NewEnv()} }
+
+type brokenEnv struct{ envs.Env }
+
+func (e brokenEnv) Call(ctx context.Context, req message.Requestor, name string, args json.RawMessage) (any, error) {
+	if name == "lookup_kb" {
+		return nil, fault.Infrastructure(errors.New("embeddings endpoint down"))
+	}
+	return e.Env.Call(ctx, req, name, args)
+}
+
+// TestToolInfrastructureFailure: a tool's infrastructure failure ends the
+// simulation as an infrastructure error; the model never sees it.
+func TestToolInfrastructureFailure(t *testing.T) {
+	t.Parallel()
+	agent := &script{msgs: []message.Message{calls(`get_user_details {"user_id": "u1"}`, `lookup_kb {"query": "x"}`)}}
+	user := &script{msgs: []message.Message{text("Hi, I am u1.")}}
+	rec, err := orchestrator.Run(context.Background(), brokenDomain{offlinetest.New()}, offlinetest.Task("pay"), agent, user, orchestrator.Config{})
+	if err != nil || rec.TerminationReason != evaluator.InfrastructureError || !errors.Is(rec.Cause, fault.ErrInfrastructure) ||
+		!strings.Contains(rec.Error, "embeddings endpoint down") || rec.RewardInfo != nil {
+		t.Fatalf("termination %s, error %q, err %v; want an unscored infrastructure error", rec.TerminationReason, rec.Error, err)
+	}
+	last := rec.Messages[len(rec.Messages)-1]
+	if last.Role != message.Tool || last.ToolCallID != "c0_get_user_details" || strings.Contains(last.Content, "endpoint") {
+		t.Errorf("last message %+v; want the first call's result and nothing of the failure", last)
 	}
 }

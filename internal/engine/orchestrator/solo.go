@@ -7,6 +7,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/fault"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 )
 
@@ -86,7 +87,12 @@ func soloLoop(ctx context.Context, env envs.Env, agent Agent, cfg Config) Outcom
 			return s.end(s.limited(evaluator.AgentError), err)
 		}
 		// The environment answers every call, then the agent has the turn.
-		incoming = s.respond(ctx, env, msg.ToolCalls)
+		if incoming, err = s.respond(ctx, env, msg.ToolCalls); err != nil {
+			if t, ierr := Interrupted(ctx, cfg); t != "" {
+				return s.end(t, ierr)
+			}
+			return s.end(evaluator.InfrastructureError, fault.Infrastructure(err))
+		}
 		s.Steps++
 		env.Sync()
 		if term := s.limited(""); term != "" {

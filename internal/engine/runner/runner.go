@@ -29,6 +29,8 @@ type Labels struct {
 	Agent        string
 	Backbone     string
 	UserBackbone string
+	// Trait is the user's trait label (usersim.TraitLabel), "" for none.
+	Trait string
 }
 
 // Config is how to run a set of units.
@@ -194,6 +196,7 @@ func runUnit(ctx context.Context, cfg Config, u Unit) (results.Record, error) {
 	rec.Agent = cfg.Labels.Agent
 	rec.Backbone = cfg.Labels.Backbone
 	rec.UserBackbone = cfg.Labels.UserBackbone
+	rec.Trait = cfg.Labels.Trait
 	return rec, nil
 }
 

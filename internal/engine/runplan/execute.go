@@ -10,6 +10,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
 	"github.com/ledgerbench/ledgerbench/internal/engine/orchestrator"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
+	"github.com/ledgerbench/ledgerbench/internal/engine/usersim"
 )
 
 // Result is what a run directory holds after Execute.
@@ -54,9 +55,10 @@ func (p *Plan) Execute(ctx context.Context, prog *runner.Progress) (*Result, err
 		Domain: p.Domain, Makers: p.makers, Concurrency: opts.Concurrency, Drain: opts.Grace, Progress: prog,
 		Sim: orchestrator.Config{MaxSteps: m.MaxSteps, MaxErrors: m.MaxErrors, Timeout: opts.Timeout, Judge: p.judge,
 			Greeting: p.makers.Greeting},
-		Labels: runner.Labels{Agent: m.Agent, Backbone: m.Backbone, UserBackbone: m.UserBackbone},
+		Labels: runner.Labels{Agent: m.Agent, Backbone: m.Backbone, UserBackbone: m.UserBackbone,
+			Trait: usersim.TraitLabel(m.Traits, usersim.TraitMode(m.TraitMode))},
 	}
-	_, runErr := runner.Run(ctx, cfg, p.Pending, simulatedSink{w: w, sim: agents.Simulated(m.Backbone)})
+	_, runErr := runner.Run(ctx, cfg, p.Pending, markSink{w: w, sim: agents.Simulated(m.Backbone), unpriced: p.unpriced})
 	if err := w.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
@@ -84,15 +86,32 @@ func (p *Plan) Execute(ctx context.Context, prog *runner.Progress) (*Result, err
 	return res, nil
 }
 
-// simulatedSink marks records of the sim backbone before writing them.
-type simulatedSink struct {
-	w   *results.Writer
-	sim bool
+// markSink marks records before writing them: those of the sim backbone
+// as simulated, the costs of roles whose backbone has no price as unknown
+// (when the role made a call: a judge never asked costs nothing).
+type markSink struct {
+	w        *results.Writer
+	sim      bool
+	unpriced []string
 }
 
-func (s simulatedSink) Write(r results.Record) error {
+func (s markSink) Write(r results.Record) error {
 	if s.sim {
 		r.Simulated = true
+	}
+	for _, f := range s.unpriced {
+		called := false
+		switch f {
+		case results.UnknownAgentCost:
+			called = r.AgentCalls > 0 || r.AgentUsage.Total() > 0
+		case results.UnknownUserCost:
+			called = r.UserCalls > 0 || r.UserUsage.Total() > 0
+		case results.UnknownJudgeCost:
+			called = r.JudgeUsage.Total() > 0 || r.RewardInfo != nil && r.RewardInfo.JudgeUsage != nil && r.RewardInfo.JudgeUsage.Total() > 0
+		}
+		if called {
+			r.MarkUnknown(f)
+		}
 	}
 	return s.w.Write(r)
 }

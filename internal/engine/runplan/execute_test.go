@@ -17,7 +17,7 @@ import (
 func TestPlanExecute(t *testing.T) {
 	t.Parallel()
 	root := datatest.Root(t)
-	load := func(name string, solo bool) (envs.Domain, map[string]string, error) {
+	load := func(name string, solo bool, _ domains.Options) (envs.Domain, map[string]string, error) {
 		d, err := domains.Load(name, root)
 		return d, nil, err
 	}

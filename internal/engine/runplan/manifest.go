@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs/banking"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
 	"github.com/ledgerbench/ledgerbench/internal/engine/offline"
@@ -61,6 +62,12 @@ func buildManifest(opts *Options, p *Plan, modified map[string]string, cfg *llm.
 	if m.Split == "" {
 		m.Split = p.Domain.Tasks().DefaultSplit
 	}
+	if b, ok := p.Domain.(*banking.Domain); ok {
+		m.RetrievalConfig = b.Variant().Name
+		if k := strings.TrimSpace(string(b.Kwargs())); k != "" {
+			m.RetrievalConfigKwargs = json.RawMessage(k)
+		}
+	}
 	if opts.Timeout > 0 {
 		m.Timeout = opts.Timeout.String()
 	}
@@ -108,9 +115,9 @@ func backboneSettings(name string, cfg *llm.Config) (json.RawMessage, bool) {
 		ReasoningEffort     string         `json:"reasoning_effort,omitempty"`
 		SendReasoning       bool           `json:"send_reasoning,omitempty"`
 		ExtraBody           map[string]any `json:"extra_body,omitempty"`
-		Price               price          `json:"price"`
+		Price               *price         `json:"price"` // null: no price, costs unknown
 	}{bb.BaseURL, bb.Model, bb.APIKeyEnv, bb.Temperature, bb.MaxTokens, bb.MaxCompletionTokens,
-		bb.ReasoningEffort, bb.SendReasoning, bb.ExtraBody, price(bb.Price)}
+		bb.ReasoningEffort, bb.SendReasoning, bb.ExtraBody, (*price)(bb.Price)}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, false

@@ -74,6 +74,10 @@ type Options struct {
 	TraitMode string
 	Solo      bool
 	Loop      string
+	// RetrievalConfig and RetrievalConfigKwargs choose banking_knowledge's
+	// retrieval variant and its overrides (JSON).
+	RetrievalConfig       string
+	RetrievalConfigKwargs string
 
 	// Inherit reports whether a setting was left to the run being
 	// continued: a run directory that exists lends its manifest's value.
@@ -84,7 +88,7 @@ type Options struct {
 	// LoadDomain loads a domain (in solo mode when solo), checking its data
 	// files against their pins; it returns the hashes of modified files it
 	// let through. Required.
-	LoadDomain func(name string, solo bool) (envs.Domain, map[string]string, error)
+	LoadDomain func(name string, solo bool, o domains.Options) (envs.Domain, map[string]string, error)
 	// CheckReplay refuses, before anything starts, a replay:FILE backbone
 	// whose recording does not hold the selected simulations (nil: no
 	// check).
@@ -116,9 +120,43 @@ type Plan struct {
 	// Defaults are the upstream defaults applied, as the header says them
 	// (also in the manifest).
 	Defaults []string
+	// Unpriced are the roles whose model backbone has no price (their
+	// costs are unknown: records name them in Unknown), each as
+	// "role backbone" ("agent kimi-k2.5").
+	Unpriced []string
 
 	makers runner.Makers
 	judge  evaluator.Judge
+	// unpriced are the record fields (results.Unknown*) of the roles whose
+	// backbone has no price.
+	unpriced []string
+}
+
+// unpriced finds the roles whose backbone is a model without a price (the
+// steering endpoint has none either): what they spend is unknown. Offline
+// backbones cost nothing, known.
+func unpriced(cfg *llm.Config, agent, user, judge string, solo bool) (fields, named []string) {
+	if user == "" {
+		user = agent
+	}
+	if solo {
+		user = ""
+	}
+	for _, r := range []struct{ role, name, field string }{
+		{"agent", agent, results.UnknownAgentCost}, {"user", user, results.UnknownUserCost}, {"judge", judge, results.UnknownJudgeCost},
+	} {
+		if r.name == "" || IsOffline(r.name) {
+			continue
+		}
+		if cfg != nil {
+			if b, err := cfg.Backbone(r.name); err == nil && b.Price != nil {
+				continue
+			}
+		}
+		fields = append(fields, r.field)
+		named = append(named, r.role+" "+r.name)
+	}
+	return fields, named
 }
 
 // New resolves opts: the run being continued if Out holds one, the tasks,
@@ -162,7 +200,11 @@ func New(ctx context.Context, opts Options) (*Plan, error) {
 	if err != nil {
 		return nil, errext.Usage(err)
 	}
-	dom, modified, err := opts.LoadDomain(opts.Domain, opts.Solo)
+	dopts, err := retrievalOptions(&opts)
+	if err != nil {
+		return nil, err
+	}
+	dom, modified, err := opts.LoadDomain(opts.Domain, opts.Solo, dopts)
 	if err != nil {
 		return nil, err
 	}
@@ -230,6 +272,8 @@ func New(ctx context.Context, opts Options) (*Plan, error) {
 		}
 	}
 
+	p.unpriced, p.Unpriced = unpriced(cfg, opts.Backbone, opts.UserBackbone, judgeName, opts.Solo)
+
 	seeds := runner.TrialSeeds(opts.Seed, opts.Trials)
 	p.Units = shard.Filter(runner.Units(p.Tasks, seeds))
 	p.Manifest = buildManifest(&opts, p, modified, cfg, judgeName, seeds, shard) // manifest.go
@@ -289,6 +333,8 @@ func fillFromManifest(opts *Options, m *results.Manifest) {
 	set("trait-mode", func() { opts.TraitMode = m.TraitMode })
 	set("solo", func() { opts.Solo = m.Solo })
 	set("loop", func() { opts.Loop = m.Loop })
+	set("retrieval-config", func() { opts.RetrievalConfig = m.RetrievalConfig })
+	set("retrieval-config-kwargs", func() { opts.RetrievalConfigKwargs = string(m.RetrievalConfigKwargs) })
 	set("backbones", func() {
 		if m.BackbonesFile != "" {
 			opts.BackbonesFile = m.BackbonesFile
@@ -369,4 +415,14 @@ func defaultOut(opts *Options) string {
 	}
 	clean := strings.NewReplacer(":", "-", ",", "-", "=", "", "/", "-", " ", "-").Replace(bb)
 	return filepath.Join("runs", fmt.Sprintf("%s_%s_%s_%s", opts.Now().Format("20060102_150405"), opts.Domain, opts.Agent, clean))
+}
+
+// retrievalOptions checks --retrieval-config and --retrieval-config-kwargs
+// and returns the domain's load options (a bad value is a usage error).
+func retrievalOptions(opts *Options) (domains.Options, error) {
+	d, err := domains.RetrievalOptions(opts.Domain, opts.RetrievalConfig, opts.RetrievalConfigKwargs)
+	if err != nil {
+		return d, errext.Usage(err)
+	}
+	return d, nil
 }

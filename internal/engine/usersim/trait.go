@@ -12,12 +12,13 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
 	"github.com/ledgerbench/ledgerbench/internal/engine/orchestrator"
+	"github.com/ledgerbench/ledgerbench/internal/source/known"
 )
 
-// traitNames are τ-Trait's trait keys, in the order its example files use;
-// traitLevels the accepted values.
+// traitNames are τ-Trait's trait keys (known.Traits), in the order its
+// example files use; traitLevels the accepted values.
 var (
-	traitNames  = [...]string{"impatience", "confusion", "skeptical", "incoherence"}
+	traitNames  = [4]string(known.Traits())
 	traitLevels = [...]string{"low", "medium", "high"}
 )
 
@@ -144,6 +145,28 @@ const (
 // TraitModes are the ways a τ-Trait user can apply its traits.
 func TraitModes() []string {
 	return []string{string(TraitSteer), string(TraitPrompt), string(TraitIgnore)}
+}
+
+// TraitLabel is the trait label of a run's records and report groups
+// (results.Record.Trait): the traits as name=level pairs in a fixed order,
+// marked "(ignored)" when the mode ignores them; "" without traits. traits
+// is --traits' text (a list or a JSON object); text that does not parse is
+// kept as it is.
+func TraitLabel(traits string, mode TraitMode) string {
+	if strings.TrimSpace(traits) == "" {
+		return ""
+	}
+	label := strings.TrimSpace(traits)
+	if t, err := ParseTraits(traits); err == nil {
+		if len(t) == 0 {
+			return ""
+		}
+		label = t.String()
+	}
+	if mode == TraitIgnore {
+		label += " (ignored)"
+	}
+	return label
 }
 
 // NoteIgnored documents upstream's behaviour for reports.

@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
@@ -66,15 +67,51 @@ type Estimate struct {
 	Cell        Cell
 	Simulations int
 	// Agent and User are the estimated cost of one simulation (USD);
-	// Priced is false when a backbone has no price (not in the file).
+	// Priced is false when the agent's or the user's backbone has no price
+	// (no price: in the file, or not in the file), Unpriced names every
+	// backbone of the cell (the judge's too) whose price is unknown.
 	Agent, User float64
 	Priced      bool
+	Unpriced    []string
 	// Basis says where the domain's typical usage comes from.
 	Basis string
 }
 
 // Total is the cell's estimated cost.
 func (e Estimate) Total() float64 { return float64(e.Simulations) * (e.Agent + e.User) }
+
+// priceOf is a backbone's price: offline backbones cost nothing (a known
+// $0); a backbone without price: in the file, or not in the file, has none
+// (ok false: its cost is unknown).
+func priceOf(name string, bbs *llm.Config) (llm.Price, bool) {
+	if runplan.IsOffline(name) {
+		return llm.Price{}, true
+	}
+	if bbs == nil {
+		return llm.Price{}, false
+	}
+	b, err := bbs.Backbone(name)
+	if err != nil || b.Price == nil {
+		return llm.Price{}, false
+	}
+	return *b.Price, true
+}
+
+// Unpriced lists the cell's backbones (agent, user, judge) whose price is
+// unknown: what they spend reads $0, so a cost cap cannot bound the cell.
+func (c Cell) Unpriced(file string, bbs *llm.Config) []string {
+	agent, user, judge := c.Backbones(file, bbs)
+	var out []string
+	for _, name := range []string{agent, user, judge} {
+		if name == "" || name == agents.NoJudge || slices.Contains(out, name) {
+			continue
+		}
+		if _, ok := priceOf(name, bbs); !ok {
+			out = append(out, name)
+		}
+	}
+	return out
+}
 
 // Estimates estimates the cost of every cell the dry run res planned
 // (failed cells left out).
@@ -85,16 +122,6 @@ func Estimates(cfg *Config, res *Result, file string, bbs *llm.Config) []Estimat
 			status[st.ID] = st
 		}
 	}
-	price := func(name string) (llm.Price, bool) {
-		if runplan.IsOffline(name) {
-			return llm.Price{}, true // no model: nothing to pay
-		}
-		if bbs == nil {
-			return llm.Price{}, false
-		}
-		b, err := bbs.Backbone(name)
-		return b.Price, err == nil
-	}
 	var out []Estimate
 	for _, c := range cfg.Cells() {
 		st, ok := status[c.ID()]
@@ -102,14 +129,26 @@ func Estimates(cfg *Config, res *Result, file string, bbs *llm.Config) []Estimat
 			continue
 		}
 		typ := TypicalUsage(c.Domain)
-		e := Estimate{Cell: c, Simulations: max(st.Expected-st.Scored, 0), Basis: typ.Basis}
+		e := Estimate{Cell: c, Simulations: max(st.Expected-st.Scored, 0), Basis: typ.Basis, Unpriced: c.Unpriced(file, bbs)}
 		agent, user, _ := c.Backbones(file, bbs)
-		ap, aok := price(agent)
-		up, uok := price(user)
+		ap, aok := priceOf(agent, bbs)
+		up, uok := priceOf(user, bbs)
 		if e.Priced = aok && uok; e.Priced {
 			e.Agent, e.User = ap.Cost(typ.Agent), up.Cost(typ.User)
 		}
 		out = append(out, e)
+	}
+	return out
+}
+
+// UnboundedCells lists the cells a cost cap cannot bound, each with the
+// backbones whose price is unknown ("cell: backbone a, b").
+func UnboundedCells(cfg *Config, file string, bbs *llm.Config) []string {
+	var out []string
+	for _, c := range cfg.Cells() {
+		if u := c.Unpriced(file, bbs); len(u) > 0 {
+			out = append(out, c.ID()+": "+strings.Join(u, ", "))
+		}
 	}
 	return out
 }

@@ -27,14 +27,14 @@ func TestShadowVerdicts(t *testing.T) {
 		t.Skipf("recorded v1 airline list: %v", err)
 	}
 	rec := tau2.Records[0]
-	rec.Domain = "banking_knowledge"
+	rec.Domain = "mock"
 	other := &Source{Records: []results.Record{rec}}
 	var notes []string
 	_, doms := LoadDomains(root, []*Source{tau2, v1, other}, func(n string) { notes = append(notes, n) })
 	if len(doms) != 1 || doms[0].Name() != "airline" {
 		t.Fatalf("LoadDomains: %d domains; want airline alone", len(doms))
 	}
-	if len(notes) != 1 || !strings.Contains(notes[0], `"banking_knowledge" is not ported`) {
+	if len(notes) != 1 || !strings.Contains(notes[0], `"mock" is not ported`) {
 		t.Errorf("notes = %q", notes)
 	}
 	AddShadowVerdicts([]*Source{tau2, v1}, doms)

@@ -2,11 +2,14 @@ package report
 
 import (
 	"bytes"
+	"cmp"
+	"encoding/base64"
 	"fmt"
 	"image/color"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,14 +24,31 @@ import (
 	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/ledgerbench/ledgerbench/internal/output/fontsubset"
 	"github.com/ledgerbench/ledgerbench/internal/score/metrics"
 )
 
-// figurePlot is a figure before rendering.
+// figurePlot is a figure before rendering. Its legend entries are kept
+// here, not in the plot's Legend: they are drawn below the plot, in as many
+// columns as fit its width, at the tick labels' size.
 type figurePlot struct {
 	name, title string
 	plot        *plot.Plot
 	w, h        vg.Length
+	legend      []legendEntry
+	// grid, on bar figures, draws the horizontal grid around bar labels.
+	grid *barGrid
+}
+
+// legendEntry is one legend line: its text and thumbnails.
+type legendEntry struct {
+	name   string
+	thumbs []plot.Thumbnailer
+}
+
+// addLegend adds a legend entry.
+func (f *figurePlot) addLegend(name string, thumbs ...plot.Thumbnailer) {
+	f.legend = append(f.legend, legendEntry{name, thumbs})
 }
 
 // Figure is one figure, rendered as SVG; Encode renders it in another
@@ -177,78 +197,105 @@ func fileSafe(s string) string {
 }
 
 func (r *Report) bbName(bb bbKey) string {
+	s := bb.backbone
 	if r.multiUser() {
-		return bb.backbone + "_user-" + bb.user
+		s += "_user-" + bb.user
 	}
-	return bb.backbone
+	if r.multiTrait() {
+		s += "_trait-" + cmp.Or(bb.trait, "none")
+	}
+	return s
 }
 
-func (r *Report) bbTitle(bb bbKey) string {
-	if r.multiUser() {
-		return bb.backbone + " (user " + bb.user + ")"
-	}
-	return bb.backbone
-}
+func (r *Report) bbTitle(bb bbKey) string { return r.bbLabel(bb, false) }
 
-// legendGap separates the plot from its legend.
-const legendGap = 8 * vg.Millimeter
+// legendGap separates legend columns.
+const legendGap = 6 * vg.Millimeter
 
 // margin is the space kept free around the legend.
 const margin = 2 * vg.Millimeter
 
-// legendBelow reports whether the legend goes under the plot: when beside
-// it the legend would be wider than half the plot (long backbone names).
-func (f figurePlot) legendBelow() bool {
-	return legendRect(f.plot.Legend).Size().X > f.w/2
+// legendStyle is the legend's text: the tick labels' font and size.
+func (f figurePlot) legendStyle() text.Style {
+	st := f.plot.Y.Tick.Label
+	st.Rotation, st.XAlign, st.YAlign = 0, text.XLeft, text.YBottom
+	return st
 }
 
-// size is the canvas size: the plot and its legend, beside it or below it,
-// with room for every legend entry.
+// columns lays the legend out below the plot: entries top to bottom, then
+// left to right, in as many columns as fit the plot's width (at least one),
+// each a gonum legend.
+func (f figurePlot) columns() (cols []plot.Legend, colW, h vg.Length) {
+	if len(f.legend) == 0 {
+		return nil, 0, 0
+	}
+	newLegend := func(es []legendEntry) plot.Legend {
+		l := plot.NewLegend()
+		l.TextStyle = f.legendStyle()
+		l.ThumbnailWidth = 2 * l.TextStyle.Font.Size
+		l.Padding = vg.Points(1.5)
+		l.Top, l.Left = true, true
+		for _, e := range es {
+			l.Add(e.name, e.thumbs...)
+		}
+		return l
+	}
+	for _, e := range f.legend {
+		colW = max(colW, legendRect(newLegend([]legendEntry{e})).Size().X)
+	}
+	n := len(f.legend)
+	ncol := max(1, min(n, int((f.w-2*margin+legendGap)/(colW+legendGap))))
+	rows := (n + ncol - 1) / ncol
+	for c := 0; c*rows < n; c++ {
+		cols = append(cols, newLegend(f.legend[c*rows:min(n, (c+1)*rows)]))
+	}
+	return cols, colW, legendRect(cols[0]).Size().Y
+}
+
+// size is the canvas size: the plot, and its legend below it.
 func (f figurePlot) size() (w, h vg.Length) {
-	w, h = f.w, f.h
-	r := legendRect(f.plot.Legend).Size()
-	switch {
-	case r.X == 0:
-	case f.legendBelow():
-		w = max(w, r.X+4*margin)
-		h += r.Y + 2*margin
-	default:
-		w += legendGap + r.X + 2*margin
-		h = max(h, r.Y+2*margin)
+	cols, colW, lh := f.columns()
+	if len(cols) == 0 {
+		return f.w, f.h
 	}
-	return w, h
+	block := vg.Length(len(cols))*colW + vg.Length(len(cols)-1)*legendGap
+	return max(f.w, block+2*margin), f.h + lh + 2*margin
 }
 
-// areas split the canvas c into the plot's and the legend's.
+// areas split the canvas c into the plot's (at the top) and the legend's
+// (below it, the columns' block centred; empty without a legend).
 func (f figurePlot) areas(c draw.Canvas) (plotArea, legendArea draw.Canvas) {
-	plotArea, legendArea = c, c
-	if f.legendBelow() {
-		plotArea.Min.Y = plotArea.Max.Y - f.h
-		legendArea.Max.Y = plotArea.Min.Y
-		legendArea.Min.X += 2 * margin
-	} else {
-		plotArea.Max.X = plotArea.Min.X + f.w
-		legendArea.Min.X = plotArea.Max.X + legendGap
-		legendArea.Max.Y -= margin
+	plotArea = c
+	plotArea.Min.Y = plotArea.Max.Y - f.h
+	cols, colW, lh := f.columns()
+	legendArea = c
+	if len(cols) == 0 {
+		legendArea.Max = legendArea.Min
+		return plotArea, legendArea
 	}
+	block := vg.Length(len(cols))*colW + vg.Length(len(cols)-1)*legendGap
+	legendArea.Min.X = c.Min.X + (c.Max.X-c.Min.X-block)/2
+	legendArea.Max.X = legendArea.Min.X + block
+	legendArea.Max.Y = plotArea.Min.Y - margin
+	legendArea.Min.Y = legendArea.Max.Y - lh
 	return plotArea, legendArea
 }
 
-// draw paints the whole canvas opaque white, then the plot, with its legend
-// beside or below it rather than over the data.
+// draw paints the whole canvas opaque white, then the plot, then its legend
+// below it, so that no legend covers data.
 func (f figurePlot) draw(c vg.CanvasSizer) {
 	dc := draw.New(c)
 	dc.FillPolygon(color.White, []vg.Point{dc.Min, {X: dc.Max.X, Y: dc.Min.Y}, dc.Max, {X: dc.Min.X, Y: dc.Max.Y}})
 	plotArea, legendArea := f.areas(dc)
-	legend := f.plot.Legend
-	f.plot.Legend = plot.NewLegend()
-	defer func() { f.plot.Legend = legend }()
 	f.plot.Draw(plotArea)
-	if legendRect(legend).Size().X == 0 {
-		return
+	cols, colW, _ := f.columns()
+	x := legendArea.Min.X
+	for _, l := range cols {
+		area := legendArea
+		area.Min.X, area.Max.X = x, x+colW
+		l.Draw(area)
+		x += colW + legendGap
 	}
-	legend.Top, legend.Left = true, true
-	legend.Draw(legendArea)
 }
 
 // legendRect is the size of a legend's entries (zero without entries).
@@ -278,7 +325,7 @@ func (f figurePlot) render(format FigureFormat) ([]byte, error) {
 	var c vg.CanvasWriterTo
 	switch format {
 	case SVG:
-		c = vgsvg.NewWith(vgsvg.UseWH(w, h), vgsvg.EmbedFonts(true))
+		return f.renderSVG(w, h)
 	case PNG:
 		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(pngDPI))}
 	case PDF:
@@ -297,6 +344,62 @@ func (f figurePlot) render(format FigureFormat) ([]byte, error) {
 }
 
 func (f figurePlot) svg() ([]byte, error) { return f.render(SVG) }
+
+// renderSVG draws the figure as SVG with each font it uses embedded as a
+// subset of the glyphs it draws: vgsvg embeds the whole face, which is
+// replaced by the subset.
+func (f figurePlot) renderSVG(w, h vg.Length) ([]byte, error) {
+	sc := vgsvg.NewWith(vgsvg.UseWH(w, h), vgsvg.EmbedFonts(true))
+	rec := &glyphRecorder{CanvasSizer: sc, runes: map[font.Font]map[rune]bool{}, faces: map[font.Font]font.Face{}}
+	f.draw(rec)
+	var buf bytes.Buffer
+	if _, err := sc.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	out := buf.Bytes()
+	for key, face := range rec.faces {
+		var raw bytes.Buffer
+		if _, err := face.Face.WriteSourceTo(nil, &raw); err != nil {
+			return nil, fmt.Errorf("font %s: %w", key.Typeface, err)
+		}
+		runes := make([]rune, 0, len(rec.runes[key]))
+		for r := range rec.runes[key] {
+			runes = append(runes, r)
+		}
+		sub, err := fontsubset.Subset(raw.Bytes(), runes)
+		if err != nil {
+			return nil, fmt.Errorf("font %s: %w", key.Typeface, err)
+		}
+		whole := []byte("base64," + base64.StdEncoding.EncodeToString(raw.Bytes()) + ")")
+		if !bytes.Contains(out, whole) {
+			return nil, fmt.Errorf("font %s: the SVG does not embed it as expected", key.Typeface)
+		}
+		out = bytes.ReplaceAll(out, whole, []byte("base64,"+base64.StdEncoding.EncodeToString(sub)+")"))
+	}
+	return out, nil
+}
+
+// glyphRecorder passes drawing through to a canvas and notes the runes
+// drawn in each face (by face, size aside).
+type glyphRecorder struct {
+	vg.CanvasSizer
+	runes map[font.Font]map[rune]bool
+	faces map[font.Font]font.Face
+}
+
+// FillString implements vg.Canvas.
+func (g *glyphRecorder) FillString(f font.Face, pt vg.Point, s string) {
+	key := f.Font
+	key.Size = 0
+	if g.runes[key] == nil {
+		g.runes[key] = map[rune]bool{}
+		g.faces[key] = f
+	}
+	for _, r := range s {
+		g.runes[key][r] = true
+	}
+	g.CanvasSizer.FillString(f, pt, s)
+}
 
 // palette is a qualitative palette (Tableau 10) with enough distinct colors
 // for every error category.
@@ -340,8 +443,67 @@ func newPlot(title, x, y string, groups []metrics.Summary) *plot.Plot {
 	p.Y.Label.Text = y
 	p.Y.Min, p.Y.Max = 0, 115
 	p.Y.Tick.Marker = percentTicks
-	p.Add(plotter.NewGrid())
 	return p
+}
+
+// barGrid draws horizontal grid lines at the y ticks up to 100% behind the
+// bars, broken where a bar label stands, and no vertical lines.
+type barGrid struct {
+	labels []*plotter.Labels
+}
+
+// addBarGrid adds a bar grid to a plot; add it before the bars.
+func addBarGrid(p *plot.Plot) *barGrid {
+	g := &barGrid{}
+	p.Add(g)
+	return g
+}
+
+// Plot implements plot.Plotter.
+func (g *barGrid) Plot(c draw.Canvas, plt *plot.Plot) {
+	trX, trY := plt.Transforms(&c)
+	pad := vg.Points(1.5)
+	var boxes []vg.Rectangle
+	for _, l := range g.labels {
+		for i := range l.XYs {
+			// A label reads upwards from its point, centred across it.
+			x, y := trX(l.XYs[i].X)+l.Offset.X, trY(l.XYs[i].Y)+l.Offset.Y
+			length, thick := l.TextStyle[i].Width(l.Labels[i]), l.TextStyle[i].Height(l.Labels[i])
+			boxes = append(boxes, vg.Rectangle{Min: vg.Point{X: x - thick/2 - pad, Y: y - pad}, Max: vg.Point{X: x + thick/2 + pad, Y: y + length + pad}})
+		}
+	}
+	for _, tk := range plt.Y.Tick.Marker.Ticks(plt.Y.Min, plt.Y.Max) {
+		if tk.IsMinor() || tk.Value > 100 {
+			continue
+		}
+		for _, seg := range gridSegments(c.Min.X, c.Max.X, trY(tk.Value), boxes) {
+			c.StrokeLine2(plotter.DefaultGridLineStyle, seg[0], trY(tk.Value), seg[1], trY(tk.Value))
+		}
+	}
+}
+
+// gridSegments splits the line from x0 to x1 at height y around the boxes
+// that it would cross.
+func gridSegments(x0, x1, y vg.Length, boxes []vg.Rectangle) [][2]vg.Length {
+	var cuts [][2]vg.Length
+	for _, b := range boxes {
+		if y >= b.Min.Y && y <= b.Max.Y {
+			cuts = append(cuts, [2]vg.Length{b.Min.X, b.Max.X})
+		}
+	}
+	slices.SortFunc(cuts, func(a, b [2]vg.Length) int { return cmp.Compare(a[0], b[0]) })
+	var out [][2]vg.Length
+	at := x0
+	for _, cut := range cuts {
+		if cut[0] > at {
+			out = append(out, [2]vg.Length{at, min(cut[0], x1)})
+		}
+		at = max(at, cut[1])
+	}
+	if at < x1 {
+		out = append(out, [2]vg.Length{at, x1})
+	}
+	return out
 }
 
 func simulated(groups []metrics.Summary) bool {
@@ -377,13 +539,22 @@ func (r *Report) passKFigure(domain string) (figurePlot, error) {
 	f := figurePlot{name: "passk_" + fileSafe(domain) + ".svg", title: "pass^k vs k: " + domain, w: 6 * vg.Inch, h: 4 * vg.Inch}
 	p := newPlot(f.title, "k", "pass^k (%)", gs)
 	p.Y.Max = 102
+	p.Add(plotter.NewGrid()) // lines and markers only: nothing for the grid to cross
 	f.plot = p
 	maxK := 1
 	for i, g := range gs {
 		maxK = max(maxK, g.K)
-		xys := make(plotter.XYs, g.K)
+		// A k no task has scored trials for has no point (never a 0).
+		var xys plotter.XYs
 		for k := 1; k <= g.K; k++ {
-			xys[k-1] = plotter.XY{X: float64(k) + seriesShift(i, len(gs)), Y: 100 * g.At(k)}
+			if hasK(g.PassK, k) {
+				xys = append(xys, plotter.XY{X: float64(k) + seriesShift(i, len(gs)), Y: 100 * g.At(k)})
+			}
+		}
+		label := fmt.Sprintf("%s / %s (n=%d tasks)", g.Agent, r.backboneLabel(g), g.PassK.NumTasks)
+		if len(xys) == 0 {
+			f.addLegend(label + ": missing (no scored simulation)")
+			continue
 		}
 		l, pts, err := plotter.NewLinePoints(xys)
 		if err != nil {
@@ -396,7 +567,7 @@ func (r *Report) passKFigure(domain string) (figurePlot, error) {
 		pts.Shape = plotutil.Shape(i)
 		pts.Radius = vg.Points(3)
 		p.Add(l, pts)
-		p.Legend.Add(fmt.Sprintf("%s / %s (n=%d tasks)", g.Agent, r.backboneLabel(g), g.PassK.NumTasks), l, pts)
+		f.addLegend(label, l, pts)
 	}
 	var ticks []plot.Tick
 	for k := 1; k <= maxK; k++ {
@@ -448,7 +619,8 @@ func barLabels(values []bar, top func(int) float64, offset vg.Length, unit strin
 
 // groupedBars adds one bar series per name, offset around each category,
 // each bar labelled with its n (or as missing).
-func groupedBars(p *plot.Plot, names []string, series [][]bar, unit string) error {
+func (f *figurePlot) groupedBars(names []string, series [][]bar, unit string) error {
+	p := f.plot
 	n := len(names)
 	if n == 0 {
 		return nil
@@ -467,12 +639,13 @@ func groupedBars(p *plot.Plot, names []string, series [][]bar, unit string) erro
 		b.Color = colorOf(i)
 		b.Offset = w * vg.Length(float64(i)-float64(n-1)/2)
 		p.Add(b)
-		p.Legend.Add(name, b)
+		f.addLegend(name, b)
 		l, err := barLabels(series[i], func(j int) float64 { return vals[j] }, b.Offset, unit)
 		if err != nil {
 			return err
 		}
 		p.Add(l)
+		f.grid.labels = append(f.grid.labels, l)
 	}
 	return nil
 }
@@ -480,7 +653,7 @@ func groupedBars(p *plot.Plot, names []string, series [][]bar, unit string) erro
 func (r *Report) groupsOf(bb bbKey) []metrics.Summary {
 	var gs []metrics.Summary
 	for _, g := range r.Groups {
-		if g.Backbone == bb.backbone && g.UserBackbone == bb.user {
+		if bb.holds(g) {
 			gs = append(gs, g)
 		}
 	}
@@ -489,13 +662,22 @@ func (r *Report) groupsOf(bb bbKey) []metrics.Summary {
 
 func (r *Report) writeFigure(bb bbKey) (figurePlot, error) {
 	k := r.kOf(r.Groups...)
-	f := figurePlot{name: "write_subset_" + fileSafe(r.bbName(bb)) + ".svg",
-		title: fmt.Sprintf("Environment-changing subset: pass^1 and pass^%d (%s)", k, r.bbTitle(bb))}
+	ks := []int{1, k}
+	title := fmt.Sprintf("Environment-changing subset: pass^1 and pass^%d (%s)", k, r.bbTitle(bb))
+	if k <= 1 {
+		// One trial per task: pass^1 only, not the same bar twice.
+		ks = []int{1}
+		title = fmt.Sprintf("Environment-changing subset: pass^1 (%s)", r.bbTitle(bb))
+	}
+	f := figurePlot{name: "write_subset_" + fileSafe(r.bbName(bb)) + ".svg", title: title}
 	p := newPlot(f.title, "", "pass^k (%)", r.groupsOf(bb))
 	f.plot = p
+	f.grid = addBarGrid(p)
 	var cats []string
 	for _, d := range r.domains() {
-		cats = append(cats, d+" pass^1", d+" pass^"+strconv.Itoa(k))
+		for _, kk := range ks {
+			cats = append(cats, d+" pass^"+strconv.Itoa(kk))
+		}
 	}
 	var names []string
 	var series [][]bar
@@ -507,13 +689,13 @@ func (r *Report) writeFigure(bb bbKey) (figurePlot, error) {
 		found := false
 		for i, d := range r.domains() {
 			for _, g := range r.Groups {
-				if g.Domain != d || g.Agent != a || g.Backbone != bb.backbone || g.UserBackbone != bb.user {
+				if g.Domain != d || g.Agent != a || !bb.holds(g) {
 					continue
 				}
 				found = true
-				for j, kk := range []int{1, k} {
+				for j, kk := range ks {
 					if kk <= g.Write.K && g.Write.PassK.Tasks[kk-1] > 0 {
-						bars[2*i+j] = bar{v: 100 * g.Write.At(kk), n: g.Write.PassK.Tasks[kk-1]}
+						bars[len(ks)*i+j] = bar{v: 100 * g.Write.At(kk), n: g.Write.PassK.Tasks[kk-1]}
 					}
 				}
 			}
@@ -523,7 +705,7 @@ func (r *Report) writeFigure(bb bbKey) (figurePlot, error) {
 			series = append(series, bars)
 		}
 	}
-	if err := groupedBars(p, names, series, ""); err != nil {
+	if err := f.groupedBars(names, series, ""); err != nil {
 		return f, err
 	}
 	nominal(p, cats)
@@ -537,6 +719,7 @@ func (r *Report) errorFigure(bb bbKey) (figurePlot, error) {
 	f := figurePlot{name: "errors_" + fileSafe(r.bbName(bb)) + ".svg", title: "Error breakdown of failed simulations (" + r.bbTitle(bb) + ")"}
 	p := newPlot(f.title, "", "share of failures (%)", gs)
 	f.plot = p
+	f.grid = addBarGrid(p)
 	var cats []string
 	for _, g := range gs {
 		cats = append(cats, g.Domain+"/"+g.Agent)
@@ -560,7 +743,7 @@ func (r *Report) errorFigure(bb bbKey) (figurePlot, error) {
 		}
 		below = b
 		p.Add(b)
-		p.Legend.Add(c.Label(), b)
+		f.addLegend(c.Label(), b)
 	}
 	bars := make([]bar, len(gs))
 	for j, g := range gs {
@@ -571,11 +754,15 @@ func (r *Report) errorFigure(bb bbKey) (figurePlot, error) {
 		return f, err
 	}
 	for j := range bars {
-		if bars[j].missing {
+		switch {
+		case gs[j].Scored == 0:
+			l.Labels[j] = "missing (no scored simulation)"
+		case bars[j].missing:
 			l.Labels[j] = "no failures"
 		}
 	}
 	p.Add(l)
+	f.grid.labels = append(f.grid.labels, l)
 	nominal(p, cats)
 	p.X.Tick.Label.Rotation = 0.6
 	p.X.Tick.Label.XAlign = -1
@@ -594,6 +781,7 @@ func (r *Report) actionFigure(domain string) (figurePlot, error) {
 	f := figurePlot{name: "action_reliability_" + fileSafe(domain) + ".svg", title: "Action-level reliability: gold actions matched (" + domain + ")"}
 	p := newPlot(f.title, "", "gold actions matched (%)", gs)
 	f.plot = p
+	f.grid = addBarGrid(p)
 	bbs := r.backbones()
 	var cats []string
 	for _, bb := range bbs {
@@ -607,7 +795,7 @@ func (r *Report) actionFigure(domain string) (figurePlot, error) {
 		for i, bb := range bbs {
 			bars[i].missing = true
 			for _, g := range gs {
-				if g.Agent == a && g.Backbone == bb.backbone && g.UserBackbone == bb.user && g.Actions.Gold > 0 {
+				if g.Agent == a && bb.holds(g) && g.Actions.Gold > 0 {
 					bars[i] = bar{v: 100 * g.Actions.Share(), n: g.Actions.Gold}
 					found = true
 				}
@@ -618,7 +806,7 @@ func (r *Report) actionFigure(domain string) (figurePlot, error) {
 			series = append(series, bars)
 		}
 	}
-	if err := groupedBars(p, names, series, " actions"); err != nil {
+	if err := f.groupedBars(names, series, " actions"); err != nil {
 		return f, err
 	}
 	nominal(p, cats)

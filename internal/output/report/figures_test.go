@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
+	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/score/metrics"
 )
@@ -82,21 +83,24 @@ func TestFiguresPNG(t *testing.T) {
 						t.Errorf("%s: corner %v is not white", f.Name, p)
 					}
 				}
-				// The legend fits the canvas: inside it, right of the plot.
-				// The legend fits its area, which lies inside the canvas and
-				// beside or below the plot.
+				// The legend lies inside the canvas, below the plot, its
+				// columns side by side within its area.
 				c := draw.New(vgimg.New(w, h))
 				pa, la := f.fp.areas(c)
-				if lr := legendRect(f.fp.plot.Legend).Size(); lr.X > 0 {
-					if lr.X > la.Max.X-la.Min.X || lr.Y > la.Max.Y-la.Min.Y {
-						t.Errorf("%s: legend %v does not fit its area %v", f.Name, lr, la.Rectangle)
+				cols, colW, lh := f.fp.columns()
+				if len(f.fp.legend) == 0 || len(cols) == 0 {
+					t.Errorf("%s: no legend", f.Name)
+				}
+				for _, l := range cols {
+					if lr := legendRect(l).Size(); lr.X > colW || lr.Y > lh {
+						t.Errorf("%s: legend column %v larger than %v x %v", f.Name, lr, colW, lh)
 					}
-					if la.Min.X < c.Min.X || la.Min.Y < c.Min.Y || la.Max.X > c.Max.X || la.Max.Y > c.Max.Y {
-						t.Errorf("%s: legend area %v outside the canvas %v", f.Name, la.Rectangle, c.Rectangle)
-					}
-					if overlap(pa.Rectangle, la.Rectangle) {
-						t.Errorf("%s: legend area %v overlaps the plot %v", f.Name, la.Rectangle, pa.Rectangle)
-					}
+				}
+				if la.Min.X < c.Min.X || la.Min.Y < c.Min.Y || la.Max.X > c.Max.X || la.Max.Y > c.Max.Y {
+					t.Errorf("%s: legend area %v outside the canvas %v", f.Name, la.Rectangle, c.Rectangle)
+				}
+				if overlap(pa.Rectangle, la.Rectangle) || la.Max.Y > pa.Min.Y {
+					t.Errorf("%s: legend area %v not below the plot %v", f.Name, la.Rectangle, pa.Rectangle)
 				}
 				if tw := f.fp.plot.Title.TextStyle.Width(f.fp.plot.Title.Text); tw > f.fp.w {
 					t.Errorf("%s: title %v wider than the plot %v", f.Name, tw, f.fp.w)
@@ -201,4 +205,41 @@ func keys(m map[string]string) []string {
 
 func overlap(a, b vg.Rectangle) bool {
 	return a.Min.X < b.Max.X && b.Min.X < a.Max.X && a.Min.Y < b.Max.Y && b.Min.Y < a.Max.Y
+}
+
+// TestUnscoredGroupFigures: a group without a scored simulation has no
+// point in the pass^k figure and its error bar is marked missing, not
+// drawn as 0 ("no failures").
+func TestUnscoredGroupFigures(t *testing.T) {
+	t.Parallel()
+	var recs []results.Record
+	for _, r := range fixture() {
+		if r.Backbone != "glm-5" || r.Domain != "airline" {
+			continue
+		}
+		if r.Agent == "irma" {
+			r.TerminationReason, r.RewardInfo, r.Error = evaluator.InfrastructureError, nil, "status 503"
+		}
+		recs = append(recs, r)
+	}
+	rep := Build(metrics.Summarize(recs, metrics.Options{Catalog: fixtureCatalog{}, Plan: func(metrics.Key) metrics.Plan { return metrics.Plan{Trials: 4} }}), Options{})
+	figs, err := rep.Figures()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]string{}
+	for _, f := range figs {
+		byName[f.Name] = wellFormed(t, f.Name, f.SVG)
+	}
+	for fig, want := range map[string]string{
+		"passk_airline.svg": "irma / glm-5 (n=3 tasks): missing (no scored simulation)",
+		"errors_glm-5.svg":  "missing (no scored simulation)",
+	} {
+		if !strings.Contains(byName[fig], want) {
+			t.Errorf("%s lacks %q:\n%s", fig, want, byName[fig])
+		}
+	}
+	if strings.Contains(byName["errors_glm-5.svg"], "no failures") {
+		t.Errorf("the unscored group's error bar reads as no failures")
+	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/core/tool"
+	"github.com/ledgerbench/ledgerbench/internal/engine/usersim"
 	"github.com/ledgerbench/ledgerbench/internal/score/metrics"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
@@ -81,6 +82,15 @@ func Load(path string, labels Labels) (*Source, error) {
 		}
 		src := &Source{Path: path, Kind: RunDir, Records: run.Records, Manifest: run.Manifest, Superseded: run.Superseded,
 			SupersededRecords: run.SupersededRecords, Plan: metrics.Plan{Trials: run.Manifest.Trials, TaskIDs: run.Manifest.TaskIDs}}
+		// Records written before they carried the trait take the manifest's.
+		trait := usersim.TraitLabel(run.Manifest.Traits, usersim.TraitMode(run.Manifest.TraitMode))
+		for _, recs := range [][]results.Record{src.Records, src.SupersededRecords} {
+			for i := range recs {
+				if recs[i].Trait == "" {
+					recs[i].Trait = trait
+				}
+			}
+		}
 		relabel(src.Records, labels)
 		relabel(src.SupersededRecords, labels)
 		return src, nil
@@ -165,6 +175,9 @@ func relabel(recs []results.Record, l Labels) {
 		if l.UserBackbone != "" {
 			r.UserBackbone = l.UserBackbone
 		}
+		if l.Trait != "" {
+			r.Trait = l.Trait
+		}
 	}
 }
 
@@ -213,6 +226,54 @@ func (c *Catalog) ToolKind(domain string, req message.Requestor, name string) (t
 	return c.Domains.ToolKind(domain, req, name)
 }
 
+// Dropped describes the records Summarize leaves out as duplicates: a
+// scored (task, trial) unit of a group that an earlier input already holds,
+// one line per pair of inputs ("20 records of telehealth/baseline in B
+// repeat units of A"). Every table counts the first.
+func Dropped(sources []*Source) []string {
+	type unit struct {
+		key   metrics.Key
+		task  string
+		trial int
+	}
+	first := map[unit]string{}
+	type pair struct {
+		key      metrics.Key
+		from, of string
+	}
+	n := map[pair]int{}
+	var order []pair
+	for _, s := range sources {
+		for i := range s.Records {
+			r := &s.Records[i]
+			if r.Infrastructure() {
+				continue
+			}
+			u := unit{metrics.KeyOf(r), r.TaskID, r.Trial}
+			of, seen := first[u]
+			if !seen {
+				first[u] = s.Path
+				continue
+			}
+			p := pair{u.key, s.Path, of}
+			if n[p] == 0 {
+				order = append(order, p)
+			}
+			n[p]++
+		}
+	}
+	out := make([]string, 0, len(order))
+	for _, p := range order {
+		where := "in " + p.from + " repeat (task, trial) units of " + p.of
+		if p.from == p.of {
+			where = "in " + p.from + " repeat (task, trial) units of the same input"
+		}
+		out = append(out, fmt.Sprintf("%d record(s) of %s %s: dropped, every table counts the first (if they are different runs, label them apart: --agent, --backbone, --user-backbone)",
+			n[p], groupName(metrics.Summary{Key: p.key}), where))
+	}
+	return out
+}
+
 // Summarize computes the run groups of sources. A group's plan (trials per
 // task, task ids) comes from the sources that hold it; records are taken in
 // input order (a (task, trial) seen twice counts once).
@@ -226,8 +287,9 @@ func Summarize(sources []*Source, domains metrics.Catalog) []metrics.Summary {
 		for i := range s.Records {
 			keys[metrics.KeyOf(&s.Records[i])] = true
 		}
-		if s.Manifest != nil && len(s.Records) == 0 {
-			keys[metrics.Key{Domain: s.Manifest.Domain, Agent: s.Manifest.Agent, Backbone: s.Manifest.Backbone, UserBackbone: s.Manifest.UserBackbone}] = true
+		if m := s.Manifest; m != nil && len(s.Records) == 0 {
+			keys[metrics.Key{Domain: m.Domain, Agent: m.Agent, Backbone: m.Backbone, UserBackbone: m.UserBackbone,
+				Trait: usersim.TraitLabel(m.Traits, usersim.TraitMode(m.TraitMode))}] = true
 		}
 		for k := range keys {
 			p := plans[k]

@@ -7,7 +7,9 @@ import (
 )
 
 // Machine-readable tables: the text tables' cells as numbers (null when
-// missing), for CSV and JSON. A cell's decorations become columns or go:
+// missing), for CSV and JSON, at full precision where the table keeps the
+// number behind a rounded cell (Table.Values). A cell's decorations become
+// columns or go:
 // "12.5*" (incomplete, named in the notes) is 12.5, "+3.2" is 3.2, "+53.1%"
 // is 53.1, "12.5 (3)" is two columns (share and count), "2/3" two columns
 // (count and of how many).
@@ -78,8 +80,13 @@ func machine(t Table) TableJSON {
 			if col < len(row) {
 				c = row[col]
 			}
+			exact := t.exact(i, col)
 			if re == nil {
-				out.Rows[i] = append(out.Rows[i], value(c))
+				if exact != nil {
+					out.Rows[i] = append(out.Rows[i], exact)
+				} else {
+					out.Rows[i] = append(out.Rows[i], value(c))
+				}
 				continue
 			}
 			m := re.FindStringSubmatch(c)
@@ -87,7 +94,11 @@ func machine(t Table) TableJSON {
 				out.Rows[i] = append(out.Rows[i], nil, nil)
 				continue
 			}
-			out.Rows[i] = append(out.Rows[i], value(m[1]), value(m[2]))
+			first := value(m[1])
+			if exact != nil {
+				first = exact
+			}
+			out.Rows[i] = append(out.Rows[i], first, value(m[2]))
 		}
 	}
 	return out

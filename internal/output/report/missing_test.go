@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/score/metrics"
 )
 
@@ -139,7 +143,8 @@ func TestJSONHonoursTable(t *testing.T) {
 		t.Fatalf("tables %v; want table2 and comparison", tables)
 	}
 	// The same table as the text report: same rows, Δ columns and the token
-	// overhead of the comparison, as numbers.
+	// overhead of the comparison, as numbers (at full precision: each rounds
+	// to the text's number).
 	text, _ := fixtureReport().Table(TableComparison)
 	if len(tables[1].Rows) != len(text.Rows) {
 		t.Fatalf("comparison has %d rows; text %d", len(tables[1].Rows), len(text.Rows))
@@ -147,6 +152,12 @@ func TestJSONHonoursTable(t *testing.T) {
 	for i, row := range tables[1].Rows {
 		for j, v := range row {
 			want := value(text.Rows[i][j])
+			if w, ok := want.(float64); ok {
+				if f, ok := v.(float64); !ok || math.Abs(f-w) > 0.05+1e-9 {
+					t.Errorf("comparison row %d cell %d = %v; text %q", i, j, v, text.Rows[i][j])
+				}
+				continue
+			}
 			if v != want {
 				t.Errorf("comparison row %d cell %d = %v; text %q", i, j, v, text.Rows[i][j])
 			}
@@ -175,5 +186,89 @@ func TestMachineCells(t *testing.T) {
 				t.Errorf("row %d cell %d = %v; want %v", i, j, m.Rows[i][j], want[i][j])
 			}
 		}
+	}
+}
+
+// TestOverheadWithoutBaselineUsage: an agent's token overhead over a
+// baseline that used no tokens (an offline backbone) is missing, not +0.0%.
+func TestOverheadWithoutBaselineUsage(t *testing.T) {
+	t.Parallel()
+	var recs []results.Record
+	for _, agent := range []string{"baseline", "ledger"} {
+		recs = append(recs, results.Record{ID: agent, TaskID: "1", Domain: "airline", Agent: agent, Backbone: "sim", UserBackbone: "sim",
+			TerminationReason: evaluator.UserStop, RewardInfo: &evaluator.RewardInfo{Reward: 1}, Simulated: true})
+	}
+	rep := Build(metrics.Summarize(recs, metrics.Options{}), Options{})
+	cmp, _ := rep.Table(TableComparison)
+	for _, row := range cmp.Rows {
+		if row[1] != "ledger" {
+			continue
+		}
+		for _, c := range row[len(row)-3:] {
+			if c != Missing {
+				t.Errorf("overhead cells %v; want %q for a baseline without usage", row[len(row)-3:], Missing)
+			}
+		}
+	}
+}
+
+// TestCostsKnownOnly: a mean or total with a simulation whose value is
+// unknown behind it is missing (the All row's too), never a sum divided by
+// simulations that did not record it.
+func TestCostsKnownOnly(t *testing.T) {
+	t.Parallel()
+	var recs []results.Record
+	for i := range 4 { // a run directory: usage and costs recorded
+		recs = append(recs, results.Record{ID: fmt.Sprint("a", i), TaskID: fmt.Sprint(i), Domain: "airline", Agent: "baseline", Backbone: "gpt-4.1",
+			UserBackbone: "gpt-4.1", TerminationReason: evaluator.UserStop, RewardInfo: &evaluator.RewardInfo{Reward: 1},
+			AgentUsage: message.Usage{PromptTokens: 1000}, AgentCalls: 5, AgentCost: 0.25, UserCalls: 2, UserUsage: message.Usage{PromptTokens: 100}})
+	}
+	for i := range 12 { // a τ-bench v1 list: no usage, no agent cost
+		recs = append(recs, results.Record{ID: fmt.Sprint("v", i), TaskID: fmt.Sprint(i), Domain: "airline", Agent: "baseline", Backbone: "gpt-4o",
+			TerminationReason: evaluator.UserStop, RewardInfo: &evaluator.RewardInfo{Reward: 1},
+			Unknown: []string{results.UnknownAgentCost, results.UnknownAgentUsage, results.UnknownUserUsage, results.UnknownJudgeCost, results.UnknownJudgeUsage}})
+	}
+	rep := Build(metrics.Summarize(recs, metrics.Options{}), Options{})
+	costs, _ := rep.Table(TableCosts)
+	col := func(name string) int {
+		for i, h := range costs.Header {
+			if h == name {
+				return i
+			}
+		}
+		t.Fatalf("no column %s", name)
+		return -1
+	}
+	rows := map[string][]string{}
+	for _, row := range costs.Rows {
+		bb, _, _ := strings.Cut(row[1], " ")
+		rows[row[0]+"/"+bb] = row
+	}
+	cases := []struct {
+		row, col, want string
+	}{
+		{"airline/gpt-4.1", "Agent prompt tok/sim", "1000.0"},
+		{"airline/gpt-4.1", "Agent $", "1.0000"},
+		{"airline/gpt-4o", "Agent prompt tok/sim", Missing},
+		{"airline/gpt-4o", "Agent $", Missing},
+		{"airline/gpt-4o", "Total $", Missing},
+		{"All/", "Sims", "16"},
+		{"All/", "Agent prompt tok/sim", Missing}, // not 4000 / 16
+		{"All/", "Agent calls/sim", Missing},
+		{"All/", "User tok/sim", Missing},
+		{"All/", "Agent $", Missing},
+		{"All/", "$/sim", Missing},
+	}
+	for _, tc := range cases {
+		row, ok := rows[tc.row]
+		if !ok {
+			t.Fatalf("no row %s in %v", tc.row, costs.Rows)
+		}
+		if got := row[col(tc.col)]; got != tc.want {
+			t.Errorf("%s %s = %q; want %q", tc.row, tc.col, got, tc.want)
+		}
+	}
+	if notes := strings.Join(costs.Notes, "\n"); !strings.Contains(notes, "agent cost in 12 of 12") || !strings.Contains(notes, "All: a mean or total is — where any group's value is unknown") {
+		t.Errorf("notes %q do not say what is unknown", notes)
 	}
 }

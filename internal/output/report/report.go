@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/py/omap"
 	"github.com/ledgerbench/ledgerbench/internal/score/metrics"
 	"github.com/ledgerbench/ledgerbench/internal/source/known"
@@ -19,6 +20,10 @@ type Table struct {
 	Title  string
 	Header []string
 	Rows   [][]string
+	// Values hold, row by row, the full-precision numbers behind cells whose
+	// text rounds them (nil rows and entries: the text is all there is);
+	// CSV and JSON carry them.
+	Values [][]any
 	Notes  []string
 }
 
@@ -136,54 +141,102 @@ func (r *Report) multiUser() bool {
 	return false
 }
 
-func (r *Report) backboneLabel(g metrics.Summary) string {
-	if r.multiUser() && g.UserBackbone != "" {
-		return g.Backbone + " (user " + g.UserBackbone + ")"
+// multiTrait reports whether groups differ in their user's traits (then
+// labels name them).
+func (r *Report) multiTrait() bool {
+	for _, g := range r.Groups {
+		if g.Trait != r.Groups[0].Trait {
+			return true
+		}
 	}
-	return g.Backbone
+	return false
+}
+
+// backboneLabel is a group's backbone as tables show it: with the user
+// backbone and the trait where the report holds several, and marked
+// simulated for the sim backbone.
+func (r *Report) backboneLabel(g metrics.Summary) string {
+	return r.bbLabel(bbOf(g), g.Simulated > 0)
+}
+
+// bbLabel labels a backbone row (see backboneLabel); a backbone the input
+// does not record (a τ-Trait file) is missing.
+func (r *Report) bbLabel(bb bbKey, simulated bool) string {
+	s := cmp.Or(bb.backbone, Missing)
+	var in []string
+	if r.multiUser() && bb.user != "" {
+		in = append(in, "user "+bb.user)
+	}
+	if r.multiTrait() {
+		in = append(in, "trait "+cmp.Or(bb.trait, "none"))
+	}
+	if simulated {
+		in = append(in, "simulated")
+	}
+	if len(in) > 0 {
+		s += " (" + strings.Join(in, ", ") + ")"
+	}
+	return s
+}
+
+// simulatedBB reports whether a group of the backbone ran on the sim
+// backbone.
+func (r *Report) simulatedBB(bb bbKey) bool {
+	for _, g := range r.Groups {
+		if bb.holds(g) && g.Simulated > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func groupName(g metrics.Summary) string {
-	s := g.Domain + "/" + g.Agent + "/" + g.Backbone
+	s := g.Domain + "/" + g.Agent + "/" + cmp.Or(g.Backbone, Missing)
 	if g.UserBackbone != "" {
 		s += "/user=" + g.UserBackbone
+	}
+	if g.Trait != "" {
+		s += "/trait=" + g.Trait
+	}
+	if g.Simulated > 0 {
+		s += " (simulated)"
 	}
 	return s
 }
 
 // pct formats a fraction as a percentage with one decimal.
-func pct(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) }
+func pct(x float64) num { return fixed(100*x, 1) }
 
 // delta formats a difference of fractions in percentage points.
-func delta(x float64) string {
-	s := strconv.FormatFloat(100*x, 'f', 1, 64)
-	if s == "-0.0" {
-		s = "0.0"
+func delta(x float64) num {
+	n := fixed(100*x, 1)
+	if n.text == "-0.0" {
+		n.text = "0.0"
 	}
-	if !strings.HasPrefix(s, "-") {
-		s = "+" + s
+	if !strings.HasPrefix(n.text, "-") {
+		n.text = "+" + n.text
 	}
-	return s
+	return n
 }
 
-// deltaCell is other's pass^k minus base's, Missing unless both have it.
-func deltaCell(base, other metrics.PassK, k int) string {
+// deltaCell is other's pass^k minus base's, missing unless both have it.
+func deltaCell(base, other metrics.PassK, k int) num {
 	if !hasK(base, k) || !hasK(other, k) {
-		return Missing
+		return missing
 	}
 	return delta(other.At(k) - base.At(k))
 }
 
 // meanCell is the mean of pass^k over groups as a percentage (or, with
-// base, the mean difference), Missing when any group lacks pass^k.
-func meanCell(k int, groups []metrics.PassK, base []metrics.PassK) string {
+// base, the mean difference), missing when any group lacks pass^k.
+func meanCell(k int, groups []metrics.PassK, base []metrics.PassK) num {
 	if len(groups) == 0 {
-		return Missing
+		return missing
 	}
 	var sum float64
 	for i, g := range groups {
 		if !hasK(g, k) || base != nil && !hasK(base[i], k) {
-			return Missing
+			return missing
 		}
 		sum += g.At(k)
 		if base != nil {
@@ -196,8 +249,14 @@ func meanCell(k int, groups []metrics.PassK, base []metrics.PassK) string {
 	return pct(sum / float64(len(groups)))
 }
 
-// rel formats a relative overhead (0.531 → +53.1%).
-func rel(x float64) string { return delta(x) + "%" }
+// rel formats a relative overhead (0.531 → +53.1%), missing when the
+// baseline used none of it (nil).
+func rel(x *float64) num {
+	if x == nil {
+		return missing
+	}
+	return delta(*x).suffixed("%")
+}
 
 // Missing is the text of a cell without data behind it (CSV and JSON carry
 // null): a missing value never prints as 0.
@@ -209,16 +268,21 @@ func hasK(p metrics.PassK, k int) bool {
 }
 
 // passCell is pass^k as a percentage, starred when it averages fewer tasks
-// than the group has; Missing when no task has k trials.
-func passCell(p metrics.PassK, k int) string {
+// than the group has; missing when no task has k trials.
+func passCell(p metrics.PassK, k int) num {
 	if !hasK(p, k) {
-		return Missing
+		return missing
 	}
-	s := pct(p.At(k))
+	n := pct(p.At(k))
 	if !p.Complete(k) {
-		s += "*"
+		n = n.suffixed("*")
 	}
-	return s
+	return n
+}
+
+// shareWithCount is a share as a percentage followed by its count ("12.5 (3)").
+func shareWithCount(share float64, n int) num {
+	return pct(share).suffixed(fmt.Sprintf(" (%d)", n))
 }
 
 // completeness notes name the tasks lacking trials of every group.
@@ -243,6 +307,19 @@ func completenessNotes(groups []metrics.Summary) []string {
 			notes = append(notes, fmt.Sprintf("%s: %d duplicate (task, trial) record(s) ignored", groupName(g), g.Duplicates))
 		}
 	}
+	return append(notes, nlNotes(groups)...)
+}
+
+// nlNotes say, for every table whose numbers follow from rewards, which
+// groups' NL assertions were not judged.
+func nlNotes(groups []metrics.Summary) []string {
+	var notes []string
+	for _, g := range groups {
+		if g.NLUnjudged > 0 {
+			notes = append(notes, fmt.Sprintf("%s: NL assertions not judged (--no-judge) in %d of %d scored simulations: their rewards omit NL_ASSERTION",
+				groupName(g), g.NLUnjudged, g.Scored))
+		}
+	}
 	return notes
 }
 
@@ -252,22 +329,37 @@ func (r *Report) overview() Table {
 		maxK = max(maxK, g.K)
 	}
 	t := Table{ID: TableOverview, Title: "Run groups: pass^k (%) for k = 1…K"}
-	t.Header = []string{"Domain", "Agent", "Backbone", "User", "Tasks", "Sims", "Infra", "K"}
+	traits := false
+	for _, g := range r.Groups {
+		traits = traits || g.Trait != ""
+	}
+	t.Header = []string{"Domain", "Agent", "Backbone", "User"}
+	if traits {
+		t.Header = append(t.Header, "Trait")
+	}
+	t.Header = append(t.Header, "Tasks", "Sims", "Infra", "K")
 	for k := 1; k <= maxK; k++ {
 		t.Header = append(t.Header, "pass^"+strconv.Itoa(k))
 	}
 	t.Header = append(t.Header, "Avg reward")
 	for _, g := range r.Groups {
-		row := []string{g.Domain, g.Agent, g.Backbone, g.UserBackbone, strconv.Itoa(g.Tasks), strconv.Itoa(g.Scored),
-			strconv.Itoa(g.Infrastructure), strconv.Itoa(g.K)}
+		bb := g.Backbone
+		if g.Simulated > 0 {
+			bb += " (simulated)"
+		}
+		row := []any{g.Domain, g.Agent, bb, g.UserBackbone}
+		if traits {
+			row = append(row, g.Trait)
+		}
+		row = append(row, strconv.Itoa(g.Tasks), strconv.Itoa(g.Scored), strconv.Itoa(g.Infrastructure), strconv.Itoa(g.K))
 		for k := 1; k <= maxK; k++ {
 			row = append(row, passCell(g.PassK, k))
 		}
-		avg := Missing
+		avg := missing
 		if g.Scored > 0 {
-			avg = strconv.FormatFloat(g.AvgReward, 'f', 3, 64)
+			avg = fixed(g.AvgReward, 3)
 		}
-		t.Rows = append(t.Rows, append(row, avg))
+		t.add(append(row, avg)...)
 	}
 	t.Notes = completenessNotes(r.Groups)
 	return t
@@ -288,26 +380,33 @@ func (r *Report) kOf(groups ...metrics.Summary) int {
 	return max(k, 1)
 }
 
-type bbKey struct{ backbone, user string }
+// bbKey is what the comparison tables and figures group rows by: the
+// agent backbone, the user backbone and the user's trait.
+type bbKey struct{ backbone, user, trait string }
 
-// byBackbone lists backbones (with user backbones) in order of appearance
-// after sorting.
+func bbOf(g metrics.Summary) bbKey { return bbKey{g.Backbone, g.UserBackbone, g.Trait} }
+
+// holds reports whether g is a group of the backbone.
+func (bb bbKey) holds(g metrics.Summary) bool { return bbOf(g) == bb }
+
+// backbones lists backbones (with user backbones and traits) in order.
 func (r *Report) backbones() []bbKey {
 	var out []bbKey
 	for _, g := range r.Groups {
-		k := bbKey{g.Backbone, g.UserBackbone}
-		if !slices.Contains(out, k) {
+		if k := bbOf(g); !slices.Contains(out, k) {
 			out = append(out, k)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b bbKey) int { return cmp.Or(cmp.Compare(a.backbone, b.backbone), cmp.Compare(a.user, b.user)) })
+	slices.SortStableFunc(out, func(a, b bbKey) int {
+		return cmp.Or(cmp.Compare(a.backbone, b.backbone), cmp.Compare(a.user, b.user), cmp.Compare(a.trait, b.trait))
+	})
 	return out
 }
 
 func (r *Report) pairs(bb bbKey, other string) []metrics.Pair {
 	var gs []metrics.Summary
 	for _, g := range r.Groups {
-		if g.Backbone == bb.backbone && g.UserBackbone == bb.user {
+		if bb.holds(g) {
 			gs = append(gs, g)
 		}
 	}
@@ -344,20 +443,17 @@ func (r *Report) mainTable() Table {
 		if len(ps) == 0 {
 			continue
 		}
-		label := bb.backbone
-		if r.multiUser() {
-			label += " (user " + bb.user + ")"
-		}
+		label := r.bbLabel(bb, r.simulatedBB(bb))
 		var base, other []metrics.PassK
 		for _, p := range ps {
-			t.Rows = append(t.Rows, []string{label, p.Base.Domain, passCell(p.Base.PassK, 1), passCell(p.Other.PassK, 1), deltaCell(p.Base.PassK, p.Other.PassK, 1),
-				passCell(p.Base.PassK, k), passCell(p.Other.PassK, k), deltaCell(p.Base.PassK, p.Other.PassK, k)})
+			t.add(label, p.Base.Domain, passCell(p.Base.PassK, 1), passCell(p.Other.PassK, 1), deltaCell(p.Base.PassK, p.Other.PassK, 1),
+				passCell(p.Base.PassK, k), passCell(p.Other.PassK, k), deltaCell(p.Base.PassK, p.Other.PassK, k))
 			base = append(base, p.Base.PassK)
 			other = append(other, p.Other.PassK)
 		}
 		if len(ps) > 1 {
-			t.Rows = append(t.Rows, []string{label, "Average", meanCell(1, base, nil), meanCell(1, other, nil), meanCell(1, other, base),
-				meanCell(k, base, nil), meanCell(k, other, nil), meanCell(k, other, base)})
+			t.add(label, "Average", meanCell(1, base, nil), meanCell(1, other, nil), meanCell(1, other, base),
+				meanCell(k, base, nil), meanCell(k, other, nil), meanCell(k, other, base))
 		}
 	}
 	if k == 1 {
@@ -390,13 +486,10 @@ func (r *Report) comparison() Table {
 	t := Table{ID: TableComparison, Title: fmt.Sprintf("Agents against %s (domain means; Δ over the domains both ran), with agent token overhead", o.Baseline)}
 	t.Header = []string{"Backbone", "Agent", "Domains", "pass^1", ks, "Δ pass^1", "Δ " + ks, "Tokens", "Prompt tokens", "Model calls"}
 	for _, bb := range r.backbones() {
-		label := bb.backbone
-		if r.multiUser() {
-			label += " (user " + bb.user + ")"
-		}
+		label := r.bbLabel(bb, r.simulatedBB(bb))
 		var base []metrics.Summary
 		for _, g := range r.Groups {
-			if g.Backbone == bb.backbone && g.UserBackbone == bb.user && g.Agent == o.Baseline {
+			if bb.holds(g) && g.Agent == o.Baseline {
 				base = append(base, g)
 			}
 		}
@@ -405,7 +498,7 @@ func (r *Report) comparison() Table {
 			for _, g := range base {
 				ps = append(ps, g.PassK)
 			}
-			t.Rows = append(t.Rows, []string{label, o.Baseline, strconv.Itoa(len(base)), meanCell(1, ps, nil), meanCell(k, ps, nil), "", "", "", "", ""})
+			t.add(label, o.Baseline, strconv.Itoa(len(base)), meanCell(1, ps, nil), meanCell(k, ps, nil), "", "", "", "", "")
 		}
 		for _, a := range r.agents() {
 			if a == o.Baseline {
@@ -421,8 +514,8 @@ func (r *Report) comparison() Table {
 				other = append(other, p.Other.PassK)
 			}
 			ov := metrics.UsageOverhead(ps)
-			t.Rows = append(t.Rows, []string{label, a, strconv.Itoa(len(ps)), meanCell(1, other, nil), meanCell(k, other, nil), meanCell(1, other, base), meanCell(k, other, base),
-				rel(ov.Tokens), rel(ov.PromptTokens), rel(ov.Calls)})
+			t.add(label, a, strconv.Itoa(len(ps)), meanCell(1, other, nil), meanCell(k, other, nil), meanCell(1, other, base), meanCell(k, other, base),
+				rel(ov.Tokens), rel(ov.PromptTokens), rel(ov.Calls))
 		}
 	}
 	if len(t.Rows) == 0 {
@@ -432,6 +525,7 @@ func (r *Report) comparison() Table {
 		dropColumns(&t, 4, 6)
 	}
 	t.Notes = append(t.Notes, "Tokens, Prompt tokens, Model calls: the agent's per-simulation usage relative to "+o.Baseline+" on the same domains (helper-model calls included; user simulator and judge excluded)")
+	t.Notes = append(t.Notes, nlNotes(r.Groups)...)
 	return t
 }
 
@@ -442,12 +536,12 @@ func (r *Report) writeSubset() Table {
 	t.Header = []string{"Domain", "Backbone", "Agent", "Write tasks", "Share", "pass^1", ks, "pass^1 all", ks + " all"}
 	for _, g := range r.Groups {
 		w := g.Write
-		share := Missing
+		share := missing
 		if w.Known > 0 {
 			share = pct(w.Share())
 		}
-		t.Rows = append(t.Rows, []string{g.Domain, r.backboneLabel(g), g.Agent, fmt.Sprintf("%d/%d", w.Tasks, w.Known), share,
-			passCell(w.PassK, 1), passCell(w.PassK, k), passCell(g.PassK, 1), passCell(g.PassK, k)})
+		t.add(g.Domain, r.backboneLabel(g), g.Agent, fmt.Sprintf("%d/%d", w.Tasks, w.Known), share,
+			passCell(w.PassK, 1), passCell(w.PassK, k), passCell(g.PassK, 1), passCell(g.PassK, k))
 		if len(w.Unknown) > 0 {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s: membership unknown for %d task(s) (no gold actions or tool kinds; load the domain with --data): %s",
 				groupName(g), len(w.Unknown), list(w.Unknown, 10)))
@@ -456,6 +550,7 @@ func (r *Report) writeSubset() Table {
 	if k == 1 {
 		dropColumns(&t, 6, 8)
 	}
+	t.Notes = append(t.Notes, nlNotes(r.Groups)...)
 	return t
 }
 
@@ -467,11 +562,11 @@ func (r *Report) actions() Table {
 		if a.Gold == 0 {
 			continue
 		}
-		wm := Missing
+		wm := missing
 		if a.WriteGold > 0 {
 			wm = pct(a.WriteShare())
 		}
-		t.Rows = append(t.Rows, []string{g.Domain, r.backboneLabel(g), g.Agent, strconv.Itoa(a.Simulations), strconv.Itoa(a.Gold), pct(a.Share()), strconv.Itoa(a.WriteGold), wm})
+		t.add(g.Domain, r.backboneLabel(g), g.Agent, strconv.Itoa(a.Simulations), strconv.Itoa(a.Gold), pct(a.Share()), strconv.Itoa(a.WriteGold), wm)
 	}
 	if len(t.Rows) == 0 {
 		t.Notes = append(t.Notes, "no gold actions known")
@@ -488,8 +583,8 @@ func (r *Report) gate() Table {
 			continue
 		}
 		v := a.Verdicts
-		t.Rows = append(t.Rows, []string{g.Domain, r.backboneLabel(g), g.Agent, strconv.Itoa(a.Runs), pct(a.Share()),
-			strconv.Itoa(v.Allow), strconv.Itoa(v.Revise), strconv.Itoa(v.Block), strconv.Itoa(v.ShadowAllow), strconv.Itoa(v.ShadowRevise), strconv.Itoa(v.ShadowBlock)})
+		t.add(g.Domain, r.backboneLabel(g), g.Agent, strconv.Itoa(a.Runs), pct(a.Share()),
+			strconv.Itoa(v.Allow), strconv.Itoa(v.Revise), strconv.Itoa(v.Block), strconv.Itoa(v.ShadowAllow), strconv.Itoa(v.ShadowRevise), strconv.Itoa(v.ShadowBlock))
 	}
 	if len(t.Rows) == 0 {
 		t.Notes = append(t.Notes, "no run reports gate verdicts (agent_info.gate)")
@@ -512,16 +607,16 @@ func (r *Report) errors() Table {
 	t.Header = append(t.Header, "Infra")
 	t.Notes = append(t.Notes, "cells: share of failures (count); "+strings.Join(legend, "; ")+"; infra = infrastructure errors (not failures: excluded from pass^k)")
 	for _, g := range r.Groups {
-		row := []string{g.Domain, r.backboneLabel(g), g.Agent, strconv.Itoa(g.Failed)}
+		row := []any{g.Domain, r.backboneLabel(g), g.Agent, strconv.Itoa(g.Failed)}
 		for _, c := range errorCategories {
 			if g.Failed == 0 {
-				row = append(row, Missing)
+				row = append(row, missing)
 				continue
 			}
-			row = append(row, fmt.Sprintf("%s (%d)", pct(g.ErrorShare(c)), g.Errors[c]))
+			row = append(row, shareWithCount(g.ErrorShare(c), g.Errors[c]))
 		}
 		row = append(row, strconv.Itoa(g.Errors[metrics.Infrastructure]))
-		t.Rows = append(t.Rows, row)
+		t.add(row...)
 	}
 	// Totals over every group, as the paper's overall shares.
 	total := map[metrics.Category]int{}
@@ -533,13 +628,14 @@ func (r *Report) errors() Table {
 		}
 	}
 	if len(r.Groups) > 1 && failed > 0 {
-		row := []string{"All", "", "", strconv.Itoa(failed)}
+		row := []any{"All", "", "", strconv.Itoa(failed)}
 		for _, c := range errorCategories {
-			row = append(row, fmt.Sprintf("%s (%d)", pct(float64(total[c])/float64(failed)), total[c]))
+			row = append(row, shareWithCount(float64(total[c])/float64(failed), total[c]))
 		}
 		row = append(row, strconv.Itoa(total[metrics.Infrastructure]))
-		t.Rows = append(t.Rows, row)
+		t.add(row...)
 	}
+	t.Notes = append(t.Notes, nlNotes(r.Groups)...)
 	return t
 }
 
@@ -549,47 +645,80 @@ func (r *Report) costs() Table {
 		"User tok/sim", "Judge tok/sim", "Agent $", "User $", "Judge $", "Total $", "$/sim"}
 	var all metrics.Cost
 	for _, g := range r.Groups {
-		c := g.Cost
-		t.Rows = append(t.Rows, costRow(g.Domain, r.backboneLabel(g), g.Agent, c))
-		all.Simulations += c.Simulations
-		all.AgentCalls += c.AgentCalls
-		all.UserCalls += c.UserCalls
-		all.Agent = all.Agent.Add(c.Agent)
-		all.User = all.User.Add(c.User)
-		all.Judge = all.Judge.Add(c.Judge)
-		all.AgentCost += c.AgentCost
-		all.UserCost += c.UserCost
-		all.JudgeCost += c.JudgeCost
+		t.add(costRow(g.Domain, r.backboneLabel(g), g.Agent, g.Cost)...)
+		t.Notes = append(t.Notes, unknownNotes(groupName(g), g.Cost)...)
+		all.Merge(g.Cost)
 	}
 	if len(r.Groups) > 1 {
-		t.Rows = append(t.Rows, costRow("All", "", "", all))
+		t.add(costRow("All", "", "", all)...)
+		if len(all.Unknown) > 0 || all.Unjudged > 0 {
+			t.Notes = append(t.Notes, "All: a mean or total is — where any group's value is unknown (never divided by simulations whose values are unknown)")
+		}
 	}
 	return t
 }
 
-func costRow(domain, backbone, agent string, c metrics.Cost) []string {
-	// Counts no record carries (τ-bench v1 lists have no usage; a run
-	// without a judge has no judge tokens) are missing, not zero.
-	f1 := func(known bool, x float64) string {
-		if !known || c.Simulations == 0 {
-			return Missing
+// unknownFields names the cost and usage fields a costs note speaks of.
+var unknownFields = []struct{ field, what string }{
+	{results.UnknownAgentUsage, "agent tokens"}, {results.UnknownUserUsage, "user tokens"}, {results.UnknownJudgeUsage, "judge tokens"},
+	{results.UnknownAgentCost, "agent cost"}, {results.UnknownUserCost, "user cost"}, {results.UnknownJudgeCost, "judge cost"},
+}
+
+// unknownNotes say which values of a group are unknown, for how many of its
+// simulations.
+func unknownNotes(name string, c metrics.Cost) []string {
+	var parts []string
+	for _, f := range unknownFields {
+		if n := c.Unknown[f.field]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s in %d of %d", f.what, n, c.Simulations))
 		}
-		return strconv.FormatFloat(c.PerSim(x), 'f', 1, 64)
 	}
-	usd := func(known bool, x float64) string {
-		if !known {
-			return Missing
+	var out []string
+	if len(parts) > 0 {
+		out = append(out, fmt.Sprintf("%s: unknown (a backbone without a price, or not recorded in the file): %s simulations, so those columns are —",
+			name, strings.Join(parts, ", ")))
+	}
+	if c.Unjudged > 0 {
+		out = append(out, fmt.Sprintf("%s: NL assertions not judged in %d of %d simulations (--no-judge): the judge columns are —; totals are what was spent",
+			name, c.Unjudged, c.Simulations))
+	}
+	return out
+}
+
+func costRow(domain, backbone, agent string, c metrics.Cost) []any {
+	// A value some simulation does not have known (a backbone without a
+	// price, a results file that does not record it, a judge that was not
+	// asked) is missing, never 0 and never a mean over the others.
+	mean := func(field string, x float64) num {
+		m, ok := c.Mean(field, x)
+		if !ok {
+			return missing
 		}
-		return strconv.FormatFloat(x, 'f', 4, 64)
+		return fixed(m, 1)
 	}
-	agent1, user1, judge1 := c.AgentCalls > 0, c.UserCalls > 0 || c.User.Total() > 0, c.Judge.Total() > 0
-	agentUSD, userUSD, judgeUSD := agent1 || c.AgentCost > 0, user1 || c.UserCost > 0, judge1 || c.JudgeCost > 0
-	total := agentUSD || userUSD || judgeUSD
-	return []string{domain, backbone, agent, strconv.Itoa(c.Simulations),
-		f1(agent1, float64(c.AgentCalls)), f1(agent1, float64(c.Agent.PromptTokens)), f1(agent1, float64(c.Agent.CompletionTokens)),
-		f1(user1, float64(c.User.Total())), f1(judge1, float64(c.Judge.Total())),
-		usd(agentUSD, c.AgentCost), usd(userUSD, c.UserCost), usd(judgeUSD, c.JudgeCost), usd(total, c.Total()),
-		usd(total && c.Simulations > 0, c.PerSim(c.Total()))}
+	usd := func(field string, x float64) num {
+		if c.Unknown[field] > 0 || field == results.UnknownJudgeCost && c.Unjudged > 0 {
+			return missing
+		}
+		return fixed(x, 4)
+	}
+	judgeTokens := missing
+	if c.Unjudged == 0 {
+		judgeTokens = mean(results.UnknownJudgeUsage, float64(c.Judge.Total()))
+	}
+	total, perSim := missing, missing
+	if c.TotalKnown() {
+		total = fixed(c.Total(), 4)
+		if c.Simulations > 0 {
+			perSim = fixed(c.PerSim(c.Total()), 4)
+		}
+	}
+	return []any{domain, backbone, agent, strconv.Itoa(c.Simulations),
+		mean(results.UnknownAgentUsage, float64(c.AgentCalls)), mean(results.UnknownAgentUsage, float64(c.Agent.PromptTokens)),
+		mean(results.UnknownAgentUsage, float64(c.Agent.CompletionTokens)),
+		mean(results.UnknownUserUsage, float64(c.User.Total())), judgeTokens,
+		usd(results.UnknownAgentCost, c.AgentCost), usd(results.UnknownUserCost, c.UserCost), usd(results.UnknownJudgeCost, c.JudgeCost),
+		total, perSim}
 }
 
 // dropColumns removes columns (by index) from a table; tables drop their
@@ -608,6 +737,18 @@ func dropColumns(t *Table, idx ...int) {
 	for i, r := range t.Rows {
 		t.Rows[i] = keep(r)
 	}
+	for i, r := range t.Values {
+		if r == nil {
+			continue
+		}
+		var out []any
+		for j, v := range r {
+			if !slices.Contains(idx, j) {
+				out = append(out, v)
+			}
+		}
+		t.Values[i] = out
+	}
 }
 
 func list(ids []string, n int) string {
@@ -625,6 +766,7 @@ type GroupJSON struct {
 	Infrastructure int                  `json:"infrastructure_errors"`
 	Duplicates     int                  `json:"duplicates"`
 	Simulated      int                  `json:"simulated"`
+	NLUnjudged     int                  `json:"nl_unjudged"`
 	Tasks          int                  `json:"tasks"`
 	Successes      int                  `json:"successes"`
 	Failed         int                  `json:"failed"`
@@ -666,10 +808,20 @@ type AdherenceJSON struct {
 	Share *float64 `json:"share"`
 }
 
-// CostJSON is token and cost accounting in JSON.
+// CostJSON is token and cost accounting in JSON: a cost some simulation
+// of the group has unknown is null (the counts are in "unknown").
 type CostJSON struct {
 	metrics.Cost
-	Total float64 `json:"total_cost"`
+	AgentCost *float64 `json:"agent_cost"`
+	UserCost  *float64 `json:"user_cost"`
+	JudgeCost *float64 `json:"judge_cost"`
+	Total     *float64 `json:"total_cost"`
+}
+
+func costJSON(c metrics.Cost) CostJSON {
+	known := func(field string, x float64) *float64 { return valueIf(c.Unknown[field] == 0, x) }
+	return CostJSON{Cost: c, AgentCost: known(results.UnknownAgentCost, c.AgentCost), UserCost: known(results.UnknownUserCost, c.UserCost),
+		JudgeCost: valueIf(c.Unknown[results.UnknownJudgeCost] == 0 && c.Unjudged == 0, c.JudgeCost), Total: valueIf(c.TotalKnown(), c.Total())}
 }
 
 // passMaps are pass^k and its task counts by k; pass^k is null for a k no
@@ -696,7 +848,7 @@ func valueIf(ok bool, x float64) *float64 {
 func (r *Report) JSON() []GroupJSON {
 	out := make([]GroupJSON, 0, len(r.Groups))
 	for _, g := range r.Groups {
-		j := GroupJSON{Key: g.Key, Records: g.Records, Scored: g.Scored, Infrastructure: g.Infrastructure, Duplicates: g.Duplicates, Simulated: g.Simulated,
+		j := GroupJSON{Key: g.Key, Records: g.Records, Scored: g.Scored, Infrastructure: g.Infrastructure, Duplicates: g.Duplicates, Simulated: g.Simulated, NLUnjudged: g.NLUnjudged,
 			Tasks: g.Tasks, Successes: g.Successes, Failed: g.Failed, K: g.K, AvgReward: valueIf(g.Scored > 0, g.AvgReward),
 			Incomplete: nonNil(g.Incomplete)}
 		j.PassHatK, j.TasksPerK = passMaps(g.PassK)
@@ -712,7 +864,7 @@ func (r *Report) JSON() []GroupJSON {
 				j.ErrorShares.Set(string(c), valueIf(g.Failed > 0, g.ErrorShare(c)))
 			}
 		}
-		j.Cost = CostJSON{Cost: g.Cost, Total: g.Cost.Total()}
+		j.Cost = costJSON(g.Cost)
 		if g.Agent != r.opts.Baseline {
 			for _, p := range metrics.Match(r.Groups, r.opts.Baseline, g.Agent) {
 				if p.Other.Key == g.Key {

@@ -134,7 +134,7 @@ func TestFigures(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string][]string{
-		"passk_airline.svg":              {"pass", "vs k: airline", "baseline / glm-5", "ledger / kimi-k2.5", "irma / glm-5", " (%)"},
+		"passk_airline.svg":              {"pass", "vs k: airline", "baseline / glm-5", "ledger / kimi-k2.5", "irma / glm-5", "(%)"},
 		"passk_retail.svg":               {"vs k: retail", "ledger / glm-5"},
 		"write_subset_glm-5.svg":         {"Environment-changing subset", "airline pass", "retail pass", "4", "baseline", "irma", "ledger"},
 		"write_subset_kimi-k2.5.svg":     {"kimi-k2.5"},

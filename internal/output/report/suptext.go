@@ -68,6 +68,19 @@ func runs(line string) []textRun {
 	return out
 }
 
+// fillSpaced draws a run without its leading and trailing spaces, which it
+// skips by their width instead: SVG collapses a text element's outer spaces
+// (" and pass" after a superscript would touch it), and every format then
+// agrees. It returns the run's width.
+func fillSpaced(c vg.Canvas, face font.Face, pt vg.Point, s string) vg.Length {
+	body := strings.TrimLeft(s, " ")
+	pt.X += face.Width(s[:len(s)-len(body)])
+	if trimmed := strings.TrimRight(body, " "); trimmed != "" {
+		c.FillString(face, pt, trimmed)
+	}
+	return face.Width(s)
+}
+
 func supFont(fnt font.Font) font.Font {
 	fnt.Size = vg.Length(float64(fnt.Size) * supScale)
 	return fnt
@@ -122,13 +135,11 @@ func (h supText) Draw(c vg.Canvas, txt string, sty text.Style, pt vg.Point) {
 		x := pt.X + vg.Length(sty.XAlign)*h.width(line, sty.Font)
 		y := pt.Y + vg.Length(len(lines)-i)*sty.Font.Size
 		for _, r := range runs(line) {
+			face, at := base, vg.Point{X: x, Y: y}
 			if r.sup {
-				c.FillString(sup, vg.Point{X: x, Y: y + vg.Length(supRise)*sty.Font.Size}, r.s)
-				x += sup.Width(r.s)
-				continue
+				face, at.Y = sup, y+vg.Length(supRise)*sty.Font.Size
 			}
-			c.FillString(base, vg.Point{X: x, Y: y}, r.s)
-			x += base.Width(r.s)
+			x += fillSpaced(c, face, at, r.s)
 		}
 	}
 	if sty.Rotation != 0 {

@@ -24,6 +24,8 @@ type Metrics struct {
 	// Simulations and Tasks count the scored simulations and their tasks;
 	// Infrastructure the simulations left out.
 	Simulations, Tasks, Infrastructure int
+	// RetrievalConfig is the file's retrieval_config (banking_knowledge).
+	RetrievalConfig string
 }
 
 // Compute computes a file's metrics as upstream does: infrastructure errors
@@ -39,7 +41,7 @@ func Compute(f *results.Tau2File) (Metrics, error) {
 	if err != nil {
 		return Metrics{}, err
 	}
-	m := Metrics{Domain: meta.Domain}
+	m := Metrics{Domain: meta.Domain, RetrievalConfig: meta.RetrievalConfig}
 	zero := 0.0
 	if len(f.Simulations) == 0 {
 		m.AvgAgentCost = &zero
@@ -103,6 +105,10 @@ func Compute(f *results.Tau2File) (Metrics, error) {
 // Results are the metrics as a submission's DomainResults (percentages).
 func (m Metrics) Results() *DomainResults {
 	d := &DomainResults{}
+	if m.Domain == "banking_knowledge" && m.RetrievalConfig != "" {
+		rc := m.RetrievalConfig
+		d.RetrievalConfig = &rc // upstream's prepare_submission copies info.retrieval_config
+	}
 	for k := 1; k <= 4 && k <= len(m.PassHatKs); k++ {
 		v := m.PassHatKs[k-1] * 100
 		switch k {

@@ -3,6 +3,7 @@ package submit
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/engine/offline"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
@@ -53,6 +55,19 @@ type Options struct {
 	Date string
 	// Harness names the ledgerbench version in the notes.
 	Harness string
+
+	// Custom submits runs that are never a standard submission (an offline
+	// backbone, NL assertions not judged) as a custom entry, each reason in
+	// verification.details; without it they are refused.
+	Custom bool
+	// Force replaces an existing submission directory whole; without it a
+	// submission directory that exists and is not empty is refused.
+	Force bool
+	// NoVerify skips upstream's trajectory checks before writing (tau2
+	// submit prepare --no-verify); Base gives each domain's base split for
+	// them (required unless NoVerify).
+	NoVerify bool
+	Base     BaseTasks
 }
 
 // Prepared is a written submission.
@@ -64,20 +79,31 @@ type Prepared struct {
 
 // Prepare writes a submission directory under out for the runs, one per
 // domain: each run as a τ²-bench results file under trajectories/, and
-// submission.json with the metrics computed from those files.
+// submission.json with the metrics computed from those files. The
+// directory is written beside its final place and renamed into it only
+// when every file passed upstream's trajectory checks (verify_trajectories:
+// format, tasks, trial counts; Options.NoVerify skips them), so a failed
+// prepare leaves nothing and a replaced one (Options.Force) no stale file.
 //
 // The submission is "standard" only when every run's manifest says its
 // prompts were upstream's (results.PromptsUpstream); otherwise it is
 // "custom" with methodology.verification.modified_prompts set, and the
-// notes name each run's agent.
+// notes name each run's agent. A run on an offline backbone or with NL
+// assertions not judged is never standard: it is refused unless
+// Options.Custom, and then named with its reason in the details.
 func Prepare(out string, inputs []Input, opts Options) (*Prepared, error) {
 	if len(inputs) == 0 {
 		return nil, errors.New("submit: no runs")
 	}
+	if !opts.NoVerify && opts.Base == nil {
+		return nil, errors.New("submit: no base tasks to verify the trajectories against")
+	}
 	seen := map[string]bool{}
-	standard := true
-	omitted := false
-	var details, notes []string
+	standard := !opts.Custom
+	// modified: some input's prompts are not upstream's (or an offline
+	// backbone showed none).
+	omitted, simulated, modified := false, false, false
+	var details, notes, refused []string
 	descs := make([]inputDesc, len(inputs))
 	for i, in := range inputs {
 		d, err := describe(in)
@@ -85,6 +111,20 @@ func Prepare(out string, inputs []Input, opts Options) (*Prepared, error) {
 			return nil, err
 		}
 		descs[i] = d
+		why, err := inputNonStandard(in)
+		if err != nil {
+			return nil, fmt.Errorf("submit: %s: %w", d.Where, err)
+		}
+		for _, w := range why {
+			refused = append(refused, fmt.Sprintf("%s: %s", d.Where, w))
+			details = append(details, fmt.Sprintf("%s: %s", d.Domain, w))
+		}
+		if len(why) > 0 {
+			standard = false
+			if isOffline(d.Backbone) || isOffline(d.UserBackbone) {
+				simulated, modified = true, true
+			}
+		}
 		if !slices.Contains(Domains(), d.Domain) {
 			return nil, fmt.Errorf("submit: %s: domain %q is not on the τ-bench leaderboard (%s)", d.Where, d.Domain, strings.Join(Domains(), ", "))
 		}
@@ -93,7 +133,7 @@ func Prepare(out string, inputs []Input, opts Options) (*Prepared, error) {
 		}
 		seen[d.Domain] = true
 		if d.Prompts != results.PromptsUpstream {
-			standard = false
+			standard, modified = false, true
 			prompts := d.Prompts
 			if prompts == "" {
 				prompts = "not recorded"
@@ -115,6 +155,10 @@ func Prepare(out string, inputs []Input, opts Options) (*Prepared, error) {
 				d.Domain, d.Agent, d.Backbone, d.UserBackbone, d.Trials, d.Seed, len(d.TaskIDs), d.Split))
 		}
 	}
+	if len(refused) > 0 && !opts.Custom {
+		return nil, fmt.Errorf("submit: never a standard submission:\n  %s\npass --custom to submit them as a custom entry, marked as such (upstream's schema admits a modified user simulation or evaluation only as custom)",
+			strings.Join(refused, "\n  "))
+	}
 	first := descs[0]
 	if opts.ModelName == "" {
 		opts.ModelName = first.Backbone
@@ -126,13 +170,30 @@ func Prepare(out string, inputs []Input, opts Options) (*Prepared, error) {
 		opts.SubmittingOrganization = opts.ModelOrganization
 	}
 	dir := filepath.Join(out, slugify(opts.ModelName)+"_"+slugify(opts.ModelOrganization)+"_"+opts.Date)
-	trajDir := filepath.Join(dir, TrajectoriesDir)
+	if err := checkTarget(dir, opts.Force); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, fmt.Errorf("submit: %w", err)
+	}
+	// Everything is written into a directory beside the target and renamed
+	// into place once it is complete and verified.
+	stage, err := os.MkdirTemp(out, "."+filepath.Base(dir)+".tmp-")
+	if err != nil {
+		return nil, fmt.Errorf("submit: %w", err)
+	}
+	defer os.RemoveAll(stage) // gone once renamed; removed on any failure
+	if err := os.Chmod(stage, 0o755); err != nil {
+		return nil, fmt.Errorf("submit: %w", err)
+	}
+	trajDir := filepath.Join(stage, TrajectoriesDir)
 	if err := os.MkdirAll(trajDir, 0o755); err != nil {
 		return nil, fmt.Errorf("submit: %w", err)
 	}
 
 	files := map[string]string{}
 	var set []*results.Tau2File
+	var checks []Check
 	for i, in := range inputs {
 		d := descs[i]
 		var name string
@@ -157,12 +218,19 @@ func Prepare(out string, inputs []Input, opts Options) (*Prepared, error) {
 			}
 		}
 		path := filepath.Join(trajDir, name)
+		if !opts.NoVerify {
+			_, cs := verifyFile(path, name, opts.Base)
+			checks = append(checks, cs...)
+		}
 		f, err := results.ReadTau2(path)
 		if err != nil {
 			return nil, fmt.Errorf("submit: read back %s: %w", path, err)
 		}
 		files[d.Domain] = name
 		set = append(set, f)
+	}
+	if msg := failed(checks); msg != "" {
+		return nil, fmt.Errorf("submit: trajectory verification failed (upstream's verify_trajectories, as tau2 submit prepare runs it); nothing written: %s (--no-verify skips these checks)", msg)
 	}
 	if err := checkSet(set); err != nil {
 		return nil, fmt.Errorf("submit: %w", err)
@@ -183,7 +251,6 @@ func Prepare(out string, inputs []Input, opts Options) (*Prepared, error) {
 	if !standard {
 		typ = "custom"
 	}
-	modified := !standard
 	verification := &Verification{ModifiedPrompts: &modified, OmittedQuestions: &omitted}
 	if len(details) > 0 {
 		verification.Details = ptr(strings.Join(details, "; "))
@@ -193,7 +260,12 @@ func Prepare(out string, inputs []Input, opts Options) (*Prepared, error) {
 		note += " " + opts.Harness
 	}
 	note += " (Go port of τ²-bench). " + strings.Join(notes, "; ") + "."
-	if !standard {
+	switch {
+	case simulated:
+		note += " Custom, SIMULATED: offline backbones (scripted agent or user, not a model's results; see verification.details)."
+	case len(refused) > 0:
+		note += " Custom: the evaluation differs from τ²-bench's (see verification.details)."
+	case !standard:
 		note += " Custom: the agent scaffold or its prompts differ from τ²-bench's baseline (see verification.details)."
 	}
 	if opts.Notes != "" {
@@ -215,11 +287,48 @@ func Prepare(out string, inputs []Input, opts Options) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(dir, SubmissionFile), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(stage, SubmissionFile), b, 0o644); err != nil {
+		return nil, fmt.Errorf("submit: %w", err)
+	}
+	if opts.Force {
+		if err := os.RemoveAll(dir); err != nil {
+			return nil, fmt.Errorf("submit: replace %s: %w", dir, err)
+		}
+	}
+	if err := os.Rename(stage, dir); err != nil {
 		return nil, fmt.Errorf("submit: %w", err)
 	}
 	p.Submission = sub
 	return p, nil
+}
+
+// checkTarget refuses a submission directory that exists and is not empty
+// (its files would mix with the new ones) unless force.
+func checkTarget(dir string, force bool) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("submit: %w", err)
+	case force:
+		return nil
+	case !fi.IsDir():
+		return fmt.Errorf("submit: %s exists and is not a directory: pass --force to replace it", dir)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("submit: %w", err)
+	}
+	if len(entries) > 0 {
+		return fmt.Errorf("submit: %s already holds a submission (%d entries): pass --force to replace it whole, or choose another --out", dir, len(entries))
+	}
+	return nil
+}
+
+func isOffline(backbone string) bool {
+	_, ok, _ := offline.Parse(backbone)
+	return ok
 }
 
 // inputDesc is what the submission says of one input.

@@ -1,7 +1,6 @@
 package submit
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -12,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
@@ -92,17 +92,13 @@ func Validate(dir string, base BaseTasks) (*Report, error) {
 	var set []*results.Tau2File
 	for _, p := range files {
 		rel, _ := filepath.Rel(dir, p)
-		f, err := results.ReadTau2(p)
-		if err == nil {
-			_, err = f.Meta()
-		}
-		if !rep.add("format", rel, err) {
+		f, checks := verifyFile(p, rel, base)
+		rep.Checks = append(rep.Checks, checks...)
+		if f == nil {
 			continue
 		}
 		set = append(set, f)
 		meta, _ := f.Meta()
-		rep.add("tasks", rel, checkTasks(f, meta.Domain, base))
-		rep.add("trial counts", rel, checkTrials(f, meta.Domain, meta.Trials))
 		var few error
 		if meta.Trials < MinTrials {
 			few = fmt.Errorf("%d trials per task; the leaderboard asks for at least %d", meta.Trials, MinTrials)
@@ -152,6 +148,24 @@ func Validate(dir string, base BaseTasks) (*Report, error) {
 		}
 		rep.add("metrics match", rel, err2)
 	}
+	// Runs on offline backbones or with NL assertions not judged are never
+	// standard; as custom entries they are said.
+	for i, f := range set {
+		rel, _ := filepath.Rel(dir, files[i])
+		why, err := fileNonStandard(f)
+		if err != nil {
+			rep.add("standard submission", rel, err)
+			continue
+		}
+		switch {
+		case sub.SubmissionType == "standard" && len(why) > 0:
+			rep.add("standard submission", rel, fmt.Errorf("never a standard submission: %s (prepare it with --custom)", strings.Join(why, "; ")))
+		case sub.SubmissionType == "standard":
+			rep.add("standard submission", rel, nil)
+		case len(why) > 0:
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: a custom entry: %s", rel, strings.Join(why, "; ")))
+		}
+	}
 	if sub.SubmissionType == "standard" {
 		for i, f := range set {
 			var in struct {
@@ -193,9 +207,7 @@ func checkTasks(f *results.Tau2File, domain string, base BaseTasks) error {
 			missing = append(missing, t.ID)
 			continue
 		}
-		a, _ := json.Marshal(t)
-		b, _ := json.Marshal(g)
-		if !bytes.Equal(a, b) {
+		if taskDump(t) != taskDump(g) {
 			changed = append(changed, t.ID)
 		}
 	}
@@ -218,6 +230,49 @@ func checkTasks(f *results.Tau2File, domain string, base BaseTasks) error {
 		return fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// taskDump is a task as upstream's get_pydantic_hash hashes it:
+// json.dumps(model_dump, sort_keys=True), so key order does not matter and
+// an int differs from a float (1 and 1.0); a key upstream's Task model does
+// not have (annotations) is not in its dump, a field left out is its
+// default (an action's requestor "assistant", an assertion's assert_value
+// true, null for the optional rest).
+func taskDump(t tasks.Task) string {
+	t.Annotations = nil
+	if string(t.Issues) == "null" {
+		t.Issues = nil
+	}
+	if c := t.EvaluationCriteria; c != nil {
+		cc := *c
+		cc.Actions = slices.Clone(c.Actions)
+		for i := range cc.Actions {
+			if cc.Actions[i].Requestor == "" {
+				cc.Actions[i].Requestor = "assistant"
+			}
+		}
+		cc.EnvAssertions = slices.Clone(c.EnvAssertions)
+		for i := range cc.EnvAssertions {
+			if cc.EnvAssertions[i].AssertValue == nil {
+				yes := true
+				cc.EnvAssertions[i].AssertValue = &yes
+			}
+		}
+		t.EvaluationCriteria = &cc
+	}
+	b, err := json.Marshal(t)
+	if err != nil {
+		return "unencodable: " + err.Error()
+	}
+	v, err := pyjson.Decode(b)
+	if err != nil {
+		return string(b)
+	}
+	out, err := pyjson.MarshalOptions(v, pyjson.Options{SortKeys: true, UnicodeOK: true})
+	if err != nil {
+		return string(b)
+	}
+	return string(out)
 }
 
 // checkTrials is upstream's check_num_trials: every task of the file has

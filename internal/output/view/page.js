@@ -39,7 +39,10 @@
   }
   function pct(x) { return x === undefined || x === null ? "–" : (100 * x).toFixed(1); }
   function num(x, d) { return x === undefined || x === null ? "–" : Number(x).toFixed(d); }
-  function money(x) { return x ? "$" + Number(x).toFixed(4) : "–"; }
+  // money is a cost; null (unknown: a backbone without a price, or not
+  // recorded) shows as missing, never as $0.
+  function money(x) { return x === undefined || x === null ? "–" : "$" + Number(x).toFixed(4); }
+  function known(s, field, x) { return (s.unknown || []).indexOf(field) >= 0 ? null : x; }
   function pretty(raw) {
     if (raw === undefined || raw === null) return "";
     if (typeof raw === "string") {
@@ -104,7 +107,8 @@
   function passed(row) { return Math.abs(row[REWARD] - 1) <= 1e-6; }
   function groupLabel(g) {
     var x = groups[g];
-    return x.domain + " · " + x.agent + " · " + x.backbone + (x.user_backbone && x.user_backbone !== x.backbone ? " / user " + x.user_backbone : "");
+    return x.domain + " · " + x.agent + " · " + (x.backbone || "—") + (x.user_backbone && x.user_backbone !== x.backbone ? " / user " + x.user_backbone : "") +
+      (x.trait ? " / trait " + x.trait : "") + (x.simulated ? " (SIMULATED)" : "");
   }
   function uniq(f) {
     var seen = {}, out = [];
@@ -189,7 +193,9 @@
     var gb = h("tbody");
     groups.forEach(function (g, i) {
       var tr = h("tr", { cls: "click", "data-group": i, on: { click: function () { location.hash = "index/" + toQuery({ group: String(i) }); } } },
-        h("td", null, g.domain), h("td", null, g.agent), h("td", null, g.backbone), h("td", null, g.user_backbone),
+        h("td", null, g.domain), h("td", null, g.agent),
+        h("td", null, g.backbone, g.simulated ? [" ", h("span", { cls: "badge sim", title: g.simulated + " of " + g.records + " simulations on the offline sim backbone: scripted faults, not model results" }, "SIMULATED")] : ""),
+        h("td", null, g.user_backbone, g.trait ? h("span", { cls: "muted" }, " · trait " + g.trait) : ""),
         h("td", { cls: "num" }, g.records), h("td", { cls: "num" }, g.tasks));
       for (var k = 0; k < ks; k++) tr.appendChild(h("td", { cls: "num" }, pct((g.pass_k || [])[k])));
       add(tr, [h("td", { cls: "num" }, num(g.avg_reward, 3)), h("td", { cls: "num" }, g.failed), h("td", { cls: "num" }, g.infra), h("td", { cls: "num" }, money(g.cost))]);
@@ -197,6 +203,10 @@
     });
     gt.appendChild(gb);
     add(app, [h("h2", null, "Groups (" + groups.length + ")"), gt]);
+    groups.forEach(function (g) {
+      if (g.nl_unjudged) add(app, h("p", { cls: "muted group-note" }, g.domain + "/" + g.agent + "/" + g.backbone + ": NL assertions not judged (--no-judge) in " +
+        g.nl_unjudged + " of " + g.scored + " scored simulations: their rewards omit NL_ASSERTION"));
+    });
 
     function sel(name, label, options) {
       var s = h("select", { id: "f-" + name, on: { change: function () { f[name] = s.value; apply(); } } }, h("option", { value: "" }, "all"));
@@ -311,7 +321,7 @@
         h("td", { cls: cls }, status + (flipped ? " (flipped)" : ""))));
     });
     add(app, [h("p", { id: "cmp-summary" }, ids.length + " shared tasks: B better on " + better + ", worse on " + worse + ", same on " + same + "."),
-      h("table", { id: "compare" }, h("thead", null, h("tr", null, h("th", null, "task"), h("th", { cls: "num" }, "A passed"), h("th", null, "A trials"),
+      h("table", { id: "compare-table" }, h("thead", null, h("tr", null, h("th", null, "task"), h("th", { cls: "num" }, "A passed"), h("th", null, "A trials"),
         h("th", { cls: "num" }, "B passed"), h("th", null, "B trials"), h("th", null, "change"))), body)]);
   }
 
@@ -332,10 +342,11 @@
     m("backbone", s.backbone + (s.simulated ? " (simulated)" : "")); m("user backbone", s.user_backbone);
     m("termination", s.termination); m("error", s.error);
     if (s.diagnosis) m("error category", (data.categories[s.diagnosis.category] || s.diagnosis.category) + " — " + s.diagnosis.detail);
-    m("cost", "agent " + money(s.agent_cost) + ", user " + money(s.user_cost) + (s.judge_cost ? ", judge " + money(s.judge_cost) : ""));
+    m("cost", "agent " + money(known(s, "agent_cost", s.agent_cost)) + ", user " + money(known(s, "user_cost", s.user_cost)) +
+      (s.judge_cost || known(s, "judge_cost", 0) === null ? ", judge " + money(known(s, "judge_cost", s.judge_cost)) : ""));
     m("tokens", "agent " + (s.agent_usage.prompt_tokens || 0) + " in / " + (s.agent_usage.completion_tokens || 0) + " out; user " + (s.user_usage.prompt_tokens || 0) + " / " + (s.user_usage.completion_tokens || 0));
     m("steps", s.steps || ""); m("duration", num(s.duration, 2) + " s"); m("seed", s.seed); m("id", s.id); m("source", s.source);
-    add(app, [nav, h("h2", null, "Simulation " + s.task_id + " · trial " + s.trial + " · " + s.agent), meta]);
+    add(app, [nav, h("h2", { id: "sim-title" }, "Simulation " + i + " · task " + s.task_id + " · trial " + s.trial + " · " + s.agent + (s.simulated ? " (SIMULATED)" : "")), meta]);
 
     var left = h("div"), right = h("div");
     add(app, h("div", { cls: "cols" }, left, right));
@@ -372,30 +383,45 @@
     return out;
   }
 
+  // conversation draws the trajectory with LedgerAgent's gate where the
+  // model met it. The trajectory holds only the calls that ran; a call the
+  // gate stopped, and the gate's feedback (the tool result the model got),
+  // are in agent_info alone. A stopped call of a reply's last generation was
+  // proposed with that reply's calls and is drawn inside it; one of an
+  // earlier generation (all its calls stopped, so the agent generated again)
+  // is drawn as a removed proposal before the reply.
   function conversation(s) {
     var box = h("div", { id: "conversation" });
     var msgs = s.messages || [];
     var names = {};
     msgs.forEach(function (m) { (m.tool_calls || []).forEach(function (c) { names[c.id] = c.name; }); });
-    var gate = s.gate, byReply = {}, byCall = {}, unplaced = [];
+    var gate = s.gate, byCall = {}, inReply = {}, before = {}, unplaced = [];
     var ledgerAt = gate ? ledgerTurns(gate.turns || []) : null;
+    var turns = gate ? gate.turns || [] : [], lastOf = {}, replies = 0;
+    turns.forEach(function (t, i) { if (typeof t.reply === "number") { lastOf[t.reply] = i; replies = Math.max(replies, t.reply + 1); } });
     if (gate) {
-      var turns = gate.turns || [];
       gate.verdicts.forEach(function (v) {
         var t = v.turn !== undefined && v.turn !== null ? turns[v.turn] : null;
-        var executed = v.call_id && names[v.call_id];
-        if (t && typeof t.reply === "number" && !(gate.mode === "shadow")) (byReply[t.reply] = byReply[t.reply] || []).push(v);
-        else if (executed) (byCall[v.call_id] = byCall[v.call_id] || []).push(v);
+        var stopped = String(v.verdict || "").toUpperCase() !== "ALLOW" && gate.mode !== "shadow";
+        if (stopped && t && typeof t.reply === "number") {
+          if (lastOf[t.reply] === v.turn) (inReply[t.reply] = inReply[t.reply] || []).push(v);
+          else ((before[t.reply] = before[t.reply] || {})[v.turn] = before[t.reply][v.turn] || []).push(v);
+        } else if (!stopped && v.call_id && names[v.call_id]) (byCall[v.call_id] = byCall[v.call_id] || []).push(v);
         else unplaced.push(v);
       });
     }
+    // The agent's replies are its assistant messages, after τ²-bench's
+    // greeting when the trajectory starts with one the agent did not write.
+    var assistants = msgs.filter(function (m) { return m.role === "assistant"; }).length;
+    var offset = msgs.length && msgs[0].role === "assistant" && assistants > replies && replies > 0 ? 1 : 0;
     var assistantSeen = -1;
     msgs.forEach(function (m) {
-      var cls = "msg " + m.role + (m.error ? " err" : "");
+      var cls = "msg " + m.role + (m.error ? " err" : ""), reply = null;
       if (m.role === "assistant") {
         assistantSeen++;
-        // The greeting is assistant message 0; reply n is assistant message n+1.
-        (byReply[assistantSeen - 1] || []).forEach(function (v) { box.appendChild(verdictBox(v, ledgerAt)); });
+        reply = assistantSeen - offset;
+        var rounds = before[reply] || {};
+        Object.keys(rounds).sort(function (a, b) { return a - b; }).forEach(function (t) { box.appendChild(proposal(rounds[t], ledgerAt)); });
       }
       var el = h("div", { cls: cls, "data-turn": m.turn_idx });
       var who = m.role;
@@ -406,10 +432,27 @@
         add(el, h("div", { cls: "call" }, "→ ", h("span", { cls: "name" }, c.name), h("pre", { cls: "args" }, args(c.arguments))));
         (byCall[c.id] || []).forEach(function (v) { add(el, verdictBox(v, ledgerAt)); });
       });
+      if (reply !== null) (inReply[reply] || []).forEach(function (v) { add(el, stoppedCall(v, ledgerAt)); });
       box.appendChild(el);
     });
     unplaced.forEach(function (v) { box.appendChild(verdictBox(v, ledgerAt)); });
     return box;
+  }
+
+  // stoppedCall is a call the gate stopped, as the model proposed it, with
+  // the gate's verdict and feedback.
+  function stoppedCall(v, ledgerAt) {
+    return h("div", { cls: "call stopped" }, "→ ", h("span", { cls: "name" }, v.tool), h("span", { cls: "muted" }, " (stopped by the gate, not executed; not in the trajectory)"),
+      h("pre", { cls: "args" }, args(v.arguments)), verdictBox(v, ledgerAt, true));
+  }
+
+  // proposal is a message the agent generated whose every call the gate
+  // stopped: the model saw it and the feedback, then generated again.
+  function proposal(vs, ledgerAt) {
+    var el = h("div", { cls: "proposal", "data-turn": vs[0].turn });
+    add(el, h("div", { cls: "who" }, "assistant · proposal removed by the gate (the model saw it and the feedback; the trajectory does not hold it)"));
+    vs.forEach(function (v) { add(el, stoppedCall(v, ledgerAt)); });
+    return el;
   }
 
   // ledgerTurns returns a function giving the ledger lines at turn t and the
@@ -428,7 +471,7 @@
     };
   }
 
-  function verdictBox(v, ledgerAt) {
+  function verdictBox(v, ledgerAt, withCall) {
     var d = String(v.verdict || "").toUpperCase();
     var el = h("div", { cls: "gate verdict " + d, "data-verdict": d },
       h("div", null, h("span", { cls: "badge " + d }, d), " gate on ", h("span", { cls: "name" }, v.tool),
@@ -437,7 +480,8 @@
     if (v.predicate) add(el, h("div", null, "predicate ", h("code", null, v.predicate), v.clause ? " — policy: " + v.clause : ""));
     if (v.reason) add(el, h("div", { cls: "reason" }, v.reason));
     if (v.failed && v.failed.length > 1) add(el, h("div", { cls: "muted" }, "also failed: " + v.failed.slice(1).join(", ")));
-    if (d !== "ALLOW" && v.arguments && !v.shadow) add(el, [h("div", { cls: "muted" }, "proposed call (not executed):"), h("pre", { cls: "args" }, v.tool + " " + args(v.arguments))]);
+    if (d !== "ALLOW" && v.arguments && !v.shadow && !withCall) add(el, [h("div", { cls: "muted" }, "proposed call (not executed):"), h("pre", { cls: "args" }, v.tool + " " + args(v.arguments))]);
+    if (v.feedback) add(el, [h("div", { cls: "muted" }, "the model got, as this call's tool result:"), h("pre", { cls: "out feedback" }, v.feedback)]);
     if (ledgerAt && v.turn !== undefined && v.turn !== null) {
       var lines = ledgerAt(v.turn);
       var nchg = lines.filter(function (l) { return l.changed; }).length;
@@ -464,8 +508,15 @@
     var box = h("div", { cls: "box", id: "reward" });
     if (!ri) { add(box, h("p", null, "No reward info (" + s.termination + ").")); return box; }
     add(box, h("div", null, "reward ", h("b", null, num(ri.reward, 3)), ri.reward_basis ? " · basis " + ri.reward_basis.join(", ") : ""));
-    if (ri.reward_breakdown) add(box, h("div", { cls: "muted" }, Object.keys(ri.reward_breakdown).map(function (k) { return k + " " + ri.reward_breakdown[k]; }).join(" · ")));
-    if (ri.not_evaluated && ri.not_evaluated.length) add(box, h("div", { cls: "muted" }, "not evaluated: " + ri.not_evaluated.join(", ")));
+    // NL_ASSERTION 1 without assertions is vacuous (nothing to judge); an
+    // unjudged run has no NL verdict at all, and the panel says so.
+    var noNL = !(ri.nl_assertions && ri.nl_assertions.length);
+    if (ri.reward_breakdown) add(box, h("div", { cls: "muted" }, Object.keys(ri.reward_breakdown).map(function (k) {
+      return k + " " + ri.reward_breakdown[k] + (k === "NL_ASSERTION" && noNL ? " (no NL assertions to judge)" : "");
+    }).join(" · ")));
+    if (s.nl_unjudged) add(box, h("div", { cls: "check failed" }, "NL assertions not judged (--no-judge): this reward omits NL_ASSERTION"));
+    var other = (ri.not_evaluated || []).filter(function (k) { return k !== "NL_ASSERTION"; });
+    if (other.length) add(box, h("div", { cls: "muted" }, "not evaluated: " + other.join(", ")));
     if (ri.db_check) {
       add(box, h("h3", null, "Database"));
       add(box, h("div", { cls: "check" + (ri.db_check.db_match ? "" : " failed") }, mark(ri.db_check.db_match),

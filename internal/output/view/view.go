@@ -100,21 +100,30 @@ type Stats struct {
 
 // Group is one run group of the index.
 type group struct {
-	Domain       string         `json:"domain"`
-	Agent        string         `json:"agent"`
-	Backbone     string         `json:"backbone"`
-	UserBackbone string         `json:"user_backbone"`
-	Records      int            `json:"records"`
-	Scored       int            `json:"scored"`
-	Infra        int            `json:"infra"`
-	Tasks        int            `json:"tasks"`
-	K            int            `json:"k"`
-	PassK        []float64      `json:"pass_k"`
-	AvgReward    float64        `json:"avg_reward"`
-	Cost         float64        `json:"cost"`
-	Failed       int            `json:"failed"`
-	Errors       map[string]int `json:"errors,omitempty"`
-	Sources      []string       `json:"sources"`
+	Domain       string `json:"domain"`
+	Agent        string `json:"agent"`
+	Backbone     string `json:"backbone"`
+	UserBackbone string `json:"user_backbone"`
+	Trait        string `json:"trait,omitempty"`
+	Records      int    `json:"records"`
+	Scored       int    `json:"scored"`
+	Infra        int    `json:"infra"`
+	Tasks        int    `json:"tasks"`
+	K            int    `json:"k"`
+	// PassK[k-1] and AvgReward are null when no scored simulation is
+	// behind them (never 0).
+	PassK     []*float64 `json:"pass_k"`
+	AvgReward *float64   `json:"avg_reward"`
+	// Cost is the mean cost per simulation, null when some simulation's
+	// cost is unknown (a backbone without a price).
+	Cost   *float64 `json:"cost"`
+	Failed int      `json:"failed"`
+	// NLUnjudged counts scored simulations whose NL assertions were not
+	// judged; Simulated the records of the offline sim backbone.
+	NLUnjudged int            `json:"nl_unjudged,omitempty"`
+	Simulated  int            `json:"simulated,omitempty"`
+	Errors     map[string]int `json:"errors,omitempty"`
+	Sources    []string       `json:"sources"`
 }
 
 // index is the page's index data. Sims holds one row per simulation:
@@ -160,6 +169,10 @@ type sim struct {
 	Messages  []message.Message `json:"messages"`
 	Gate      *gateView         `json:"gate,omitempty"`
 	Simulated bool              `json:"simulated,omitempty"`
+	// Unknown names the record's cost and usage fields that are not known.
+	Unknown []string `json:"unknown,omitempty"`
+	// NLUnjudged marks a reward whose NL assertions were not judged.
+	NLUnjudged bool `json:"nl_unjudged,omitempty"`
 }
 
 // gateView is what the agent reported of its gate and ledger.
@@ -175,6 +188,21 @@ type verdict struct {
 	Clause    string          `json:"clause,omitempty"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	Failed    []string        `json:"failed,omitempty"`
+	// Feedback is the tool result the model got for a call the gate
+	// stopped (LedgerAgent records it in agent_info only).
+	Feedback string `json:"feedback,omitempty"`
+}
+
+// passValues are pass^1…pass^K, nil for a k no task has scored trials for.
+func passValues(p metrics.PassK) []*float64 {
+	out := make([]*float64, len(p.Values))
+	for k := 1; k <= len(p.Values); k++ {
+		if k <= len(p.Tasks) && p.Tasks[k-1] > 0 {
+			v := p.At(k)
+			out[k-1] = &v
+		}
+	}
+	return out
 }
 
 // Write renders sources as one HTML page.
@@ -215,9 +243,17 @@ func Write(ctx context.Context, w io.Writer, sources []*report.Source, opts Opti
 	}
 	groupOf := map[metrics.Key]int{}
 	for _, s := range sums {
-		g := group{Domain: s.Domain, Agent: s.Agent, Backbone: s.Backbone, UserBackbone: s.UserBackbone,
+		g := group{Domain: s.Domain, Agent: s.Agent, Backbone: s.Backbone, UserBackbone: s.UserBackbone, Trait: s.Trait,
 			Records: s.Records, Scored: s.Scored, Infra: s.Infrastructure, Tasks: s.Tasks, K: s.K,
-			PassK: s.Values, AvgReward: s.AvgReward, Cost: s.Cost.PerSim(s.Cost.Total()), Failed: s.Failed, Errors: map[string]int{}}
+			PassK: passValues(s.PassK), Failed: s.Failed, NLUnjudged: s.NLUnjudged, Simulated: s.Simulated, Errors: map[string]int{}}
+		if s.Cost.TotalKnown() && s.Cost.Simulations > 0 {
+			c := s.Cost.PerSim(s.Cost.Total())
+			g.Cost = &c
+		}
+		if s.Scored > 0 {
+			avg := s.AvgReward
+			g.AvgReward = &avg
+		}
 		for c, n := range s.Errors {
 			g.Errors[string(c)] = n
 		}
@@ -236,7 +272,7 @@ func Write(ctx context.Context, w io.Writer, sources []*report.Source, opts Opti
 		if !ok {
 			gix = len(idx.Groups)
 			groupOf[k] = gix
-			idx.Groups = append(idx.Groups, group{Domain: k.Domain, Agent: k.Agent, Backbone: k.Backbone, UserBackbone: k.UserBackbone})
+			idx.Groups = append(idx.Groups, group{Domain: k.Domain, Agent: k.Agent, Backbone: k.Backbone, UserBackbone: k.UserBackbone, Trait: k.Trait})
 		}
 		gixOf[i], order[i] = gix, i
 	}
@@ -271,7 +307,7 @@ func Write(ctx context.Context, w io.Writer, sources []*report.Source, opts Opti
 			Domain: r.Domain, Agent: r.Agent, Backbone: r.Backbone, UserBackbone: r.UserBackbone,
 			Termination: string(r.TerminationReason), Error: r.Error, Duration: r.Duration, Steps: r.Steps,
 			AgentCost: r.AgentCost, UserCost: r.UserCost, JudgeCost: r.JudgeCost, AgentUsage: r.AgentUsage, UserUsage: r.UserUsage,
-			Reward: r.RewardInfo, Messages: r.Messages, Simulated: r.Simulated}
+			Reward: r.RewardInfo, Messages: r.Messages, Simulated: r.Simulated, Unknown: r.Unknown, NLUnjudged: r.RewardInfo.NLUnjudged()}
 		if s.Messages == nil {
 			s.Messages = []message.Message{}
 		}
@@ -308,8 +344,12 @@ func Write(ctx context.Context, w io.Writer, sources []*report.Source, opts Opti
 		if s.Diagnosis != nil {
 			cat = string(s.Diagnosis.Category)
 		}
+		var cost any = round6(r.AgentCost + r.UserCost + r.JudgeCost)
+		if r.IsUnknown(results.UnknownAgentCost) || r.IsUnknown(results.UnknownUserCost) || r.IsUnknown(results.UnknownJudgeCost) {
+			cost = nil // unknown, never $0
+		}
 		idx.Sims = append(idx.Sims, []any{gix, r.TaskID, r.Trial, r.Reward(), string(r.TerminationReason),
-			round6(r.AgentCost + r.UserCost + r.JudgeCost), cat, stopped, nv, shadow})
+			cost, cat, stopped, nv, shadow})
 		sims = append(sims, s)
 	}
 
@@ -440,9 +480,11 @@ func gateOf(r *results.Record) *gateView {
 				Clause    string          `json:"clause"`
 				Arguments json.RawMessage `json:"arguments"`
 				Failed    []string        `json:"failed"`
+				Feedback  string          `json:"feedback"`
 			}
 			if json.Unmarshal(raw[i], &extra) == nil {
 				gv.Verdicts[i].Turn, gv.Verdicts[i].Clause, gv.Verdicts[i].Arguments, gv.Verdicts[i].Failed = extra.Turn, extra.Clause, extra.Arguments, extra.Failed
+				gv.Verdicts[i].Feedback = extra.Feedback
 			}
 		}
 		if v.Shadow {

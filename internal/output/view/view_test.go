@@ -16,6 +16,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/output/report"
+	"github.com/ledgerbench/ledgerbench/internal/score/metrics"
 )
 
 var block = regexp.MustCompile(`(?s)<script type="application/json" id="([^"]+)">(.*?)</script>`)
@@ -163,4 +164,55 @@ func pageSims(t *testing.T, page string, ids map[string]string, idx index, dir s
 		out = append(out, part...)
 	}
 	return out
+}
+
+// pageIndex renders sources and returns the page's index block as generic
+// JSON (nulls kept).
+func pageIndex(t *testing.T, sources ...*report.Source) map[string]any {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := Write(t.Context(), &buf, sources, Options{Plain: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range block.FindAllStringSubmatch(buf.String(), -1) {
+		if b[1] == "index" {
+			var idx map[string]any
+			if err := json.Unmarshal([]byte(b[2]), &idx); err != nil {
+				t.Fatal(err)
+			}
+			return idx
+		}
+	}
+	t.Fatal("no index block")
+	return nil
+}
+
+// TestUnscoredGroupIsMissing: a group without a scored simulation has no
+// pass^k and no mean reward in the index (null), never 0.
+func TestUnscoredGroupIsMissing(t *testing.T) {
+	t.Parallel()
+	infra := rec("1", 0, "baseline", 0, "", "x")
+	infra.TerminationReason, infra.RewardInfo, infra.Error = evaluator.InfrastructureError, nil, "status 503"
+	idx := pageIndex(t, &report.Source{Path: "run", Kind: report.RunDir, Records: []results.Record{infra, rec("1", 0, "ledger", 1, "", "ok")}, Plan: metrics.Plan{Trials: 1}})
+	groups := idx["groups"].([]any)
+	if len(groups) != 2 {
+		t.Fatalf("groups %v", groups)
+	}
+	for _, g := range groups {
+		g := g.(map[string]any)
+		pk, _ := g["pass_k"].([]any)
+		if len(pk) != 1 {
+			t.Fatalf("group %v: pass_k %v", g["agent"], g["pass_k"])
+		}
+		switch g["agent"] {
+		case "baseline":
+			if pk[0] != nil || g["avg_reward"] != nil {
+				t.Errorf("unscored group: pass_k %v, avg_reward %v; want null", pk, g["avg_reward"])
+			}
+		case "ledger":
+			if pk[0] != 1.0 || g["avg_reward"] != 1.0 {
+				t.Errorf("scored group: pass_k %v, avg_reward %v; want 1", pk, g["avg_reward"])
+			}
+		}
+	}
 }

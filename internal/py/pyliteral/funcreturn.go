@@ -238,7 +238,7 @@ func (p *parser) stringLit() (StringLit, error) {
 }
 
 // fstringFields lists the replacement fields of an f-string body; each must
-// be a plain name.
+// be a plain name or a dotted attribute of one (self.x).
 func fstringFields(s string) ([]string, error) {
 	var out []string
 	for i := 0; i < len(s); i++ {
@@ -253,8 +253,13 @@ func fstringFields(s string) ([]string, error) {
 				return nil, errors.New("f-string: unclosed '{'")
 			}
 			name := s[i+1 : i+j]
-			for k, r := range name {
-				if !(r == '_' || unicode.IsLetter(r) || (k > 0 && unicode.IsDigit(r))) {
+			for _, part := range strings.Split(name, ".") { // a name or an attribute (self.x)
+				for k, r := range part {
+					if !(r == '_' || unicode.IsLetter(r) || (k > 0 && unicode.IsDigit(r))) {
+						return nil, fmt.Errorf("f-string field {%s} is not a plain name", name)
+					}
+				}
+				if part == "" && name != "" {
 					return nil, fmt.Errorf("f-string field {%s} is not a plain name", name)
 				}
 			}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 )
 
 func TestParseTemplate(t *testing.T) {
@@ -149,4 +151,62 @@ func FuzzParseTemplate(f *testing.F) {
 			t.Fatalf("round trip of %q: %q %v", s, back.Parts, err)
 		}
 	})
+}
+
+func TestLocalLiteralsAndReturns(t *testing.T) {
+	t.Parallel()
+	src := []byte(`
+def fmt(kind, model):
+    if kind == "a":
+        provider = "Alpha"
+    elif kind == "b":
+        provider = "Beta"
+    else:
+        provider = kind or "fallback"
+    if not kind:
+        return ""
+    return (
+        f"Uses **{provider}** with "
+        f"` + "`{model}`" + `."
+    )
+
+class K:
+    def tool(self, txn):
+        table = {"x": {"fee": 15, "when": txn.get("date", "Unknown")}}
+        other = [1, 2]
+        return table
+`)
+	got, err := LocalLiterals(src, [][2]string{{"tool", "table"}, {"tool", "other"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := got[0].(*pyjson.Dict).Get("x")
+	when, _ := x.(*pyjson.Dict).Get("when")
+	if c, ok := when.(*Call); !ok || c.Func != "txn.get" || len(c.Args) != 2 {
+		t.Errorf("table.x.when = %#v; want the call txn.get(\"date\", \"Unknown\")", when)
+	}
+	if l, ok := got[1].([]any); !ok || len(l) != 2 {
+		t.Errorf("other = %#v", got[1])
+	}
+	if _, err := LocalLiterals(src, [][2]string{{"tool", "missing"}}); !errors.Is(err, ErrNoLocal) {
+		t.Errorf("missing local: %v; want ErrNoLocal", err)
+	}
+	provs, err := LocalStrings(src, "fmt", "provider")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(provs) != 2 || provs[0].Parts[0] != "Alpha" || provs[1].Parts[0] != "Beta" {
+		t.Errorf("providers %+v; want Alpha, Beta (the third is not a literal)", provs)
+	}
+	rets, err := ReturnStrings(src, "fmt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rets) != 2 {
+		t.Fatalf("returns %+v; want two", rets)
+	}
+	s, err := rets[1].Format(map[string]string{"provider": "P", "model": "M"})
+	if err != nil || s != "Uses **P** with `M`." {
+		t.Errorf("second return = %q, %v", s, err)
+	}
 }

@@ -1,12 +1,9 @@
 package metrics
 
 import (
-	"slices"
-
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
-	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
 // RunPassK is one pass^k value and the tasks it averages over.
@@ -26,11 +23,14 @@ type Lack struct {
 	Infra  int
 }
 
-// RoleCost is what one role's model calls consumed.
+// RoleCost is what one role's model calls consumed. Unknown counts the
+// simulations whose cost of the role is not known (a backbone without a
+// price): USD then holds the known part only.
 type RoleCost struct {
-	Usage message.Usage
-	Calls int
-	USD   float64
+	Usage   message.Usage
+	Calls   int
+	USD     float64
+	Unknown int
 }
 
 // RunSummary is the end-of-run account of a set of records.
@@ -96,7 +96,7 @@ func SummarizeRun(recs []results.Record, expected []results.UnitKey) RunSummary 
 		if r.Success() {
 			tc.c++
 		}
-		if r.RewardInfo != nil && slices.Contains(r.RewardInfo.NotEvaluated, tasks.RewardNLAssertion) {
+		if r.RewardInfo.NLUnjudged() {
 			s.NLNotEvaluated++
 		}
 		if r.RewardInfo != nil && r.RewardInfo.NLMissing > 0 {
@@ -138,6 +138,14 @@ func (s *RunSummary) addCost(r *results.Record) {
 	s.User.Calls += r.UserCalls
 	s.Judge.Usage = s.Judge.Usage.Add(r.JudgeUsage)
 	s.Judge.USD += r.JudgeCost
+	for _, u := range []struct {
+		c     *RoleCost
+		field string
+	}{{&s.Agent, results.UnknownAgentCost}, {&s.User, results.UnknownUserCost}, {&s.Judge, results.UnknownJudgeCost}} {
+		if r.IsUnknown(u.field) {
+			u.c.Unknown++
+		}
+	}
 }
 
 // AddSuperseded counts attempts a re-run replaced (results.Run's

@@ -11,17 +11,20 @@ import (
 )
 
 // Key identifies a run group: the records of one domain, agent, agent
-// backbone and user backbone.
+// backbone, user backbone and user trait.
 type Key struct {
 	Domain       string `json:"domain"`
 	Agent        string `json:"agent"`
 	Backbone     string `json:"backbone"`
 	UserBackbone string `json:"user_backbone"`
+	// Trait is the τ-Trait user's traits (results.Record.Trait), empty
+	// without traits.
+	Trait string `json:"trait,omitempty"`
 }
 
 // KeyOf returns a record's group key.
 func KeyOf(r *results.Record) Key {
-	return Key{Domain: r.Domain, Agent: r.Agent, Backbone: r.Backbone, UserBackbone: r.UserBackbone}
+	return Key{Domain: r.Domain, Agent: r.Agent, Backbone: r.Backbone, UserBackbone: r.UserBackbone, Trait: r.Trait}
 }
 
 // TaskTrials is a task with its number of scored trials.
@@ -138,10 +141,57 @@ type Cost struct {
 	AgentCost   float64       `json:"agent_cost"`
 	UserCost    float64       `json:"user_cost"`
 	JudgeCost   float64       `json:"judge_cost"`
+	// Unknown counts, by record field (results.Unknown*), the simulations
+	// whose value is not known (no price, not recorded): they add 0 to the
+	// sums above, which then hold the known part only.
+	Unknown map[string]int `json:"unknown,omitempty"`
+	// Unjudged counts the simulations whose NL assertions were not judged
+	// (--no-judge): the judge they needed was never asked, so the judge's
+	// usage and cost of a full evaluation are not there (nothing was spent).
+	Unjudged int `json:"unjudged,omitempty"`
+}
+
+// Mean is x, a sum over the simulations, per simulation; false when there
+// is none or some simulation has field (results.Unknown*) unknown.
+func (c Cost) Mean(field string, x float64) (float64, bool) {
+	if c.Simulations == 0 || c.Unknown[field] > 0 {
+		return 0, false
+	}
+	return x / float64(c.Simulations), true
+}
+
+// Merge adds another account to c.
+func (c *Cost) Merge(o Cost) {
+	c.Simulations += o.Simulations
+	c.AgentCalls += o.AgentCalls
+	c.UserCalls += o.UserCalls
+	c.Agent = c.Agent.Add(o.Agent)
+	c.User = c.User.Add(o.User)
+	c.Judge = c.Judge.Add(o.Judge)
+	c.AgentCost += o.AgentCost
+	c.UserCost += o.UserCost
+	c.JudgeCost += o.JudgeCost
+	for f, n := range o.Unknown {
+		c.unknown(f, n)
+	}
+	c.Unjudged += o.Unjudged
+}
+
+func (c *Cost) unknown(field string, n int) {
+	if c.Unknown == nil {
+		c.Unknown = map[string]int{}
+	}
+	c.Unknown[field] += n
 }
 
 // Add accounts for one simulation.
 func (c *Cost) Add(r *results.Record) {
+	for _, f := range r.Unknown {
+		c.unknown(f, 1)
+	}
+	if r.RewardInfo.NLUnjudged() {
+		c.Unjudged++
+	}
 	c.Simulations++
 	c.AgentCalls += r.AgentCalls
 	c.UserCalls += r.UserCalls
@@ -160,8 +210,14 @@ func (c *Cost) Add(r *results.Record) {
 	c.JudgeCost += jc
 }
 
-// Total is the cost of agent, user and judge.
+// Total is the cost of agent, user and judge; TotalKnown reports whether
+// every simulation's cost of every role is known.
 func (c Cost) Total() float64 { return c.AgentCost + c.UserCost + c.JudgeCost }
+
+// TotalKnown reports whether Total holds every simulation's whole cost.
+func (c Cost) TotalKnown() bool {
+	return c.Unknown[results.UnknownAgentCost] == 0 && c.Unknown[results.UnknownUserCost] == 0 && c.Unknown[results.UnknownJudgeCost] == 0
+}
 
 // PerSim divides a quantity by the number of simulations.
 func (c Cost) PerSim(x float64) float64 { return ratio(x, float64(c.Simulations)) }
@@ -177,8 +233,11 @@ type Summary struct {
 	Duplicates     int `json:"duplicates"`
 	// Simulated counts records of the offline sim backbone.
 	Simulated int `json:"simulated"`
-	Tasks     int `json:"tasks"`
-	Successes int `json:"successes"`
+	// NLUnjudged counts scored simulations whose NL assertions were not
+	// judged (--no-judge): their rewards omit NL_ASSERTION.
+	NLUnjudged int `json:"nl_unjudged"`
+	Tasks      int `json:"tasks"`
+	Successes  int `json:"successes"`
 	// AvgReward is the mean reward over scored simulations.
 	AvgReward float64 `json:"avg_reward"`
 	PassK
@@ -264,25 +323,31 @@ func Summarize(recs []results.Record, opts Options) []Summary {
 		if r.Simulated {
 			g.s.Simulated++
 		}
-		g.s.Cost.Add(r)
 		if _, ok := g.counts[r.TaskID]; !ok {
 			g.counts[r.TaskID] = TaskCounts{}
 		}
 		kind := func(req message.Requestor, name string) tool.Kind { return gi.Kind(r.Domain, req, name) }
 		gold := gi.Gold(r.Domain, r.TaskID)
 		if r.Infrastructure() {
+			g.s.Cost.Add(r)
 			g.s.Infrastructure++
 			g.s.Errors[Infrastructure]++
 			continue
 		}
 		u := unit{r.TaskID, r.Trial}
 		if g.seen[u] {
+			// The same unit read twice (one file given twice, two files
+			// labelled alike): counted once in every table, costs too.
 			g.s.Duplicates++
 			continue
 		}
+		g.s.Cost.Add(r)
 		g.seen[u] = true
 		g.s.Scored++
 		g.reward += r.Reward()
+		if r.RewardInfo.NLUnjudged() {
+			g.s.NLUnjudged++
+		}
 		c := g.counts[r.TaskID]
 		c.Trials++
 		if r.Success() {
@@ -342,7 +407,7 @@ func Summarize(recs []results.Record, opts Options) []Summary {
 	}
 	slices.SortFunc(out, func(a, b Summary) int {
 		return cmp.Or(cmp.Compare(a.Domain, b.Domain), cmp.Compare(a.Backbone, b.Backbone),
-			cmp.Compare(a.UserBackbone, b.UserBackbone), cmp.Compare(a.Agent, b.Agent))
+			cmp.Compare(a.UserBackbone, b.UserBackbone), cmp.Compare(a.Trait, b.Trait), cmp.Compare(a.Agent, b.Agent))
 	})
 	return out
 }

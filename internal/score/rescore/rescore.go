@@ -75,6 +75,13 @@ func Files(ctx context.Context, paths []string, opts Options) ([]File, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
+		if meta.Domain == "" {
+			if len(f.Simulations) == 0 {
+				out = append(out, File{File: filepath.Base(path)})
+				continue
+			}
+			return nil, fmt.Errorf("%s: a τ²-bench results file that names no domain (info.environment_info.domain_name)", path)
+		}
 		// A solo run (upstream's is_solo_mode) is scored in solo mode.
 		solo := results.IsSolo(f.Info)
 		key := meta.Domain
@@ -113,6 +120,7 @@ type Sim struct {
 
 	diff       *Diff
 	nlRecorded bool
+	nlUnjudged bool
 	relabelled bool
 	missing    bool
 	failed     bool
@@ -126,6 +134,9 @@ type File struct {
 	Agree      int
 	Disagree   []Diff
 	NLRecorded int // agreements that used the recorded NL verdict
+	// NLUnjudged counts simulations whose NL assertions neither the record
+	// nor the rescoring judged (a run with --no-judge).
+	NLUnjudged int
 	// Relabelled counts simulations --relabel scored against another task
 	// than their task_id.
 	Relabelled int
@@ -161,6 +172,16 @@ func fileTau2(ctx context.Context, path string, f *results.Tau2File, dom envs.Do
 		}
 		for i := range ts {
 			byID[ts[i].ID] = &ts[i]
+		}
+		pinned := func(id string) *tasks.Task {
+			t, err := dom.Tasks().Find(id)
+			if err != nil {
+				return nil
+			}
+			return t
+		}
+		if d, err := tasks.CompareEmbedded(ts, pinned, nil); err == nil && len(d.IDs) > 0 && opts.Criteria == "file" {
+			opts.warnf("rescore: %s: the file's %s from the pinned ones; scored against the file's (--criteria domain scores against the pinned ones)", res.File, d)
 		}
 	}
 	lookup := func(id string) *tasks.Task {
@@ -226,11 +247,15 @@ func scoreRecords(ctx context.Context, res File, recs []results.Record, dom envs
 			}
 			d, usedNL := compareReward(r.RewardInfo, &ours)
 			reward := ours.Reward
-			if usedNL {
+			nl, _ := recordedNL(r.RewardInfo)
+			switch {
+			case usedNL:
 				sim.nlRecorded = true
-				nl := recordedNL(r.RewardInfo)
 				reward *= nl
 				sim.Notes = append(sim.Notes, fmt.Sprintf("NL_ASSERTION not judged: the recorded verdict (%g) stands in", nl))
+			case slices.Contains(ours.NotEvaluated, tasks.RewardNLAssertion):
+				sim.nlUnjudged = true
+				sim.Notes = append(sim.Notes, "NL_ASSERTION judged neither here nor in the record: the reward omits it")
 			}
 			sim.Reward = &reward
 			sim.RewardBreakdown = ours.RewardBreakdown
@@ -239,7 +264,7 @@ func scoreRecords(ctx context.Context, res File, recs []results.Record, dom envs
 				if bd == nil {
 					bd = map[tasks.RewardType]float64{}
 				}
-				bd[tasks.RewardNLAssertion] = recordedNL(r.RewardInfo)
+				bd[tasks.RewardNLAssertion] = nl
 				sim.RewardBreakdown = bd
 			}
 			if ours.DBCheck != nil {
@@ -275,20 +300,22 @@ func scoreRecords(ctx context.Context, res File, recs []results.Record, dom envs
 				res.NLRecorded++
 			}
 		}
+		if sim.nlUnjudged {
+			res.NLUnjudged++
+		}
 	}
 	res.Results = sims
 	return res, nil
 }
 
-// recordedNL is the recorded NL_ASSERTION component (1 when none was
-// recorded).
-func recordedNL(rec *evaluator.RewardInfo) float64 {
-	if rec != nil {
-		if nl, ok := rec.RewardBreakdown[tasks.RewardNLAssertion]; ok {
-			return nl
-		}
+// recordedNL is the recorded NL_ASSERTION verdict; false when the record
+// holds none.
+func recordedNL(rec *evaluator.RewardInfo) (float64, bool) {
+	if rec == nil || rec.NLUnjudged() {
+		return 0, false
 	}
-	return 1
+	nl, ok := rec.RewardBreakdown[tasks.RewardNLAssertion]
+	return nl, ok
 }
 
 // rebuildTask returns the task with its evaluation criteria rebuilt from a
@@ -346,12 +373,18 @@ func ScoredTaskID(r *results.Record) (string, bool) {
 }
 
 // Reward is our rescored reward: where we did not judge NL assertions, the
-// recorded NL component stands in; it reports whether it stood in.
+// recorded NL verdict stands in; it reports whether it stood in. Where the
+// record holds no NL verdict either (a run with --no-judge), nothing
+// stands in: the reward omits NL_ASSERTION.
 func Reward(rec, ours *evaluator.RewardInfo) (float64, bool) {
 	if !slices.Contains(ours.NotEvaluated, tasks.RewardNLAssertion) {
 		return ours.Reward, false
 	}
-	return ours.Reward * recordedNL(rec), true
+	nl, ok := recordedNL(rec)
+	if !ok {
+		return ours.Reward, false
+	}
+	return ours.Reward * nl, true
 }
 
 // compareReward compares a recorded reward with ours. Where ours did not

@@ -40,7 +40,7 @@ func (m *Manifest) DomainFiles(domain string) []File {
 			if f.Folder != TauTrait {
 				continue
 			}
-		case slices.Contains([]string{"airline", "retail", "telecom"}, base):
+		case slices.Contains([]string{"airline", "retail", "telecom", "banking_knowledge"}, base):
 			if f.Folder != Tau2 || otherDomain(f.Path, base) {
 				continue
 			}
@@ -51,8 +51,11 @@ func (m *Manifest) DomainFiles(domain string) []File {
 }
 
 // otherDomain reports whether a tau2-bench path belongs to another domain
-// than d.
+// than d (the retrieval engines of src/tau2/knowledge are banking_knowledge's).
 func otherDomain(path, d string) bool {
+	if strings.HasPrefix(path, "src/tau2/knowledge/") {
+		return d != "banking_knowledge"
+	}
 	for _, prefix := range []string{"data/tau2/domains/", "src/tau2/domains/"} {
 		if rest, ok := strings.CutPrefix(path, prefix); ok {
 			dom, _, _ := strings.Cut(rest, "/")

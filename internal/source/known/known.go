@@ -43,6 +43,7 @@ var list = []Domain{
 	{Name: "telecom", Benchmark: Tau2},
 	{Name: "telecom-workflow", Base: "telecom", Benchmark: Tau2},
 	{Name: "telehealth", Benchmark: TauTrait},
+	{Name: "banking_knowledge", Benchmark: Tau2},
 }
 
 // All returns every domain in order.
@@ -88,3 +89,8 @@ func BenchmarkOf(name string) Benchmark {
 	}
 	return Tau2
 }
+
+// Traits are τ-Trait's user trait names, in the order its example trait
+// files use (the τ-Trait user simulator's keys; recorded files are named
+// after them, e.g. confusion_telehealth.json).
+func Traits() []string { return []string{"impatience", "confusion", "skeptical", "incoherence"} }

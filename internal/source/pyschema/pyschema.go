@@ -995,3 +995,34 @@ func Described[S any](set *tool.Set[S], path, class string, modelPaths ...string
 	}
 	return out, nil
 }
+
+// ModelSchema is pydantic's Model.model_json_schema() for a model class of
+// file (annotations resolved in file, then in models): upstream sends such
+// schemas as response formats.
+func ModelSchema(file *File, class string, models ...*File) (*pyjson.Dict, error) {
+	g := &gen{k: &Toolkit{file: file, models: models}, defs: &pyjson.Dict{}}
+	r, err := g.resolve(class)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.define(r); err != nil {
+		return nil, err
+	}
+	v, _ := g.defs.Get(class)
+	root := v.(*pyjson.Dict)
+	if g.defs.Len() > 1 {
+		defs := &pyjson.Dict{}
+		for i, k := range g.defs.Keys {
+			if k != class {
+				defs.Set(k, g.defs.Values[i])
+			}
+		}
+		out := &pyjson.Dict{}
+		out.Set("$defs", defs)
+		for i, k := range root.Keys {
+			out.Set(k, root.Values[i])
+		}
+		root = out
+	}
+	return sortSchema(root, "").(*pyjson.Dict), nil
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 )
@@ -181,7 +182,10 @@ func fastScenario(v []byte, s *UserScenario) error {
 		case "instructions":
 			return seen.once(1, func() error { return fastInstructions(v, &s.Instructions) })
 		}
-		return errSlow
+		if strings.EqualFold(k, "persona") || strings.EqualFold(k, "instructions") {
+			return errSlow // encoding/json matches keys case-insensitively
+		}
+		return nil // ignored, as upstream's pydantic model ignores it
 	})
 }
 
@@ -237,7 +241,10 @@ func fastInitData(v []byte, d *InitializationData) error {
 		case "user_data":
 			return seen.once(1, func() error { return fastRaw(v, &d.UserData) })
 		}
-		return errSlow
+		if strings.EqualFold(k, "agent_data") || strings.EqualFold(k, "user_data") {
+			return errSlow // encoding/json matches keys case-insensitively
+		}
+		return nil // ignored, as upstream's pydantic model ignores it
 	})
 }
 

@@ -52,6 +52,18 @@ func (d *Description) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// UnmarshalJSON ignores unknown user-scenario keys, as upstream does
+// (banking_knowledge's task_091 misspells persona; upstream reads none).
+func (s *UserScenario) UnmarshalJSON(data []byte) error {
+	type plain UserScenario
+	var p plain
+	if err := json.Unmarshal(data, &p); err != nil {
+		return err
+	}
+	*s = UserScenario(p)
+	return nil
+}
+
 func strictDecode(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -110,7 +122,9 @@ func decodeTask(file string, idx int, raw []byte) (Task, error) {
 // a job decodes only the tasks it selects (telecom's tasks.json holds 2,285
 // tasks; its base split uses 114).
 type file struct {
-	name  string
+	name string
+	// names, when set, names each task's own file (LoadParts) in errors.
+	names []string
 	ids   []string
 	raw   [][]byte
 	once  []sync.Once
@@ -181,9 +195,13 @@ func peekID(raw []byte) (string, bool) {
 // task decodes task i once.
 func (f *file) task(i int) (Task, error) {
 	f.once[i].Do(func() {
-		t, err := decodeTask(f.name, i, f.raw[i])
+		name, idx := f.name, i
+		if f.names != nil {
+			name, idx = f.names[i], 0
+		}
+		t, err := decodeTask(name, idx, f.raw[i])
 		if err == nil && t.ID != f.ids[i] {
-			err = &Error{File: f.name, TaskID: strconv.Quote(f.ids[i]), Err: fmt.Errorf("id read as %q", t.ID)}
+			err = &Error{File: name, TaskID: strconv.Quote(f.ids[i]), Err: fmt.Errorf("id read as %q", t.ID)}
 		}
 		f.tasks[i], f.errs[i] = t, err
 	})
@@ -364,4 +382,24 @@ func LoadTau2(dir, domain string) (*Set, error) {
 		return nil, err
 	}
 	return &Set{Domain: domain, Splits: splits, DefaultSplit: "base", file: f}, nil
+}
+
+// LoadParts builds a lazily decoded set from tasks held one per file
+// (banking_knowledge's tasks/task_*.json): parts are the files' contents in
+// order and names their paths, which errors name. Tasks are decoded as they
+// are selected, as LoadTau2's.
+func LoadParts(domain string, names []string, parts [][]byte) (*Set, error) {
+	for i, p := range parts {
+		if _, ok := peekID(p); !ok {
+			if _, err := decodeTask(names[i], 0, p); err != nil {
+				return nil, err
+			}
+		}
+	}
+	f, err := newFile(domain+" tasks", parts)
+	if err != nil {
+		return nil, err
+	}
+	f.names = names
+	return &Set{Domain: domain, file: f}, nil
 }

@@ -79,10 +79,26 @@ type InitialState struct {
 	MessageHistory []json.RawMessage `json:"message_history"`
 }
 
-// InitializationData patches the databases (recursive dict merge).
+// InitializationData patches the databases (recursive dict merge). Keys
+// other than agent_data and user_data are ignored, as upstream's model
+// (a plain pydantic BaseModel) ignores them: two banking_knowledge tasks
+// put their data under such keys, and upstream applies none of it.
 type InitializationData struct {
 	AgentData json.RawMessage `json:"agent_data"`
 	UserData  json.RawMessage `json:"user_data"`
+}
+
+// UnmarshalJSON reads agent_data and user_data and ignores other keys.
+func (d *InitializationData) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		AgentData json.RawMessage `json:"agent_data"`
+		UserData  json.RawMessage `json:"user_data"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*d = InitializationData(raw)
+	return nil
 }
 
 // EnvFunctionCall calls an environment function by name on one side.

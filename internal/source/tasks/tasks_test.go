@@ -21,7 +21,7 @@ func TestParseErrorsNameFileTaskField(t *testing.T) {
 	}{
 		{"not an array", `{"id": "1"}`, []string{"f.json", "not a JSON array"}},
 		{"unknown field", `[{"id": "t1", "user_scenario": {"instructions": "x"}, "bogus": 1}]`, []string{"f.json", `task "t1"`, `unknown field "bogus"`}},
-		{"unknown nested field", `[{"id": "t2", "user_scenario": {"instructions": "x", "mood": "sad"}}]`, []string{`task "t2"`, `"mood"`}},
+		{"unknown nested field", `[{"id": "t2", "user_scenario": {"instructions": "x"}, "evaluation_criteria": {"mood": "sad"}}]`, []string{`task "t2"`, `"mood"`}},
 		{"wrong type", `[{"id": "t3", "user_scenario": {"instructions": "x"}, "evaluation_criteria": {"actions": "nope"}}]`, []string{`task "t3"`, "evaluation_criteria.actions"}},
 		{"bad reward type", `[{"id": "t4", "user_scenario": {"instructions": "x"}, "evaluation_criteria": {"reward_basis": ["VIBES"]}}]`, []string{`task "t4"`, "reward_basis", "VIBES"}},
 		{"missing id", `[{"user_scenario": {"instructions": "x"}}]`, []string{"task #0", `"id"`}},
@@ -283,5 +283,32 @@ func TestParseSplitsMatchesEncodingJSON(t *testing.T) {
 				t.Error("split lists differ from encoding/json's")
 			}
 		})
+	}
+}
+
+// TestIgnoredKeys: upstream's pydantic models ignore keys they do not know
+// in the user scenario and the initialization data (banking_knowledge's
+// task_091 misspells persona; tasks 058 and 059 put their data beside
+// agent_data), in both decoders.
+func TestIgnoredKeys(t *testing.T) {
+	t.Parallel()
+	raw := `[{"id": "t", "user_scenario": {"persoca": "calm", "instructions": "x"},
+		"initial_state": {"initialization_data": {"users": {"u": {}}, "agent_data": {"a": 1}}}}]`
+	ts, err := Parse("f.json", []byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := ts[0].UserScenario.Persona; p != nil {
+		t.Errorf("persona %q; want none", *p)
+	}
+	if got := string(ts[0].InitialState.InitializationData.AgentData); got != `{"a": 1}` {
+		t.Errorf("agent_data %s", got)
+	}
+	var slow Task
+	if err := json.Unmarshal([]byte(raw[1:len(raw)-1]), &slow); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(slow, ts[0]) {
+		t.Errorf("encoding/json %+v; fast %+v", slow, ts[0])
 	}
 }

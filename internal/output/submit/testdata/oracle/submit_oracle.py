@@ -2,11 +2,13 @@
 trajectory files and prints what it computes, as JSON.
 
     TAU2_SRC=/path/to/tau2-bench/src TAU2_DATA_DIR=/path/to/tau2-bench/data \
-        python3 submit_oracle.py FILE.json...
+        python3 submit_oracle.py [--verify] FILE.json...
 
 Output: {"set": [ok, error], "files": [{"path", "format": [ok, error],
 "tasks": [ok, error], "trials": [ok, error]}], "results": {domain:
-DomainResults}, "model": ..., "user_simulator": ...}.
+DomainResults}, "model": ..., "user_simulator": ...}. With --verify only
+"files": upstream's verify_trajectories checks of each file on its own (the
+files need not form a submission).
 
 Third-party modules the leaderboard code imports but never uses here (LLM
 clients, diff and docstring helpers) are stubbed when they are not installed;
@@ -82,6 +84,9 @@ def main(paths):
         check_tasks,
     )
 
+    verify_only = bool(paths) and paths[0] == "--verify"
+    if verify_only:
+        paths = paths[1:]
     out = {"files": []}
     loaded = []
     for p in paths:
@@ -92,6 +97,9 @@ def main(paths):
             f["tasks"] = list(check_tasks(res))
             f["trials"] = list(check_num_trials(res))
         out["files"].append(f)
+    if verify_only:
+        json.dump(out, sys.stdout)
+        return
     out["set"] = list(validate_submission_traj_set(loaded))
     _, domain_results, model, user = get_metrics(loaded)
     out["results"] = {d: r.model_dump() for d, r in domain_results.items()}

@@ -1,0 +1,91 @@
+package knowledge
+
+import (
+	"encoding/json"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/ledgerbench/ledgerbench/internal/core/oracletest"
+)
+
+// benchQueries are the queries BenchmarkBM25Query answers (and upstream's
+// timing is taken on).
+var benchQueries = []string{
+	"overdraft fee",
+	"credit card annual fee waiver",
+	"how do I dispute a transaction on my Gold Rewards card",
+	"replace lost debit card",
+}
+
+// reportUpstream runs testdata/oracle/bm25_timing.py (upstream's
+// BM25Indexer and BM25Retriever on the same documents and queries) when
+// LEDGERBENCH_BM25_TIMING holds its command line, e.g.
+//
+//	TAU2_SRC=… RANK_BM25_SRC=… LEDGERBENCH_BM25_TIMING="python3 testdata/oracle/bm25_timing.py" \
+//	go test -run '^$' -bench BM25 ./internal/bench/knowledge
+//
+// and reports upstream's time per operation beside ours, with the ratio.
+func reportUpstream(b *testing.B, key string) {
+	cmdline := os.Getenv("LEDGERBENCH_BM25_TIMING")
+	if cmdline == "" {
+		return
+	}
+	timings := timingOnce.get(b, cmdline)
+	up := timings[key]
+	ours := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	b.ReportMetric(up, "upstream-ns/op")
+	b.ReportMetric(up/ours, "x-faster")
+}
+
+type timingCache struct {
+	once sync.Once
+	v    map[string]float64
+}
+
+var timingOnce timingCache
+
+func (c *timingCache) get(b *testing.B, cmdline string) map[string]float64 {
+	c.once.Do(func() {
+		_, dir := realBase(b)
+		out := oracletest.Output(b, cmdline, nil, os.Stderr, append([]string{dir}, benchQueries...)...)
+		if err := json.Unmarshal(out, &c.v); err != nil {
+			b.Fatalf("timing output %q: %v", out, err)
+		}
+	})
+	return c.v
+}
+
+// BenchmarkBM25Build: tokenising the 698 documents and building the index
+// (upstream's BM25Indexer.process).
+func BenchmarkBM25Build(b *testing.B) {
+	base, _ := realBase(b)
+	texts := make([]string, base.Len())
+	for i, d := range base.Docs() {
+		texts[i] = d.Content
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		NewBM25(texts)
+	}
+	reportUpstream(b, "build_ns")
+}
+
+// BenchmarkBM25Query: one query's top 10 (upstream's BM25Retriever.retrieve),
+// averaged over benchQueries.
+func BenchmarkBM25Query(b *testing.B) {
+	base, _ := realBase(b)
+	p, err := NewPipeline(base, DefaultPipeline(TypeBM25), Deps{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		p.bm25.Top(benchQueries[i%len(benchQueries)], 10)
+		i++
+	}
+	reportUpstream(b, "query_ns")
+}
