@@ -238,6 +238,7 @@ func atoiT(t *testing.T, s string) int {
 // tasks to a REVISE of resume_line, and telehealth's task 10 ran out of
 // τ-Trait's 30 steps.)
 func TestGateAuditMatchesLiveRun(t *testing.T) {
+	t.Parallel()
 	for _, domain := range []string{"telecom", "telehealth"} {
 		t.Run(domain, func(t *testing.T) {
 			var gold struct {

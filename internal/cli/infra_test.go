@@ -204,6 +204,7 @@ func TestMalformedJudgeReply(t *testing.T) {
 // judge attempt: the run summary, `report --table costs` and an experiment's
 // budget count it so, not as the pending record plus the final one.
 func TestRejudgeCountsOnce(t *testing.T) {
+	t.Parallel()
 	var judgeOK atomic.Bool
 	srv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {
 		if isJudge(r) && !judgeOK.Load() {
@@ -276,6 +277,7 @@ func csvRows(t *testing.T, s string) [][]string {
 // still running when the grace ends, as it cancels the conversations; the
 // unit is left pending judgement for --resume.
 func TestInterruptStopsJudge(t *testing.T) {
+	t.Parallel()
 	judging := make(chan struct{})
 	var once sync.Once
 	srv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {

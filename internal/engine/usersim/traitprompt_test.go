@@ -97,6 +97,7 @@ func TestParseTraitPromptsErrors(t *testing.T) {
 // user.py: the same template as τ-Trait's with the ordinary forthcomingness
 // rule written in and no final newline, and the same greeting.
 func TestV1PromptsFromSource(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	v1, err := LoadV1Prompts(root)
 	if err != nil {

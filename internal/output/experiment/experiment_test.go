@@ -91,6 +91,7 @@ grid:
 // TestTraitCells: a block's traits are a dimension of its cells, each in
 // its own run directory, canonically named; "none" runs without traits.
 func TestTraitCells(t *testing.T) {
+	t.Parallel()
 	c, err := Parse([]byte("out: x\ngrid: [{domains: [telehealth], agents: [baseline], backbones: [m], user_backbones: [steer], traits: [none, '{\"confusion\": \"high\"}']}]"))
 	if err != nil {
 		t.Fatal(err)

@@ -52,6 +52,7 @@ func TestRecordedFileNeedsDomain(t *testing.T) {
 // first tool call of each agent message naming a write tool), each run
 // rescored to its recorded outcome.
 func TestRecordedV1(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(datatest.Trajectories(t), "collinear-ai+tau-trait", "telecom_none.json")
 	raw, err := os.ReadFile(path)
 	if err != nil {

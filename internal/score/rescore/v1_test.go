@@ -99,6 +99,7 @@ func TestRescoreV1OtherDomains(t *testing.T) {
 // v1's gpt-4o-airline list rescore to their recorded rewards, each on the
 // domain its recorded tasks and gold-replay hashes point to.
 func TestRescoreV1AirlineRetail(t *testing.T) {
+	t.Parallel()
 	datatest.Repo(t, data.TauBench, data.TauTrait)
 	dir := datatest.Trajectories(t)
 	cases := []struct {
@@ -134,6 +135,7 @@ func TestRescoreV1AirlineRetail(t *testing.T) {
 // branch) is scored with upstream's rule and noted; a list whose tasks match
 // no version is an error naming the entry.
 func TestRescoreV1Departures(t *testing.T) {
+	t.Parallel()
 	datatest.Repo(t, data.TauBench, data.TauTrait)
 	dir := datatest.Trajectories(t)
 	src := filepath.Join(dir, "collinear-ai+tau-trait", "confusion_airline.json")
