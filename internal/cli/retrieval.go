@@ -9,6 +9,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/banking"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runplan"
 )
 
@@ -36,7 +37,7 @@ func addRetrievalFlags(f *pflag.FlagSet, o *retrievalOptions) {
 func (o retrievalOptions) check(names ...string) error {
 	for _, n := range names {
 		if _, err := domains.RetrievalOptions(n, o.Config, o.Kwargs); err != nil {
-			return usageError{err}
+			return errext.Usage(err)
 		}
 	}
 	return nil
@@ -47,7 +48,7 @@ func (o retrievalOptions) loader() func(name, root string) (envs.Domain, error) 
 	return func(name, root string) (envs.Domain, error) {
 		opts, err := domains.RetrievalOptions(name, o.Config, o.Kwargs)
 		if err != nil {
-			return nil, usageError{err}
+			return nil, errext.Usage(err)
 		}
 		return domains.LoadWith(name, root, opts)
 	}

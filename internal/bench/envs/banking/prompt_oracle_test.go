@@ -33,6 +33,7 @@ const oracleModel = "gpt-4.1-2025-04-14"
 // for real when they are importable: numpy on PYTHONPATH, RANK_BM25_SRC).
 // LEDGERBENCH_BANKING_ORACLE_VARIANTS (a comma-separated list) picks some.
 func TestFirstRequestOracle(t *testing.T) {
+	t.Parallel()
 	cmd := oracleCmd(t)
 	root := datatest.Root(t)
 	n := oracletest.EnvInt(t, "LEDGERBENCH_BANKING_ORACLE_TASKS", 97)
