@@ -77,6 +77,9 @@ type Options struct {
 	// retrieval variant and its overrides (JSON).
 	RetrievalConfig       string
 	RetrievalConfigKwargs string
+	// EnforceProtocol is upstream's --enforce-communication-protocol
+	// (orchestrator.Config.EnforceProtocol).
+	EnforceProtocol bool
 
 	// Inherit reports whether a setting was left to the run being
 	// continued: a run directory that exists lends its manifest's value.
@@ -278,6 +281,9 @@ func New(ctx context.Context, opts Options) (_ *Plan, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.EnforceProtocol && p.makers.LoopName != "" && p.makers.LoopName != "tau2" {
+		return nil, UsageError{fmt.Errorf("--enforce-communication-protocol is τ²-bench's orchestrator rule; the %s loop has none (pass --loop tau2)", p.makers.LoopName)}
+	}
 	if p.judge == nil && !opts.NoJudge {
 		if n := CountNL(p.Tasks); n > 0 {
 			return nil, UsageError{fmt.Errorf("%d of the %d selected tasks have NL assertions in their reward and need a judge: pass --judge-backbone NAME (or set judge: in %s), or --no-judge to run them unjudged (reports then say so)",
@@ -354,6 +360,7 @@ func fillFromManifest(opts *Options, m *results.Manifest) {
 	set("solo", func() { opts.Solo = m.Solo })
 	set("loop", func() { opts.Loop = m.Loop })
 	set("retrieval-config", func() { opts.RetrievalConfig = m.RetrievalConfig })
+	set("enforce-communication-protocol", func() { opts.EnforceProtocol = m.EnforceProtocol })
 	set("retrieval-config-kwargs", func() { opts.RetrievalConfigKwargs = string(m.RetrievalConfigKwargs) })
 	set("backbones", func() {
 		if m.BackbonesFile != "" {
