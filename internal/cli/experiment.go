@@ -174,7 +174,7 @@ func cellRunner(s *Streams, opts *experimentOptions, cfg *experiment.Config) exp
 		}
 		ro := &runOptions{Streams: &cellStreams, Options: runplan.Options{DataDir: opts.DataDir}}
 		po := ro.planOptions()
-		po.Domain, po.Agent, po.Backbone, po.UserBackbone = c.Domain, c.Agent, c.Backbone, c.UserBackbone
+		po.Domain, po.Agent, po.Backbone, po.UserBackbone, po.Traits = c.Domain, c.Agent, c.Backbone, c.UserBackbone, c.RunTraits()
 		po.Split, po.TaskIDs, po.Limit, po.Trials, po.Seed = c.Split, c.TaskIDs, c.Limit, c.Trials, c.Seed
 		po.Concurrency, po.MaxSteps, po.MaxErrors, po.Out = concurrency, c.MaxSteps, c.MaxErrors, c.Dir
 		po.BackbonesFile, po.BackbonesOptional = cfg.BackbonesFile, cfg.BackbonesFile == ""

@@ -48,6 +48,10 @@ func writeEstimates(s *Streams, est []experiment.Estimate, file string) (total f
 			continue
 		}
 		total += e.Total()
+		if e.UserUnpriced {
+			fmt.Fprintf(s.ErrOut, "estimate: %-50s %d simulations to run × $%.4f agent ≈ $%.2f (the steering endpoint's user calls have no price: not included)\n", e.Cell.ID(), e.Simulations, e.Agent, e.Total())
+			continue
+		}
 		fmt.Fprintf(s.ErrOut, "estimate: %-50s %d simulations to run × ($%.4f agent + $%.4f user) ≈ $%.2f\n", e.Cell.ID(), e.Simulations, e.Agent, e.User, e.Total())
 	}
 	fmt.Fprintf(s.ErrOut, "estimate: ≈ $%.2f in all (an estimate: prices of %s × typical tokens per simulation; judge calls and cells of unknown cost not included)\n", total, file)

@@ -43,13 +43,14 @@ import (
 // User simulator styles.
 const (
 	StyleTau2     = "tau2"      // τ²-bench's user simulator
-	StyleTauTrait = "tau-trait" // τ-Trait's user simulator (telehealth)
+	StyleTauTrait = "tau-trait" // τ-Trait's user simulator (τ-Trait's domains)
+	StyleTauBench = "tau-bench" // τ-bench v1's LLM user (taubench-airline, taubench-retail)
 )
 
 // Conversation loops.
 const (
 	LoopTau2     = "tau2"        // τ²-bench's orchestrator
-	LoopTauTrait = tautrait.Name // τ-Trait's ToolCallingAgent loop (telehealth)
+	LoopTauTrait = tautrait.Name // τ-Trait's (= τ-bench v1's) ToolCallingAgent loop
 )
 
 // SteerBackbone is the user backbone name of τ-Trait's steering endpoint.
@@ -80,8 +81,9 @@ type Options struct {
 	LLM llm.Options
 	// Pool, when set, provides the clients (shared across builds).
 	Pool *llm.Pool
-	// UserStyle is StyleTau2 or StyleTauTrait; empty: τ-Trait's for
-	// τ-Trait's domains (known.TauTrait), τ²-bench's otherwise.
+	// UserStyle is StyleTau2, StyleTauTrait or StyleTauBench; empty:
+	// τ-Trait's for τ-Trait's domains (known.TauTrait), τ-bench v1's for
+	// v1's (known.TauBench), τ²-bench's otherwise.
 	UserStyle string
 	// Traits and TraitMode configure the τ-Trait user.
 	Traits    usersim.Traits
@@ -91,8 +93,9 @@ type Options struct {
 	// Solo runs τ²-bench's solo mode (see buildSolo): Domain must be
 	// loaded in solo mode; UserBackbone is not used.
 	Solo bool
-	// Loop is LoopTau2 or LoopTauTrait; empty: τ-Trait's for τ-Trait's domains,
-	// τ²-bench's otherwise.
+	// Loop is LoopTau2 or LoopTauTrait; empty: τ-Trait's (v1's
+	// ToolCallingAgent) for τ-Trait's and τ-bench v1's domains, τ²-bench's
+	// otherwise.
 	Loop string
 	// NoPrepare builds makers without the domain's job resources
 	// (envs.Preparer: banking_knowledge's retrieval pipelines), for jobs
@@ -105,7 +108,7 @@ type Options struct {
 func LoopOf(name, domain string) (string, error) {
 	switch name {
 	case "":
-		if known.BenchmarkOf(domain) == known.TauTrait {
+		if known.BenchmarkOf(domain).V1() {
 			return LoopTauTrait, nil
 		}
 		return LoopTau2, nil
@@ -367,7 +370,10 @@ func (b *builder) prompts(tauTrait bool) string {
 	switch style := b.userStyle(); {
 	case !tauTrait && style == StyleTau2 && known.BenchmarkOf(o.Domain.Name()) == known.Tau2:
 		return results.PromptsUpstream
-	case tauTrait && style == StyleTauTrait && (len(o.Traits) == 0 || o.TraitMode == usersim.TraitIgnore || o.UserBackbone == SteerBackbone):
+	case tauTrait && style == StyleTauTrait && known.BenchmarkOf(o.Domain.Name()) == known.TauTrait &&
+		(len(o.Traits) == 0 || o.TraitMode == usersim.TraitIgnore || o.UserBackbone == SteerBackbone):
+		return results.PromptsUpstream
+	case tauTrait && style == StyleTauBench && known.BenchmarkOf(o.Domain.Name()) == known.TauBench:
 		return results.PromptsUpstream
 	}
 	return results.PromptsModified
@@ -393,8 +399,11 @@ func (b *builder) userStyle() string {
 	if b.opts.UserStyle != "" {
 		return b.opts.UserStyle
 	}
-	if known.BenchmarkOf(b.opts.Domain.Name()) == known.TauTrait {
+	switch known.BenchmarkOf(b.opts.Domain.Name()) {
+	case known.TauTrait:
 		return StyleTauTrait
+	case known.TauBench:
+		return StyleTauBench
 	}
 	return StyleTau2
 }
@@ -603,8 +612,33 @@ func (b *builder) userMaker(ctx context.Context, name string) (func(runner.Spec)
 			return usersim.NewTrait(g, nil, usersim.TraitOptions{Prompts: prompts, Instruction: spec.Task.UserScenario.Instructions.String(),
 				Traits: o.Traits, Mode: o.TraitMode})
 		}, hashes, nil
+	case StyleTauBench:
+		if name == SteerBackbone {
+			return nil, nil, fmt.Errorf("the steering endpoint drives τ-Trait's user only (pass the user style %q to use it)", StyleTauTrait)
+		}
+		if len(o.Traits) > 0 {
+			return nil, nil, fmt.Errorf("traits apply to τ-Trait's user only (τ-bench v1's user has none; pass the user style %q)", StyleTauTrait)
+		}
+		prompts, err := usersim.LoadV1Prompts(o.DataRoot)
+		if err != nil {
+			return nil, nil, err
+		}
+		gen, err := b.generator(ctx, name, true)
+		if err != nil {
+			return nil, nil, err
+		}
+		hashes["user_system"] = hash(prompts.System("", false))
+		return func(spec runner.Spec) (orchestrator.User, error) {
+			g, err := gen(spec)
+			if err != nil {
+				return nil, err
+			}
+			// v1's user sends no sampling arguments and no seed.
+			return usersim.NewTrait(g, nil, usersim.TraitOptions{Prompts: prompts, Instruction: spec.Task.UserScenario.Instructions.String(),
+				Mode: usersim.TraitIgnore})
+		}, hashes, nil
 	}
-	return nil, nil, fmt.Errorf("unknown user style %q (known: %s, %s)", style, StyleTau2, StyleTauTrait)
+	return nil, nil, fmt.Errorf("unknown user style %q (known: %s, %s, %s)", style, StyleTau2, StyleTauTrait, StyleTauBench)
 }
 
 // judge resolves the judge backbone.

@@ -9,6 +9,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runplan"
+	"github.com/ledgerbench/ledgerbench/internal/engine/usersim"
 )
 
 // Backbones are a cell's agent, user and judge backbones as its run
@@ -51,6 +52,14 @@ func Check(cfg *Config, file string, bbs *llm.Config, lookup func(string) (strin
 		agent, user, judge := c.Backbones(file, bbs, needsJudge == nil || needsJudge(c))
 		for _, role := range []struct{ what, name string }{{"backbone", agent}, {"user backbone", user}, {"judge", judge}} {
 			if role.name == "" || role.name == agents.NoJudge || runplan.IsOffline(role.name) {
+				continue
+			}
+			if role.what == "user backbone" && role.name == agents.SteerBackbone {
+				// τ-Trait's steering endpoint: its settings come from the
+				// environment, not the backbones file.
+				if _, err := usersim.NewSteerClient(func(k string) string { v, _ := lookup(k); return v }); err != nil {
+					problems = append(problems, fmt.Sprintf("%s: user backbone: %v", c.ID(), err))
+				}
 				continue
 			}
 			if bbs == nil {
@@ -113,6 +122,9 @@ type Estimate struct {
 	Unpriced    []string
 	// Basis says where the domain's typical usage comes from.
 	Basis string
+	// UserUnpriced is set when the user's cost is left out: τ-Trait's
+	// steering endpoint has no price (User is 0).
+	UserUnpriced bool
 }
 
 // Total is the cell's estimated cost.
@@ -171,6 +183,9 @@ func Estimates(cfg *Config, res *Result, file string, bbs *llm.Config) []Estimat
 		agent, user, _ := c.Backbones(file, bbs, false) // the judge is not priced
 		ap, aok := priceOf(agent, bbs)
 		up, uok := priceOf(user, bbs)
+		if user == agents.SteerBackbone {
+			up, uok, e.UserUnpriced = llm.Price{}, true, true
+		}
 		if e.Priced = aok && uok; e.Priced {
 			e.Agent, e.User = ap.Cost(typ.Agent), up.Cost(typ.User)
 		}

@@ -83,3 +83,32 @@ backbones:
 		}
 	}
 }
+
+// TestCheckSteer: τ-Trait's steering user backbone is checked through its
+// environment variables, not the backbones file, and its calls are left out
+// of the estimate (no price).
+func TestCheckSteer(t *testing.T) {
+	bbs, err := llm.Decode(strings.NewReader(`
+backbones:
+  fake: {base_url: "http://x/v1", model: fake-model, price: {input: 2, output: 8}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &Config{Out: "o", Trials: 1, Judge: "none", Grid: []Block{
+		{Domains: []string{"telehealth"}, Agents: []string{"baseline"}, Backbones: []string{"fake"}, UserBackbones: []string{"steer"}, Traits: []string{"none"}},
+	}}
+	problems := Check(cfg, "b.yaml", bbs, func(string) (string, bool) { return "", false }, nil)
+	if len(problems) != 1 || !strings.Contains(problems[0], "STEER_ENDPOINT is not set") || !strings.Contains(problems[0], "STEER_API_KEY is not set") {
+		t.Errorf("problems %q; want the steering endpoint's variables", problems)
+	}
+	env := map[string]string{"STEER_ENDPOINT": "https://steer.example", "STEER_API_KEY": "k"}
+	if p := Check(cfg, "b.yaml", bbs, func(k string) (string, bool) { v, ok := env[k]; return v, ok }, nil); len(p) != 0 {
+		t.Errorf("problems %q with the variables set", p)
+	}
+	res := &Result{Cells: []Status{{ID: cfg.Cells()[0].ID(), Expected: 20}}}
+	est := Estimates(cfg, res, "b.yaml", bbs)
+	if len(est) != 1 || !est[0].Priced || !est[0].UserUnpriced || est[0].User != 0 || est[0].Agent == 0 {
+		t.Errorf("estimate %+v; want the agent priced, the steering user left out", est)
+	}
+}

@@ -41,6 +41,9 @@ func TestGoldPassesLive(t *testing.T) {
 		{domain: "telehealth", split: "dev", tasks: 1},
 		{domain: "telehealth", split: "train", tasks: 1},
 		{domain: "banking_knowledge", split: "base", tasks: 97, writes: 343},
+		{domain: "tautrait-telecom", split: "test", tasks: 18, writes: 16},
+		{domain: "tautrait-telecom", split: "train", tasks: 1},
+		{domain: "tautrait-telecom", split: "dev-misnamed", tasks: 8, writes: 5},
 	}
 	for _, tc := range tests {
 		name := tc.domain + "/" + tc.split
