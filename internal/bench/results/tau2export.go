@@ -277,41 +277,11 @@ func RewriteTau2Rewards(data []byte, rewards []*evaluator.RewardInfo) ([]byte, e
 				out.Write(sim)
 				return nil
 			}
-			var rbuf bytes.Buffer
-			enc := json.NewEncoder(&rbuf)
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(tau2Reward(rewards[i])); err != nil {
-				return fmt.Errorf("simulation %d: reward_info: %w", i, err)
-			}
-			rb := bytes.TrimSpace(rbuf.Bytes())
-			out.WriteByte('{')
-			m, seen := 0, false
-			err := pyjson.Object(sim, func(key string, value []byte) error {
-				if m > 0 {
-					out.WriteByte(',')
-				}
-				m++
-				k, _ := json.Marshal(key)
-				out.Write(k)
-				out.WriteByte(':')
-				if key == "reward_info" {
-					seen = true
-					value = rb
-				}
-				out.Write(value)
-				return nil
-			})
+			b, err := rewriteReward(sim, rewards[i])
 			if err != nil {
 				return fmt.Errorf("simulation %d: %w", i, err)
 			}
-			if !seen {
-				if m > 0 {
-					out.WriteByte(',')
-				}
-				out.WriteString(`"reward_info":`)
-				out.Write(rb)
-			}
-			out.WriteByte('}')
+			out.Write(b)
 			return nil
 		})
 		out.WriteByte(']')
@@ -330,6 +300,48 @@ func RewriteTau2Rewards(data []byte, rewards []*evaluator.RewardInfo) ([]byte, e
 	}
 	ind.WriteByte('\n')
 	return ind.Bytes(), nil
+}
+
+// rewriteReward returns one simulation object (compact) with its
+// reward_info replaced by ri's upstream form (added when it has none).
+func rewriteReward(sim []byte, ri *evaluator.RewardInfo) ([]byte, error) {
+	var rbuf bytes.Buffer
+	enc := json.NewEncoder(&rbuf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(tau2Reward(ri)); err != nil {
+		return nil, fmt.Errorf("reward_info: %w", err)
+	}
+	rb := bytes.TrimSpace(rbuf.Bytes())
+	var out bytes.Buffer
+	out.WriteByte('{')
+	m, seen := 0, false
+	err := pyjson.Object(sim, func(key string, value []byte) error {
+		if m > 0 {
+			out.WriteByte(',')
+		}
+		m++
+		k, _ := json.Marshal(key)
+		out.Write(k)
+		out.WriteByte(':')
+		if key == "reward_info" {
+			seen = true
+			value = rb
+		}
+		out.Write(value)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !seen {
+		if m > 0 {
+			out.WriteByte(',')
+		}
+		out.WriteString(`"reward_info":`)
+		out.Write(rb)
+	}
+	out.WriteByte('}')
+	return out.Bytes(), nil
 }
 
 // knownCost is the cost, nil (null, as upstream writes a cost it could not

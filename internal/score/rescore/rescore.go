@@ -62,7 +62,8 @@ func Files(ctx context.Context, paths []string, opts Options) ([]File, error) {
 	loaded := map[string]envs.Domain{}
 	var out []File
 	for _, path := range paths {
-		if res, ok, err := fileV1(ctx, path, &opts, loaded); ok || err != nil {
+		_, _, dir := results.Tau2DirPaths(path)
+		if res, ok, err := fileV1(ctx, path, &opts, loaded); !dir && (ok || err != nil) {
 			if err != nil {
 				return nil, err
 			}
@@ -156,6 +157,8 @@ type File struct {
 
 	path string // the file read
 	tau2 bool   // a τ²-bench results file (WriteUpdated can rewrite it)
+	// dir is the file as read when it is in upstream's directory format.
+	dir *results.Tau2File
 }
 
 // Diff is a simulation whose rescored reward differs from the recorded one
@@ -176,6 +179,9 @@ func fileTau2(ctx context.Context, path string, f *results.Tau2File, dom envs.Do
 		return res, fmt.Errorf("%s: %w", path, err)
 	}
 	res.path, res.tau2 = path, true
+	if f.MetaFile() != "" {
+		res.dir = f
+	}
 	byID := map[string]*tasks.Task{}
 	ts, err := f.Tau2Tasks(path)
 	if err != nil {
@@ -526,6 +532,10 @@ func WriteUpdated(files []File, dir string) ([]string, error) {
 			return nil, fmt.Errorf("rescore -o: %s is not a τ²-bench results file (only those are rewritten, as upstream's evaluate-trajs)", f.File)
 		}
 		name := UpdatedName(f.path)
+		if f.dir != nil && filepath.Base(f.path) == results.Tau2DirMeta {
+			// its simulations/ goes beside it, as upstream saves it
+			name = results.Tau2DirSims
+		}
 		if prev, dup := seen[name]; dup {
 			return nil, fmt.Errorf("rescore -o: %s and %s would both be written as %s", prev, f.path, name)
 		}
@@ -536,6 +546,14 @@ func WriteUpdated(files []File, dir string) ([]string, error) {
 	}
 	var out []string
 	for _, f := range files {
+		if f.dir != nil {
+			p, err := writeUpdatedDir(f, dir)
+			if err != nil {
+				return out, err
+			}
+			out = append(out, p)
+			continue
+		}
 		data, err := os.ReadFile(f.path)
 		if err != nil {
 			return out, fmt.Errorf("rescore -o: %w", err)
@@ -555,4 +573,35 @@ func WriteUpdated(files []File, dir string) ([]string, error) {
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// writeUpdatedDir writes a directory-format file in its format, as
+// upstream saves it: an input directory D as dir/updated_D/ (results.json,
+// simulations/), an input results.json as dir/updated_results.json with
+// dir/simulations/ beside it. It returns the directory or file written.
+func writeUpdatedDir(f File, dir string) (string, error) {
+	infos := make([]*evaluator.RewardInfo, len(f.Results))
+	for i := range f.Results {
+		infos[i] = f.Results[i].info
+	}
+	root, metaName, written := filepath.Join(dir, UpdatedName(f.path)), results.Tau2DirMeta, ""
+	if fi, err := os.Stat(f.path); err == nil && !fi.IsDir() {
+		root, metaName = dir, UpdatedName(f.path)
+		written = filepath.Join(dir, metaName)
+	} else {
+		written = root
+	}
+	parts, err := results.RewriteTau2DirRewards(f.dir, infos, metaName)
+	if err != nil {
+		return "", fmt.Errorf("rescore -o: %s: %w", f.path, err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, results.Tau2DirSims), 0o755); err != nil {
+		return "", fmt.Errorf("rescore -o: %w", err)
+	}
+	for _, p := range parts {
+		if err := atomicfile.Write(filepath.Join(root, p.Path), p.Data); err != nil {
+			return "", fmt.Errorf("rescore -o: %w", err)
+		}
+	}
+	return written, nil
 }
