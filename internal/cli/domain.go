@@ -2,13 +2,13 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/output/domaindoc"
 	"github.com/ledgerbench/ledgerbench/internal/output/report"
 )
@@ -45,20 +45,20 @@ holding the phone tools. banking_knowledge takes --retrieval-config as run does
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Domain = args[0]
 			if !slices.Contains(domains.Names(), opts.Domain) {
-				return usageError{fmt.Errorf("unknown domain %q (have: %s)", opts.Domain, strings.Join(domains.Names(), ", "))}
+				return errext.Usagef("unknown domain %q (have: %s)", opts.Domain, strings.Join(domains.Names(), ", "))
 			}
 			if opts.Solo && !slices.Contains(domains.SoloNames(), opts.Domain) {
-				return usageError{fmt.Errorf("--solo: domain %s has no solo mode (upstream's solo mode: %s)", opts.Domain, strings.Join(domains.SoloNames(), ", "))}
+				return errext.Usagef("--solo: domain %s has no solo mode (upstream's solo mode: %s)", opts.Domain, strings.Join(domains.SoloNames(), ", "))
 			}
 			if err := opts.Retrieval.check(opts.Domain); err != nil {
 				return err
 			}
 			load, err := domains.RetrievalOptions(opts.Domain, opts.Retrieval.Config, opts.Retrieval.Kwargs)
 			if err != nil {
-				return usageError{err}
+				return errext.Usage(err)
 			}
 			if opts.Solo && load.Set() {
-				return usageError{fmt.Errorf("--solo and --retrieval-config: %s has no solo mode", opts.Domain)}
+				return errext.Usagef("--solo and --retrieval-config: %s has no solo mode", opts.Domain)
 			}
 			opts.Load = load
 			opts.JSON = opts.Format == string(report.JSON)

@@ -14,6 +14,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/banking"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/score/rescore"
 )
 
@@ -82,11 +83,11 @@ a file whose tasks match no ported domain is an error naming the entry.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !slices.Contains([]string{"file", "domain", "record"}, opts.Criteria) {
-				return usageError{fmt.Errorf("--criteria %q: want file, domain or record", opts.Criteria)}
+				return errext.Usagef("--criteria %q: want file, domain or record", opts.Criteria)
 			}
 			if opts.FreshTasks {
 				if cmd.Flags().Changed("criteria") && opts.Criteria != "domain" {
-					return usageError{fmt.Errorf("--fresh-tasks is --criteria domain; it excludes --criteria %s", opts.Criteria)}
+					return errext.Usagef("--fresh-tasks is --criteria domain; it excludes --criteria %s", opts.Criteria)
 				}
 				opts.Criteria = "domain"
 			}
