@@ -31,8 +31,9 @@ func newCmdDomain(s *Streams, g *globalOptions, runF func(context.Context, *Stre
 		Long: `Print a domain's documentation as τ²-bench's ` + "`tau2 domain`" + ` shows it (upstream serves
 it as a ReDoc page): the agent's policy as the pulled upstream text composes it,
 every agent and user tool with its kind, description and parameters' JSON schema
-as the model receives them, and the task count of the main list and of each
-split. The text format is Markdown; --json prints one JSON object.
+as the model receives them, and the task count of the default split (what run
+selects without --split) and of every split. The text format is Markdown; --json
+prints one JSON object.
 
 --solo documents τ²-bench's solo mode (telecom): the solo policy, the agent
 holding the phone tools. banking_knowledge takes --retrieval-config as run does
