@@ -88,6 +88,10 @@ type Manifest struct {
 	// backbone its reranker asks (its settings are in Backbones).
 	Embeddings       map[string]json.RawMessage `json:"embeddings,omitempty"`
 	RerankerBackbone string                     `json:"reranker_backbone,omitempty"`
+	// EnforceProtocol is upstream's --enforce-communication-protocol: a
+	// message mixing text and tool calls ended its simulation with
+	// agent_error or user_error.
+	EnforceProtocol bool `json:"enforce_communication_protocol,omitempty"`
 	// Defaults lists the upstream defaults the run applied because no flag
 	// named them (e.g. τ²-bench's default user simulator).
 	Defaults []string `json:"defaults,omitempty"`

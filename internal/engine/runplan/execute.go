@@ -69,7 +69,7 @@ func (p *Plan) Execute(ctx context.Context, prog *runner.Progress) (*Result, err
 	cfg := runner.Config{
 		Domain: p.Domain, Makers: p.makers, Concurrency: opts.Concurrency, Drain: opts.Grace, Progress: prog,
 		Sim: orchestrator.Config{MaxSteps: m.MaxSteps, MaxErrors: m.MaxErrors, Timeout: opts.Timeout, Judge: p.judge,
-			Greeting: p.makers.Greeting},
+			Greeting: p.makers.Greeting, EnforceProtocol: m.EnforceProtocol},
 		Labels: runner.Labels{Agent: m.Agent, Backbone: m.Backbone, UserBackbone: m.UserBackbone,
 			Trait: usersim.TraitLabel(m.Traits, usersim.TraitMode(m.TraitMode))},
 	}

@@ -81,6 +81,9 @@ type Options struct {
 	// EmbeddingsCache is the folder of the dense retrieval's document
 	// vectors ("": EmbeddingsCacheDir in DataDir).
 	EmbeddingsCache string
+	// EnforceProtocol is upstream's --enforce-communication-protocol
+	// (orchestrator.Config.EnforceProtocol).
+	EnforceProtocol bool
 
 	// Inherit reports whether a setting was left to the run being
 	// continued: a run directory that exists lends its manifest's value.
@@ -292,6 +295,9 @@ func New(ctx context.Context, opts Options) (_ *Plan, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.EnforceProtocol && p.makers.LoopName != "" && p.makers.LoopName != "tau2" {
+		return nil, errext.Usagef("--enforce-communication-protocol is τ²-bench's orchestrator rule; the %s loop has none (pass --loop tau2)", p.makers.LoopName)
+	}
 	if p.judge == nil && !opts.NoJudge {
 		if n := CountNL(p.Tasks); n > 0 {
 			return nil, errext.Usagef("%d of the %d selected tasks have NL assertions in their reward and need a judge: pass --judge-backbone NAME (or set judge: in %s), or --no-judge to run them unjudged (reports then say so)",
@@ -368,6 +374,7 @@ func fillFromManifest(opts *Options, m *results.Manifest) {
 	set("solo", func() { opts.Solo = m.Solo })
 	set("loop", func() { opts.Loop = m.Loop })
 	set("retrieval-config", func() { opts.RetrievalConfig = m.RetrievalConfig })
+	set("enforce-communication-protocol", func() { opts.EnforceProtocol = m.EnforceProtocol })
 	set("retrieval-config-kwargs", func() { opts.RetrievalConfigKwargs = string(m.RetrievalConfigKwargs) })
 	set("backbones", func() {
 		if m.BackbonesFile != "" {
