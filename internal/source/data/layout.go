@@ -47,3 +47,10 @@ func TauBenchEnv(root, env string) string {
 func Tau2Source(root, rel string) string {
 	return filepath.Join(root, Tau2, "src", "tau2", filepath.FromSlash(rel))
 }
+
+// Tau2Submissions is the folder of τ²-bench's published leaderboard
+// submissions (manifest.json and one folder per submission holding its
+// submission.json).
+func Tau2Submissions(root string) string {
+	return filepath.Join(root, Tau2, "web", "leaderboard", "public", "submissions")
+}
