@@ -11,6 +11,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"reflect"
+	"slices"
+	"strings"
 )
 
 // File and directory names of a submission (upstream's SUBMISSION_FILE_NAME
@@ -139,16 +142,32 @@ func (s *Submission) Encode() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// ReadSubmission reads a submission.json strictly (unknown keys are errors,
-// as upstream's models forbid extra fields).
+// ReadSubmission reads a submission.json as upstream's Submission.load
+// does: keys the model does not know are ignored at the top level (its
+// extra="ignore") and errors inside (the nested models forbid extra
+// fields); a missing submission_type is "standard" and a missing modality
+// "text", upstream's defaults.
 func ReadSubmission(path string) (*Submission, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read submission: %w", err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for k := range top {
+		if !slices.Contains(submissionKeys(), k) {
+			delete(top, k)
+		}
+	}
+	known, err := json.Marshal(top)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(known))
 	dec.DisallowUnknownFields()
-	var s Submission
+	s := Submission{SubmissionType: "standard", Modality: "text"}
 	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -183,4 +202,14 @@ func ReadSubmission(path string) (*Submission, error) {
 		return nil, fmt.Errorf("%s: %v", path, errs)
 	}
 	return &s, nil
+}
+
+// submissionKeys are the JSON keys of Submission.
+func submissionKeys() []string {
+	t := reflect.TypeFor[Submission]()
+	keys := make([]string, t.NumField())
+	for i := range keys {
+		keys[i], _, _ = strings.Cut(t.Field(i).Tag.Get("json"), ",")
+	}
+	return keys
 }
