@@ -124,6 +124,7 @@ retail and telecom domains and τ-Trait's telehealth domain, scores them with
 		newCmdExperiment(s, g, nil),
 		newCmdView(s, g, nil),
 		newCmdSubmit(s, g, submitRunners{}),
+		newCmdLeaderboard(s, g, nil),
 		newCmdVersion(s, nil),
 	)
 	contract(s, root)

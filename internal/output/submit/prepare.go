@@ -104,14 +104,14 @@ func Prepare(out string, inputs []Input, opts Options) (*Prepared, error) {
 	// backbone showed none).
 	omitted, simulated, modified := false, false, false
 	var details, notes, refused []string
-	descs := make([]inputDesc, len(inputs))
+	descs := make([]Desc, len(inputs))
 	for i, in := range inputs {
-		d, err := describe(in)
+		d, err := Describe(in)
 		if err != nil {
 			return nil, err
 		}
 		descs[i] = d
-		why, err := inputNonStandard(in)
+		why, err := NonStandard(in)
 		if err != nil {
 			return nil, fmt.Errorf("submit: %s: %w", d.Where, err)
 		}
@@ -331,8 +331,8 @@ func isOffline(backbone string) bool {
 	return ok
 }
 
-// inputDesc is what the submission says of one input.
-type inputDesc struct {
+// Desc is what a submission says of one input (Describe).
+type Desc struct {
 	Where                                 string
 	Domain, Agent, Backbone, UserBackbone string
 	Trials                                int
@@ -342,20 +342,22 @@ type inputDesc struct {
 	NoManifest                            bool
 }
 
-func describe(in Input) (inputDesc, error) {
+// Describe reads an input's run description: its manifest's, or a results
+// file's info (with the manifest found beside it, if any).
+func Describe(in Input) (Desc, error) {
 	if in.Run != nil {
 		m := in.Run.Manifest
-		return inputDesc{Where: in.Run.Dir, Domain: m.Domain, Agent: m.Agent, Backbone: m.Backbone, UserBackbone: m.UserBackbone,
+		return Desc{Where: in.Run.Dir, Domain: m.Domain, Agent: m.Agent, Backbone: m.Backbone, UserBackbone: m.UserBackbone,
 			Trials: m.Trials, Seed: m.Seed, TaskIDs: m.TaskIDs, Split: m.Split, Prompts: m.Prompts, CreatedAt: m.CreatedAt}, nil
 	}
 	if in.File == nil {
-		return inputDesc{}, errors.New("submit: an input with neither a run nor a results file")
+		return Desc{}, errors.New("submit: an input with neither a run nor a results file")
 	}
 	meta, err := in.File.Meta()
 	if err != nil {
-		return inputDesc{}, fmt.Errorf("submit: %s: %w", in.Path, err)
+		return Desc{}, fmt.Errorf("submit: %s: %w", in.Path, err)
 	}
-	d := inputDesc{Where: in.Path, Domain: meta.Domain, Agent: meta.Agent, Backbone: meta.Backbone, UserBackbone: meta.UserBackbone,
+	d := Desc{Where: in.Path, Domain: meta.Domain, Agent: meta.Agent, Backbone: meta.Backbone, UserBackbone: meta.UserBackbone,
 		Trials: meta.Trials, Seed: meta.Seed, TaskIDs: simTaskIDs(in.File), CreatedAt: in.File.Timestamp, NoManifest: in.Manifest == nil}
 	if m := in.Manifest; m != nil {
 		d.Split, d.Prompts, d.CreatedAt = m.Split, m.Prompts, m.CreatedAt

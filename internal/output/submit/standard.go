@@ -45,8 +45,9 @@ func nonStandard(agent, user string, simulated bool, recs []results.Record) []st
 	return why
 }
 
-// inputNonStandard is nonStandard for one input.
-func inputNonStandard(in Input) ([]string, error) {
+// NonStandard lists why an input is never a standard submission (an
+// offline backbone, NL assertions not judged); none when it may be one.
+func NonStandard(in Input) ([]string, error) {
 	if in.Run != nil {
 		m := in.Run.Manifest
 		simulated := false
