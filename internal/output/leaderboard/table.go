@@ -97,7 +97,7 @@ func (b *Board) table(opts Options, typ string) report.Table {
 	}
 	slices.SortStableFunc(rows, func(x, y row) int { return cmp.Compare(y.score, x.score) })
 
-	what := "all submissions"
+	what := "submissions"
 	if typ != TypeAll {
 		what = typ + " submissions"
 	}
@@ -183,9 +183,9 @@ func (b *Board) table(opts Options, typ string) report.Table {
 		}
 		t.Values = append(t.Values, vals)
 	}
-	t.Notes = append(t.Notes, fmt.Sprintf("%d published %s with a %s%s", published, what, opts.Metric, scopeNote(opts.Domain)))
+	t.Notes = append(t.Notes, fmt.Sprintf("published %s with a %s%s: %d", what, opts.Metric, scopeNote(opts.Domain), published))
 	if opts.Limit > 0 && published > opts.Limit {
-		t.Notes[0] += fmt.Sprintf(", the first %d shown", opts.Limit)
+		t.Notes[0] += fmt.Sprintf(" (the first %d shown)", opts.Limit)
 	}
 	if opts.Metric == Cost {
 		t.Notes = append(t.Notes, "cost: mean agent cost of a simulation in USD, ranked highest first as tau2 leaderboard ranks it")
