@@ -104,7 +104,9 @@ func TestSimulatedRunNeverAModelsResult(t *testing.T) {
 	if got := custom.Rows[1][1]; !strings.Contains(got, "SIMULATED") {
 		t.Errorf("custom table rows %q: want the sim run (85) second, after Gamma (90)", custom.Rows)
 	}
-	if !slices.ContainsFunc(custom.Notes, func(n string) bool { return strings.Contains(n, "SIMULATED: an offline backbone, not a model's result") }) {
+	if !slices.ContainsFunc(custom.Notes, func(n string) bool {
+		return strings.Contains(n, "SIMULATED: an offline backbone, not a model's result")
+	}) {
 		t.Errorf("notes %q: want the run's footnote saying it is simulated", custom.Notes)
 	}
 }
