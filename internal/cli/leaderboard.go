@@ -50,7 +50,9 @@ replay) is marked SIMULATED: it is not a model's result.`,
 		Example: `  ledgerbench leaderboard --domain retail
   ledgerbench leaderboard --domain airline --metric pass_4 runs/airline-baseline runs/airline-ledger`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Runs = args
+			if len(args) > 0 {
+				opts.Runs = args
+			}
 			if opts.Domain != "" && !slices.Contains(submit.Domains(), opts.Domain) {
 				return errext.Usagef("--domain %q: the leaderboard's domains are %s", opts.Domain, strings.Join(submit.Domains(), ", "))
 			}
