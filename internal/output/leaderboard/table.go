@@ -45,6 +45,35 @@ type row struct {
 	score float64
 }
 
+// Ranked is a published entry with its rank and score.
+type Ranked struct {
+	Entry *Entry
+	Rank  int
+	Score float64
+}
+
+// Rank ranks the entries include keeps as upstream's get_top_models (a
+// domain) and get_top_models_overall (domain ""): entries without a score
+// left out, the rest by score, highest first, ties in manifest order,
+// ranked 1, 2, ….
+func (b *Board) Rank(domain string, m Metric, include func(*Entry) bool) []Ranked {
+	var out []Ranked
+	for i := range b.Entries {
+		e := &b.Entries[i]
+		if !include(e) {
+			continue
+		}
+		if v := Score(e.Submission, domain, m); v != nil {
+			out = append(out, Ranked{Entry: e, Score: *v})
+		}
+	}
+	slices.SortStableFunc(out, func(x, y Ranked) int { return cmp.Compare(y.Score, x.Score) })
+	for i := range out {
+		out[i].Rank = i + 1
+	}
+	return out
+}
+
 // Tables ranks the board as upstream's get_top_models (a domain) or
 // get_top_models_overall (Domain ""): entries without a score left out,
 // the rest by score, highest first (cost too, as `tau2 leaderboard`
@@ -73,17 +102,13 @@ func (b *Board) Tables(opts Options) ([]report.Table, error) {
 
 func (b *Board) table(opts Options, typ string) report.Table {
 	var rows []row
-	published := 0
-	for i := range b.Entries {
-		e := &b.Entries[i]
-		if (e.Legacy && !opts.Legacy) || (typ != TypeAll && e.Submission.SubmissionType != typ) {
-			continue
-		}
-		if v := Score(e.Submission, opts.Domain, opts.Metric); v != nil {
-			rows = append(rows, row{entry: e, score: *v})
-			published++
-		}
+	ranked := b.Rank(opts.Domain, opts.Metric, func(e *Entry) bool {
+		return (!e.Legacy || opts.Legacy) && (typ == TypeAll || e.Submission.SubmissionType == typ)
+	})
+	for _, r := range ranked {
+		rows = append(rows, row{entry: r.Entry, score: r.Score})
 	}
+	published := len(ranked)
 	var unplaced []string
 	for _, r := range opts.Runs {
 		if typ != TypeAll && (typ == TypeStandard) != r.Standard {
