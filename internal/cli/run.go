@@ -232,6 +232,9 @@ func executePlan(ctx context.Context, ui progressOptions, errOut io.Writer, p *r
 	if errors.Is(err, runner.ErrStopped) {
 		return sum, fmt.Errorf("interrupted: %w (continue with: ledgerbench run --resume --out %s)", err, out)
 	}
+	if errors.Is(err, runner.ErrRateLimited) {
+		return sum, fmt.Errorf("%w (continue with: ledgerbench run --resume --out %s)", err, out)
+	}
 	return sum, err
 }
 

@@ -87,13 +87,16 @@ func (c *Client) Generate(ctx context.Context, req Request) (Response, error) {
 // limits (estimate tokens), makes an attempt with send, and retries 408,
 // 409, 429, 5xx, per-attempt timeouts, connection errors and unreadable
 // or error-carrying replies (send's *badReplyError) with exponential
-// backoff and full jitter, a Retry-After header setting the wait instead,
-// up to the backbone's max_retries. It returns the attempt that succeeded,
-// the number of attempts, the time spent waiting and the successful
-// attempt's latency; a failed call is an *Error, an interrupted one wraps
-// the context's error.
+// backoff and full jitter, a Retry-After header setting the wait instead.
+// Other failures are retried up to the backbone's max_retries, 429s up to
+// rateLimitRetries; a 429 also pauses every call to the backbone for its
+// Retry-After (RateLimitPause without one). It returns the attempt that
+// succeeded, the number of attempts, the time spent waiting and the
+// successful attempt's latency; a failed call is an *Error, an interrupted
+// one wraps the context's error.
 func (c *Client) exchange(ctx context.Context, body []byte, estimate int, send func(ctx context.Context, a *attempt) error) (*attempt, int, time.Duration, time.Duration, error) {
 	var waited time.Duration
+	var failures, limited int
 	for n := 1; ; n++ {
 		t0 := time.Now()
 		if err := c.lim.wait(ctx, estimate); err != nil {
@@ -124,10 +127,27 @@ func (c *Client) exchange(ctx context.Context, body []byte, estimate int, send f
 			c.explain(e, err)
 			return nil, n, waited, 0, e
 		}
-		if n > c.b.maxRetries() {
+		ra := retryAfter(a.header, c.opts.now())
+		giveUp := false
+		if status == http.StatusTooManyRequests {
+			limited++
+			giveUp = limited > c.b.rateLimitRetries()
+			// The whole backbone waits, not only this call: the provider
+			// counts every call of the process against one limit.
+			pause := ra
+			if pause <= 0 {
+				pause = RateLimitPause
+			}
+			c.lim.pause(time.Now(), min(pause, maxRetryAfter))
+		} else {
+			failures++
+			giveUp = failures > c.b.maxRetries()
+		}
+		if giveUp {
 			e.Retryable = true
 			switch {
 			case status == http.StatusTooManyRequests:
+				e.rateLimited = true
 				e.Hint = "the provider keeps rate limiting; lower rpm/tpm or concurrency"
 			case timedOut:
 				e.Hint = "raise the backbone's timeout if the model is slow"
@@ -140,7 +160,7 @@ func (c *Client) exchange(ctx context.Context, body []byte, estimate int, send f
 			}
 			return nil, n, waited, 0, e
 		}
-		d := c.backoff(n, retryAfter(a.header, c.opts.now()))
+		d := c.backoff(n, ra)
 		c.opts.logf("llm %s: attempt %d failed (%v); retrying in %s", c.b.Name, n, e, d.Round(time.Millisecond))
 		if err := c.opts.sleep(ctx, d); err != nil {
 			return nil, n, waited, 0, c.ctxError(ctx, err)
@@ -148,6 +168,10 @@ func (c *Client) exchange(ctx context.Context, body []byte, estimate int, send f
 		waited += d
 	}
 }
+
+// RateLimitPause is how long a 429 without Retry-After pauses its backbone
+// (providers enforce per-minute limits per second).
+const RateLimitPause = time.Second
 
 // ctxError wraps the error of an interrupted wait or call.
 func (c *Client) ctxError(ctx context.Context, err error) error {

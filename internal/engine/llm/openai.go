@@ -32,9 +32,13 @@ type Options struct {
 	LookupEnv func(string) (string, bool)
 	// CacheDir enables the on-disk response cache ("" disables it).
 	CacheDir string
-	// Transport is the base HTTP transport; nil: a transport tuned for many
-	// concurrent calls (a Pool shares one among its clients).
+	// Transport is the base HTTP transport; nil: Shared's, else a transport
+	// tuned for many concurrent calls (a Pool shares one among its clients).
 	Transport http.RoundTripper
+	// Shared holds the process's rate limiters (one per backbone) and
+	// transport; nil: a client paces only its own calls (a Pool makes one
+	// for its clients).
+	Shared *Shared
 	// BackoffBase and BackoffMax bound the exponential backoff (defaults 1s
 	// and 60s); each wait is uniform in [0, min(max, base·2^(n-1))).
 	BackoffBase, BackoffMax time.Duration
@@ -137,8 +141,14 @@ type Client struct {
 }
 
 // New returns a client for b, reading its API key through opts.LookupEnv.
-// Prefer Pool, which shares one client (and its rate limits) per backbone.
+// Prefer Pool, which shares one client per backbone; clients built with one
+// Options.Shared share their backbone's rate limits.
 func New(b Backbone, opts Options) (*Client, error) {
+	return newClient(b, "", opts)
+}
+
+// newClient is New for an entry of kind ("" a chat backbone, "embedding").
+func newClient(b Backbone, kind string, opts Options) (*Client, error) {
 	if err := b.Validate(); err != nil {
 		return nil, err
 	}
@@ -151,6 +161,9 @@ func New(b Backbone, opts Options) (*Client, error) {
 		return nil, fmt.Errorf("backbone %s: %w", b.Name, err)
 	}
 	base := opts.Transport
+	if base == nil && opts.Shared != nil {
+		base = opts.Shared.transport
+	}
 	if base == nil {
 		base = newTransport()
 	}
@@ -163,7 +176,11 @@ func New(b Backbone, opts Options) (*Client, error) {
 		opts: opts,
 		api:  openai.NewClientWithConfig(cfg),
 		enc:  enc,
-		lim:  newLimiter(b.RPM, b.TPM),
+	}
+	if opts.Shared != nil {
+		c.lim = opts.Shared.limiter(limiterKey{kind: kind, name: b.Name, rpm: b.RPM, tpm: b.TPM})
+	} else {
+		c.lim = newLimiter(b.RPM, b.TPM)
 	}
 	if opts.CacheDir != "" {
 		c.cache = &cache{dir: opts.CacheDir}

@@ -95,6 +95,9 @@ type Options struct {
 	// Getenv reads the environment (API keys).
 	Getenv func(string) string
 	// LLM are the model clients' options; LookupEnv defaults to Getenv.
+	// LLM.Shared holds the rate limiters: nil, the run gets its own; runs
+	// given the same one (an experiment's cells) pace every backbone
+	// together.
 	LLM llm.Options
 	// HarnessVersion goes into the manifest.
 	HarnessVersion string
@@ -235,6 +238,9 @@ func New(ctx context.Context, opts Options) (*Plan, error) {
 		return nil, err
 	}
 	llmOpts := opts.LLM
+	if llmOpts.Shared == nil {
+		llmOpts.Shared = llm.NewShared()
+	}
 	if llmOpts.LookupEnv == nil {
 		get := opts.Getenv
 		llmOpts.LookupEnv = func(k string) (string, bool) {
