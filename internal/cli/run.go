@@ -466,14 +466,26 @@ func writeSummary(w io.Writer, m *results.Manifest, s metrics.RunSummary, recs [
 		if c.Unknown > 0 {
 			usd = fmt.Sprintf("$— (unknown in %d simulations: no price)", c.Unknown)
 		}
-		return fmt.Sprintf("%s %s in / %s out, %s", name, humanCount(int64(c.Usage.PromptTokens)), humanCount(int64(c.Usage.CompletionTokens)), usd)
+		// The share of the prompt served from the provider's cache: — when
+		// a call's usage did not report it.
+		cached := ""
+		if sh, ok := c.Usage.CachedShare(); ok {
+			cached = fmt.Sprintf(" (%.1f%% cached)", 100*sh)
+		} else if c.Usage.PromptTokens > 0 {
+			cached = " (cached —)"
+		}
+		return fmt.Sprintf("%s %s in%s / %s out, %s", name, humanCount(int64(c.Usage.PromptTokens)), cached, humanCount(int64(c.Usage.CompletionTokens)), usd)
 	}
 	fmt.Fprintf(w, "tokens       %s · %s · %s\n", cost("agent", s.Agent), cost("user", s.User), cost("judge", s.Judge))
 	known := s.Agent.USD + s.User.USD + s.Judge.USD
 	if s.Agent.Unknown+s.User.Unknown+s.Judge.Unknown > 0 {
 		fmt.Fprintf(w, "cost         unknown: a backbone has no price (set price: in the backbones file); $%.4f for the priced calls\n", known)
 	} else {
-		fmt.Fprintf(w, "cost         $%.4f total\n", known)
+		perSim := ""
+		if s.Records > 0 {
+			perSim = fmt.Sprintf(", $%.4f per simulation", known/float64(s.Records))
+		}
+		fmt.Fprintf(w, "cost         $%.4f total%s\n", known, perSim)
 	}
 }
 

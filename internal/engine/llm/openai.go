@@ -317,17 +317,7 @@ func replyError(resp *openai.ChatCompletionResponse, raw []byte) error {
 // convert turns a successful response into our Response (without cost and
 // timings). A response without choices is an empty reply.
 func (c *Client) convert(resp *openai.ChatCompletionResponse, a *attempt) Response {
-	r := Response{Model: resp.Model}
-	r.Usage = message.Usage{
-		PromptTokens:     resp.Usage.PromptTokens,
-		CompletionTokens: resp.Usage.CompletionTokens,
-	}
-	if d := resp.Usage.PromptTokensDetails; d != nil {
-		r.Usage.CachedTokens = d.CachedTokens
-	}
-	if d := resp.Usage.CompletionTokensDetails; d != nil {
-		r.Usage.ReasoningTokens = d.ReasoningTokens
-	}
+	r := Response{Model: resp.Model, Usage: replyUsage(a.raw)}
 	m := message.Message{Role: message.Assistant}
 	if len(resp.Choices) > 0 {
 		ch := resp.Choices[0]
@@ -358,6 +348,22 @@ func (c *Client) convert(resp *openai.ChatCompletionResponse, a *attempt) Respon
 	}
 	r.Message = m
 	return r
+}
+
+// replyUsage reads the reply's usage block with message.ParseUsage: the
+// SDK's Usage has OpenAI's cached count only and cannot tell an absent one
+// from 0. A reply without a readable usage block has no tokens and an
+// unknown cached count.
+func replyUsage(raw []byte) message.Usage {
+	var v struct {
+		Usage json.RawMessage `json:"usage"`
+	}
+	if json.Unmarshal(raw, &v) == nil && len(v.Usage) > 0 && string(v.Usage) != "null" {
+		if u, err := message.ParseUsage(v.Usage); err == nil {
+			return u
+		}
+	}
+	return message.Usage{CacheUnknown: 1}
 }
 
 // emptyContent reports whether the first choice's content was the empty

@@ -13,6 +13,19 @@ type Typical struct {
 	Basis       string
 }
 
+// AssumedCacheShare is the share of prompt tokens a dry run's estimate
+// assumes the provider serves from its prompt cache (priced at
+// cached_input): the baseline's share on τ²-bench's recorded conversations
+// replayed against OpenAI's documented caching rule (README, "Prompt
+// caching"). The dry run prints it.
+const AssumedCacheShare = 0.8
+
+// WithCacheShare returns u with share of its prompt tokens cached.
+func WithCacheShare(u message.Usage, share float64) message.Usage {
+	u.CachedTokens = int(float64(u.PromptTokens) * share)
+	return u
+}
+
 // TypicalUsage returns the mean token usage of one simulation of domain,
 // measured on τ²-bench's published trajectories (per-message usage of the
 // agent's and the user simulator's calls; TestTypicalUsage recomputes the
