@@ -56,7 +56,7 @@ func newCmdDataPull(s *Streams, g *globalOptions, runF func(context.Context, *St
 manifest, into the data directory (--data, $LEDGERBENCH_DATA, or the user cache dir).
 Every file is checked against its sha256 and written atomically; files already present
 with the right hash are kept. --from reads a local folder holding one subfolder per
-upstream repository (tau2-bench/, tau-trait/) laid out like the repository, or a URL
+upstream repository (tau2-bench/, tau-trait/, tau-bench/) laid out like the repository, or a URL
 serving that layout; the default is GitHub at the pinned commits.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -17,7 +17,9 @@ import (
 
 // Item 10: the Slurm array script and the Kubernetes Indexed Job manifest
 // in examples/ run shards locally (with the variables the schedulers set),
-// merge, and give the same run as one unsharded run.
+// merge, and give the same run as one unsharded run. They run offline as
+// shipped (sim backbone, no key: NL assertions unjudged); only the size of
+// the run is changed here.
 
 // exampleRun is the sim run the examples are tested with, kept small.
 var exampleRun = []string{"--domain", "retail", "--agent", "ledger", "--backbone", "sim", "--user-backbone", "sim", "--trials", "2", "--limit", "6", "--no-judge"}
@@ -70,7 +72,7 @@ func TestSlurmArrayExample(t *testing.T) {
 	hi, _ := strconv.Atoi(m[2])
 	env := append(os.Environ(), "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"LEDGERBENCH_DATA="+datatest.Root(t), "RUNS="+runs, "DOMAIN=retail", "AGENT=ledger", "BACKBONE=sim", "TRIALS=2",
-		"EXTRA=--limit 6 --no-judge", "SLURM_ARRAY_TASK_MIN="+m[1], "SLURM_ARRAY_TASK_COUNT="+strconv.Itoa(hi-lo+1))
+		"EXTRA=--limit 6", "SLURM_ARRAY_TASK_MIN="+m[1], "SLURM_ARRAY_TASK_COUNT="+strconv.Itoa(hi-lo+1))
 	sh := func(path string, extra ...string) string {
 		cmd := exec.Command(bash, path)
 		cmd.Env = append(env, extra...)
@@ -160,7 +162,7 @@ func TestKubernetesIndexedJobExample(t *testing.T) {
 				shards = append(shards, strings.TrimPrefix(a, "--out="))
 			}
 		}
-		args = append(args, "--limit=6", "--no-judge")
+		args = append(args, "--limit=6") // the manifest's own flags otherwise: it runs offline as shipped
 		r := execEnv(t, env, append([]string{"--data", datatest.Root(t)}, args...)...)
 		if r.code != ExitOK {
 			t.Fatalf("pod %d: ledgerbench %s: exit %d\n%s", idx, strings.Join(args, " "), r.code, r.errOut)
@@ -190,4 +192,59 @@ func flagValue(args []string, name string) string {
 		}
 	}
 	return ""
+}
+
+// TestDockerfile: the image the Kubernetes example names is the
+// repository's Dockerfile: a static build (CGO_ENABLED=0) of cmd/ledgerbench
+// on the Go version of go.mod, the data pulled (and checked) into the
+// directory the Job's LEDGERBENCH_DATA names, that variable set in the
+// image, and ledgerbench on its PATH. (No Docker engine runs in the tests:
+// the file is read, not built.)
+func TestDockerfile(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../../Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	df := string(b)
+	mod, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goVersion := regexp.MustCompile(`(?m)^go (\d+\.\d+)`).FindStringSubmatch(string(mod))
+	m, err := os.ReadFile("../../examples/kubernetes/ledgerbench-indexed-job.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var job indexedJob
+	if err := yaml.Unmarshal(m, &job); err != nil {
+		t.Fatal(err)
+	}
+	data := ""
+	for _, e := range job.Spec.Template.Spec.Containers[0].Env {
+		if e.Name == "LEDGERBENCH_DATA" {
+			data = e.Value
+		}
+	}
+	if goVersion == nil || data == "" {
+		t.Fatalf("go.mod version %v, the Job's LEDGERBENCH_DATA %q", goVersion, data)
+	}
+	for _, want := range []string{
+		"ARG GO_VERSION=" + goVersion[1],
+		"CGO_ENABLED=0 go build",
+		"./cmd/ledgerbench",
+		"data pull --data " + data,
+		"data check --data " + data,
+		"COPY --from=build " + data + " " + data,
+		"ENV LEDGERBENCH_DATA=" + data,
+		"/usr/local/bin/ledgerbench",
+		"docker build -t ledgerbench:latest",
+	} {
+		if !strings.Contains(df, want) {
+			t.Errorf("Dockerfile lacks %q", want)
+		}
+	}
+	if !strings.Contains(string(m), "image: ledgerbench:latest") {
+		t.Errorf("the Job does not name the image ledgerbench:latest")
+	}
 }

@@ -137,7 +137,7 @@ func runExperiment(ctx context.Context, opts *experimentOptions) error {
 		return runErr
 	}
 	if opts.DryRun { // experimentcheck.go: what planning cannot see; no report, nothing written
-		return errors.Join(runErr, checkCells(s, cfg, res))
+		return errors.Join(runErr, checkCells(s, cfg, res, doms.NeedsJudge))
 	}
 	if res.Stopped != "" {
 		fmt.Fprintf(s.ErrOut, "budget: %s; rerun the same command to continue (with a higher cap)\n", res.Stopped)
@@ -178,7 +178,7 @@ func cellRunner(s *Streams, opts *experimentOptions, cfg *experiment.Config) exp
 		}
 		ro := &runOptions{Streams: &cellStreams, Options: runplan.Options{DataDir: opts.DataDir}}
 		po := ro.planOptions()
-		po.Domain, po.Agent, po.Backbone, po.UserBackbone = c.Domain, c.Agent, c.Backbone, c.UserBackbone
+		po.Domain, po.Agent, po.Backbone, po.UserBackbone, po.Traits = c.Domain, c.Agent, c.Backbone, c.UserBackbone, c.RunTraits()
 		po.Split, po.TaskIDs, po.Limit, po.Trials, po.Seed = c.Split, c.TaskIDs, c.Limit, c.Trials, c.Seed
 		po.Concurrency, po.MaxSteps, po.MaxErrors, po.Out = concurrency, c.MaxSteps, c.MaxErrors, c.Dir
 		po.BackbonesFile, po.BackbonesOptional = cfg.BackbonesFile, cfg.BackbonesFile == ""
@@ -199,6 +199,7 @@ func cellRunner(s *Streams, opts *experimentOptions, cfg *experiment.Config) exp
 		if err != nil {
 			return planError(err)
 		}
+		defer p.Close()
 		ui := progressOptions{Streams: &cellStreams, Quiet: opts.Quiet}
 		_, err = executePlan(ctx, ui, errOut, p, nil, func(prog *runner.Progress) {
 			track(func() float64 { return prog.Snapshot().Cost })

@@ -15,17 +15,18 @@ import (
 // (experiment.Check: agents, backbones, API-key variables), listed per cell
 // and failing the dry run (exit 3), and of each cell's estimated cost
 // (experiment.Estimates).
-func checkCells(s *Streams, cfg *experiment.Config, res *experiment.Result) error {
+func checkCells(s *Streams, cfg *experiment.Config, res *experiment.Result, needsJudge func(experiment.Cell) bool) error {
 	file, bbs, err := loadExperimentBackbones(cfg)
 	if err != nil {
 		return err
 	}
 	lookup := func(k string) (string, bool) { v := s.Getenv(k); return v, v != "" }
-	problems := experiment.Check(cfg, file, bbs, lookup)
+	problems := experiment.Check(cfg, file, bbs, lookup, needsJudge)
 	for _, p := range problems {
 		fmt.Fprintln(s.ErrOut, "cannot run:", p)
 	}
-	writeEstimates(s, experiment.Estimates(cfg, res, file, bbs), file)
+	total := writeEstimates(s, experiment.Estimates(cfg, res, file, bbs), file)
+	writeBudget(s, cfg.MaxCost, total)
 	writeUnbounded(s, cfg, file, bbs)
 	if len(problems) > 0 {
 		return fmt.Errorf("%w: dry run: %d problem(s) in the grid's cells (listed above)", ErrFailed, len(problems))
@@ -34,8 +35,9 @@ func checkCells(s *Streams, cfg *experiment.Config, res *experiment.Result) erro
 	return nil
 }
 
-func writeEstimates(s *Streams, est []experiment.Estimate, file string) {
-	total := 0.0
+// writeEstimates prints each cell's estimate; it returns the total of the
+// priced cells.
+func writeEstimates(s *Streams, est []experiment.Estimate, file string) (total float64) {
 	var basis []string
 	for _, e := range est {
 		if b := e.Cell.Domain + ": " + e.Basis; !slices.Contains(basis, b) {
@@ -46,12 +48,31 @@ func writeEstimates(s *Streams, est []experiment.Estimate, file string) {
 			continue
 		}
 		total += e.Total()
+		if e.UserUnpriced {
+			fmt.Fprintf(s.ErrOut, "estimate: %-50s %d simulations to run × $%.4f agent ≈ $%.2f (the steering endpoint's user calls have no price: not included)\n", e.Cell.ID(), e.Simulations, e.Agent, e.Total())
+			continue
+		}
 		fmt.Fprintf(s.ErrOut, "estimate: %-50s %d simulations to run × ($%.4f agent + $%.4f user) ≈ $%.2f\n", e.Cell.ID(), e.Simulations, e.Agent, e.User, e.Total())
 	}
 	fmt.Fprintf(s.ErrOut, "estimate: ≈ $%.2f in all (an estimate: prices of %s × typical tokens per simulation, %.0f%% of prompt tokens assumed served from the provider's cache at cached_input; judge calls and cells of unknown cost not included)\n",
 		total, file, 100*experiment.AssumedCacheShare)
 	for _, b := range basis {
 		fmt.Fprintf(s.ErrOut, "estimate basis %s\n", b)
+	}
+	return total
+}
+
+// writeBudget compares the estimate with max_cost (--max-cost); the cells
+// of unknown cost are named by writeUnbounded.
+func writeBudget(s *Streams, maxCost, total float64) {
+	if maxCost <= 0 {
+		return
+	}
+	switch {
+	case total > maxCost:
+		fmt.Fprintf(s.ErrOut, "budget: the estimate ≈ $%.2f exceeds max_cost $%.2f: the experiment would stop once $%.2f is spent (running cells drain, cells not started stay so; exit 4)\n", total, maxCost, maxCost)
+	default:
+		fmt.Fprintf(s.ErrOut, "budget: the estimate ≈ $%.2f is within max_cost $%.2f\n", total, maxCost)
 	}
 }
 

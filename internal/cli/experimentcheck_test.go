@@ -157,3 +157,54 @@ func TestStopNotice(t *testing.T) {
 		})
 	}
 }
+
+// TestExperimentDryRunChecks: an offline grid whose tasks have no NL
+// assertions needs no judge, so no key (main said it "cannot run" for want
+// of OPENAI_API_KEY); a missing key variable is one line whatever the
+// number of cells needing it; the estimate is compared with max_cost and
+// --max-cost.
+func TestExperimentDryRunChecks(t *testing.T) {
+	dir := t.TempDir()
+	bb := filepath.Join(dir, "backbones.yaml")
+	if err := os.WriteFile(bb, []byte(`
+judge: judge
+backbones:
+  judge:
+    base_url: http://127.0.0.1:9/v1
+    model: judge-model
+    api_key_env: JUDGE_KEY
+  fake:
+    base_url: http://127.0.0.1:9/v1
+    model: fake-model
+    api_key_env: FAKE_KEY
+    price: {input: 2, output: 8}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	grid := func(name, body string) string {
+		path := filepath.Join(dir, name+".yaml")
+		text := fmt.Sprintf("name: %s\nout: %s\nbackbones_file: %s\ntrials: 1\nlimit: 3\n%s", name, filepath.Join(dir, name), bb, body)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	offline := grid("offline", "grid:\n  - domains: [airline]\n    agents: [baseline, ledger]\n    backbones: [sim, gold]\n")
+	r := execCLI(t, t.Context(), "experiment", "--dry-run", offline)
+	if r.code != ExitOK || strings.Contains(r.errOut, "cannot run") {
+		t.Errorf("offline grid without NL tasks: exit %d; want 0 and nothing that cannot run:\n%s", r.code, r.errOut)
+	}
+	model := grid("model", "judge: none\nmax_cost: 0.01\ngrid:\n  - domains: [airline]\n    agents: [baseline, ledger, irma]\n    backbones: [fake]\n    user_backbones: [fake]\n")
+	r = execCLI(t, t.Context(), "experiment", "--dry-run", model)
+	if r.code != ExitFailed || strings.Count(r.errOut, "cannot run:") != 1 ||
+		!strings.Contains(r.errOut, "cannot run: environment variable FAKE_KEY is empty or unset (hint: set FAKE_KEY): backbone fake, user backbone fake of 3 cells") {
+		t.Errorf("three cells without FAKE_KEY: exit %d; want %d and one line for the variable:\n%s", r.code, ExitFailed, r.errOut)
+	}
+	if !strings.Contains(r.errOut, "exceeds max_cost $0.01") {
+		t.Errorf("dry run does not compare its estimate with max_cost:\n%s", r.errOut)
+	}
+	r = execCLI(t, t.Context(), "experiment", "--dry-run", "--max-cost", "1000", model)
+	if !strings.Contains(r.errOut, "is within max_cost $1000.00") {
+		t.Errorf("dry run does not compare its estimate with --max-cost:\n%s", r.errOut)
+	}
+}

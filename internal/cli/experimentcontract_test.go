@@ -51,11 +51,12 @@ func TestExperimentDryRun(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "exp")); !os.IsNotExist(err) {
 		t.Errorf("the dry run wrote %s (%v)", filepath.Join(dir, "exp"), err)
 	}
-	// The paper's grid without API keys: each cell names the variable.
+	// The paper's grid without API keys: one line per variable, naming
+	// its cells.
 	t.Chdir("../..") // the paper's file names backbones.yaml relative to the checkout
 	out := filepath.Join(t.TempDir(), "paper")
 	r = execCLI(t, t.Context(), "experiment", "--dry-run", "--out", out, "experiments/paper.yaml")
-	if r.code != ExitFailed || !strings.Contains(r.errOut, "cannot run: retail/baseline/gpt-4.1") || !strings.Contains(r.errOut, "OPENAI_API_KEY") {
+	if r.code != ExitFailed || strings.Count(r.errOut, "cannot run: environment variable OPENAI_API_KEY is empty or unset") != 1 || !strings.Contains(r.errOut, "retail/baseline/gpt-4.1") {
 		t.Errorf("dry run of the paper grid without keys: exit %d; want %d naming the cells and OPENAI_API_KEY:\n%s", r.code, ExitFailed, r.errOut)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {

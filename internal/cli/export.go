@@ -63,7 +63,7 @@ func runExport(_ context.Context, s *Streams, opts *exportOptions) error {
 		}
 		if dom, err := load(run.Manifest.Domain, opts.DataDir); err == nil {
 			env.Policy = dom.Policy()
-			env.Tasks = tasksByID(dom.Tasks(), run.Manifest.TaskIDs)
+			env.Tasks = tasksByID(dom.Tasks(), run.Manifest.Split, run.Manifest.TaskIDs)
 		} else {
 			fmt.Fprintf(s.ErrOut, "export: no policy or tasks in the file: %v\n", err)
 		}
@@ -76,11 +76,11 @@ func runExport(_ context.Context, s *Streams, opts *exportOptions) error {
 	return nil
 }
 
-// tasksByID returns the tasks with the given ids, in that order.
-func tasksByID(set *tasks.Set, ids []string) []tasks.Task {
+// tasksByID returns the tasks of a split with the given ids, in that order.
+func tasksByID(set *tasks.Set, split string, ids []string) []tasks.Task {
 	var out []tasks.Task
 	for _, id := range ids {
-		if t, err := set.Find(id); err == nil {
+		if t, err := replayTask(set, split, id); err == nil {
 			out = append(out, *t)
 		}
 	}

@@ -42,8 +42,10 @@ func newCmdGateAudit(s *Streams, g *globalOptions, runF func(context.Context, *S
 		Use:   "gate-audit [--domain D…] [--recorded] [FILE|GLOB…] [--format F] [-v]",
 		Short: "Measure the policy gate: false positives on gold, recall on mutations, verdicts on recorded runs",
 		Long: `Three offline reports per domain:
-  gold       every task's gold writes, preceded by the reads they need, through the gate;
-             every gold write should be allowed (false positives are listed)
+  gold       every task played live by the gold backbone through LedgerAgent, exactly as
+             run --agent ledger --backbone gold --no-judge plays it (the same agent, ledger,
+             gate, scripted user and loop; a domain's solo mode too): every gold write
+             should be allowed (false positives are listed) and every task passed
   mutations  gold writes turned into named policy violations; recall per kind
   recorded   (FILE…) every write of recorded τ²-bench runs judged in shadow mode against
              the ledger built from that run's own reads (a message's writes are judged
@@ -77,7 +79,7 @@ and markdown).`,
 	cmd.Flags().StringSliceVar(&opts.Recorded, "recorded", nil, "τ²-bench results files or globs to audit in shadow mode (more may follow as arguments)")
 	addFormatFlags(cmd, &opts.Format, tableFormats...)
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print every write the gate would not have allowed")
-	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "exit 3 if any gold write is not allowed")
+	cmd.Flags().BoolVar(&opts.Strict, "strict", false, "exit 3 if any gold write is not allowed or any task is lost live")
 	return cmd
 }
 
@@ -111,8 +113,11 @@ func runGateAudit(ctx context.Context, s *Streams, opts *gateAuditOptions) error
 	if err := writeGateAudit(s.Out, report.Format(opts.Format), opts.Verbose, a); err != nil {
 		return err
 	}
-	if fp := a.FalsePositives(); opts.Strict && fp > 0 {
-		return fmt.Errorf("gate-audit: %w: %d gold writes were not allowed", ErrFailed, fp)
+	if n := a.HarnessErrors(); n > 0 {
+		return fmt.Errorf("gate-audit: %d harness errors (a gate predicate panicked: a defect of ledgerbench, not of the gate's rules); see harness_errors in --json and -v", n)
+	}
+	if fp, lost := a.FalsePositives(), a.Lost(); opts.Strict && fp+lost > 0 {
+		return fmt.Errorf("gate-audit: %w: %d gold writes were not allowed, %d tasks lost in the live gold runs", ErrFailed, fp, lost)
 	}
 	return nil
 }
@@ -166,25 +171,34 @@ func writeGateAuditJSON(w io.Writer, a *gateaudit.Result) error {
 // gateAuditTables are the gold, mutation and recorded tables (those with
 // rows).
 func gateAuditTables(a *gateaudit.Result) []report.Table {
-	gold := report.Table{ID: "gold", Title: "Gold writes through the gate: false positives",
-		Header: []string{"Domain", "Tasks", "Writes", "False positives", "Rejected by env (not judged)", "False positive rate (%)"}}
+	gold := report.Table{ID: "gold", Title: "Gold backbone through LedgerAgent, live: false positives and tasks lost",
+		Header: []string{"Domain", "Loop", "Tasks", "Passed", "Writes", "False positives", "Rejected by env (not counted)", "False positive rate (%)", "Harness errors"}}
 	muts := report.Table{ID: "mutations", Title: "Gold writes mutated into policy violations: recall",
-		Header: []string{"Domain", "Kind", "Mutations", "Caught", "Recall (%)"}}
+		Header: []string{"Domain", "Kind", "Mutations", "Caught", "Recall (%)", "Harness errors"}}
+	var lost []string
 	for _, d := range a.Domains {
 		g := d.Gold
-		gold.Rows = append(gold.Rows, []string{g.Domain, strconv.Itoa(g.Tasks), strconv.Itoa(g.Writes), strconv.Itoa(g.FalsePositives), strconv.Itoa(g.RejectedByEnv), rate(g.FalsePositives, g.Writes)})
-		for _, m := range d.Mutations {
-			muts.Rows = append(muts.Rows, []string{m.Domain, m.Kind, strconv.Itoa(m.Total), strconv.Itoa(m.Caught), rate(m.Caught, m.Total)})
+		gold.Rows = append(gold.Rows, []string{g.Name(), g.Loop, strconv.Itoa(g.Tasks), strconv.Itoa(g.Passed), strconv.Itoa(g.Writes), strconv.Itoa(g.FalsePositives),
+			strconv.Itoa(g.RejectedByEnv), rate(g.FalsePositives, g.Writes), strconv.Itoa(g.HarnessErrors)})
+		for _, l := range g.Lost {
+			lost = append(lost, fmt.Sprintf("%s task %s: %s, reward %g after %d steps", g.Name(), l.TaskID, l.Termination, l.Reward, l.Steps))
 		}
+		for _, m := range d.Mutations {
+			muts.Rows = append(muts.Rows, []string{m.Domain, m.Kind, strconv.Itoa(m.Total), strconv.Itoa(m.Caught), rate(m.Caught, m.Total-m.HarnessErrors), strconv.Itoa(m.HarnessErrors)})
+		}
+	}
+	if len(lost) > 0 {
+		gold.Notes = append(gold.Notes, "Lost live: "+strings.Join(lost, "; "))
 	}
 	rec := report.Table{ID: "recorded", Title: "Recorded runs in shadow mode: writes the gate would have stopped",
 		Header: []string{"File", "Domain", "Outcome", "Rescored", "Runs", "Writes", "Stopped", "Revise", "Block",
-			"Stopped, env rejected anyway", "Stopped, not rejected", "Flagged runs", "% of writes stopped"}}
+			"Stopped, env rejected anyway", "Stopped, not rejected", "Flagged runs", "% of writes stopped", "Harness errors"}}
 	for _, fa := range a.Files {
 		for _, r := range fa.Reports {
 			stopped := r.Revise + r.Block
 			rec.Rows = append(rec.Rows, []string{r.File, r.Domain, r.Outcome, r.Rescored, strconv.Itoa(r.Runs), strconv.Itoa(r.Writes), strconv.Itoa(stopped),
-				strconv.Itoa(r.Revise), strconv.Itoa(r.Block), strconv.Itoa(r.StoppedEnvRejected), strconv.Itoa(r.StoppedNotRejected), strconv.Itoa(r.Flagged), rate(stopped, r.Writes)})
+				strconv.Itoa(r.Revise), strconv.Itoa(r.Block), strconv.Itoa(r.StoppedEnvRejected), strconv.Itoa(r.StoppedNotRejected), strconv.Itoa(r.Flagged), rate(stopped, r.Writes),
+				strconv.Itoa(r.HarnessErrors)})
 		}
 	}
 	var out []report.Table

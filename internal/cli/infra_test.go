@@ -3,11 +3,16 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -188,5 +193,123 @@ func TestMalformedJudgeReply(t *testing.T) {
 	}
 	if rec.JudgeCost <= firstCost {
 		t.Errorf("judge cost %v after re-judging; want more than the failed call's %v", rec.JudgeCost, firstCost)
+	}
+}
+
+// TestRejudgeCountsOnce: a unit whose judge failed and that a resume judged
+// again is one simulation, paid once for its conversation and once for each
+// judge attempt: the run summary, `report --table costs` and an experiment's
+// budget count it so, not as the pending record plus the final one.
+func TestRejudgeCountsOnce(t *testing.T) {
+	var judgeOK atomic.Bool
+	srv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {
+		if isJudge(r) && !judgeOK.Load() {
+			return openaitest.Reply{Content: "I think the agent did fine.", Usage: &openaitest.Usage{PromptTokens: 1000, CompletionTokens: 10}}
+		}
+		return fakeRetail(r)
+	})
+	tmp := t.TempDir()
+	bb := writeBackbones(t, tmp, srv.BaseURL(), time.Second)
+	dir := filepath.Join(tmp, "run")
+	_, _ = runWithEnv(t, t.Context(), nil, "--domain", "retail", "--backbone", "fake", "--backbones", bb, "--trials", "1", "--task-ids", "2", "--out", dir, "--quiet")
+	pending := loadRun(t, dir).Records[0]
+	if pending.JudgePending == "" || pending.AgentCost <= 0 {
+		t.Fatalf("first run: judge_pending %q agent cost %v; want a pending record with a cost", pending.JudgePending, pending.AgentCost)
+	}
+	judgeOK.Store(true)
+	r, err := runWithEnv(t, t.Context(), nil, "--out", dir)
+	if err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	run := loadRun(t, dir)
+	final := run.Records[0]
+	if final.JudgePending != "" || final.JudgeCost <= pending.JudgeCost {
+		t.Fatalf("after resume: judge_pending %q judge cost %v (pending %v); want the judged record carrying both attempts", final.JudgePending, final.JudgeCost, pending.JudgeCost)
+	}
+	want := final.AgentCost + final.UserCost + final.JudgeCost
+	if line := fmt.Sprintf("cost         $%.4f total", want); !strings.Contains(r.out, line) {
+		t.Errorf("run summary lacks %q (the conversation once, each judge attempt once):\n%s", line, r.out)
+	}
+	if line := "simulations  1 recorded"; !strings.Contains(r.out, line) {
+		t.Errorf("run summary lacks %q:\n%s", line, r.out)
+	}
+	rep := mustRun(t, "report", "--table", "costs", "--format", "csv", dir)
+	rows := csvRows(t, rep.out)
+	col := func(name string) string {
+		i := slices.Index(rows[0], name)
+		if i < 0 || len(rows) < 2 {
+			t.Fatalf("costs table has no %q column or no row:\n%s", name, rep.out)
+		}
+		return rows[1][i]
+	}
+	if got := col("Sims"); got != "1" {
+		t.Errorf("costs table: Sims %s; want 1", got)
+	}
+	num := func(name string) float64 {
+		v, err := strconv.ParseFloat(col(name), 64)
+		if err != nil {
+			t.Fatalf("costs table: %s %q: %v", name, col(name), err)
+		}
+		return v
+	}
+	if got := num("Agent $"); math.Abs(got-final.AgentCost) > 1e-9 {
+		t.Errorf("costs table: Agent $ %v; want %v (the conversation once)", got, final.AgentCost)
+	}
+	if got := num("Total $"); math.Abs(got-want) > 1e-9 {
+		t.Errorf("costs table: Total $ %v; want %v", got, want)
+	}
+}
+
+func csvRows(t *testing.T, s string) [][]string {
+	t.Helper()
+	rows, err := csv.NewReader(strings.NewReader(s)).ReadAll()
+	if err != nil {
+		t.Fatalf("csv: %v\n%s", err, s)
+	}
+	return rows
+}
+
+// TestInterruptStopsJudge: Ctrl-C with --grace cancels a judge call that is
+// still running when the grace ends, as it cancels the conversations; the
+// unit is left pending judgement for --resume.
+func TestInterruptStopsJudge(t *testing.T) {
+	judging := make(chan struct{})
+	var once sync.Once
+	srv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {
+		if isJudge(r) {
+			once.Do(func() { close(judging) })
+			return openaitest.Hang()
+		}
+		return fakeRetail(r)
+	})
+	tmp := t.TempDir()
+	bb := writeBackbones(t, tmp, srv.BaseURL(), time.Hour)
+	dir := filepath.Join(tmp, "run")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() {
+		select {
+		case <-judging:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	done := make(chan error, 1)
+	go func() {
+		_, err := runWithEnv(t, ctx, nil, "--domain", "retail", "--backbone", "fake", "--backbones", bb, "--trials", "1", "--task-ids", "2",
+			"--grace", "50ms", "--out", dir, "--quiet")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("interrupted run: want an error")
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the run did not stop: the judge ignored Ctrl-C and --grace")
+	}
+	run := loadRun(t, dir)
+	if len(run.Records) != 1 || run.Records[0].JudgePending == "" {
+		t.Fatalf("records %+v; want the unit recorded pending judgement", run.Records)
 	}
 }

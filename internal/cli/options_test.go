@@ -111,6 +111,8 @@ func TestReplayOptions(t *testing.T) {
 	runOptionCases(t, newCmdReplay, []optionCase[replayOptions]{
 		{name: "every flag", args: []string{"--domain", "retail", "--task", "5", "--calls", "c.json", "--dump-db"},
 			want: &replayOptions{DataDir: "/d", Domain: "retail", TaskID: "5", CallsFile: "c.json", DumpDB: true}},
+		{name: "split", args: []string{"--domain", "tautrait-telecom", "--split", "train", "--task", "0", "--dump-db"},
+			want: &replayOptions{DataDir: "/d", Domain: "tautrait-telecom", Split: "train", TaskID: "0", DumpDB: true}},
 		{name: "gold actions", args: []string{"--domain", "airline", "--task", "0", "--dump-db"},
 			want: &replayOptions{DataDir: "/d", Domain: "airline", TaskID: "0", DumpDB: true}},
 		{name: "no task", args: []string{"--domain", "retail", "--dump-db"}, usageErr: true},

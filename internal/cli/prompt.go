@@ -97,7 +97,7 @@ sampling options, as in run; no API key is needed.`,
 	f.IntVar(&opts.Trial, "trial", 0, "trial (selects the per-trial seed)")
 	f.Int64Var(&opts.Seed, "seed", 300, "master seed, as in run")
 	f.StringVar(&opts.UserMessage, "user-message", placeholderUserMessage, "the user's first message in the agent's and the judge's request")
-	f.StringVar(&opts.UserStyle, "user-style", "", "user simulator: tau2 or tau-trait (default as in run)")
+	f.StringVar(&opts.UserStyle, "user-style", "", "user simulator: tau2, tau-trait or tau-bench (default as in run)")
 	addRetrievalFlags(f, &opts.Retrieval)
 	return cmd
 }

@@ -38,8 +38,8 @@ func newCmdReport(s *Streams, g *globalOptions, runF func(context.Context, *Stre
 		Short: "Tables and figures of the paper from runs and recorded results",
 		Long: `Each RUN is a run directory (manifest.json + simulations.jsonl), a τ²-bench results
 JSON, or a τ-bench v1 / τ-Trait results list ([{task_id, reward, info, traj, trial}]).
-Records are grouped by domain, agent, backbone and user backbone; every table is
-computed per group:
+Records are grouped by domain, agent, backbone, user backbone and the user's
+τ-Trait traits; every table is computed per group:
 
   overview      pass^k for k = 1…K, average reward, infrastructure errors
   table2        pass^1 / pass^K per domain, baseline vs treatment, per backbone, deltas
@@ -49,12 +49,17 @@ computed per group:
   gate          policy adherence and gate verdict counts (agent_info.gate)
   errors        failed simulations by category
   costs         tokens and USD per simulation and per run, judge included
+  traits        τ-Trait's table: pass^1 without traits and under each trait, and
+                the relative change (only when some group carries traits, or asked for)
 
 Infrastructure errors are excluded from pass^k and counted; a task with fewer
 trials than the others is named and its pass^k values starred. Domains found
 in the data directory give gold actions and tool kinds for every task; without
 them only what the records carry is used. Labels of v1 lists come from the file
-name unless --domain/--agent/--backbone/--user-backbone say.`,
+name unless --domain/--agent/--backbone/--user-backbone say; their domain is the one
+their recorded tasks point to (as rescore detects it), with rescore's notes. Traits come
+from a run's user reports and manifest, a τ²-bench file's user_info, or a τ-Trait
+recording's name (confusion_airline.json, telecom_none.json), unless --traits says.`,
 		Example: `  ledgerbench report runs/airline-baseline runs/airline-ledger
   ledgerbench report --format markdown --figures figs runs/*
   ledgerbench report --format json gpt-4o-airline.json`,
@@ -102,6 +107,7 @@ name unless --domain/--agent/--backbone/--user-backbone say.`,
 	f.StringVar(&opts.Labels.Agent, "agent", "", "label every record with this agent")
 	f.StringVar(&opts.Labels.Backbone, "backbone", "", "label every record with this backbone")
 	f.StringVar(&opts.Labels.UserBackbone, "user-backbone", "", "label every record with this user backbone")
+	f.StringVar(&opts.Labels.Trait, "traits", "", `label every record with this τ-Trait user trait ("none", a trait name, or name=level pairs)`)
 	f.BoolVar(&opts.NoDomains, "no-domains", false, "do not load domains from the data directory (use only what records carry)")
 	return cmd
 }
@@ -123,11 +129,6 @@ func runReport(_ context.Context, s *Streams, opts *reportOptions) error {
 		var doms []envs.Domain
 		cat, doms = report.LoadDomains(opts.DataDir, sources, noteTo(s.ErrOut))
 		report.AddShadowVerdicts(sources, doms)
-		for _, src := range sources {
-			if src.Kind == report.V1 {
-				fmt.Fprintf(s.ErrOut, "note: %s is a τ-bench v1 list: no gate adherence (its tool outputs follow τ-bench v1's schema, not the ported domain's)\n", src.Path)
-			}
-		}
 	}
 	for _, d := range report.Dropped(sources) {
 		fmt.Fprintf(s.ErrOut, "warning: %s\n", d)

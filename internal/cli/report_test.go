@@ -9,10 +9,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ledgerbench/ledgerbench/internal/source/data"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
 func v1Airline(t *testing.T) string {
+	datatest.Repo(t, data.TauBench) // reports detect the list's domain in it
 	return filepath.Join(datatest.Trajectories(t), "sierra-research+tau-bench", "gpt-4o-airline.json")
 }
 
@@ -38,7 +40,7 @@ func TestReportV1PassK(t *testing.T) {
 		t.Fatalf("groups = %d; want 1", len(groups))
 	}
 	g := groups[0]
-	if g.Domain != "airline" || g.Agent != "baseline" || g.Backbone != "gpt-4o" || g.Tasks != 50 || g.Scored != 200 {
+	if g.Domain != "taubench-airline" || g.Agent != "baseline" || g.Backbone != "gpt-4o" || g.Tasks != 50 || g.Scored != 200 {
 		t.Errorf("group = %+v", g)
 	}
 	want := map[string]string{"1": "0.420", "2": "0.273", "3": "0.220", "4": "0.200"}

@@ -62,8 +62,12 @@ checked the gold actions of another task than its task_id names is scored agains
 task, with a note. It never applies by default.
 
 τ-bench v1 / τ-Trait result lists (a JSON array of {task_id, reward, info, traj,
-trial}) of telehealth are scored with τ-Trait's reward, one --json object per entry;
-their task ids index the test split.`,
+trial}) are scored with τ-bench v1's reward, one --json object per entry. The policy
+heading names the environment (airline, retail, telehealth); the recorded tasks pick
+the domain and split (tautrait-airline or taubench-airline, …; their task ids index
+it), the recorded gold-replay hashes break a tie. A file recorded on other task texts,
+other data or modified reward code (rewards other than 0 and 1) gets a note saying so;
+a file whose tasks match no ported domain is an error naming the entry.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !slices.Contains([]string{"file", "domain", "record"}, opts.Criteria) {
@@ -150,10 +154,13 @@ func writeRescore(w io.Writer, files []rescore.File, verbose bool) {
 		fmt.Fprintln(w, "RELABELLED (--relabel): simulations whose recorded evaluation checked another task's gold actions than their task_id names, scored against that task.")
 	}
 	for _, f := range files {
-		if len(f.Disagree) == 0 && len(f.Missing) == 0 && len(f.Failed) == 0 {
+		if len(f.Disagree) == 0 && len(f.Missing) == 0 && len(f.Failed) == 0 && len(f.Notes) == 0 {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s:\n", f.File)
+		for _, n := range f.Notes {
+			fmt.Fprintf(w, "  note: %s\n", n)
+		}
 		for _, d := range f.Disagree {
 			fmt.Fprintf(w, "  task %s trial %d: recorded %g, ours %g: %s\n", d.TaskID, d.Trial, d.Recorded, d.Ours, strings.Join(d.Components, "; "))
 			if verbose {

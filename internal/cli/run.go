@@ -119,9 +119,9 @@ with status 3 when pass^1 is below P.`,
 	f.StringVar(&opts.Out, "out", "", "run directory (default runs/<time>_<domain>_<agent>_<backbone>)")
 	f.BoolVar(&opts.Resume, "resume", false, "continue the run in --out (missing and infrastructure-error units only)")
 	f.StringVar(&opts.Shard, "shard", "", "run only shard i of n (i/n) of the units, chosen by hash of (task, trial)")
-	f.StringVar(&opts.UserStyle, "user-style", "", "user simulator: tau2 or tau-trait (default: tau-trait for telehealth, tau2 elsewhere)")
+	f.StringVar(&opts.UserStyle, "user-style", "", "user simulator: tau2, tau-trait or tau-bench (default: tau-trait for τ-Trait's domains, tau-bench for taubench-*, tau2 elsewhere)")
 	f.StringVar(&opts.Traits, "traits", "", `τ-Trait user traits, "impatience=high,confusion=low" or a JSON object (impatience, confusion, skeptical, incoherence: low|medium|high)`)
-	f.StringVar(&opts.Loop, "loop", "", "conversation loop: tau2 (τ²-bench's orchestrator) or tau-trait (τ-Trait's ToolCallingAgent loop; default for telehealth)")
+	f.StringVar(&opts.Loop, "loop", "", "conversation loop: tau2 (τ²-bench's orchestrator) or tau-trait (τ-Trait's and τ-bench v1's ToolCallingAgent loop; default for their domains)")
 	f.StringVar(&opts.TraitMode, "trait-mode", "", "how traits are applied: steer (τ-Trait's endpoint; --user-backbone steer), prompt-approximation (default for chat models; labelled), or ignore (as upstream does for chat models)")
 	f.BoolVar(&opts.RecordRequests, "record-requests", false, "append the body of every model request (agent, user, judge) to DIR/"+requestsFile+" (no keys or headers)")
 	f.StringVar(&opts.RetrievalConfig, "retrieval-config", "", retrievalConfigUsage+strings.Join(banking.VariantNames(), ", "))
@@ -173,6 +173,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	if err != nil {
 		return planError(err)
 	}
+	defer p.Close()
 	opts.Out = p.Options.Out
 	ui := progressOptions{Streams: s, Quiet: opts.Quiet, Grace: p.Options.Grace, Every: opts.progressEvery}
 	sum, err := executePlan(ctx, ui, errOut, p, reqs, nil)

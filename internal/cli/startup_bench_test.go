@@ -23,6 +23,8 @@ var firstCalls = []struct{ domain, tool, args string }{
 	{"telecom", "get_customer_by_phone", `{"phone_number": "555-123-2002"}`},
 	{"telehealth", "get_patient_details", `{"patient_id": "sarah_johnson_1234"}`},
 	{"banking_knowledge", "get_user_information_by_id", `{"user_id": "6680a37184"}`},
+	{"taubench-airline", "get_user_details", `{"user_id": "mia_li_3668"}`},
+	{"tautrait-retail", "find_user_id_by_name_zip", `{"first_name": "Yusuf", "last_name": "Rossi", "zip": "19122"}`},
 }
 
 // pulledRoot pulls the test data into a fresh data directory, as `data
@@ -79,7 +81,7 @@ func BenchmarkVerifyShort(b *testing.B) {
 	for _, c := range []struct {
 		domain string
 		limit  int
-	}{{"airline", 5}, {"retail", 5}, {"telecom", 5}, {"telehealth", 5}, {"airline", 0}, {"telecom", 0}} {
+	}{{"airline", 5}, {"retail", 5}, {"telecom", 5}, {"telehealth", 5}, {"taubench-airline", 5}, {"tautrait-retail", 5}, {"airline", 0}, {"telecom", 0}} {
 		name := c.domain + "/limit5"
 		if c.limit == 0 {
 			name = c.domain + "/base"

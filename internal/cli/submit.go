@@ -161,7 +161,7 @@ func runSubmitPrepare(_ context.Context, s *Streams, o *submitPrepareOptions) er
 			}
 			if run := in.Run; run != nil {
 				in.Records = sortedRecords(run.Records, run.Manifest.TaskIDs)
-				in.Tasks, in.Policy = tasksByID(dom.Tasks(), run.Manifest.TaskIDs), dom.Policy()
+				in.Tasks, in.Policy = tasksByID(dom.Tasks(), run.Manifest.Split, run.Manifest.TaskIDs), dom.Policy()
 			}
 			inputs = append(inputs, in)
 		}

@@ -17,8 +17,12 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/airline"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/banking"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/retail"
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs/tautraittelecom"
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs/tauv1"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/telecom"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/telehealth"
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs/v1airline"
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs/v1retail"
 	"github.com/ledgerbench/ledgerbench/internal/source/data"
 	"github.com/ledgerbench/ledgerbench/internal/source/known"
 )
@@ -80,6 +84,16 @@ var list = []entry{
 		derive: telehealthTasksJSON},
 	{name: "banking_knowledge", load: func(r string) (envs.Domain, error) { return banking.Load(r) },
 		loadWith: func(r string, o Options) (envs.Domain, error) { return banking.LoadVariant(r, o.Banking) }},
+	{name: v1airline.TauTraitName, load: func(r string) (envs.Domain, error) { return v1airline.LoadTauTrait(r) },
+		derive: v1TasksJSON(v1airline.TauTraitName)},
+	{name: v1retail.TauTraitName, load: func(r string) (envs.Domain, error) { return v1retail.LoadTauTrait(r) },
+		derive: v1TasksJSON(v1retail.TauTraitName)},
+	{name: tautraittelecom.Name, load: func(r string) (envs.Domain, error) { return tautraittelecom.Load(r) },
+		derive: v1TasksJSON(tautraittelecom.Name)},
+	{name: v1airline.TauBenchName, load: func(r string) (envs.Domain, error) { return v1airline.LoadTauBench(r) },
+		derive: v1TasksJSON(v1airline.TauBenchName)},
+	{name: v1retail.TauBenchName, load: func(r string) (envs.Domain, error) { return v1retail.LoadTauBench(r) },
+		derive: v1TasksJSON(v1retail.TauBenchName)},
 }
 
 // Names lists the domain names in order.
@@ -188,6 +202,45 @@ func telehealthTasksJSON(root string) ([]File, error) {
 		out = append(out, File{Path: filepath.Join(th, "tasks_"+split+".json"), Data: j})
 	}
 	return out, nil
+}
+
+// v1TasksJSON converts a τ-bench v1 domain's task splits (the files its
+// env.py imports) from Python literals to JSON, tasks_<split>.json beside
+// each tasks_<split>.py, for inspection and for other tools; ledgerbench
+// itself parses the .py files when it loads the domain.
+func v1TasksJSON(name string) func(root string) ([]File, error) {
+	return func(root string) ([]File, error) {
+		cfg, ok := v1Configs()[name]
+		if !ok {
+			return nil, fmt.Errorf("no τ-bench v1 configuration for %s", name)
+		}
+		dir := cfg.Source.Dir(root, cfg.Env)
+		var out []File
+		for _, sp := range cfg.Splits {
+			src := filepath.Join(dir, sp.File)
+			b, err := os.ReadFile(src)
+			if err != nil {
+				return nil, fmt.Errorf("convert %s tasks: %w", cfg.Source.Label, err)
+			}
+			j, err := tauv1.ConvertTasks(src, b, sp.Symbol)
+			if err != nil {
+				return nil, fmt.Errorf("convert %s tasks: %w", cfg.Source.Label, err)
+			}
+			out = append(out, File{Path: filepath.Join(dir, strings.TrimSuffix(sp.File, ".py")+".json"), Data: j})
+		}
+		return out, nil
+	}
+}
+
+// v1Configs are the τ-bench v1 domains' configurations by name.
+func v1Configs() map[string]tauv1.Config {
+	return map[string]tauv1.Config{
+		v1airline.TauTraitName: v1airline.Config(v1airline.TauTraitName),
+		v1airline.TauBenchName: v1airline.Config(v1airline.TauBenchName),
+		v1retail.TauTraitName:  v1retail.Config(v1retail.TauTraitName),
+		v1retail.TauBenchName:  v1retail.Config(v1retail.TauBenchName),
+		tautraittelecom.Name:   tautraittelecom.Config(nil), // the splits only: no tools are run
+	}
 }
 
 // RetrievalOptions checks upstream's --retrieval-config and

@@ -47,16 +47,18 @@ func TestLoadUnknown(t *testing.T) {
 	}
 }
 
-// TestDerived builds the derived files from the shared data: τ-Trait's
-// three task lists as JSON arrays beside their .py sources.
+// TestDerived builds the derived files from the shared data: the task lists
+// of τ-Trait's telehealth (3), airline (1), retail (3) and telecom (3) and
+// τ-bench v1's airline (1) and retail (3) as JSON arrays beside their .py
+// sources.
 func TestDerived(t *testing.T) {
 	root := datatest.Root(t)
 	files, err := Derived(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != 3 {
-		t.Fatalf("Derived: %d files; want 3 (tasks_{test,dev,train}.json)", len(files))
+	if len(files) != 14 {
+		t.Fatalf("Derived: %d files; want 14 (the splits of telehealth, tautrait-telecom and the v1 domains)", len(files))
 	}
 	for _, f := range files {
 		py := strings.TrimSuffix(f.Path, ".json") + ".py"

@@ -61,6 +61,14 @@ type Terminator interface {
 	Terminates(toolName string) bool
 }
 
+// ReplyOutputs is implemented by domains whose communicate check reads only
+// the agent's replies to the user: τ-bench v1's outputs check looks at its
+// respond actions, and a message that calls a tool is a tool action there,
+// whatever text it carries.
+type ReplyOutputs interface {
+	OutputsInReplies()
+}
+
 // Describer is implemented by domains that read their tools' model-facing
 // descriptions from upstream's source on first use instead of at load (a
 // job that only replays tools, such as verify, never needs them). Describe

@@ -34,7 +34,8 @@ func Evaluate(ctx context.Context, dom envs.Domain, task *tasks.Task, traj []mes
 		return RewardInfo{}, err
 	}
 	actionReward := evalActions(dom, crit, traj, &info)
-	commReward := evalCommunicate(crit, traj, &info)
+	_, replies := dom.(envs.ReplyOutputs)
+	commReward := evalCommunicate(crit, traj, replies, &info)
 
 	reward := 1.0
 	if crit.HasBasis(tasks.RewardDB) || crit.HasBasis(tasks.RewardEnvAssertion) {
@@ -355,7 +356,9 @@ func argsMatch(call, gold *pyjson.Dict, compareArgs *[]string) bool {
 	return pyjson.Equal(pick(call), pick(gold))
 }
 
-func evalCommunicate(crit *tasks.EvaluationCriteria, traj []message.Message, info *RewardInfo) float64 {
+// evalCommunicate looks for each item in the agent's messages (only those
+// without tool calls when replies is set: envs.ReplyOutputs).
+func evalCommunicate(crit *tasks.EvaluationCriteria, traj []message.Message, replies bool, info *RewardInfo) float64 {
 	if len(crit.CommunicateInfo) == 0 {
 		return 1
 	}
@@ -364,7 +367,7 @@ func evalCommunicate(crit *tasks.EvaluationCriteria, traj []message.Message, inf
 		want := strings.ToLower(item)
 		check := CommunicateCheck{Info: item, Justification: "Information not communicated."}
 		for _, m := range traj {
-			if m.Role != message.Assistant || !m.HasText() {
+			if m.Role != message.Assistant || !m.HasText() || (replies && m.IsToolCall()) {
 				continue
 			}
 			if strings.Contains(strings.ReplaceAll(strings.ToLower(m.Content), ",", ""), want) {

@@ -2,7 +2,11 @@ package ledger
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+
+	"github.com/ledgerbench/ledgerbench/internal/core/clip"
+	"github.com/ledgerbench/ledgerbench/internal/core/fault"
 )
 
 // Decision is a gate verdict.
@@ -17,6 +21,11 @@ const (
 	Revise Decision = "REVISE"
 	// Block refuses the action outright: no valid alternative under policy.
 	Block Decision = "BLOCK"
+	// HarnessError is no judgement: a predicate (or the decoder) panicked,
+	// a defect of the harness. The call is neither run nor refused; the
+	// simulation ends as an infrastructure error (Verdict.Err), never scored
+	// as the model's failure.
+	HarnessError Decision = "HARNESS_ERROR"
 )
 
 // Outcome is one predicate's judgement.
@@ -113,9 +122,25 @@ type Verdict struct {
 	// and Predicates each one's own judgement, in predicate order.
 	Failed     []string  `json:"failed,omitempty"`
 	Predicates []Failure `json:"predicates,omitempty"`
+	// Harness describes the panic of a HarnessError verdict: the predicate
+	// (or decoder) and the value it panicked with.
+	Harness string `json:"harness_error,omitempty"`
 	// Decoded is the call's arguments as the Decoder gave them (nil when
 	// they did not decode), for the write log (Ledger.LogWrite).
 	Decoded any `json:"-"`
+}
+
+// ErrHarness is wrapped by Verdict.Err: the gate could not judge a call
+// because its own code failed.
+var ErrHarness = errors.New("gate harness error")
+
+// Err is the verdict's harness error (nil unless the Decision is
+// HarnessError), an infrastructure failure (fault.ErrInfrastructure).
+func (v Verdict) Err() error {
+	if v.Decision != HarnessError {
+		return nil
+	}
+	return fault.Infrastructure(fmt.Errorf("%w: %s on %s %s", ErrHarness, v.Harness, v.Tool, clip.Runes(string(v.Arguments), 200, "…")))
 }
 
 // Failure is one predicate's non-allowing judgement of a call.
@@ -165,12 +190,18 @@ func (g *Gate) All() []Predicate {
 // Judge runs every predicate of the call's tool. Any Block makes the verdict
 // Block; otherwise any Revise makes it Revise. Every failing predicate is
 // listed with its own reason; the verdict's Reason is the deciding one's.
+// A predicate or decoder that panics makes the verdict HarnessError (the
+// first panic is in Harness): the harness failed, not the call.
 func (g *Gate) Judge(l *Ledger, tool, callID string, args json.RawMessage) Verdict {
 	v := Verdict{Tool: tool, CallID: callID, Arguments: args, Decision: Allow}
 	if !g.writes[tool] {
 		return v
 	}
-	decoded, f := g.decodeArgs(tool, args)
+	decoded, f, panicked := g.decodeArgs(tool, args)
+	if panicked != "" {
+		v.Decision, v.Harness = HarnessError, panicked
+		return v
+	}
 	if f != nil {
 		f.Decision = Revise
 		v.Decision, v.Predicate, v.Clause, v.Reason = Revise, f.ID, f.Clause, f.Reason
@@ -179,7 +210,13 @@ func (g *Gate) Judge(l *Ledger, tool, callID string, args json.RawMessage) Verdi
 	}
 	v.Decoded = decoded
 	for _, p := range g.byTool[tool] {
-		o := safeCheck(p, l, decoded)
+		o, panicked := safeCheck(p, l, decoded)
+		if panicked != "" {
+			if v.Harness == "" {
+				v.Harness = panicked
+			}
+			continue
+		}
 		if o.Decision == Allow || o.Decision == "" {
 			continue
 		}
@@ -194,6 +231,9 @@ func (g *Gate) Judge(l *Ledger, tool, callID string, args json.RawMessage) Verdi
 			v.Decision = Revise
 		}
 	}
+	if v.Harness != "" {
+		v.Decision = HarnessError
+	}
 	return v
 }
 
@@ -204,33 +244,34 @@ func (g *Gate) Decode(tool string, raw json.RawMessage) any {
 	if !g.writes[tool] {
 		return nil
 	}
-	a, f := g.decodeArgs(tool, raw)
-	if f != nil {
+	a, f, panicked := g.decodeArgs(tool, raw)
+	if f != nil || panicked != "" {
 		return nil
 	}
 	return a
 }
 
-// decodeArgs runs the decoder; a decoder that panics on odd input is a
-// Revise rather than letting the call through.
-func (g *Gate) decodeArgs(tool string, raw json.RawMessage) (args any, f *Failure) {
+// decodeArgs runs the decoder; a decoder that panics is a harness error
+// (panicked describes it), never a verdict on the call.
+func (g *Gate) decodeArgs(tool string, raw json.RawMessage) (args any, f *Failure, panicked string) {
 	defer func() {
 		if r := recover(); r != nil {
-			args, f = nil, &Failure{ID: tool + ".arguments", Reason: "The arguments of " + tool + " could not be checked against the policy; send them with the documented types."}
+			args, f, panicked = nil, nil, fmt.Sprintf("the argument decoder of %s panicked: %v", tool, r)
 		}
 	}()
-	return g.decode(tool, raw)
+	args, f = g.decode(tool, raw)
+	return args, f, ""
 }
 
-// safeCheck runs a predicate; a predicate that panics on odd input counts as a
-// Revise rather than letting the call through.
-func safeCheck(p Predicate, l *Ledger, args any) (o Outcome) {
+// safeCheck runs a predicate; a predicate that panics is a harness error
+// (panicked describes it), never a verdict on the call.
+func safeCheck(p Predicate, l *Ledger, args any) (o Outcome, panicked string) {
 	defer func() {
 		if r := recover(); r != nil {
-			o = NeedRevise("The arguments of " + p.Tool + " could not be checked against the policy; send them with the documented types.")
+			o, panicked = Outcome{}, fmt.Sprintf("gate predicate %s panicked: %v", p.ID, r)
 		}
 	}()
-	return p.Check(l, args)
+	return p.Check(l, args), ""
 }
 
 // Mutation is a correct write turned into a named policy violation, for the

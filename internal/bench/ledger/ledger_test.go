@@ -2,11 +2,13 @@ package ledger
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ledgerbench/ledgerbench/internal/core/fault"
 	"github.com/ledgerbench/ledgerbench/internal/core/goldentest"
 )
 
@@ -108,7 +110,8 @@ func TestGateJudge(t *testing.T) {
 		{"close", `{"id": 5}`, Revise, "p.arguments"},
 		{"close", `[1,2]`, Revise, "p.arguments"},
 		{"read_only", `{"id":"zz"}`, Allow, ""},
-		{"explode", `{}`, Revise, "p.panics"},
+		// a panicking predicate is the harness's failure, not a verdict
+		{"explode", `{}`, HarnessError, "p.wrong_type"},
 	}
 	for _, tc := range cases {
 		decoded = 0
@@ -121,8 +124,33 @@ func TestGateJudge(t *testing.T) {
 		}
 	}
 	// a predicate given arguments of another type revises, never allows
-	if v := g.Judge(l, "explode", "c2", json.RawMessage(`{}`)); !slices.Contains(v.Failed, "p.wrong_type") {
+	v := g.Judge(l, "explode", "c2", json.RawMessage(`{}`))
+	if !slices.Contains(v.Failed, "p.wrong_type") {
 		t.Errorf("mistyped predicate: %+v", v)
+	}
+	// the panic is named, and is an infrastructure error, not the model's
+	err := v.Err()
+	if !strings.Contains(v.Harness, "p.panics panicked: boom") || !errors.Is(err, fault.ErrInfrastructure) || !errors.Is(err, ErrHarness) {
+		t.Errorf("panicking predicate: harness %q err %v; want p.panics named and an infrastructure error", v.Harness, err)
+	}
+	if slices.Contains(v.Failed, "p.panics") {
+		t.Errorf("panicking predicate listed as failed (a judgement): %+v", v.Failed)
+	}
+	if ok := g.Judge(l, "close", "c3", json.RawMessage(`{"id":"a"}`)); ok.Err() != nil || ok.Harness != "" {
+		t.Errorf("allowed call has a harness error: %+v", ok)
+	}
+}
+
+// TestDecoderPanicIsHarnessError: a decoder that panics judges nothing.
+func TestDecoderPanicIsHarnessError(t *testing.T) {
+	t.Parallel()
+	g := NewGate(nil, []string{"w"}, func(string, json.RawMessage) (any, *Failure) { panic("decoder bug") })
+	v := g.Judge(New(), "w", "c1", json.RawMessage(`{}`))
+	if v.Decision != HarnessError || !strings.Contains(v.Harness, "decoder of w panicked: decoder bug") || v.Err() == nil {
+		t.Errorf("Judge with a panicking decoder = %+v; want a harness error naming it", v)
+	}
+	if a := g.Decode("w", json.RawMessage(`{}`)); a != nil {
+		t.Errorf("Decode with a panicking decoder = %v; want nil", a)
 	}
 }
 

@@ -191,15 +191,21 @@ func Latest(recs []Record) []Record {
 }
 
 // Partition splits records into the latest of each unit (as Latest) and
-// the ones they supersede, in file order. The superseded ones count only
-// in cost totals: they were paid for.
+// the attempts they supersede, in file order. The superseded ones count only
+// in cost totals: they were paid for. A record that continues an earlier one
+// of the same simulation (a re-judged judge_pending record keeps its ID and
+// carries the conversation's cost and every judge attempt's) supersedes it
+// without making it a paid attempt of its own: each simulation is counted
+// once.
 func Partition(recs []Record) (latest, superseded []Record) {
 	idx := make(map[UnitKey]int, len(recs))
 	latest = make([]Record, 0, len(recs))
 	for _, r := range recs {
 		k := r.Key()
 		if i, ok := idx[k]; ok {
-			superseded = append(superseded, latest[i])
+			if !r.Continues(&latest[i]) {
+				superseded = append(superseded, latest[i])
+			}
 			latest[i] = r
 			continue
 		}

@@ -45,7 +45,8 @@ type Record struct {
 	// JudgePending is set when the conversation ended normally (with this
 	// reason) but the NL judge failed: the record is an infrastructure error
 	// whose trajectory stands, and resuming judges it again without re-running
-	// the conversation.
+	// the conversation: the judged record keeps the id and carries the
+	// conversation's cost and every judge attempt's (see Continues).
 	JudgePending evaluator.Termination `json:"judge_pending,omitempty"`
 	// Cause is the infrastructure error itself, for the process that ran the
 	// simulation (never written).
@@ -103,6 +104,14 @@ func (r *Record) Success() bool {
 // error (excluded from pass^k and re-run on resume).
 func (r *Record) Infrastructure() bool {
 	return r.TerminationReason == evaluator.InfrastructureError
+}
+
+// Continues reports whether r is a later state of the simulation prev
+// recorded: prev was judge_pending and r has its unit and record id.
+// Resuming re-judges a judge_pending record under its id, and the new
+// record's costs include the earlier one's.
+func (r *Record) Continues(prev *Record) bool {
+	return prev.JudgePending != "" && r.ID != "" && r.ID == prev.ID && r.Key() == prev.Key()
 }
 
 // UnitKey identifies a unit of work within a run.

@@ -17,8 +17,9 @@ type Run struct {
 	Records []Record
 	// Superseded counts records replaced by a later one of the same unit.
 	Superseded int
-	// SupersededRecords are those records (infrastructure errors re-run on
-	// resume), in file order: they were paid for, so cost totals count them.
+	// SupersededRecords are the attempts a re-run replaced (infrastructure
+	// errors re-run on resume), in file order: they were paid for, so cost
+	// totals count them. A re-judged record is not one (Partition).
 	SupersededRecords []Record
 	// Truncated is set when simulations.jsonl ended in an incomplete line.
 	Truncated bool

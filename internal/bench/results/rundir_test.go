@@ -2,9 +2,11 @@ package results
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -182,4 +184,73 @@ func FuzzReadJSONL(f *testing.F) {
 			t.Errorf("info.Lines %d != %d records", info.Lines, len(recs))
 		}
 	})
+}
+
+// TestPartitionRejudged: a re-judged record (the judge_pending record's id)
+// supersedes its pending state without making it a paid attempt: the
+// judged record carries its cost. A re-run of a failed unit does make one.
+func TestPartitionRejudged(t *testing.T) {
+	t.Parallel()
+	pending := rec("a", 0, evaluator.InfrastructureError)
+	pending.JudgePending = evaluator.UserStop
+	pending2 := pending // a re-judgement that failed again
+	judged := pending
+	judged.TerminationReason, judged.JudgePending = evaluator.UserStop, ""
+	crashed := rec("b", 0, evaluator.InfrastructureError)
+	rerun := rec("b", 0, evaluator.UserStop)
+	rerun.ID = "b-0-rerun"
+	otherID := judged
+	otherID.ID = "other"
+	tests := []struct {
+		name           string
+		recs           []Record
+		latest, unpaid int
+		superseded     []string
+	}{
+		{"re-judged", []Record{pending, judged}, 1, 1, nil},
+		{"re-judged after a second failure", []Record{pending, pending2, judged}, 1, 2, nil},
+		{"re-run after a crash", []Record{crashed, rerun}, 1, 0, []string{"b-0"}},
+		{"pending superseded by another simulation", []Record{pending, otherID}, 1, 0, []string{"a-0"}},
+		{"both", []Record{pending, crashed, judged, rerun}, 2, 1, []string{"b-0"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			latest, superseded := Partition(tc.recs)
+			var ids []string
+			for _, r := range superseded {
+				ids = append(ids, r.ID)
+			}
+			if len(latest) != tc.latest || strings.Join(ids, ",") != strings.Join(tc.superseded, ",") {
+				t.Errorf("Partition: %d latest, superseded %v; want %d, %v", len(latest), ids, tc.latest, tc.superseded)
+			}
+			if len(latest)+len(superseded)+tc.unpaid != len(tc.recs) {
+				t.Errorf("Partition lost records: %d + %d + %d continued != %d", len(latest), len(superseded), tc.unpaid, len(tc.recs))
+			}
+		})
+	}
+}
+
+// TestLock: a run directory has one writer: a second lock (another open
+// file, as another process would hold) is refused naming the holder's pid,
+// and is granted once the first is released.
+func TestLock(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "run")
+	first, err := Lock(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Lock(dir)
+	if runtime.GOOS != "windows" && (!errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), fmt.Sprintf("process %d", os.Getpid()))) {
+		t.Errorf("second Lock: %v; want ErrLocked naming pid %d", err, os.Getpid())
+	}
+	if err := first.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Lock(dir)
+	if err != nil {
+		t.Fatalf("Lock after Unlock: %v", err)
+	}
+	_ = again.Unlock()
+	_ = again.Unlock() // a second Unlock does nothing
 }

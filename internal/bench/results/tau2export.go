@@ -472,3 +472,7 @@ func (f *Tau2File) Tau2Tasks(name string) ([]tasks.Task, error) {
 	b.WriteByte(']')
 	return tasks.Parse(name, []byte(b.String()))
 }
+
+// TauTraitUser is the implementation name a τ-Trait user simulator reports
+// in a record's user_info.
+const TauTraitUser = "tau_trait_user"

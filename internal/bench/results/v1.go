@@ -470,3 +470,66 @@ func cmpOr(a, b string) string {
 	}
 	return b
 }
+
+// V1Task is what a v1 results entry recorded of its task and its gold
+// replay: info.task (the Task model dumped) and the gt_data_hash of
+// info.reward_info (present when the task has no outputs).
+type V1Task struct {
+	// Present reports whether the entry recorded its task.
+	Present     bool
+	UserID      string
+	Instruction string
+	Actions     []V1Action
+	Outputs     []string
+	GTDataHash  string
+}
+
+// V1Action is one recorded gold action.
+type V1Action struct {
+	Name   string          `json:"name"`
+	Kwargs json.RawMessage `json:"kwargs"`
+}
+
+// Task reads what the entry recorded of its task.
+func (res V1Result) Task() (V1Task, error) {
+	var info struct {
+		Task *struct {
+			UserID      string     `json:"user_id"`
+			Instruction string     `json:"instruction"`
+			Actions     []V1Action `json:"actions"`
+			Outputs     []string   `json:"outputs"`
+		} `json:"task"`
+		RewardInfo *struct {
+			Info struct {
+				GTDataHash string `json:"gt_data_hash"`
+			} `json:"info"`
+		} `json:"reward_info"`
+	}
+	if len(res.Info) == 0 || string(res.Info) == "null" {
+		return V1Task{}, nil
+	}
+	if err := json.Unmarshal(res.Info, &info); err != nil {
+		return V1Task{}, fmt.Errorf("info: %w", err)
+	}
+	var t V1Task
+	if info.Task != nil {
+		t = V1Task{Present: true, UserID: info.Task.UserID, Instruction: info.Task.Instruction, Actions: info.Task.Actions, Outputs: info.Task.Outputs}
+	}
+	if info.RewardInfo != nil {
+		t.GTDataHash = info.RewardInfo.Info.GTDataHash
+	}
+	return t, nil
+}
+
+// ReadV1List reads a v1 results list as it is.
+func ReadV1List(path string) ([]V1Result, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read results: %w", err)
+	}
+	var list []V1Result
+	if err := json.Unmarshal(data, &list); err != nil {
+		return nil, fmt.Errorf("%s: not a τ-bench v1 results list: %w", path, err)
+	}
+	return list, nil
+}

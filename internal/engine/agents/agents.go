@@ -20,10 +20,12 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/core/tool"
 	"github.com/ledgerbench/ledgerbench/internal/engine/baseline"
 	"github.com/ledgerbench/ledgerbench/internal/engine/irma"
@@ -41,13 +43,14 @@ import (
 // User simulator styles.
 const (
 	StyleTau2     = "tau2"      // τ²-bench's user simulator
-	StyleTauTrait = "tau-trait" // τ-Trait's user simulator (telehealth)
+	StyleTauTrait = "tau-trait" // τ-Trait's user simulator (τ-Trait's domains)
+	StyleTauBench = "tau-bench" // τ-bench v1's LLM user (taubench-airline, taubench-retail)
 )
 
 // Conversation loops.
 const (
 	LoopTau2     = "tau2"        // τ²-bench's orchestrator
-	LoopTauTrait = tautrait.Name // τ-Trait's ToolCallingAgent loop (telehealth)
+	LoopTauTrait = tautrait.Name // τ-Trait's (= τ-bench v1's) ToolCallingAgent loop
 )
 
 // SteerBackbone is the user backbone name of τ-Trait's steering endpoint.
@@ -78,8 +81,9 @@ type Options struct {
 	LLM llm.Options
 	// Pool, when set, provides the clients (shared across builds).
 	Pool *llm.Pool
-	// UserStyle is StyleTau2 or StyleTauTrait; empty: τ-Trait's for
-	// τ-Trait's domains (known.TauTrait), τ²-bench's otherwise.
+	// UserStyle is StyleTau2, StyleTauTrait or StyleTauBench; empty:
+	// τ-Trait's for τ-Trait's domains (known.TauTrait), τ-bench v1's for
+	// v1's (known.TauBench), τ²-bench's otherwise.
 	UserStyle string
 	// Traits and TraitMode configure the τ-Trait user.
 	Traits    usersim.Traits
@@ -89,8 +93,9 @@ type Options struct {
 	// Solo runs τ²-bench's solo mode (see buildSolo): Domain must be
 	// loaded in solo mode; UserBackbone is not used.
 	Solo bool
-	// Loop is LoopTau2 or LoopTauTrait; empty: τ-Trait's for τ-Trait's domains,
-	// τ²-bench's otherwise.
+	// Loop is LoopTau2 or LoopTauTrait; empty: τ-Trait's (v1's
+	// ToolCallingAgent) for τ-Trait's and τ-bench v1's domains, τ²-bench's
+	// otherwise.
 	Loop string
 	// NoPrepare builds makers without the domain's job resources
 	// (envs.Preparer: banking_knowledge's retrieval pipelines), for jobs
@@ -103,7 +108,7 @@ type Options struct {
 func LoopOf(name, domain string) (string, error) {
 	switch name {
 	case "":
-		if known.BenchmarkOf(domain) == known.TauTrait {
+		if known.BenchmarkOf(domain).V1() {
 			return LoopTauTrait, nil
 		}
 		return LoopTau2, nil
@@ -201,6 +206,9 @@ type builder struct {
 	pool      *llm.Pool
 	poolErr   error
 	recording map[string]*offline.Recording
+
+	mu    sync.Mutex // guards plans
+	plans map[string][][]message.ToolCall
 }
 
 // Build resolves the names of opts into the makers of every simulation and
@@ -234,7 +242,7 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 		return runner.Makers{}, nil, err
 	}
 	opts.Loop = loop
-	b := &builder{opts: opts, pool: opts.Pool, recording: map[string]*offline.Recording{}}
+	b := &builder{opts: opts, pool: opts.Pool, recording: map[string]*offline.Recording{}, plans: map[string][][]message.ToolCall{}}
 	factory, err := agentFactoryOf(opts.Agent)
 	if err != nil {
 		return runner.Makers{}, nil, err
@@ -243,17 +251,17 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 		return runner.Makers{}, nil, errors.New("agents: no agent backbone (name one of backbones.yaml, or gold, replay:FILE, sim)")
 	}
 	if opts.Solo {
-		return buildSolo(b, factory) // solo.go
+		return buildSolo(ctx, b, factory) // solo.go
 	}
 	userBackbone := opts.UserBackbone
 	if userBackbone == "" {
 		userBackbone = opts.Backbone
 	}
-	agentGen, err := b.generator(opts.Backbone, false)
+	agentGen, err := b.generator(ctx, opts.Backbone, false)
 	if err != nil {
 		return runner.Makers{}, nil, fmt.Errorf("agent backbone: %w", err)
 	}
-	userMaker, hashes, err := b.userMaker(userBackbone)
+	userMaker, hashes, err := b.userMaker(ctx, userBackbone)
 	if err != nil {
 		return runner.Makers{}, nil, fmt.Errorf("user backbone: %w", err)
 	}
@@ -362,7 +370,10 @@ func (b *builder) prompts(tauTrait bool) string {
 	switch style := b.userStyle(); {
 	case !tauTrait && style == StyleTau2 && known.BenchmarkOf(o.Domain.Name()) == known.Tau2:
 		return results.PromptsUpstream
-	case tauTrait && style == StyleTauTrait && (len(o.Traits) == 0 || o.TraitMode == usersim.TraitIgnore || o.UserBackbone == SteerBackbone):
+	case tauTrait && style == StyleTauTrait && known.BenchmarkOf(o.Domain.Name()) == known.TauTrait &&
+		(len(o.Traits) == 0 || o.TraitMode == usersim.TraitIgnore || o.UserBackbone == SteerBackbone):
+		return results.PromptsUpstream
+	case tauTrait && style == StyleTauBench && known.BenchmarkOf(o.Domain.Name()) == known.TauBench:
 		return results.PromptsUpstream
 	}
 	return results.PromptsModified
@@ -388,8 +399,11 @@ func (b *builder) userStyle() string {
 	if b.opts.UserStyle != "" {
 		return b.opts.UserStyle
 	}
-	if known.BenchmarkOf(b.opts.Domain.Name()) == known.TauTrait {
+	switch known.BenchmarkOf(b.opts.Domain.Name()) {
+	case known.TauTrait:
 		return StyleTauTrait
+	case known.TauBench:
+		return StyleTauBench
 	}
 	return StyleTau2
 }
@@ -430,7 +444,7 @@ func (b *builder) client(name string) (*llm.Client, error) {
 
 // generator resolves a backbone name for the agent side (user false) or the
 // user side.
-func (b *builder) generator(name string, user bool) (generatorMaker, error) {
+func (b *builder) generator(ctx context.Context, name string, user bool) (generatorMaker, error) {
 	ob, ok, err := offline.Parse(name)
 	if err != nil {
 		return nil, err
@@ -449,22 +463,30 @@ func (b *builder) generator(name string, user bool) (generatorMaker, error) {
 		}
 		// τ-Trait's loop caps an episode at 30 steps: there the script
 		// makes only the gold trajectory's calls, unless a LedgerAgent
-		// (whose ledger and gate read the evidence reads) drives it.
+		// (whose gate may need evidence reads) drives it.
 		lean := b.opts.Loop == LoopTauTrait && !ledgerAgent(b.opts.Agent)
-		script := func(a *offline.Agent) baseline.Generator {
+		evidence := func(spec runner.Spec) ([][]message.ToolCall, error) {
 			if lean {
-				return a.WithoutEvidenceReads()
+				return nil, nil
 			}
-			return a
+			return b.evidence(ctx, spec)
 		}
 		if ob.Kind == offline.Gold {
 			return func(spec runner.Spec) (baseline.Generator, error) {
-				return script(offline.NewGoldAgent(spec.Domain, spec.Task)), nil
+				ev, err := evidence(spec)
+				if err != nil {
+					return nil, err
+				}
+				return offline.NewGoldAgent(spec.Domain, spec.Task, ev), nil
 			}, nil
 		}
 		rates := ob.Rates
 		return func(spec runner.Spec) (baseline.Generator, error) {
-			return script(offline.NewSimAgent(spec.Domain, spec.Task, spec.Seed, rates)), nil
+			ev, err := evidence(spec)
+			if err != nil {
+				return nil, err
+			}
+			return offline.NewSimAgent(spec.Domain, spec.Task, spec.Seed, rates, ev), nil
 		}, nil
 	case offline.Replay:
 		rec, err := b.load(ob.File)
@@ -481,6 +503,23 @@ func (b *builder) generator(name string, user bool) (generatorMaker, error) {
 	return nil, fmt.Errorf("offline backbone %q is not supported", name)
 }
 
+// evidence is the evidence plan of a task's gold script
+// (ledgeragent.EvidencePlan), computed once per task of the build: every
+// agent gets the same script, the baseline too, so that runs compare.
+func (b *builder) evidence(ctx context.Context, spec runner.Spec) ([][]message.ToolCall, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if p, ok := b.plans[spec.Task.ID]; ok {
+		return p, nil
+	}
+	p, err := ledgeragent.EvidencePlan(ctx, spec.Domain, spec.Task)
+	if err != nil {
+		return nil, fmt.Errorf("task %s: evidence reads of the gold script: %w", spec.Task.ID, err)
+	}
+	b.plans[spec.Task.ID] = p.Reads
+	return p.Reads, nil
+}
+
 func (b *builder) load(path string) (*offline.Recording, error) {
 	if r, ok := b.recording[path]; ok {
 		return r, nil
@@ -494,7 +533,7 @@ func (b *builder) load(path string) (*offline.Recording, error) {
 }
 
 // userMaker builds the user simulator maker and its prompt hashes.
-func (b *builder) userMaker(name string) (func(runner.Spec) (orchestrator.User, error), map[string]string, error) {
+func (b *builder) userMaker(ctx context.Context, name string) (func(runner.Spec) (orchestrator.User, error), map[string]string, error) {
 	o := b.opts
 	style := b.userStyle()
 	hashes := map[string]string{}
@@ -506,7 +545,7 @@ func (b *builder) userMaker(name string) (func(runner.Spec) (orchestrator.User, 
 		if len(o.Traits) > 0 {
 			return nil, nil, errors.New("traits apply to τ-Trait's user only (τ²-bench's user has no traits)")
 		}
-		gen, err := b.generator(name, true)
+		gen, err := b.generator(ctx, name, true)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -555,7 +594,7 @@ func (b *builder) userMaker(name string) (func(runner.Spec) (orchestrator.User, 
 		if o.TraitMode != "" && !slices.Contains([]usersim.TraitMode{usersim.TraitPrompt, usersim.TraitIgnore}, o.TraitMode) {
 			return nil, nil, fmt.Errorf("unknown trait mode %q (known: %s, %s, %s)", o.TraitMode, usersim.TraitSteer, usersim.TraitPrompt, usersim.TraitIgnore)
 		}
-		gen, err := b.generator(name, true)
+		gen, err := b.generator(ctx, name, true)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -573,8 +612,33 @@ func (b *builder) userMaker(name string) (func(runner.Spec) (orchestrator.User, 
 			return usersim.NewTrait(g, nil, usersim.TraitOptions{Prompts: prompts, Instruction: spec.Task.UserScenario.Instructions.String(),
 				Traits: o.Traits, Mode: o.TraitMode})
 		}, hashes, nil
+	case StyleTauBench:
+		if name == SteerBackbone {
+			return nil, nil, fmt.Errorf("the steering endpoint drives τ-Trait's user only (pass the user style %q to use it)", StyleTauTrait)
+		}
+		if len(o.Traits) > 0 {
+			return nil, nil, fmt.Errorf("traits apply to τ-Trait's user only (τ-bench v1's user has none; pass the user style %q)", StyleTauTrait)
+		}
+		prompts, err := usersim.LoadV1Prompts(o.DataRoot)
+		if err != nil {
+			return nil, nil, err
+		}
+		gen, err := b.generator(ctx, name, true)
+		if err != nil {
+			return nil, nil, err
+		}
+		hashes["user_system"] = hash(prompts.System("", false))
+		return func(spec runner.Spec) (orchestrator.User, error) {
+			g, err := gen(spec)
+			if err != nil {
+				return nil, err
+			}
+			// v1's user sends no sampling arguments and no seed.
+			return usersim.NewTrait(g, nil, usersim.TraitOptions{Prompts: prompts, Instruction: spec.Task.UserScenario.Instructions.String(),
+				Mode: usersim.TraitIgnore})
+		}, hashes, nil
 	}
-	return nil, nil, fmt.Errorf("unknown user style %q (known: %s, %s)", style, StyleTau2, StyleTauTrait)
+	return nil, nil, fmt.Errorf("unknown user style %q (known: %s, %s, %s)", style, StyleTau2, StyleTauTrait, StyleTauBench)
 }
 
 // judge resolves the judge backbone.

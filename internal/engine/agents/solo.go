@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -33,7 +34,7 @@ var soloKinds = []string{"baseline", "ledger", "ledger-only", "gate-only"}
 // on device state, and every phone action or sync can change it, so a
 // ledger copy would be stale at the next step; the agent's history holds
 // every phone read as it is.
-func buildSolo(b *builder, factory agentFactory) (runner.Makers, evaluator.Judge, error) {
+func buildSolo(ctx context.Context, b *builder, factory agentFactory) (runner.Makers, evaluator.Judge, error) {
 	opts := b.opts
 	dom := opts.Domain
 	if !envs.IsSolo(dom) {
@@ -47,7 +48,7 @@ func buildSolo(b *builder, factory agentFactory) (runner.Makers, evaluator.Judge
 	if err != nil {
 		return runner.Makers{}, nil, err
 	}
-	gen, err := b.soloGenerator(opts.Backbone, text.StopTool.Name)
+	gen, err := b.soloGenerator(ctx, opts.Backbone, text.StopTool.Name)
 	if err != nil {
 		return runner.Makers{}, nil, fmt.Errorf("agent backbone: %w", err)
 	}
@@ -97,23 +98,31 @@ func soloPrompts(agent string) string {
 // soloGenerator resolves the agent backbone of a solo run: a model, the
 // gold and sim scripts in solo mode (the agent performs the user's gold
 // actions itself and ends with the stop tool), or a recorded solo run.
-func (b *builder) soloGenerator(name, stopTool string) (generatorMaker, error) {
+func (b *builder) soloGenerator(ctx context.Context, name, stopTool string) (generatorMaker, error) {
 	ob, ok, err := offline.Parse(name)
 	if err != nil {
 		return nil, err
 	}
 	if ok && ob.Kind == offline.Gold {
 		return func(spec runner.Spec) (baseline.Generator, error) {
-			return offline.NewGoldAgent(spec.Domain, spec.Task).Solo(stopTool), nil
+			ev, err := b.evidence(ctx, spec)
+			if err != nil {
+				return nil, err
+			}
+			return offline.NewGoldAgent(spec.Domain, spec.Task, ev).Solo(stopTool), nil
 		}, nil
 	}
 	if ok && ob.Kind == offline.Sim {
 		rates := ob.Rates
 		return func(spec runner.Spec) (baseline.Generator, error) {
-			return offline.NewSimAgent(spec.Domain, spec.Task, spec.Seed, rates).Solo(stopTool), nil
+			ev, err := b.evidence(ctx, spec)
+			if err != nil {
+				return nil, err
+			}
+			return offline.NewSimAgent(spec.Domain, spec.Task, spec.Seed, rates, ev).Solo(stopTool), nil
 		}, nil
 	}
-	return b.generator(name, false)
+	return b.generator(ctx, name, false)
 }
 
 // SoloTicket is the ticket a task gives the solo agent, under upstream's

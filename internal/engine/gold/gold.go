@@ -61,7 +61,7 @@ func Trajectory(ctx context.Context, dom envs.Domain, task *tasks.Task) ([]messa
 		calls = append(calls, Call{Name: a.Name, Requestor: req, Arguments: a.Arguments, Output: res.Content, Error: res.Error})
 	}
 	for _, info := range comm {
-		msgs = append(msgs, message.Message{Role: message.Assistant, Content: "To confirm: " + info})
+		msgs = append(msgs, message.Message{Role: message.Assistant, Content: StateOutput(info)})
 	}
 	msgs = append(msgs, message.Message{Role: message.User, Content: "Thank you. ###STOP###"})
 	for i := range msgs {
@@ -69,6 +69,12 @@ func Trajectory(ctx context.Context, dom envs.Domain, task *tasks.Task) ([]messa
 	}
 	return msgs, calls, nil
 }
+
+// StateOutput is the agent reply of a gold trajectory that states one piece
+// of information the task requires to be communicated (τ-bench v1's
+// outputs): "To confirm: <info>". Upstream's check (and τ²'s COMMUNICATE)
+// looks for the text, lower-cased, in the reply with commas removed.
+func StateOutput(info string) string { return "To confirm: " + info }
 
 // Result is one task's verification.
 type Result struct {

@@ -416,7 +416,7 @@ func TestOfflineHelperReply(t *testing.T) {
 	}
 	dom := offlinetest.New()
 	task := offlinetest.Task("pay")
-	gold := offline.NewGoldAgent(dom, task)
+	gold := offline.NewGoldAgent(dom, task, nil)
 	a := irma.New(gold, irma.Options{Prompt: ownPrompt(), Options: baseline.Options{Policy: dom.Policy(), Tools: dom.AgentTools()}})
 	m, err := a.Next(t.Context(), []message.Message{userMsg("Pay #O1.")})
 	if err != nil {

@@ -173,7 +173,10 @@ func (a *Agent) next(ctx context.Context, incoming []message.Message) (message.M
 			a.base.Commit(msg)
 			return msg, nil
 		}
-		kept, feedback := a.judge(turn, msg.ToolCalls)
+		kept, feedback, err := a.judge(turn, msg.ToolCalls)
+		if err != nil {
+			return message.Message{}, err
+		}
 		if len(feedback) == 0 {
 			a.base.Commit(msg)
 			return msg, nil
@@ -236,8 +239,10 @@ func (a *Agent) noteTurn(s TurnStats) int {
 }
 
 // judge splits proposed calls into those that go out and the feedback for
-// those that do not.
-func (a *Agent) judge(turn int, calls []message.ToolCall) ([]message.ToolCall, []message.Message) {
+// those that do not. A harness error of the gate (a predicate panicked) is
+// returned as the infrastructure error that ends the simulation: it is the
+// harness's failure, never fed back to the model as a verdict.
+func (a *Agent) judge(turn int, calls []message.ToolCall) ([]message.ToolCall, []message.Message, error) {
 	var kept []message.ToolCall
 	var feedback []message.Message
 	for _, tc := range calls {
@@ -254,6 +259,9 @@ func (a *Agent) judge(turn int, calls []message.ToolCall) ([]message.ToolCall, [
 		a.mu.Lock()
 		a.rep.Verdicts = append(a.rep.Verdicts, tv)
 		a.mu.Unlock()
+		if err := v.Err(); err != nil {
+			return nil, nil, err
+		}
 		if v.Decision == ledger.Allow {
 			kept = append(kept, tc)
 			a.trackDecoded(tc, v.Decoded)
@@ -264,7 +272,7 @@ func (a *Agent) judge(turn int, calls []message.ToolCall) ([]message.ToolCall, [
 			Content: tv.Feedback,
 		})
 	}
-	return kept, feedback
+	return kept, feedback, nil
 }
 
 // FeedbackText is the message the model gets for a revised or blocked call:

@@ -15,26 +15,6 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
-// FalsePositive is a gold write the gate did not allow.
-type FalsePositive struct {
-	TaskID  string         `json:"task_id"`
-	Verdict ledger.Verdict `json:"verdict"`
-}
-
-// GoldReport is the gold audit of one domain: every gold write, preceded by
-// the reads it needs, through the gate.
-type GoldReport struct {
-	Report         string `json:"report"`
-	Domain         string `json:"domain"`
-	Tasks          int    `json:"tasks"`
-	Writes         int    `json:"writes"`
-	FalsePositives int    `json:"false_positives"`
-	// RejectedByEnv counts gold writes the environment itself rejects; they
-	// are not judged.
-	RejectedByEnv int             `json:"rejected_by_env,omitempty"`
-	Cases         []FalsePositive `json:"cases,omitempty"`
-}
-
 // MutationReport is the recall of the gate on one kind of violation.
 type MutationReport struct {
 	Report string   `json:"report"`
@@ -43,6 +23,9 @@ type MutationReport struct {
 	Total  int      `json:"total"`
 	Caught int      `json:"caught"`
 	Missed []string `json:"missed,omitempty"` // task ids of uncaught mutations
+	// HarnessErrors counts mutations the gate could not judge (a predicate
+	// panicked); they are neither caught nor missed.
+	HarnessErrors int `json:"harness_errors,omitempty"`
 }
 
 // RecordedReport is the shadow-mode gate audit of one recorded file's runs
@@ -66,6 +49,9 @@ type RecordedReport struct {
 	StoppedNotRejected int `json:"stopped_not_rejected"`
 	// Flagged counts runs with at least one non-allowed write.
 	Flagged int `json:"flagged_runs"`
+	// HarnessErrors counts writes the gate could not judge (a predicate
+	// panicked): neither allowed nor stopped.
+	HarnessErrors int `json:"harness_errors,omitempty"`
 }
 
 // RecordedRun is one recorded simulation to audit.
@@ -108,11 +94,87 @@ type RecordedVerdict struct {
 type state struct {
 	dom    envs.Domain
 	pol    Policy
+	router ledger.Router
 	aud    Auditor
 	gate   *ledger.Gate
 	env    envs.Env
 	led    *ledger.Ledger
 	callID int
+}
+
+// EvidencePlan is what the offline gold and sim scripts read before their
+// gold writes when a LedgerAgent (or the baseline it is compared with) plays
+// them: per gold action index, the domain's evidence reads (Auditor), made
+// only where the gate, on the ledger the calls before built, would not allow
+// the write without them. Gold trajectories hold most of the reads their
+// writes need; a write that lacks one (many gold scripts hold no reads at
+// all), or whose records may have changed since they were read (a user's own
+// action, e.g. paying a bill on their phone, reaches the agent only through
+// what it reads again), gets them. A read identical to one made since the
+// last write or user action is not repeated: it would return the same.
+//
+// The walk is the live run's: the gold calls in order, successful agent
+// reads absorbed by the agent's router, writes logged and resolved, in solo
+// mode the user's actions made by the agent. Its Reads are nil for a domain
+// without a ledger policy or gate auditor.
+func EvidencePlan(ctx context.Context, dom envs.Domain, task *tasks.Task) (GoldScript, error) {
+	gold := task.GoldActions()
+	if _, ok := PolicyOf(dom); !ok {
+		return GoldScript{}, nil
+	}
+	if _, ok := dom.(Auditor); !ok {
+		return GoldScript{}, nil
+	}
+	s, err := newState(ctx, dom, task)
+	if err != nil {
+		return GoldScript{}, err
+	}
+	plan := make([][]message.ToolCall, len(gold))
+	rejected := make([]bool, len(gold))
+	solo := envs.IsSolo(dom)
+	made := map[string]bool{} // reads since the last state change
+	for i, a := range gold {
+		req := message.Requestor(a.By())
+		if solo {
+			req = message.ByAssistant
+		}
+		tc := message.ToolCall{Name: a.Name, Arguments: a.Arguments, Requestor: req}
+		if req != message.ByAssistant {
+			s.call(ctx, tc)
+			clear(made)
+			continue
+		}
+		ti, _ := envs.ToolInfo(dom, message.ByAssistant, a.Name)
+		if !ti.Mutates() || observes(s.pol, a.Name, a.Arguments) {
+			s.call(ctx, tc)
+			made[a.Name+string(a.Arguments)] = true
+			continue
+		}
+		if s.gate.Guards(a.Name) && s.gate.Judge(s.led, a.Name, "", a.Arguments).Decision != ledger.Allow {
+			for _, r := range s.aud.EvidenceReads(a.Name, a.Arguments) {
+				if key := r.Name + string(r.Arguments); !made[key] {
+					made[key] = true
+					plan[i] = append(plan[i], r)
+					s.call(ctx, r)
+				}
+			}
+		}
+		idx := s.led.LogWrite(a.Name, a.Arguments, s.gate.Decode(a.Name, a.Arguments))
+		res := s.call(ctx, tc)
+		s.led.Resolve(idx, !res.Error)
+		rejected[i] = res.Error
+		clear(made)
+	}
+	return GoldScript{Reads: plan, EnvRejected: rejected}, nil
+}
+
+// GoldScript is what EvidencePlan found for a task's gold actions.
+type GoldScript struct {
+	// Reads[i] are the evidence reads to make before gold action i.
+	Reads [][]message.ToolCall
+	// EnvRejected[i] is set when the environment answers gold write i with
+	// an error (some gold trajectories hold failing writes).
+	EnvRejected []bool
 }
 
 func newState(ctx context.Context, dom envs.Domain, task *tasks.Task) (*state, error) {
@@ -128,7 +190,7 @@ func newState(ctx context.Context, dom envs.Domain, task *tasks.Task) (*state, e
 	if err != nil {
 		return nil, err
 	}
-	return &state{dom: dom, pol: pol, aud: aud, gate: NewGate(dom, pol), env: env, led: ledger.New()}, nil
+	return &state{dom: dom, pol: pol, router: RouterOf(dom, pol), aud: aud, gate: NewGate(dom, pol), env: env, led: ledger.New()}, nil
 }
 
 // call executes a call and absorbs a successful agent read.
@@ -141,7 +203,7 @@ func (s *state) call(ctx context.Context, tc message.ToolCall) message.Message {
 	res := envs.Respond(ctx, s.env, tc)
 	s.env.Sync()
 	if tc.Requestor == message.ByAssistant && !res.Error && isRead(s.dom, s.pol, tc.Name, tc.Arguments) {
-		s.led.Absorb(s.pol, tc.Name, tc.Arguments, res.Content)
+		s.led.Absorb(s.router, tc.Name, tc.Arguments, res.Content)
 	}
 	return res
 }
@@ -170,56 +232,14 @@ func (s *state) walk(ctx context.Context, task *tasks.Task, visit func(a tasks.A
 	}
 }
 
-// AuditGold runs the gold audit over tasks.
-func AuditGold(ctx context.Context, dom envs.Domain, ts []tasks.Task) (GoldReport, error) {
-	rep := GoldReport{Report: "gold", Domain: dom.Name(), Tasks: len(ts)}
-	// Tasks are audited on every core, each into its own report, summed in
-	// task order.
-	parts, err := parallel.Map(ctx, len(ts), func(ctx context.Context, i int) (GoldReport, error) {
-		var rep GoldReport
-		task := &ts[i]
-		s, err := newState(ctx, dom, task)
-		if err != nil {
-			return rep, err
-		}
-		s.walk(ctx, task, func(a tasks.Action) func(bool) {
-			v := s.gate.Judge(s.led, a.Name, "", a.Arguments)
-			return func(accepted bool) {
-				if !accepted {
-					// The environment itself rejects this gold call (some
-					// gold trajectories contain failing writes): refusing
-					// it is not a false positive.
-					rep.RejectedByEnv++
-					return
-				}
-				rep.Writes++
-				if v.Decision != ledger.Allow {
-					rep.FalsePositives++
-					rep.Cases = append(rep.Cases, FalsePositive{TaskID: task.ID, Verdict: v})
-				}
-			}
-		})
-		return rep, nil
-	})
-	if err != nil {
-		return rep, err
-	}
-	for _, p := range parts {
-		rep.RejectedByEnv += p.RejectedByEnv
-		rep.Writes += p.Writes
-		rep.FalsePositives += p.FalsePositives
-		rep.Cases = append(rep.Cases, p.Cases...)
-	}
-	return rep, nil
-}
-
 // AuditMutations turns every gold write into the domain's named violations
 // and reports the gate's recall per kind.
 func AuditMutations(ctx context.Context, dom envs.Domain, ts []tasks.Task) ([]MutationReport, error) {
 	// Tasks are judged on every core; the outcomes are counted in task order.
 	type judged struct {
-		kind   string
-		caught bool
+		kind    string
+		caught  bool
+		harness bool
 	}
 	perTask, err := parallel.Map(ctx, len(ts), func(ctx context.Context, i int) ([]judged, error) {
 		task := &ts[i]
@@ -230,7 +250,8 @@ func AuditMutations(ctx context.Context, dom envs.Domain, ts []tasks.Task) ([]Mu
 		var out []judged
 		s.walk(ctx, task, func(a tasks.Action) func(bool) {
 			for _, m := range s.aud.Mutations(a.Name, a.Arguments, s.led) {
-				out = append(out, judged{m.Kind, s.gate.Judge(s.led, m.Tool, "", m.Args).Decision != ledger.Allow})
+				d := s.gate.Judge(s.led, m.Tool, "", m.Args).Decision
+				out = append(out, judged{m.Kind, d != ledger.Allow, d == ledger.HarnessError})
 			}
 			return nil
 		})
@@ -248,6 +269,10 @@ func AuditMutations(ctx context.Context, dom envs.Domain, ts []tasks.Task) ([]Mu
 				byKind[j.kind] = r
 			}
 			r.Total++
+			if j.harness {
+				r.HarnessErrors++
+				continue
+			}
 			if j.caught {
 				r.Caught++
 			} else {
@@ -397,6 +422,15 @@ func AuditRecorded(dom envs.Domain, file string, runs []RecordedRun) ([]Recorded
 				rep.Revise++
 			case ledger.Block:
 				rep.Block++
+			case ledger.HarnessError:
+				rep.HarnessErrors++
+				stops = append(stops, RecordedVerdict{
+					Report: "verdict", File: file, SimulationIndex: run.Index, MessageIndex: v.Message,
+					CallID: v.CallID, TaskID: run.TaskID, Trial: run.Trial, Tool: v.Tool, Arguments: v.Arguments,
+					Verdict: v.Decision, Outcome: k.rec, Rescored: k.res, EnvRejected: v.EnvRejected,
+					Predicates: []PredicateReason{{ID: "harness", Reason: v.Harness}},
+				})
+				continue
 			default:
 				continue
 			}

@@ -3,12 +3,14 @@ package ledgeragent_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/ledger"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/engine/ledgeragent"
 	"github.com/ledgerbench/ledgerbench/internal/engine/offline/offlinetest"
+	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
 func (shop) EvidenceReads(tool string, args json.RawMessage) []message.ToolCall {
@@ -35,12 +37,13 @@ func (shop) Mutations(tool string, args json.RawMessage, l *ledger.Ledger) []led
 func TestAudits(t *testing.T) {
 	dom := shop{offlinetest.New()}
 	ts := offlinetest.Tasks()[:1] // "pay"
-	gold, err := ledgeragent.AuditGold(context.Background(), dom, ts)
+	// the gold script's evidence: the write lacks the reads its gate needs
+	script, err := ledgeragent.EvidencePlan(context.Background(), dom, &ts[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if gold.Writes != 1 || gold.FalsePositives != 0 {
-		t.Errorf("gold audit = %+v; want 1 write, 0 false positives", gold)
+	if len(script.Reads) != 3 || len(script.Reads[2]) != 0 || len(script.EnvRejected) != 3 || script.EnvRejected[2] {
+		t.Errorf("evidence plan = %+v; want no reads before pay_order (the gold reads hold what its gate needs) and no rejection", script)
 	}
 	muts, err := ledgeragent.AuditMutations(context.Background(), dom, ts)
 	if err != nil {
@@ -84,5 +87,46 @@ func TestAudits(t *testing.T) {
 		st.Verdict != ledger.Revise || st.Outcome != "success" || st.Rescored != "failure" || st.EnvRejected ||
 		len(st.Predicates) != 2 || st.Predicates[0].ID != "shop.pay.order_read" {
 		t.Errorf("stop = %+v", st)
+	}
+}
+
+// TestEvidencePlan: the gold script reads what the gate needs before a
+// write, only when the gold reads so far do not hold it; a user action in
+// between makes earlier reads stale (what the user did reaches the agent
+// only through what it reads again), and a read is not repeated while
+// nothing changed.
+func TestEvidencePlan(t *testing.T) {
+	t.Parallel()
+	dom := shop{offlinetest.New()}
+	act := func(by, name, args string) tasks.Action {
+		return tasks.Action{Requestor: by, Name: name, Arguments: json.RawMessage(args)}
+	}
+	pay := act("", "pay_order", `{"order_id": "#O1", "payment_method_id": "card_1"}`)
+	tests := []struct {
+		name  string
+		gold  []tasks.Action
+		reads []int // evidence reads before each gold action
+	}{
+		{"no reads in the gold", []tasks.Action{pay}, []int{2}},
+		{"gold reads suffice", []tasks.Action{act("", "get_user_details", `{"user_id": "u1"}`), act("", "get_order_details", `{"order_id": "#O1"}`), pay}, []int{0, 0, 0}},
+		{"one read missing, the other not repeated", []tasks.Action{act("", "get_order_details", `{"order_id": "#O1"}`), pay}, []int{0, 1}},
+		{"reads before a user action are made again", []tasks.Action{act("", "get_order_details", `{"order_id": "#O1"}`), act("user", "restart_device", `{}`), pay}, []int{0, 0, 2}},
+		{"the gold reads suffice after a user action", []tasks.Action{act("", "get_user_details", `{"user_id": "u1"}`), act("user", "restart_device", `{}`), act("", "get_order_details", `{"order_id": "#O1"}`), pay}, []int{0, 0, 0, 0}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			task := &tasks.Task{ID: "t", EvaluationCriteria: &tasks.EvaluationCriteria{Actions: tc.gold}}
+			script, err := ledgeragent.EvidencePlan(context.Background(), dom, task)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int
+			for _, r := range script.Reads {
+				got = append(got, len(r))
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.reads) {
+				t.Errorf("evidence reads per gold action = %v; want %v (%+v)", got, tc.reads, script.Reads)
+			}
+		})
 	}
 }

@@ -56,6 +56,10 @@ func isRead(d envs.Domain, p Policy, tool string, args json.RawMessage) bool {
 	return ok && ti.Kind == "read"
 }
 
+// IsObservation reports whether a call of a guarded tool is an observation
+// of the domain (Observer: a read through a write tool's name), not a write.
+func IsObservation(p Policy, tool string, args json.RawMessage) bool { return observes(p, tool, args) }
+
 // observes reports whether the call is an Observer's observation.
 func observes(p Policy, tool string, args json.RawMessage) bool {
 	o, ok := p.(Observer)

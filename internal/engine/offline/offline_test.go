@@ -51,7 +51,7 @@ func TestGoldShop(t *testing.T) {
 	for _, id := range []string{"pay", "device"} {
 		t.Run(id, func(t *testing.T) {
 			task := offlinetest.Task(id)
-			rec := run(t, dom, task, newAgent(dom, offline.NewGoldAgent(dom, task)), newUser(dom, task, offline.NewUser(task)))
+			rec := run(t, dom, task, newAgent(dom, offline.NewGoldAgent(dom, task, nil)), newUser(dom, task, offline.NewUser(task)))
 			if !rec.Success() {
 				b, _ := json.MarshalIndent(rec, "", " ")
 				t.Fatalf("gold failed: %s", b)
@@ -155,7 +155,7 @@ func TestSimGateFeedback(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			// Without a gate the fault costs the task.
-			plain := run(t, dom, task, newAgent(dom, offline.NewSimAgent(dom, task, 1, tc.rates)), newUser(dom, task, offline.NewUser(task)))
+			plain := run(t, dom, task, newAgent(dom, offline.NewSimAgent(dom, task, 1, tc.rates, nil)), newUser(dom, task, offline.NewUser(task)))
 			if plain.Success() {
 				t.Errorf("fault without gate still passed")
 			}
@@ -164,7 +164,7 @@ func TestSimGateFeedback(t *testing.T) {
 				t.Fatalf("report %+v", rep)
 			}
 			for _, viaTool := range []bool{true, false} {
-				g := &gateAgent{Agent: newAgent(dom, offline.NewSimAgent(dom, task, 1, tc.rates)), refuse: refuse, viaTool: viaTool}
+				g := &gateAgent{Agent: newAgent(dom, offline.NewSimAgent(dom, task, 1, tc.rates, nil)), refuse: refuse, viaTool: viaTool}
 				rec := run(t, dom, task, g, newUser(dom, task, offline.NewUser(task)))
 				if !rec.Success() {
 					t.Errorf("viaTool=%v: gate feedback did not correct the fault: %s", viaTool, rec.RewardInfo.Notes)
@@ -183,7 +183,7 @@ func TestSimGateFeedback(t *testing.T) {
 func TestGateRefusesGold(t *testing.T) {
 	dom := offlinetest.New()
 	task := offlinetest.Task("pay")
-	g := &gateAgent{Agent: newAgent(dom, offline.NewGoldAgent(dom, task)), refuse: func(c message.ToolCall) bool { return c.Name == "pay_order" }, viaTool: true}
+	g := &gateAgent{Agent: newAgent(dom, offline.NewGoldAgent(dom, task, nil)), refuse: func(c message.ToolCall) bool { return c.Name == "pay_order" }, viaTool: true}
 	rec := run(t, dom, task, g, newUser(dom, task, offline.NewUser(task)))
 	rep := simReport(t, rec)
 	if !reflect.DeepEqual(rep.GateRefusedGold, []string{"pay_order"}) || rep.Simulated {
@@ -197,7 +197,7 @@ func TestGateRefusesGold(t *testing.T) {
 func TestSimMissAndDeterminism(t *testing.T) {
 	dom := offlinetest.New()
 	task := offlinetest.Task("device")
-	rec := run(t, dom, task, newAgent(dom, offline.NewSimAgent(dom, task, 3, offline.Rates{Miss: 1})), newUser(dom, task, offline.NewUser(task)))
+	rec := run(t, dom, task, newAgent(dom, offline.NewSimAgent(dom, task, 3, offline.Rates{Miss: 1}, nil)), newUser(dom, task, offline.NewUser(task)))
 	rep := simReport(t, rec)
 	// The user step and the write are missed; the read is never faulted.
 	if len(rep.Faults) != 2 || rep.Faults[0].Tool != "restart_device" || rep.Faults[1].Tool != "cancel_order" || rec.Success() {
@@ -205,7 +205,7 @@ func TestSimMissAndDeterminism(t *testing.T) {
 	}
 	runOnce := func(seed int64) string {
 		rates := offline.Rates{Stale: 0.3, Violation: 0.3, Miss: 0.3}
-		rec := run(t, dom, offlinetest.Task("pay"), newAgent(dom, offline.NewSimAgent(dom, offlinetest.Task("pay"), seed, rates)), newUser(dom, task, offline.NewUser(offlinetest.Task("pay"))))
+		rec := run(t, dom, offlinetest.Task("pay"), newAgent(dom, offline.NewSimAgent(dom, offlinetest.Task("pay"), seed, rates, nil)), newUser(dom, task, offline.NewUser(offlinetest.Task("pay"))))
 		b, _ := json.Marshal(rec.Messages)
 		return string(b) + string(rec.AgentInfo)
 	}
@@ -298,12 +298,12 @@ func TestMutateUsesSiblings(t *testing.T) {
 	dom := offlinetest.New()
 	task := offlinetest.Task("pay")
 	for seed := int64(0); seed < 8; seed++ {
-		rec := run(t, dom, task, newAgent(dom, offline.NewSimAgent(dom, task, seed, offline.Rates{Stale: 1})), newUser(dom, task, offline.NewUser(task)))
+		rec := run(t, dom, task, newAgent(dom, offline.NewSimAgent(dom, task, seed, offline.Rates{Stale: 1}, nil)), newUser(dom, task, offline.NewUser(task)))
 		f := simReport(t, rec).Faults[0]
 		if f.Argument != "payment_method_id" || f.From != "card_1" || f.To != "gift_2" {
 			t.Errorf("seed %d: stale fault %+v", seed, f)
 		}
-		rec = run(t, dom, task, newAgent(dom, offline.NewSimAgent(dom, task, seed, offline.Rates{Violation: 1})), newUser(dom, task, offline.NewUser(task)))
+		rec = run(t, dom, task, newAgent(dom, offline.NewSimAgent(dom, task, seed, offline.Rates{Violation: 1}, nil)), newUser(dom, task, offline.NewUser(task)))
 		f = simReport(t, rec).Faults[0]
 		if f.Argument != "order_id" || (f.To != "#O2" && f.To != "#O3") {
 			t.Errorf("seed %d: violation fault %+v", seed, f)
@@ -317,7 +317,7 @@ func TestStaleNotApplicable(t *testing.T) {
 	dom := offlinetest.New()
 	task := offlinetest.Task("device")
 	task.EvaluationCriteria.Actions = task.EvaluationCriteria.Actions[3:] // cancel_order with no read before it
-	rec := run(t, dom, task, newAgent(dom, offline.NewSimAgent(dom, task, 1, offline.Rates{Stale: 1})), newUser(dom, task, offline.NewUser(task)))
+	rec := run(t, dom, task, newAgent(dom, offline.NewSimAgent(dom, task, 1, offline.Rates{Stale: 1}, nil)), newUser(dom, task, offline.NewUser(task)))
 	rep := simReport(t, rec)
 	if len(rep.Faults) != 1 || rep.Faults[0].Applied || !rec.Success() {
 		t.Errorf("faults %+v success %v", rep.Faults, rec.Success())
@@ -328,7 +328,7 @@ func TestReplay(t *testing.T) {
 	dom := offlinetest.New()
 	task := offlinetest.Task("device")
 	// Record a gold run in τ²-bench's results format, then replay it.
-	gold := run(t, dom, task, newAgent(dom, offline.NewGoldAgent(dom, task)), newUser(dom, task, offline.NewUser(task)))
+	gold := run(t, dom, task, newAgent(dom, offline.NewGoldAgent(dom, task, nil)), newUser(dom, task, offline.NewUser(task)))
 	path := filepath.Join(t.TempDir(), "results.json")
 	writeTau2(t, path, task.ID, 0, gold.Messages)
 	rec, err := offline.LoadRecording(path)
@@ -410,7 +410,7 @@ func TestContextCanceled(t *testing.T) {
 	task := offlinetest.Task("pay")
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	for _, g := range []baseline.Generator{offline.NewGoldAgent(dom, task), offline.NewUser(task)} {
+	for _, g := range []baseline.Generator{offline.NewGoldAgent(dom, task, nil), offline.NewUser(task)} {
 		if _, err := g.Generate(ctx, llmRequest()); err == nil {
 			t.Errorf("%T: no error on a canceled context", g)
 		}

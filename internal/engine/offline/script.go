@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"hash/fnv"
 	"math/rand/v2"
-	"slices"
 	"strconv"
 	"sync"
 
@@ -102,18 +101,21 @@ type Agent struct {
 }
 
 // NewGoldAgent returns the gold agent of a task: its gold assistant actions
-// in order, requests for its user actions, then the communicate_info items.
-func NewGoldAgent(dom envs.Domain, task *tasks.Task) *Agent {
-	a := newAgent(dom, task, "gold")
+// in order (each preceded by the reads evidence[i] names for gold action i,
+// see ledgeragent.EvidencePlan; nil: none), requests for its user actions,
+// then the communicate_info items.
+func NewGoldAgent(dom envs.Domain, task *tasks.Task, evidence [][]message.ToolCall) *Agent {
+	a := newAgent(dom, task, "gold", evidence)
 	a.rep = AgentReport{Backbone: string(Gold), GoldActions: len(task.GoldActions()), Faults: []Fault{}}
 	return a
 }
 
-// NewSimAgent returns the sim agent of a task: the gold script with faults
-// drawn per step from a generator seeded by seed, the task id and
-// rates.Seed, so a (task, seed, rates) triple always gives the same run.
-func NewSimAgent(dom envs.Domain, task *tasks.Task, seed int64, rates Rates) *Agent {
-	a := newAgent(dom, task, "sim")
+// NewSimAgent returns the sim agent of a task: the gold script (with the
+// evidence reads of NewGoldAgent) with faults drawn per step from a
+// generator seeded by seed, the task id and rates.Seed, so a (task, seed,
+// rates, evidence) tuple always gives the same run.
+func NewSimAgent(dom envs.Domain, task *tasks.Task, seed int64, rates Rates, evidence [][]message.ToolCall) *Agent {
+	a := newAgent(dom, task, "sim", evidence)
 	h := fnv.New64a()
 	h.Write([]byte(task.ID))
 	a.rng = rand.New(rand.NewPCG(uint64(seed), h.Sum64()^rates.Seed))
@@ -152,46 +154,9 @@ func (a *Agent) Solo(stopTool string) *Agent {
 	return a
 }
 
-// WithoutEvidenceReads drops the reads the script makes before writes that
-// are not gold actions (see newAgent), so that only the gold trajectory's
-// calls are made: for an agent without LedgerAgent's gate (which is what
-// needs them) on a loop that caps its steps (τ-Trait's 30), where they only
-// spend steps. Call it before the first Generate. It returns a.
-func (a *Agent) WithoutEvidenceReads() *Agent {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.steps = slices.DeleteFunc(a.steps, func(st step) bool { return st.index < 0 })
-	return a
-}
-
-// evidencer is implemented by domains that name the reads a careful agent
-// makes before a write (the records the LedgerAgent gate checks).
-type evidencer interface {
-	EvidenceReads(tool string, args json.RawMessage) []message.ToolCall
-}
-
-func newAgent(dom envs.Domain, task *tasks.Task, prefix string) *Agent {
+func newAgent(dom envs.Domain, task *tasks.Task, prefix string, evidence [][]message.ToolCall) *Agent {
 	a := &Agent{task: task, idPfx: prefix + "_call_"}
-	ev, _ := dom.(evidencer)
-	seen := map[string]bool{} // reads already in the script
 	for i, act := range task.GoldActions() {
-		if act.By() != string(message.ByUser) && ev != nil {
-			if ti, _ := envs.ToolInfo(dom, message.ByAssistant, act.Name); ti.Mutates() {
-				// A careful agent reads the records a write depends on
-				// first; many gold scripts omit those reads. They change
-				// no state, so the DB check is unaffected.
-				for _, r := range ev.EvidenceReads(act.Name, act.Arguments) {
-					key := r.Name + string(r.Arguments)
-					if seen[key] {
-						continue
-					}
-					seen[key] = true
-					a.steps = append(a.steps, step{actions: []tasks.Action{{Name: r.Name, Arguments: r.Arguments}}, index: -1})
-				}
-			} else {
-				seen[act.Name+string(act.Arguments)] = true
-			}
-		}
 		if act.By() == string(message.ByUser) {
 			if n := len(a.steps); n > 0 && a.steps[n-1].user {
 				a.steps[n-1].actions = append(a.steps[n-1].actions, act)
@@ -199,6 +164,13 @@ func newAgent(dom envs.Domain, task *tasks.Task, prefix string) *Agent {
 			}
 			a.steps = append(a.steps, step{user: true, actions: []tasks.Action{act}, index: i})
 			continue
+		}
+		if i < len(evidence) {
+			// The reads a careful agent makes before this write; they
+			// change no state, so the DB check is unaffected.
+			for _, r := range evidence[i] {
+				a.steps = append(a.steps, step{actions: []tasks.Action{{Name: r.Name, Arguments: r.Arguments}}, index: -1})
+			}
 		}
 		ti, _ := envs.ToolInfo(dom, message.ByAssistant, act.Name)
 		a.steps = append(a.steps, step{actions: []tasks.Action{act}, index: i, write: ti.Mutates()})

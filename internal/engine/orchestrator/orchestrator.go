@@ -140,6 +140,11 @@ func Run(ctx context.Context, dom envs.Domain, task *tasks.Task, agent Agent, us
 	cfg = cfg.withDefaults()
 	start := cfg.Now()
 	rec := results.Record{TaskID: task.ID, Domain: dom.Name(), StartTime: start.UTC().Format(time.RFC3339Nano)}
+	// Evaluation (the NL judge) is bound by the run's context only: a
+	// conversation that ended within its wall-clock limit is judged however
+	// long judging takes, but Ctrl-C and the end of --grace stop the judge
+	// too (the record then waits to be judged again).
+	run := ctx
 	if cfg.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
@@ -192,7 +197,7 @@ func Run(ctx context.Context, dom envs.Domain, task *tasks.Task, agent Agent, us
 		rec.UserInfo = marshalReport(r.Report())
 	}
 	if term != evaluator.InfrastructureError {
-		info, err := evaluator.Evaluate(context.WithoutCancel(ctx), dom, task, traj, term, evaluator.Options{Judge: cfg.Judge})
+		info, err := evaluator.Evaluate(run, dom, task, traj, term, evaluator.Options{Judge: cfg.Judge})
 		var judgeErr *evaluator.JudgeError
 		if err != nil {
 			if errors.As(err, &judgeErr) {

@@ -25,7 +25,10 @@ func NewProgress(total int) *Progress {
 	return &Progress{total: int64(total), start: time.Now()}
 }
 
-func (p *Progress) add(r *results.Record) {
+// add counts a finished record. prev, when set, is the judge_pending
+// record r re-judged: only what r adds to it (the new judge attempt) is
+// counted, the conversation was paid for before.
+func (p *Progress) add(r, prev *results.Record) {
 	p.done.Add(1)
 	if r.Infrastructure() {
 		p.infra.Add(1)
@@ -36,8 +39,17 @@ func (p *Progress) add(r *results.Record) {
 			p.passed.Add(1)
 		}
 	}
-	p.tokens.Add(int64(r.AgentUsage.Total() + r.UserUsage.Total() + r.JudgeUsage.Total()))
-	p.costNano.Add(int64(math.Round((r.AgentCost + r.UserCost + r.JudgeCost) * 1e9)))
+	tokens, cost := recordSpend(r)
+	if prev != nil {
+		t0, c0 := recordSpend(prev)
+		tokens, cost = tokens-t0, cost-c0
+	}
+	p.tokens.Add(tokens)
+	p.costNano.Add(int64(math.Round(cost * 1e9)))
+}
+
+func recordSpend(r *results.Record) (tokens int64, cost float64) {
+	return int64(r.AgentUsage.Total() + r.UserUsage.Total() + r.JudgeUsage.Total()), r.AgentCost + r.UserCost + r.JudgeCost
 }
 
 // Snapshot is a consistent-enough view of the counters.

@@ -125,7 +125,7 @@ func Run(ctx context.Context, cfg Config, units []Unit, sink Sink) (Outcome, err
 			if err := sink.Write(rec); err != nil {
 				return fmt.Errorf("record task %s trial %d: %w", u.Task.ID, u.Trial, err)
 			}
-			p.add(&rec)
+			p.add(&rec, u.Rejudge)
 			finished.Add(1)
 			if rec.Cause != nil && errors.Is(rec.Cause, llm.ErrAuth) {
 				// No later unit can do better: start none.

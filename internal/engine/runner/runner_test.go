@@ -13,6 +13,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/message"
 )
 
 func TestTrialSeedsMatchPython(t *testing.T) {
@@ -306,5 +307,29 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not reached")
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestProgressRejudgeAddsOnlyTheJudge: re-judging a judge_pending record
+// replays no conversation, so the progress (which an experiment's cost cap
+// reads) counts only what the new judgement adds, not the conversation's
+// cost a second time.
+func TestProgressRejudgeAddsOnlyTheJudge(t *testing.T) {
+	dom := newFakeDomain(1)
+	pending := results.Record{ID: "sim-1", TaskID: "0", TerminationReason: evaluator.InfrastructureError, JudgePending: evaluator.UserStop,
+		Messages:  []message.Message{{Role: message.Assistant, Content: "the secret"}},
+		AgentCost: 0.5, UserCost: 0.25, JudgeCost: 0.125, AgentUsage: message.Usage{PromptTokens: 1000}}
+	u := Units(dom.TaskList(), TrialSeeds(300, 1))[0]
+	u.Rejudge = &pending
+	p := NewProgress(1)
+	sink := &memSink{}
+	if _, err := Run(context.Background(), Config{Domain: dom, Progress: p, Makers: newTracker().makers(script{})}, []Unit{u}, sink); err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.recs) != 1 || sink.recs[0].Infrastructure() || sink.recs[0].ID != pending.ID || sink.recs[0].AgentCost != pending.AgentCost {
+		t.Fatalf("records %+v; want the judged record under the pending one's id, with its cost", sink.recs)
+	}
+	if s := p.Snapshot(); s.Done != 1 || s.Scored != 1 || s.Cost != 0 || s.Tokens != 0 {
+		t.Errorf("snapshot %+v; want done 1, scored 1, cost 0 and tokens 0 (a judgement without NL assertions costs nothing)", s)
 	}
 }

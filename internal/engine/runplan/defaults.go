@@ -107,10 +107,11 @@ func defaultJudge(opts *Options, cfg *llm.Config, needsJudge bool) string {
 
 // DefaultBackbones returns the user simulator and judge backbones New
 // would resolve for opts (τ²-bench's defaults, judge: of cfg), for checks
-// that do not plan a run (an experiment's dry run). needsJudge assumes a
-// task with NL assertions. An offline agent's scripted user is "".
-func DefaultBackbones(opts Options, cfg *llm.Config) (user, judge string) {
+// that do not plan a run (an experiment's dry run); needsJudge says whether
+// a selected task has NL assertions (CountNL). An offline agent's scripted
+// user is "".
+func DefaultBackbones(opts Options, cfg *llm.Config, needsJudge bool) (user, judge string) {
 	opts.Inherit = func(string) bool { return false }
-	_, _ = applyUpstreamDefaults(&opts, cfg, nil, true)
+	_, _ = applyUpstreamDefaults(&opts, cfg, nil, needsJudge)
 	return opts.UserBackbone, opts.JudgeBackbone
 }

@@ -37,6 +37,16 @@ type Result struct {
 // sink or maker, or a run in which no unit was scored.
 func (p *Plan) Execute(ctx context.Context, prog *runner.Progress) (*Result, error) {
 	opts, m := &p.Options, p.Manifest
+	if p.lock == nil {
+		// A new run: the directory is locked before the manifest exists,
+		// so a second process starting the same run waits for no one and
+		// is refused.
+		l, err := results.Lock(opts.Out)
+		if err != nil {
+			return nil, err
+		}
+		p.lock = l
+	}
 	if p.Existing == nil {
 		if err := results.Create(opts.Out, m); err != nil {
 			return nil, err

@@ -2,11 +2,13 @@ package runplan
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
@@ -39,11 +41,20 @@ func TestPlanExecute(t *testing.T) {
 	if snap := prog.Snapshot(); snap.Done != 4 || len(res.Records) != 4 || len(res.Run.Records) != 4 {
 		t.Errorf("progress done %d, unit records %d, run records %d; want 4 each", snap.Done, len(res.Records), len(res.Run.Records))
 	}
-	again, err := New(context.Background(), Options{Out: out, Concurrency: 1, Grace: 0, LoadDomain: load, DataDir: root,
-		BackbonesOptional: true, Inherit: func(string) bool { return true }})
+	cont := Options{Out: out, Concurrency: 1, Grace: 0, LoadDomain: load, DataDir: root,
+		BackbonesOptional: true, Inherit: func(string) bool { return true }}
+	// While the first plan holds the directory, no other can continue it.
+	if _, err := New(context.Background(), cont); !errors.Is(err, results.ErrLocked) {
+		t.Errorf("plan of a run directory held by another plan: %v; want results.ErrLocked", err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := New(context.Background(), cont)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer again.Close()
 	if again.Existing == nil || len(again.Pending) != 0 || again.Options.Domain != "retail" || again.Options.Trials != 2 {
 		t.Errorf("continued plan: existing %v, %d pending, domain %q, trials %d", again.Existing != nil, len(again.Pending), again.Options.Domain, again.Options.Trials)
 	}

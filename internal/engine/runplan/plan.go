@@ -136,6 +136,7 @@ type Plan struct {
 
 	makers runner.Makers
 	judge  evaluator.Judge
+	lock   *results.DirLock
 	// unpriced are the record fields (results.Unknown*) of the roles whose
 	// backbone has no price.
 	unpriced []string
@@ -168,9 +169,13 @@ func unpriced(cfg *llm.Config, agent, user, judge string, solo bool) (fields, na
 	return fields, named
 }
 
+// Close releases the run directory's lock (taken by New for a run being
+// continued, by Execute for a new one). The process ending releases it too.
+func (p *Plan) Close() error { return p.lock.Unlock() }
+
 // New resolves opts: the run being continued if Out holds one, the tasks,
 // the makers and the manifest. Errors in the settings are UsageErrors.
-func New(ctx context.Context, opts Options) (*Plan, error) {
+func New(ctx context.Context, opts Options) (_ *Plan, err error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -181,6 +186,11 @@ func New(ctx context.Context, opts Options) (*Plan, error) {
 		return nil, errors.New("runplan: no domain loader")
 	}
 	p := &Plan{}
+	defer func() {
+		if err != nil {
+			p.Close() // a plan that is not returned holds no lock
+		}
+	}()
 	if opts.Resume && opts.Out == "" {
 		return nil, UsageError{errors.New("--resume needs --out DIR (the run directory to continue)")}
 	}
@@ -193,6 +203,11 @@ func New(ctx context.Context, opts Options) (*Plan, error) {
 			return nil, fmt.Errorf("--resume: %s holds no run (no %s)", opts.Out, results.ManifestFile)
 		}
 		if ok {
+			// Held until Close: no other process appends to the run while
+			// this one reads what is pending and runs it.
+			if p.lock, err = results.Lock(opts.Out); err != nil {
+				return nil, err
+			}
 			run, err := results.LoadRun(opts.Out)
 			if err != nil {
 				return nil, err
@@ -234,7 +249,7 @@ func New(ctx context.Context, opts Options) (*Plan, error) {
 			return nil, err
 		}
 	}
-	if p.Defaults, err = applyUpstreamDefaults(&opts, cfg, p.Existing, countNL(p.Tasks) > 0); err != nil { // defaults.go
+	if p.Defaults, err = applyUpstreamDefaults(&opts, cfg, p.Existing, CountNL(p.Tasks) > 0); err != nil { // defaults.go
 		return nil, err
 	}
 	llmOpts := opts.LLM
@@ -270,7 +285,7 @@ func New(ctx context.Context, opts Options) (*Plan, error) {
 		return nil, err
 	}
 	if p.judge == nil && !opts.NoJudge {
-		if n := countNL(p.Tasks); n > 0 {
+		if n := CountNL(p.Tasks); n > 0 {
 			return nil, UsageError{fmt.Errorf("%d of the %d selected tasks have NL assertions in their reward and need a judge: pass --judge-backbone NAME (or set judge: in %s), or --no-judge to run them unjudged (reports then say so)",
 				n, len(p.Tasks), opts.BackbonesFile)}
 		}
@@ -401,7 +416,9 @@ func loadBackbones(opts *Options) (*llm.Config, error) {
 	return nil, err
 }
 
-func countNL(ts []tasks.Task) int {
+// CountNL counts the tasks whose reward needs the NL judge (NL_ASSERTION
+// in the reward basis and assertions to judge).
+func CountNL(ts []tasks.Task) int {
 	n := 0
 	for i := range ts {
 		if c := ts[i].EvaluationCriteria; c != nil && c.HasBasis(tasks.RewardNLAssertion) && len(c.NLAssertions) > 0 {

@@ -10,7 +10,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/ledgerbench/ledgerbench/internal/bench/envs/telehealth"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/core/openaitest"
@@ -21,20 +20,24 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
-// TestReplayRecordings replays every recorded GPT-5 telehealth run through
-// the τ-Trait loop, with the replay backbone on both sides (agents.Build, as
-// `run --backbone replay:F --user-backbone replay:F` does), and checks that
-// each recorded reward and every recorded tool output are reproduced.
+// TestReplayRecordings replays every recorded GPT-5 run of telehealth and
+// tautrait-telecom through the τ-Trait loop, with the replay backbone on
+// both sides (agents.Build, as `run --backbone replay:F --user-backbone
+// replay:F` does), and checks that each recorded reward and every recorded
+// tool output are reproduced.
 func TestReplayRecordings(t *testing.T) {
 	ctx := context.Background()
 	root := datatest.Root(t)
-	dom, err := telehealth.Load(root)
-	if err != nil {
-		t.Fatal(err)
+	for _, td := range tauTraitDomains(t, root) {
+		replayRecordings(ctx, t, root, td)
 	}
+}
+
+func replayRecordings(ctx context.Context, t *testing.T, root string, td tauTraitDomain) {
+	dom := td.dom
 	rewards, sims, outputs, outputsEqual := 0, 0, 0, 0
-	for _, path := range datatest.TauTraitRecordings(t) {
-		recs, err := results.ReadV1(path, results.V1Labels{Domain: telehealth.Name})
+	for _, path := range datatest.TauTraitRecordingsOf(t, td.env) {
+		recs, err := results.ReadV1(path, results.V1Labels{Domain: dom.Name()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +47,7 @@ func TestReplayRecordings(t *testing.T) {
 			t.Fatal(err)
 		}
 		if makers.Loop == nil || makers.LoopName != "tau-trait" {
-			t.Fatalf("telehealth's default loop is %q", makers.LoopName)
+			t.Fatalf("%s's default loop is %q", dom.Name(), makers.LoopName)
 		}
 		for _, want := range recs {
 			name := filepath.Base(path) + "/task" + want.TaskID
@@ -90,7 +93,7 @@ func TestReplayRecordings(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("recorded rewards reproduced: %d/%d; tool outputs equal: %d/%d", rewards, sims, outputsEqual, outputs)
+	t.Logf("%s: recorded rewards reproduced: %d/%d; tool outputs equal: %d/%d", dom.Name(), rewards, sims, outputsEqual, outputs)
 }
 
 // toolOutputs lists "name: content" of a trajectory's tool messages, the
@@ -129,16 +132,19 @@ func atoi(t *testing.T, s string) int {
 // in upstream's user flow.
 func TestRequestsAlongRecordings(t *testing.T) {
 	root := datatest.Root(t)
-	dom, err := telehealth.Load(root)
-	if err != nil {
-		t.Fatal(err)
-	}
 	prompts, err := usersim.LoadTraitPrompts(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	agentReqs, agentEq, userReqs, userEq := 0, 0, 0, 0
-	for _, path := range datatest.TauTraitRecordings(t) {
+	for _, td := range tauTraitDomains(t, root) {
+		requestsAlongRecordings(t, root, td, prompts)
+	}
+}
+
+func requestsAlongRecordings(t *testing.T, root string, td tauTraitDomain, prompts *usersim.TraitPrompts) {
+	dom := td.dom
+	agentReqs, agentEq, otherClient, userReqs, userEq := 0, 0, 0, 0, 0
+	for _, path := range datatest.TauTraitRecordingsOf(t, td.env) {
 		raw, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -180,9 +186,16 @@ func TestRequestsAlongRecordings(t *testing.T) {
 				agentReqs++
 				got := normalised(t, body)["messages"]
 				want := jsonValue(t, mustJSON(rec.Traj[:agentAt[n]]))
-				if reflect.DeepEqual(got, want) {
+				switch {
+				case reflect.DeepEqual(got, want):
 					agentEq++
-				} else if agentReqs-agentEq <= 3 {
+				case reflect.DeepEqual(withoutNullKeys(got), withoutNullKeys(want)):
+					// skeptical_*.json were recorded by another client: its
+					// assistant messages lack litellm's function_call (and a
+					// null tool_calls) that ToolCallingAgent's model_dump()
+					// keeps, and that we send.
+					otherClient++
+				case agentReqs-agentEq-otherClient <= 3:
 					t.Errorf("%s: agent request %d:\n%.1500s\nupstream sent\n%.1500s", name, n, mustJSON(got), mustJSON(want))
 				}
 			}
@@ -211,8 +224,35 @@ func TestRequestsAlongRecordings(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("requests along the recorded conversations equal to upstream's: agent %d/%d, user %d/%d", agentEq, agentReqs, userEq, userReqs)
-	if agentEq != agentReqs || userEq != userReqs {
-		t.Errorf("%d agent and %d user requests differ", agentReqs-agentEq, userReqs-userEq)
+	t.Logf("%s: requests along the recorded conversations equal to upstream's: agent %d/%d (%d more equal but for the null keys another client left out), user %d/%d",
+		dom.Name(), agentEq, agentReqs, otherClient, userEq, userReqs)
+	if agentEq+otherClient != agentReqs || userEq != userReqs {
+		t.Errorf("%d agent and %d user requests differ", agentReqs-agentEq-otherClient, userReqs-userEq)
 	}
+}
+
+// withoutNullKeys is a request's messages without the function_call key and
+// null tool_calls of assistant messages.
+func withoutNullKeys(msgs any) any {
+	list, ok := msgs.([]any)
+	if !ok {
+		return msgs
+	}
+	out := make([]any, len(list))
+	for i, m := range list {
+		d, ok := m.(map[string]any)
+		if !ok || d["role"] != "assistant" {
+			out[i] = m
+			continue
+		}
+		c := map[string]any{}
+		for k, v := range d {
+			if k == "function_call" || (k == "tool_calls" && v == nil) {
+				continue
+			}
+			c[k] = v
+		}
+		out[i] = c
+	}
+	return out
 }

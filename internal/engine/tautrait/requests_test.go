@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs/tautraittelecom"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/telehealth"
 	"github.com/ledgerbench/ledgerbench/internal/core/openaitest"
 	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
@@ -37,11 +39,23 @@ type captured struct {
 
 // runFake plays task with a fixed script: the user opens, the agent
 // proposes two tool calls, then answers, and the user stops.
-func runFake(t *testing.T, dom *telehealth.Domain, root string, task *tasks.Task, agent string) captured {
+func runFake(t *testing.T, dom envs.Domain, root string, task *tasks.Task, agent string) captured {
+	t.Helper()
+	return runFakeCalls(t, dom, root, task, agent, fakeCalls("find_patient_by_email"))
+}
+
+// fakeCalls are the two tool calls the fake agent proposes: name with
+// callArgs, then a think.
+func fakeCalls(name string) []openaitest.ToolCall {
+	return []openaitest.ToolCall{{ID: "call_a", Name: name, Arguments: callArgs},
+		{ID: "call_b", Name: "think", Arguments: `{"thought": "x"}`}}
+}
+
+// runFakeCalls is runFake with the agent's first reply proposing calls.
+func runFakeCalls(t *testing.T, dom envs.Domain, root string, task *tasks.Task, agent string, calls []openaitest.ToolCall) captured {
 	t.Helper()
 	agentTurns := []openaitest.Reply{
-		openaitest.Calls(openaitest.ToolCall{ID: "call_a", Name: "find_patient_by_email", Arguments: callArgs},
-			openaitest.ToolCall{ID: "call_b", Name: "think", Arguments: `{"thought": "x"}`}),
+		openaitest.Calls(calls...),
 		openaitest.Text(agentAnswer),
 	}
 	userTurns := []openaitest.Reply{openaitest.Text(userOpening), openaitest.Text("Thanks. ###STOP###")}
@@ -53,7 +67,7 @@ func runFake(t *testing.T, dom *telehealth.Domain, root string, task *tasks.Task
 }
 
 // runScripted plays recorded turns with the baseline agent.
-func runScripted(t *testing.T, dom *telehealth.Domain, root string, task *tasks.Task, agentTurns, userTurns []openaitest.Reply) captured {
+func runScripted(t *testing.T, dom envs.Domain, root string, task *tasks.Task, agentTurns, userTurns []openaitest.Reply) captured {
 	t.Helper()
 	return runWith(t, dom, root, task, "baseline", agentTurns, userTurns)
 }
@@ -62,7 +76,7 @@ func runScripted(t *testing.T, dom *telehealth.Domain, root string, task *tasks.
 // fake OpenAI servers answering with the given turns in order (the last
 // repeats), whose backbones set a temperature the τ-Trait roles must not
 // send.
-func runWith(t *testing.T, dom *telehealth.Domain, root string, task *tasks.Task, agent string, agentTurns, userTurns []openaitest.Reply) captured {
+func runWith(t *testing.T, dom envs.Domain, root string, task *tasks.Task, agent string, agentTurns, userTurns []openaitest.Reply) captured {
 	t.Helper()
 	var mu sync.Mutex
 	var agentN, userN int
@@ -243,4 +257,26 @@ func TestLedgerAgentRequest(t *testing.T) {
 			t.Errorf("request %d: LedgerAgent's request differs beyond the system message:\n%s\nbaseline\n%s", n, mustJSON(l), mustJSON(b))
 		}
 	}
+}
+
+// tauTraitDomain is one of τ-Trait's domains as the tests load it, with its
+// environment name upstream.
+type tauTraitDomain struct {
+	dom envs.Domain
+	env string
+}
+
+// tauTraitDomains loads τ-Trait's ported domains (telehealth and
+// tautrait-telecom).
+func tauTraitDomains(t *testing.T, root string) []tauTraitDomain {
+	t.Helper()
+	th, err := telehealth.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc, err := tautraittelecom.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []tauTraitDomain{{th, "telehealth"}, {tc, tautraittelecom.UpstreamEnv}}
 }

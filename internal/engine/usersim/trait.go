@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
 	"github.com/ledgerbench/ledgerbench/internal/engine/orchestrator"
@@ -18,13 +19,13 @@ import (
 // traitNames are τ-Trait's trait keys (known.Traits), in the order its
 // example files use; traitLevels the accepted values.
 var (
-	traitNames  = [4]string(known.Traits())
+	traitNames  = known.Traits()
 	traitLevels = [...]string{"low", "medium", "high"}
 )
 
 // TraitNames returns τ-Trait's trait keys: impatience, confusion, skeptical
 // (not "skepticism"), incoherence.
-func TraitNames() []string { return slices.Clone(traitNames[:]) }
+func TraitNames() []string { return slices.Clone(traitNames) }
 
 // TraitLevels returns the accepted trait levels: low, medium, high.
 func TraitLevels() []string { return slices.Clone(traitLevels[:]) }
@@ -65,8 +66,8 @@ func ParseTraits(s string) (Traits, error) {
 func (t Traits) Validate() error {
 	var errs []error
 	for _, k := range t.names() {
-		if !slices.Contains(traitNames[:], k) {
-			errs = append(errs, fmt.Errorf("traits: unknown trait %q (known: %s)", k, strings.Join(traitNames[:], ", ")))
+		if !slices.Contains(traitNames, k) {
+			errs = append(errs, fmt.Errorf("traits: unknown trait %q (known: %s)", k, strings.Join(traitNames, ", ")))
 		}
 		if !slices.Contains(traitLevels[:], t[k]) {
 			errs = append(errs, fmt.Errorf("traits: %s: level %q is not one of %s", k, t[k], strings.Join(traitLevels[:], ", ")))
@@ -85,7 +86,7 @@ func (t Traits) names() []string {
 		}
 	}
 	for k := range t {
-		if !slices.Contains(traitNames[:], k) {
+		if !slices.Contains(traitNames, k) {
 			rest = append(rest, k)
 		}
 	}
@@ -246,7 +247,9 @@ type TraitOptions struct {
 	Temperature *float64
 }
 
-// Trait is one conversation's τ-Trait user simulator. Its message flow is
+// Trait is one conversation's τ-Trait user simulator (or, with τ-bench v1's
+// prompts, v1's LLMUserSimulationEnv, which it derives from: the same
+// message flow and request, its own system prompt, no traits). Its message flow is
 // upstream's: system prompt, the agent's greeting (upstream's text) as a
 // user message, then the simulated user's replies as assistant messages and
 // the agent's replies (respond contents, verbatim) as user messages. It has
@@ -295,9 +298,16 @@ func NewTrait(gen Generator, steer Steerer, opts TraitOptions) (*Trait, error) {
 		section = opts.Traits
 	}
 	sys := TraitSystemPrompt(opts.Prompts, opts.Instruction, mode == TraitSteer, section)
+	impl := results.TauTraitUser
+	if opts.Prompts.V1 {
+		if steer != nil || len(opts.Traits) > 0 {
+			return nil, errors.New("τ-bench v1 user: no traits and no steering endpoint (τ-Trait's user has them)")
+		}
+		impl = "tau_bench_user"
+	}
 	t := &Trait{gen: gen, steer: steer, traits: opts.Traits, mode: mode, seed: opts.Seed, temp: opts.Temperature,
 		greeting: opts.Prompts.Greeting,
-		rep:      Report{Implementation: "tau_trait_user", Traits: opts.Traits, TraitMode: mode}}
+		rep:      Report{Implementation: impl, Traits: opts.Traits, TraitMode: mode}}
 	switch {
 	case mode == TraitPrompt:
 		t.rep.Note = "traits approximated by prompting an ordinary chat model (not τ-Trait's steering); " + NoteIgnored

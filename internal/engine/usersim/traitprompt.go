@@ -5,15 +5,18 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/py/pyliteral"
 	"github.com/ledgerbench/ledgerbench/internal/source/data"
 )
 
 // τ-Trait's user simulator source, inside the data directory, and the
-// symbols its text is read from.
+// symbols its text is read from; V1UserFile is τ-bench v1's, whose
+// LLMUserSimulationEnv τ-Trait's derives from.
 const (
 	TraitUserFile  = "tau_trait/envs/user.py"
+	V1UserFile     = "tau_bench/envs/user.py"
 	traitUserClass = "LLMUserSimulationEnv"
 )
 
@@ -33,6 +36,9 @@ type TraitPrompts struct {
 	Forthcoming, ForthcomingSteer string
 	// Greeting is the agent's first message as the user model sees it.
 	Greeting string
+	// V1 marks τ-bench v1's prompts: its template has no forthcomingness
+	// field (the rule is written into it) and there is no steering.
+	V1 bool
 }
 
 // LoadTraitPrompts reads the τ-Trait user's text from a data directory.
@@ -49,8 +55,28 @@ func LoadTraitPrompts(root string) (*TraitPrompts, error) {
 	return p, nil
 }
 
-// ParseTraitPrompts extracts the text from user.py's source.
-func ParseTraitPrompts(src []byte) (*TraitPrompts, error) {
+// LoadV1Prompts reads τ-bench v1's LLM user's text from a data directory
+// (tau-bench's user.py): the same shape as τ-Trait's, with the
+// forthcomingness rule written into the template and no steering.
+func LoadV1Prompts(root string) (*TraitPrompts, error) {
+	path := filepath.Join(root, data.TauBench, filepath.FromSlash(V1UserFile))
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("τ-bench v1 user simulator: %w", err)
+	}
+	p, err := parseUserPrompts(src, true)
+	if err != nil {
+		return nil, fmt.Errorf("τ-bench v1 user simulator: %s: %w", path, err)
+	}
+	return p, nil
+}
+
+// ParseTraitPrompts extracts the text from τ-Trait's user.py source.
+func ParseTraitPrompts(src []byte) (*TraitPrompts, error) { return parseUserPrompts(src, false) }
+
+// parseUserPrompts reads LLMUserSimulationEnv's text from τ-Trait's user.py
+// (v1 false) or τ-bench v1's.
+func parseUserPrompts(src []byte, v1 bool) (*TraitPrompts, error) {
 	sym := func(fn string) string { return traitUserClass + "." + fn }
 	build, err := pyliteral.FuncStrings(src, traitUserClass, "build_system_prompt")
 	if err != nil {
@@ -73,12 +99,21 @@ func ParseTraitPrompts(src []byte) (*TraitPrompts, error) {
 		return nil, fmt.Errorf("%s: instruction_display: want the literals prefix, suffix and \"\", found %d", sym("build_system_prompt"), len(display))
 	}
 	p.InstructionPrefix, p.InstructionSuffix = display[0].Value, display[1].Value
-	if len(forth) != 2 {
+	p.V1 = v1
+	fields := []string{"instruction_display", "forthcomingness"}
+	switch {
+	case v1:
+		if len(forth) != 0 {
+			return nil, fmt.Errorf("%s: forthcomingness: τ-bench v1's prompt has no such variable, found %d assignments", sym("build_system_prompt"), len(forth))
+		}
+		fields = fields[:1]
+	case len(forth) != 2:
 		return nil, fmt.Errorf("%s: forthcomingness: want 2 assignments (ordinary, steer), found %d", sym("build_system_prompt"), len(forth))
+	default:
+		p.Forthcoming, p.ForthcomingSteer = forth[0].Value, forth[1].Value
 	}
-	p.Forthcoming, p.ForthcomingSteer = forth[0].Value, forth[1].Value
-	if len(tmpl) != 1 || !tmpl[0].FString || !slices.Equal(tmpl[0].Fields, []string{"instruction_display", "forthcomingness"}) {
-		return nil, fmt.Errorf("%s: want one returned f-string with the fields instruction_display and forthcomingness", sym("build_system_prompt"))
+	if len(tmpl) != 1 || !tmpl[0].FString || !slices.Equal(tmpl[0].Fields, fields) {
+		return nil, fmt.Errorf("%s: want one returned f-string with the fields %s", sym("build_system_prompt"), strings.Join(fields, " and "))
 	}
 	p.Template = tmpl[0].Value
 	reset, err := pyliteral.FuncStrings(src, traitUserClass, "reset")
@@ -110,7 +145,11 @@ func (p *TraitPrompts) System(instruction string, steered bool) string {
 	if steered {
 		forth = p.ForthcomingSteer
 	}
-	out, err := pyliteral.Fill(p.Template, map[string]string{"instruction_display": display, "forthcomingness": forth})
+	values := map[string]string{"instruction_display": display, "forthcomingness": forth}
+	if p.V1 {
+		delete(values, "forthcomingness")
+	}
+	out, err := pyliteral.Fill(p.Template, values)
 	if err != nil {
 		// ParseTraitPrompts checked the fields.
 		panic(fmt.Sprintf("τ-Trait user prompt: %v", err))

@@ -90,3 +90,33 @@ func TestParseTraitPromptsErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestV1PromptsFromSource extracts τ-bench v1's user text from the pulled
+// user.py: the same template as τ-Trait's with the ordinary forthcomingness
+// rule written in and no final newline, and the same greeting.
+func TestV1PromptsFromSource(t *testing.T) {
+	root := datatest.Root(t)
+	v1, err := LoadV1Prompts(root)
+	if err != nil {
+		t.Skipf("no τ-bench v1 user.py: %v", err)
+	}
+	trait, err := LoadTraitPrompts(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join(root, data.TauBench, V1UserFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(src), v1.Template) || v1.Greeting != trait.Greeting || !v1.V1 {
+		t.Errorf("v1 prompts %+v", v1)
+	}
+	instr := "\n        Your name is Ada.\n    "
+	got, want := v1.System(instr, false), strings.TrimSuffix(trait.System(instr, false), "\n")
+	if got != want {
+		t.Errorf("v1 system prompt\n%q\nwant τ-Trait's without its final newline\n%q", got, want)
+	}
+	if got := v1.System("", false); strings.Contains(got, "Instruction:") {
+		t.Errorf("no instruction: %q", got)
+	}
+}

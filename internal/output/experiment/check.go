@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -8,12 +9,15 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runplan"
+	"github.com/ledgerbench/ledgerbench/internal/engine/usersim"
 )
 
 // Backbones are a cell's agent, user and judge backbones as its run
-// resolves them (τ²-bench's defaults, judge: of the backbones file). The
-// judge is "" or agents.NoJudge when none is used.
-func (c Cell) Backbones(file string, bbs *llm.Config) (agent, user, judge string) {
+// resolves them (τ²-bench's defaults, judge: of the backbones file; an
+// offline agent gets the default judge only when needsJudge: a selected
+// task has NL assertions). The judge is "" or agents.NoJudge when none is
+// used.
+func (c Cell) Backbones(file string, bbs *llm.Config, needsJudge bool) (agent, user, judge string) {
 	o := runplan.Options{Backbone: c.Backbone, UserBackbone: c.UserBackbone, BackbonesFile: file}
 	switch c.Judge {
 	case agents.NoJudge:
@@ -21,7 +25,7 @@ func (c Cell) Backbones(file string, bbs *llm.Config) (agent, user, judge string
 	default:
 		o.JudgeBackbone = c.Judge
 	}
-	user, judge = runplan.DefaultBackbones(o, bbs)
+	user, judge = runplan.DefaultBackbones(o, bbs, needsJudge)
 	if user == "" {
 		user = c.User()
 	}
@@ -31,16 +35,31 @@ func (c Cell) Backbones(file string, bbs *llm.Config) (agent, user, judge string
 // Check lists what keeps the grid's cells from running, beyond planning
 // their tasks: an unknown agent, a backbone (agent, user, judge) neither
 // offline nor in the backbones file bbs (nil: no file), an API-key
-// variable lookup does not hold.
-func Check(cfg *Config, file string, bbs *llm.Config, lookup func(string) (string, bool)) []string {
+// variable lookup does not hold — one line per variable, naming the
+// backbones and cells that need it. needsJudge reports whether a cell's
+// selected tasks have NL assertions (nil: assume they do).
+func Check(cfg *Config, file string, bbs *llm.Config, lookup func(string) (string, bool), needsJudge func(Cell) bool) []string {
 	var problems []string
+	type need struct {
+		uses  []string // "judge gpt-4.1"
+		cells []string
+	}
+	keys := map[string]*need{}
 	for _, c := range cfg.Cells() {
 		if !slices.Contains(agents.AgentNames(), c.Agent) {
 			problems = append(problems, fmt.Sprintf("%s: unknown agent %q", c.ID(), c.Agent))
 		}
-		agent, user, judge := c.Backbones(file, bbs)
+		agent, user, judge := c.Backbones(file, bbs, needsJudge == nil || needsJudge(c))
 		for _, role := range []struct{ what, name string }{{"backbone", agent}, {"user backbone", user}, {"judge", judge}} {
 			if role.name == "" || role.name == agents.NoJudge || runplan.IsOffline(role.name) {
+				continue
+			}
+			if role.what == "user backbone" && role.name == agents.SteerBackbone {
+				// τ-Trait's steering endpoint: its settings come from the
+				// environment, not the backbones file.
+				if _, err := usersim.NewSteerClient(func(k string) string { v, _ := lookup(k); return v }); err != nil {
+					problems = append(problems, fmt.Sprintf("%s: user backbone: %v", c.ID(), err))
+				}
 				continue
 			}
 			if bbs == nil {
@@ -53,9 +72,37 @@ func Check(cfg *Config, file string, bbs *llm.Config, lookup func(string) (strin
 				continue
 			}
 			if _, err := b.APIKey(lookup); err != nil {
-				problems = append(problems, fmt.Sprintf("%s: %s: %v", c.ID(), role.what, err))
+				if !errors.Is(err, llm.ErrNoAPIKey) {
+					problems = append(problems, fmt.Sprintf("%s: %s: %v", c.ID(), role.what, err))
+					continue
+				}
+				n := keys[b.APIKeyEnv]
+				if n == nil {
+					n = &need{}
+					keys[b.APIKeyEnv] = n
+				}
+				if u := role.what + " " + role.name; !slices.Contains(n.uses, u) {
+					n.uses = append(n.uses, u)
+				}
+				if !slices.Contains(n.cells, c.ID()) {
+					n.cells = append(n.cells, c.ID())
+				}
 			}
 		}
+	}
+	vars := make([]string, 0, len(keys))
+	for v := range keys {
+		vars = append(vars, v)
+	}
+	slices.Sort(vars)
+	for _, v := range vars {
+		n := keys[v]
+		cells := n.cells
+		if len(cells) > 4 {
+			cells = append(cells[:4:4], fmt.Sprintf("… %d more", len(n.cells)-4))
+		}
+		problems = append(problems, fmt.Sprintf("environment variable %s is empty or unset (hint: set %s): %s of %d cells (%s)",
+			v, v, strings.Join(n.uses, ", "), len(n.cells), strings.Join(cells, ", ")))
 	}
 	return problems
 }
@@ -76,6 +123,9 @@ type Estimate struct {
 	Unpriced    []string
 	// Basis says where the domain's typical usage comes from.
 	Basis string
+	// UserUnpriced is set when the user's cost is left out: τ-Trait's
+	// steering endpoint has no price (User is 0).
+	UserUnpriced bool
 }
 
 // Total is the cell's estimated cost.
@@ -101,7 +151,7 @@ func priceOf(name string, bbs *llm.Config) (llm.Price, bool) {
 // Unpriced lists the cell's backbones (agent, user, judge) whose price is
 // unknown: what they spend reads $0, so a cost cap cannot bound the cell.
 func (c Cell) Unpriced(file string, bbs *llm.Config) []string {
-	agent, user, judge := c.Backbones(file, bbs)
+	agent, user, judge := c.Backbones(file, bbs, true) // a judge it may call
 	var out []string
 	for _, name := range []string{agent, user, judge} {
 		if name == "" || name == agents.NoJudge || slices.Contains(out, name) {
@@ -131,9 +181,12 @@ func Estimates(cfg *Config, res *Result, file string, bbs *llm.Config) []Estimat
 		}
 		typ := TypicalUsage(c.Domain)
 		e := Estimate{Cell: c, Simulations: max(st.Expected-st.Scored, 0), Basis: typ.Basis, Unpriced: c.Unpriced(file, bbs)}
-		agent, user, _ := c.Backbones(file, bbs)
+		agent, user, _ := c.Backbones(file, bbs, false) // the judge is not priced
 		ap, aok := priceOf(agent, bbs)
 		up, uok := priceOf(user, bbs)
+		if user == agents.SteerBackbone {
+			up, uok, e.UserUnpriced = llm.Price{}, true, true
+		}
 		if e.Priced = aok && uok; e.Priced {
 			e.Agent = ap.Cost(WithCacheShare(typ.Agent, AssumedCacheShare))
 			e.User = up.Cost(WithCacheShare(typ.User, AssumedCacheShare))

@@ -22,7 +22,7 @@ backbones:
 		{Domains: []string{"airline"}, Agents: []string{"baseline", "nobody"}, Backbones: []string{"fake", "sim", "missing"}},
 	}}
 	cells := cfg.Cells()
-	problems := Check(cfg, "b.yaml", bbs, func(string) (string, bool) { return "", false })
+	problems := Check(cfg, "b.yaml", bbs, func(string) (string, bool) { return "", false }, nil)
 	want := []string{`airline/nobody/fake: unknown agent "nobody"`, "airline/baseline/missing: backbone:"}
 	// The user of a model agent is τ²-bench's default, in the file.
 	if strings.Contains(strings.Join(problems, "\n"), "user backbone") {
@@ -39,8 +39,26 @@ backbones:
 	}
 	// The file's judge is checked (its key is unset) when the grid does not say none.
 	cfg.Judge = ""
-	if p := Check(cfg, "b.yaml", bbs, func(k string) (string, bool) { return "", false }); !strings.Contains(strings.Join(p, "\n"), "judge: backbone keyed") {
-		t.Errorf("problems %q do not name the judge's unset key", p)
+	p := Check(cfg, "b.yaml", bbs, func(k string) (string, bool) { return "", false }, nil)
+	var keyLines []string
+	for _, l := range p {
+		if strings.Contains(l, "K_KEY") {
+			keyLines = append(keyLines, l)
+		}
+	}
+	// One line for the variable, naming its backbone's role and the cells
+	// (the file's judge is every cell's: the model agents' always, the
+	// offline ones' because their tasks may have NL assertions).
+	if len(keyLines) != 1 || !strings.Contains(keyLines[0], "environment variable K_KEY is empty or unset") ||
+		!strings.Contains(keyLines[0], "judge keyed of 6 cells") {
+		t.Errorf("problems %q: want one line naming K_KEY, the judge keyed and its 6 cells", p)
+	}
+	// Offline cells whose tasks have no NL assertions need no judge: no key.
+	offline := func(c Cell) bool { return false }
+	p = Check(&Config{Out: "o", Trials: 1, Limit: 2, Grid: []Block{{Domains: []string{"airline"}, Agents: []string{"baseline"}, Backbones: []string{"sim", "gold"}}}},
+		"b.yaml", bbs, func(string) (string, bool) { return "", false }, offline)
+	if len(p) != 0 {
+		t.Errorf("offline cells without NL tasks: problems %q; want none (no judge is called)", p)
 	}
 	res := &Result{}
 	for _, c := range cells {
@@ -70,5 +88,34 @@ backbones:
 				t.Errorf("%s: %+v; want no price", e.Cell.ID(), e)
 			}
 		}
+	}
+}
+
+// TestCheckSteer: τ-Trait's steering user backbone is checked through its
+// environment variables, not the backbones file, and its calls are left out
+// of the estimate (no price).
+func TestCheckSteer(t *testing.T) {
+	bbs, err := llm.Decode(strings.NewReader(`
+backbones:
+  fake: {base_url: "http://x/v1", model: fake-model, price: {input: 2, output: 8}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &Config{Out: "o", Trials: 1, Judge: "none", Grid: []Block{
+		{Domains: []string{"telehealth"}, Agents: []string{"baseline"}, Backbones: []string{"fake"}, UserBackbones: []string{"steer"}, Traits: []string{"none"}},
+	}}
+	problems := Check(cfg, "b.yaml", bbs, func(string) (string, bool) { return "", false }, nil)
+	if len(problems) != 1 || !strings.Contains(problems[0], "STEER_ENDPOINT is not set") || !strings.Contains(problems[0], "STEER_API_KEY is not set") {
+		t.Errorf("problems %q; want the steering endpoint's variables", problems)
+	}
+	env := map[string]string{"STEER_ENDPOINT": "https://steer.example", "STEER_API_KEY": "k"}
+	if p := Check(cfg, "b.yaml", bbs, func(k string) (string, bool) { v, ok := env[k]; return v, ok }, nil); len(p) != 0 {
+		t.Errorf("problems %q with the variables set", p)
+	}
+	res := &Result{Cells: []Status{{ID: cfg.Cells()[0].ID(), Expected: 20}}}
+	est := Estimates(cfg, res, "b.yaml", bbs)
+	if len(est) != 1 || !est[0].Priced || !est[0].UserUnpriced || est[0].User != 0 || est[0].Agent == 0 {
+		t.Errorf("estimate %+v; want the agent priced, the steering user left out", est)
 	}
 }

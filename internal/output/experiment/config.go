@@ -19,6 +19,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ledgerbench/ledgerbench/internal/engine/usersim"
 )
 
 // Config is an experiment file. Unknown keys are errors.
@@ -74,10 +76,14 @@ type Block struct {
 	Agents        []string `yaml:"agents"`
 	Backbones     []string `yaml:"backbones"`
 	UserBackbones []string `yaml:"user_backbones"`
-	Trials        int      `yaml:"trials"`
-	Split         *string  `yaml:"split"`
-	Limit         *int     `yaml:"limit"`
-	TaskIDs       []string `yaml:"task_ids"`
+	// Traits lists τ-Trait user traits, one cell per entry: "none" (a
+	// τ-Trait user without traits) or a trait dict (name=level pairs or a
+	// JSON object, as run's --traits). Empty: the runs' default, no traits.
+	Traits  []string `yaml:"traits"`
+	Trials  int      `yaml:"trials"`
+	Split   *string  `yaml:"split"`
+	Limit   *int     `yaml:"limit"`
+	TaskIDs []string `yaml:"task_ids"`
 }
 
 // Defaults.
@@ -179,6 +185,16 @@ func (c *Config) Validate() error {
 		if b.Trials < 0 || (b.Limit != nil && *b.Limit < 0) {
 			errs = append(errs, fmt.Errorf("grid[%d]: trials and limit must not be negative", i))
 		}
+		for _, tr := range b.Traits {
+			if tr == NoTraits {
+				continue
+			}
+			if t, err := usersim.ParseTraits(tr); err != nil {
+				errs = append(errs, fmt.Errorf("grid[%d]: traits %q: %w", i, tr, err))
+			} else if len(t) == 0 {
+				errs = append(errs, fmt.Errorf("grid[%d]: traits %q: no traits (write %q)", i, tr, NoTraits))
+			}
+		}
 		for _, list := range [][]string{b.Domains, b.Agents, b.Backbones, b.UserBackbones} {
 			for _, v := range list {
 				if strings.TrimSpace(v) == "" {
@@ -206,29 +222,46 @@ func (c *Config) Validate() error {
 
 // Cell is one run of the grid.
 type Cell struct {
-	Domain       string   `json:"domain"`
-	Agent        string   `json:"agent"`
-	Backbone     string   `json:"backbone"`
-	UserBackbone string   `json:"user_backbone,omitempty"` // "" = the agent's backbone
-	Trials       int      `json:"trials"`
-	Seed         int64    `json:"seed"`
-	Split        string   `json:"split,omitempty"`
-	Limit        int      `json:"limit,omitempty"`
-	TaskIDs      []string `json:"task_ids,omitempty"`
-	MaxSteps     int      `json:"max_steps"`
-	MaxErrors    int      `json:"max_errors"`
-	Judge        string   `json:"judge,omitempty"`
+	Domain       string `json:"domain"`
+	Agent        string `json:"agent"`
+	Backbone     string `json:"backbone"`
+	UserBackbone string `json:"user_backbone,omitempty"` // "" = the agent's backbone
+	// Traits are the τ-Trait user's traits ("" the run's default, NoTraits
+	// none).
+	Traits    string   `json:"traits,omitempty"`
+	Trials    int      `json:"trials"`
+	Seed      int64    `json:"seed"`
+	Split     string   `json:"split,omitempty"`
+	Limit     int      `json:"limit,omitempty"`
+	TaskIDs   []string `json:"task_ids,omitempty"`
+	MaxSteps  int      `json:"max_steps"`
+	MaxErrors int      `json:"max_errors"`
+	Judge     string   `json:"judge,omitempty"`
 	// Dir is the cell's run directory.
 	Dir string `json:"dir"`
 }
 
-// ID names the cell: domain/agent/backbone[/user=U].
+// NoTraits in a block's traits is a τ-Trait user without traits.
+const NoTraits = "none"
+
+// ID names the cell: domain/agent/backbone[/user=U][/traits=T].
 func (c Cell) ID() string {
 	s := c.Domain + "/" + c.Agent + "/" + c.Backbone
 	if c.UserBackbone != "" {
 		s += "/user=" + c.UserBackbone
 	}
+	if c.Traits != "" {
+		s += "/traits=" + c.Traits
+	}
 	return s
+}
+
+// RunTraits are the traits the cell's run is given (run's --traits).
+func (c Cell) RunTraits() string {
+	if c.Traits == NoTraits {
+		return ""
+	}
+	return c.Traits
 }
 
 // User is the effective user backbone.
@@ -249,37 +282,43 @@ func (c *Config) Cells() []Cell {
 		if len(users) == 0 {
 			users = []string{""}
 		}
+		traits := b.Traits
+		if len(traits) == 0 {
+			traits = []string{""}
+		}
 		for _, d := range b.Domains {
 			for _, bb := range b.Backbones {
 				for _, u := range users {
 					for _, a := range b.Agents {
-						cell := Cell{Domain: d, Agent: a, Backbone: bb, UserBackbone: u, Trials: c.Trials, Seed: c.Seed,
-							Split: c.Split, Limit: c.Limit, TaskIDs: slices.Clone(c.TaskIDs), MaxSteps: c.MaxSteps, MaxErrors: c.MaxErrors, Judge: c.Judge}
-						if s, ok := c.Splits[d]; ok {
-							cell.Split = s
+						for _, tr := range traits {
+							cell := Cell{Domain: d, Agent: a, Backbone: bb, UserBackbone: u, Traits: canonical(tr), Trials: c.Trials, Seed: c.Seed,
+								Split: c.Split, Limit: c.Limit, TaskIDs: slices.Clone(c.TaskIDs), MaxSteps: c.MaxSteps, MaxErrors: c.MaxErrors, Judge: c.Judge}
+							if s, ok := c.Splits[d]; ok {
+								cell.Split = s
+							}
+							if b.Trials > 0 {
+								cell.Trials = b.Trials
+							}
+							if b.Split != nil {
+								cell.Split = *b.Split
+							}
+							if b.Limit != nil {
+								cell.Limit = *b.Limit
+							}
+							if b.TaskIDs != nil {
+								cell.TaskIDs = slices.Clone(b.TaskIDs)
+							}
+							if u == bb {
+								cell.UserBackbone = ""
+							}
+							key := cell.ID()
+							if seen[key] {
+								continue
+							}
+							seen[key] = true
+							cell.Dir = filepath.Join(c.Out, "runs", cellDir(cell))
+							out = append(out, cell)
 						}
-						if b.Trials > 0 {
-							cell.Trials = b.Trials
-						}
-						if b.Split != nil {
-							cell.Split = *b.Split
-						}
-						if b.Limit != nil {
-							cell.Limit = *b.Limit
-						}
-						if b.TaskIDs != nil {
-							cell.TaskIDs = slices.Clone(b.TaskIDs)
-						}
-						if u == bb {
-							cell.UserBackbone = ""
-						}
-						key := cell.ID()
-						if seen[key] {
-							continue
-						}
-						seen[key] = true
-						cell.Dir = filepath.Join(c.Out, "runs", cellDir(cell))
-						out = append(out, cell)
 					}
 				}
 			}
@@ -288,11 +327,27 @@ func (c *Config) Cells() []Cell {
 	return out
 }
 
+// canonical writes a trait dict as name=level pairs in τ-Trait's order
+// (NoTraits and what does not parse stay).
+func canonical(traits string) string {
+	if traits == "" || traits == NoTraits {
+		return traits
+	}
+	t, err := usersim.ParseTraits(traits)
+	if err != nil {
+		return traits
+	}
+	return t.String()
+}
+
 // cellDir is the run directory name of a cell.
 func cellDir(c Cell) string {
 	s := safe(c.Domain) + "_" + safe(c.Agent) + "_" + safe(c.Backbone)
 	if c.UserBackbone != "" {
 		s += "_user-" + safe(c.UserBackbone)
+	}
+	if c.Traits != "" {
+		s += "_traits-" + safe(c.Traits)
 	}
 	return s
 }

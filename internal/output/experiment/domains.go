@@ -6,6 +6,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/engine/runplan"
 	"github.com/ledgerbench/ledgerbench/internal/score/metrics"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
@@ -63,6 +64,18 @@ func (d *Domains) Plan(_ context.Context, domain string, sel tasks.Selection) ([
 		ids[i] = ts[i].ID
 	}
 	return ids, nil
+}
+
+// NeedsJudge reports whether any task a cell selects has NL assertions
+// (runplan.CountNL); a cell whose tasks cannot be planned is assumed to
+// need one (its planning error is reported on its own).
+func (d *Domains) NeedsJudge(c Cell) bool {
+	dom, err := d.get(c.Domain)
+	if err != nil {
+		return true
+	}
+	ts, err := dom.Tasks().Select(tasks.Selection{Split: c.Split, TaskIDs: c.TaskIDs, Limit: c.Limit})
+	return err != nil || runplan.CountNL(ts) > 0
 }
 
 // Catalog is the metrics catalog of the domains loaded so far (nil: none).

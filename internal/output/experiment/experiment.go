@@ -370,11 +370,14 @@ func count(st *Status, ids []string) error {
 			want[results.UnitKey{TaskID: id, Trial: t}] = true
 		}
 	}
-	for _, r := range recs {
+	// Each simulation once: the attempts a re-run replaced were paid for, a
+	// re-judged record carries its pending one's cost.
+	latest, paid := results.Partition(recs)
+	for _, r := range append(paid, latest...) {
 		st.Records++
 		st.Cost += recordCost(&r)
 	}
-	for _, r := range results.Latest(recs) {
+	for _, r := range latest {
 		if !r.Infrastructure() && want[r.Key()] {
 			st.Scored++
 		}

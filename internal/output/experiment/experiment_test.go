@@ -86,6 +86,25 @@ grid:
 	}
 }
 
+// TestTraitCells: a block's traits are a dimension of its cells, each in
+// its own run directory, canonically named; "none" runs without traits.
+func TestTraitCells(t *testing.T) {
+	c, err := Parse([]byte("out: x\ngrid: [{domains: [telehealth], agents: [baseline], backbones: [m], user_backbones: [steer], traits: [none, '{\"confusion\": \"high\"}']}]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := c.Cells()
+	if len(cells) != 2 {
+		t.Fatalf("%d cells", len(cells))
+	}
+	if cells[0].ID() != "telehealth/baseline/m/user=steer/traits=none" || cells[0].RunTraits() != "" {
+		t.Errorf("cell 0: %s, run traits %q", cells[0].ID(), cells[0].RunTraits())
+	}
+	if cells[1].Traits != "confusion=high" || cells[1].RunTraits() != "confusion=high" || cells[0].Dir == cells[1].Dir {
+		t.Errorf("cell 1: %s (%s)", cells[1].ID(), cells[1].Dir)
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	cases := []struct{ name, yaml, want string }{
 		{"unknown key", "out: x\ntrails: 4\ngrid: [{domains: [a], agents: [b], backbones: [c]}]", "trails"},
@@ -94,6 +113,9 @@ func TestParseErrors(t *testing.T) {
 		{"missing dimension", "out: x\ngrid: [{domains: [a], backbones: [c]}]", "agents"},
 		{"negative budget", "out: x\nmax_cost: -1\ngrid: [{domains: [a], agents: [b], backbones: [c]}]", "max_cost"},
 		{"shared directory", "out: x\ngrid: [{domains: [a], agents: [b/c, b_c], backbones: [m]}]", "share the run directory"},
+		{"bad trait", "out: x\ngrid: [{domains: [a], agents: [b], backbones: [c], traits: [patience=high]}]", `traits "patience=high"`},
+		{"bad level", "out: x\ngrid: [{domains: [a], agents: [b], backbones: [c], traits: [confusion=extreme]}]", "level"},
+		{"empty traits", "out: x\ngrid: [{domains: [a], agents: [b], backbones: [c], traits: ['{}']}]", `write "none"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -106,7 +128,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestShippedConfigs(t *testing.T) {
-	for _, name := range []string{"paper.yaml", "sim.yaml"} {
+	for _, name := range []string{"paper.yaml", "sim.yaml", "tautrait.yaml"} {
 		c, err := Load(filepath.Join("..", "..", "..", "experiments", name))
 		if err != nil {
 			t.Fatal(err)
@@ -127,6 +149,25 @@ func TestShippedConfigs(t *testing.T) {
 			// 2 domains × baseline, ledger, irma.
 			if len(cells) != 6 || c.Trials != 2 || c.Limit == 0 {
 				t.Errorf("sim: %d cells, %d trials, limit %d; want 6, 2, a limit", len(cells), c.Trials, c.Limit)
+			}
+		case "tautrait.yaml":
+			// τ-Trait's four domains × no traits and four traits × 2 agents × 2 backbones.
+			if len(cells) != 80 || c.Trials != 3 {
+				t.Errorf("tautrait: %d cells, %d trials; want 80, 3", len(cells), c.Trials)
+			}
+			traits := map[string]bool{}
+			for _, cell := range cells {
+				traits[cell.Traits] = true
+				if cell.UserBackbone != "steer" {
+					t.Errorf("tautrait: %s: user backbone %q; want τ-Trait's steering endpoint", cell.ID(), cell.UserBackbone)
+				}
+			}
+			want := []string{"none", "impatience=low,confusion=low,skeptical=medium,incoherence=low", "impatience=low,confusion=medium,skeptical=low,incoherence=low",
+				"impatience=medium,confusion=low,skeptical=low,incoherence=low", "impatience=low,confusion=low,skeptical=low,incoherence=medium"}
+			for _, w := range want {
+				if !traits[w] {
+					t.Errorf("tautrait: no cell with traits %s (have %v)", w, traits)
+				}
 			}
 		}
 	}
@@ -410,4 +451,38 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCountRejudgedOnce: a unit whose judge failed and that a resume judged
+// again (the judged record keeps the pending one's id and carries its cost)
+// is one simulation of the budget, its conversation paid once; an attempt a
+// re-run replaced is a simulation of its own, paid for.
+func TestCountRejudgedOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	w, err := results.OpenWriter(filepath.Join(dir, results.SimulationsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending := results.Record{ID: "a", TaskID: "0", TerminationReason: evaluator.InfrastructureError, JudgePending: evaluator.UserStop, AgentCost: 1, JudgeCost: 0.25}
+	judged := pending
+	judged.TerminationReason, judged.JudgePending, judged.JudgeCost = evaluator.UserStop, "", 0.5
+	judged.RewardInfo = &evaluator.RewardInfo{Reward: 1}
+	crashed := results.Record{ID: "b", TaskID: "1", TerminationReason: evaluator.InfrastructureError, AgentCost: 2}
+	rerun := results.Record{ID: "c", TaskID: "1", TerminationReason: evaluator.UserStop, AgentCost: 4, RewardInfo: &evaluator.RewardInfo{}}
+	for _, r := range []results.Record{pending, crashed, judged, rerun} {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st := Status{Cell: Cell{Dir: dir, Trials: 1}}
+	if err := count(&st, []string{"0", "1"}); err != nil {
+		t.Fatal(err)
+	}
+	if st.Records != 3 || st.Scored != 2 || st.Cost != 1.5+2+4 {
+		t.Errorf("records %d scored %d cost %v; want 3 simulations (the re-judged one once), 2 scored, $7.5", st.Records, st.Scored, st.Cost)
+	}
 }

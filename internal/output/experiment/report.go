@@ -59,8 +59,8 @@ func WriteReport(cfg *Config, res *Result, cat metrics.Catalog, prepare func([]*
 			return nil, nil, err
 		}
 	}
-	for _, id := range report.TableIDs {
-		if err := write(filepath.Join("tables", id+".csv"), report.CSV, id); err != nil {
+	for _, t := range rep.Tables { // the default tables: τ-Trait's only when the grid has trait groups
+		if err := write(filepath.Join("tables", t.ID+".csv"), report.CSV, t.ID); err != nil {
 			return nil, nil, err
 		}
 	}

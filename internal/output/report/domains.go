@@ -1,20 +1,61 @@
 package report
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/engine/ledgeragent"
 	"github.com/ledgerbench/ledgerbench/internal/score/metrics"
+	"github.com/ledgerbench/ledgerbench/internal/score/rescore"
 )
 
 // LoadDomains loads from dataDir the ported domains the sources' records
 // name, and their catalog; a domain that is not ported or cannot be loaded
 // is reported once through note and left out.
+//
+// A τ-bench v1 list's records name the upstream environment (its policy
+// heading); they are relabelled with the domain its recorded tasks point to
+// (rescore.DetectV1), whose notes go through note, unless a domain label
+// was given.
 func LoadDomains(dataDir string, sources []*Source, note func(string)) (metrics.Catalog, []envs.Domain) {
+	loaded := map[string]envs.Domain{}
+	load := func(name string) (envs.Domain, error) {
+		if d, ok := loaded[name]; ok {
+			return d, nil
+		}
+		d, err := domains.Load(name, dataDir)
+		if err == nil {
+			loaded[name] = d
+		}
+		return d, err
+	}
+	for _, src := range sources {
+		if src.Kind != V1 || src.Labelled || len(src.Records) == 0 {
+			continue
+		}
+		list, err := results.ReadV1List(src.Path)
+		if err != nil {
+			note(err.Error())
+			continue
+		}
+		det, dom, err := rescore.DetectV1(context.Background(), src.Path, src.Records[0].Domain, list, load)
+		if err != nil {
+			note(fmt.Sprintf("%v; using what its records carry", err))
+			continue
+		}
+		for _, n := range det.Notes {
+			note(fmt.Sprintf("%s: %s", filepath.Base(src.Path), n))
+		}
+		for i := range src.Records {
+			src.Records[i].Domain = dom.Name()
+		}
+	}
 	var names []string
 	for _, src := range sources {
 		for i := range src.Records {
@@ -29,7 +70,7 @@ func LoadDomains(dataDir string, sources []*Source, note func(string)) (metrics.
 			note(fmt.Sprintf("domain %q is not ported; using what its records carry", n))
 			continue
 		}
-		d, err := domains.Load(n, dataDir)
+		d, err := load(n)
 		if err != nil {
 			note(fmt.Sprintf("%v; using what its records carry", err))
 			continue
@@ -52,11 +93,6 @@ func AddShadowVerdicts(sources []*Source, doms []envs.Domain) {
 		byName[d.Name()] = d
 	}
 	for _, src := range sources {
-		if src.Kind == V1 {
-			// τ-bench v1 tool outputs have another schema: the ported
-			// domain's gate cannot judge them.
-			continue
-		}
 		for i := range src.Records {
 			r := &src.Records[i]
 			dom := byName[r.Domain]

@@ -54,6 +54,9 @@ type Source struct {
 	// Plan is what the run meant to cover (trials per task, task ids), when
 	// the input says.
 	Plan metrics.Plan
+	// Labelled reports a domain label given for the input (Labels.Domain):
+	// a v1 list then keeps it rather than the detected domain.
+	Labelled bool
 }
 
 // Labels override the labels of every record of an input (empty fields
@@ -105,7 +108,8 @@ func Load(path string, labels Labels) (*Source, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Source{Path: path, Kind: V1, Records: recs}, nil
+		src := &Source{Path: path, Kind: V1, Records: recs, Labelled: labels.Domain != ""}
+		return src, nil
 	default:
 		f, err := results.ReadTau2(path)
 		if err != nil {

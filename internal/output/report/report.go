@@ -52,7 +52,10 @@ func (o Options) withDefaults() Options {
 // Report is a report over run groups.
 type Report struct {
 	Groups []metrics.Summary
+	// Tables are the tables of the default output: every table, the trait
+	// table only when some group carries traits.
 	Tables []Table
+	traits Table
 	opts   Options
 }
 
@@ -69,7 +72,7 @@ const (
 )
 
 // TableIDs lists every table id.
-var TableIDs = []string{TableOverview, TableMain, TableComparison, TableWrite, TableActions, TableGate, TableErrors, TableCosts}
+var TableIDs = []string{TableOverview, TableMain, TableComparison, TableWrite, TableActions, TableGate, TableErrors, TableCosts, TableTraits}
 
 // Build orders groups (domains, backbones and agents in the paper's order)
 // and builds every table.
@@ -82,6 +85,10 @@ func Build(groups []metrics.Summary, opts Options) *Report {
 	})
 	r := &Report{Groups: gs, opts: opts}
 	r.Tables = []Table{r.overview(), r.mainTable(), r.comparison(), r.writeSubset(), r.actions(), r.gate(), r.errors(), r.costs()}
+	r.traits = r.traitsTable()
+	if len(r.traits.Rows) > 0 {
+		r.Tables = append(r.Tables, r.traits) // in the default output only when there are trait groups
+	}
 	return r
 }
 
@@ -91,6 +98,9 @@ func (r *Report) Table(id string) (Table, bool) {
 		if t.ID == id {
 			return t, true
 		}
+	}
+	if id == TableTraits {
+		return r.traits, true
 	}
 	return Table{}, false
 }

@@ -115,7 +115,16 @@ func Round(x float64, n int) float64 {
 	return r
 }
 
-// FormatFixed formats x like Python's f"{x:.nf}".
+// FormatFixed formats x like Python's f"{x:.nf}" (inf, -inf and nan as
+// Python writes them).
 func FormatFixed(x float64, n int) string {
+	switch {
+	case math.IsInf(x, 1):
+		return "inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	case math.IsNaN(x):
+		return "nan"
+	}
 	return strconv.FormatFloat(x, 'f', n, 64)
 }

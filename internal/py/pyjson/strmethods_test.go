@@ -27,3 +27,15 @@ func TestStrMethods(t *testing.T) {
 		}
 	}
 }
+
+func TestIsDigit(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		r    rune
+		want bool
+	}{{'0', true}, {'9', true}, {'a', false}, {'²', true}, {'①', true}, {'٣', true}, {'½', false}, {'Ⅻ', false}, {'𝟎', true}, {'-', false}} {
+		if got := IsDigit(c.r); got != c.want {
+			t.Errorf("IsDigit(%q) = %v; want %v", c.r, got, c.want)
+		}
+	}
+}

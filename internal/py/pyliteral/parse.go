@@ -511,7 +511,8 @@ func (p *parser) strings() (any, error) {
 
 // stringMethods applies the argument-less whitespace methods upstream's
 // prompt constants use ("""…""".strip()): strip, lstrip and rstrip, with
-// Python's str.isspace notion of whitespace.
+// Python's str.isspace notion of whitespace; and str.join of a literal list
+// or tuple of strings (a task instruction written as "".join((…))).
 func (p *parser) stringMethods(s string) (any, error) {
 	for p.isOp(".") {
 		save, dot := *p.lx, p.tok
@@ -521,6 +522,13 @@ func (p *parser) stringMethods(s string) (any, error) {
 		name := p.tok
 		var apply func(string, func(rune) bool) string
 		switch {
+		case name.kind == tName && name.text == "join":
+			joined, err := p.join(s)
+			if err != nil {
+				return nil, err
+			}
+			s = joined
+			continue
 		case name.kind == tName && name.text == "strip":
 			apply = strings.TrimFunc
 		case name.kind == tName && name.text == "lstrip":
@@ -546,6 +554,43 @@ func (p *parser) stringMethods(s string) (any, error) {
 		s = apply(s, pyjson.IsSpace)
 	}
 	return s, nil
+}
+
+// join parses the argument of sep.join(…) (after the name) and
+// joins it: a list or tuple literal of strings, else Python's TypeError.
+func (p *parser) join(sep string) (string, error) {
+	if err := p.advance(); err != nil {
+		return "", err
+	}
+	if err := p.expect("("); err != nil {
+		return "", err
+	}
+	at := p.tok
+	v, err := p.expr(1)
+	if err != nil {
+		return "", err
+	}
+	if err := p.expect(")"); err != nil {
+		return "", err
+	}
+	var items []any
+	switch x := v.(type) {
+	case []any:
+		items = x
+	case Tuple:
+		items = x
+	default:
+		return "", p.errAt(at, "str.join of %s (only a list or tuple of strings is supported)", pyjson.TypeName(v))
+	}
+	parts := make([]string, len(items))
+	for i, it := range items {
+		str, ok := it.(string)
+		if !ok {
+			return "", p.errAt(at, "sequence item %d: expected str instance, %s found", i, pyjson.TypeName(it))
+		}
+		parts[i] = str
+	}
+	return strings.Join(parts, sep), nil
 }
 
 // decodeString evaluates one string literal token.

@@ -147,6 +147,10 @@ func TestParseExpr(t *testing.T) {
 		{"lstrip rstrip chained", "' a '.lstrip().rstrip()", `'a'`},
 		{"strip python whitespace", "'\\x1c\\x0b a\\u3000'.strip()", `'a'`},
 		{"strip in list", "[' a '.strip(), 1]", "['a', 1]"},
+		{"join tuple", "\"\".join((\"a\", 'b' 'c',\n \"d\"))", `'abcd'`},
+		{"join list with separator", "', '.join(['x', 'y']).strip()", `'x, y'`},
+		{"join empty", "'-'.join(())", `''`},
+		{"join in dict", `{"d": "".join(("Options: ", "A"))}`, `{'d': 'Options: A'}`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -195,6 +199,9 @@ func TestParseExprErrors(t *testing.T) {
 		{"column counts characters", "['é', x]", 1, 7, "name x"},
 		{"strip with arguments", "'xa'.strip('x')", 1, 12, "str.strip with arguments"},
 		{"other string method", "'a'.upper()", 1, 4, `unexpected "." after the literal`},
+		{"join of a name", "''.join(x)", 1, 9, "name x"},
+		{"join of a dict", "''.join({})", 1, 9, "str.join of dict"},
+		{"join of a number", "''.join([1])", 1, 9, "sequence item 0: expected str instance, int found"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

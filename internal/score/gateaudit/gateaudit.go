@@ -1,12 +1,14 @@
 // Package gateaudit measures LedgerAgent's policy gate offline, as the
-// gate-audit command reports it: per domain the gold writes through the
-// gate (false positives) and the gold writes mutated into named violations
-// (recall); per recorded τ²-bench run every write judged in shadow mode.
+// gate-audit command reports it: per domain every task played live by the
+// gold backbone through LedgerAgent, as `run` plays it (false positives and
+// tasks lost), and the gold writes mutated into named violations (recall);
+// per recorded τ²-bench run every write judged in shadow mode.
 package gateaudit
 
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
@@ -18,7 +20,8 @@ import (
 type Options struct {
 	DataDir string
 	// Domains for the gold and mutation audits (empty: every base domain;
-	// variants share their base domain's gate).
+	// variants share their base domain's gate). A domain with a solo mode
+	// is audited in it too (gold only: its own predicates).
 	Domains []string
 	// Split is the task split of those audits (empty: each domain's default).
 	Split string
@@ -34,9 +37,10 @@ type Result struct {
 	Files   []File
 }
 
-// Domain is one domain's gold and mutation audit.
+// Domain is one domain's gold and mutation audit (a solo mode's has no
+// mutations).
 type Domain struct {
-	Gold      ledgeragent.GoldReport
+	Gold      GoldReport
 	Mutations []ledgeragent.MutationReport
 }
 
@@ -52,6 +56,34 @@ func (r *Result) FalsePositives() int {
 	n := 0
 	for _, d := range r.Domains {
 		n += d.Gold.FalsePositives
+	}
+	return n
+}
+
+// Lost counts the tasks the live gold runs did not pass.
+func (r *Result) Lost() int {
+	n := 0
+	for _, d := range r.Domains {
+		n += len(d.Gold.Lost)
+	}
+	return n
+}
+
+// HarnessErrors counts what the audits could not judge because the harness
+// failed (a gate predicate panicked): gold simulations, mutations and
+// recorded writes.
+func (r *Result) HarnessErrors() int {
+	n := 0
+	for _, d := range r.Domains {
+		n += d.Gold.HarnessErrors
+		for _, m := range d.Mutations {
+			n += m.HarnessErrors
+		}
+	}
+	for _, f := range r.Files {
+		for _, rep := range f.Reports {
+			n += rep.HarnessErrors
+		}
 	}
 	return n
 }
@@ -75,22 +107,41 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	res := &Result{}
 	loaded := map[string]envs.Domain{}
 	for _, name := range names {
-		dom, err := domains.Load(name, opts.DataDir)
+		// The live gold runs need no model endpoint: banking_knowledge's
+		// offline retrieval variant (the gate guards its banking writes
+		// only, whatever the retrieval tools).
+		dom, err := domains.LoadOffline(name, opts.DataDir)
 		if err != nil {
 			return nil, err
 		}
-		loaded[name] = dom
+		// (recorded files load their domain as recorded: not this one)
 		if _, ok := ledgeragent.PolicyOf(dom); !ok {
 			if opts.Skipped != nil {
 				opts.Skipped(name)
 			}
 			continue
 		}
-		d, err := auditDomain(ctx, dom, opts.Split)
+		d, err := auditDomain(ctx, opts.DataDir, dom, opts.Split)
 		if err != nil {
 			return nil, err
 		}
 		res.Domains = append(res.Domains, d)
+		if slices.Contains(domains.SoloNames(), name) {
+			solo, err := domains.LoadSolo(name, opts.DataDir)
+			if err != nil {
+				return nil, err
+			}
+			loaded[name+" (solo)"] = solo
+			sel, err := solo.Tasks().Select(tasks.Selection{Split: opts.Split})
+			if err != nil {
+				return nil, fmt.Errorf("%s (solo): %w", name, err)
+			}
+			gold, err := AuditGold(ctx, opts.DataDir, solo, sel)
+			if err != nil {
+				return nil, err
+			}
+			res.Domains = append(res.Domains, Domain{Gold: gold})
+		}
 	}
 	// Recorded files load their domain once per mode, beside the ones
 	// above.
@@ -118,14 +169,14 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	return res, nil
 }
 
-// auditDomain runs a domain's gold writes and their mutations through its
-// gate.
-func auditDomain(ctx context.Context, dom envs.Domain, split string) (Domain, error) {
+// auditDomain plays a domain's tasks live with the gold backbone and runs
+// their gold writes' mutations through its gate.
+func auditDomain(ctx context.Context, dataDir string, dom envs.Domain, split string) (Domain, error) {
 	sel, err := dom.Tasks().Select(tasks.Selection{Split: split})
 	if err != nil {
 		return Domain{}, fmt.Errorf("%s: %w", dom.Name(), err)
 	}
-	gold, err := ledgeragent.AuditGold(ctx, dom, sel)
+	gold, err := AuditGold(ctx, dataDir, dom, sel)
 	if err != nil {
 		return Domain{}, err
 	}

@@ -145,6 +145,9 @@ type File struct {
 	// upstream's replay rejects, a broken task).
 	Failed  []Diff
 	Results []Sim
+	// Notes say where a recording departs from the domain as pinned (a v1
+	// list recorded on other task texts, other data or modified code).
+	Notes []string
 }
 
 // Diff is a simulation whose rescored reward differs from the recorded one

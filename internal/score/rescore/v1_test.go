@@ -2,6 +2,7 @@ package rescore
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/source/data"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
@@ -76,15 +78,118 @@ func TestRescoreV1NotAList(t *testing.T) {
 	}
 }
 
-// TestRescoreV1OtherDomains: τ-bench v1's airline tasks are not τ²-bench's,
-// so its result lists are refused, not scored against the wrong tasks.
+// TestRescoreV1OtherDomains: a v1 list of an environment no domain ports is
+// refused, not scored against the wrong tasks.
 func TestRescoreV1OtherDomains(t *testing.T) {
-	path := filepath.Join(datatest.Trajectories(t), "sierra-research+tau-bench", "gpt-4o-airline.json")
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("no τ-bench v1 airline recording: %v", err)
+	path := filepath.Join(t.TempDir(), "x.json")
+	list := `[{"task_id": 0, "reward": 1.0, "info": {}, "trial": 0, "traj": [{"role": "system", "content": "# Banking agent policy"}]}]`
+	if err := os.WriteFile(path, []byte(list), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	_, ok, err := fileV1(context.Background(), path, testOptions(t), map[string]envs.Domain{})
-	if !ok || err == nil || !strings.Contains(err.Error(), "only telehealth") {
+	if !ok || err == nil || !strings.Contains(err.Error(), "cannot tell the domain") {
 		t.Errorf("ok=%v err=%v; want a refusal", ok, err)
 	}
+}
+
+// TestRescoreV1AirlineRetail: the τ-Trait airline and retail recordings and τ-bench
+// v1's gpt-4o-airline list rescore to their recorded rewards, each on the
+// domain its recorded tasks and gold-replay hashes point to.
+func TestRescoreV1AirlineRetail(t *testing.T) {
+	datatest.Repo(t, data.TauBench, data.TauTrait)
+	dir := datatest.Trajectories(t)
+	cases := []struct {
+		file, domain string
+		sims         int
+	}{
+		{"collinear-ai+tau-trait/confusion_airline.json", "tautrait-airline", 60},
+		{"collinear-ai+tau-trait/impatience_retail.json", "tautrait-retail", 120},
+		{"sierra-research+tau-bench/gpt-4o-airline.json", "taubench-airline", 200},
+	}
+	opts := testOptions(t)
+	loaded := map[string]envs.Domain{}
+	for _, c := range cases {
+		t.Run(filepath.Base(c.file), func(t *testing.T) {
+			path := filepath.Join(dir, c.file)
+			if _, err := os.Stat(path); err != nil {
+				t.Skipf("no %s", path)
+			}
+			res, ok, err := fileV1(context.Background(), path, opts, loaded)
+			if err != nil || !ok {
+				t.Fatalf("ok=%v %v", ok, err)
+			}
+			if res.Domain != c.domain || res.Sims != c.sims || res.Agree != c.sims {
+				t.Errorf("domain %s, %d simulations, %d agree; want %s, %d all agreeing (disagree %v, missing %v, failed %v)",
+					res.Domain, res.Sims, res.Agree, c.domain, c.sims, res.Disagree, res.Missing, res.Failed)
+			}
+			t.Logf("%s: %s %d/%d agree; notes %q", c.file, res.Domain, res.Agree, res.Sims, res.Notes)
+		})
+	}
+}
+
+// TestRescoreV1Departures: a list whose rewards were scaled (a modified
+// branch) is scored with upstream's rule and noted; a list whose tasks match
+// no version is an error naming the entry.
+func TestRescoreV1Departures(t *testing.T) {
+	datatest.Repo(t, data.TauBench, data.TauTrait)
+	dir := datatest.Trajectories(t)
+	src := filepath.Join(dir, "collinear-ai+tau-trait", "confusion_airline.json")
+	list, err := results.ReadV1List(src)
+	if err != nil {
+		t.Skip(err)
+	}
+	opts := testOptions(t)
+	write := func(t *testing.T, mutate func([]map[string]any)) string {
+		raw, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var l []map[string]any
+		if err := json.Unmarshal(raw, &l); err != nil {
+			t.Fatal(err)
+		}
+		mutate(l)
+		out, err := json.Marshal(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(t.TempDir(), "modified_airline.json")
+		if err := os.WriteFile(p, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	t.Run("scaled rewards", func(t *testing.T) {
+		p := write(t, func(l []map[string]any) {
+			for _, e := range l {
+				if e["reward"] == 1.0 {
+					e["reward"] = 0.5
+					e["info"].(map[string]any)["reward_info"].(map[string]any)["reward"] = 0.5
+				}
+			}
+		})
+		res, _, err := fileV1(context.Background(), p, opts, map[string]envs.Domain{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ones := 0
+		for _, e := range list {
+			if e.Reward == 1 {
+				ones++
+			}
+		}
+		if len(res.Disagree) != ones || !strings.Contains(strings.Join(res.Notes, "\n"), "modified reward code") {
+			t.Errorf("%d disagree (want %d), notes %q", len(res.Disagree), ones, res.Notes)
+		}
+	})
+	t.Run("another version", func(t *testing.T) {
+		p := write(t, func(l []map[string]any) {
+			task := l[3]["info"].(map[string]any)["task"].(map[string]any)
+			task["outputs"] = []any{"999"}
+		})
+		_, _, err := fileV1(context.Background(), p, opts, map[string]envs.Domain{})
+		if err == nil || !strings.Contains(err.Error(), "entry 3 (task 3)") || !strings.Contains(err.Error(), "modified_airline.json") {
+			t.Errorf("error %v; want one naming the file and entry 3", err)
+		}
+	})
 }

@@ -12,6 +12,7 @@ import "path/filepath"
 const (
 	Tau2     = "tau2-bench"
 	TauTrait = "tau-trait"
+	TauBench = "tau-bench" // τ-bench v1 (sierra-research/tau-bench)
 )
 
 // Tau2Domain is the folder of a τ²-bench domain's files.
@@ -27,6 +28,18 @@ func Tau2UserSim(root string) string {
 // Telehealth is the folder of τ-Trait's telehealth files.
 func Telehealth(root string) string {
 	return filepath.Join(root, TauTrait, "tau_trait", "envs", "telehealth")
+}
+
+// TauTraitEnv is the folder of one of τ-Trait's environments
+// (tau_trait/envs/<env>: airline, retail, …).
+func TauTraitEnv(root, env string) string {
+	return filepath.Join(root, TauTrait, "tau_trait", "envs", env)
+}
+
+// TauBenchEnv is the folder of one of τ-bench v1's environments
+// (tau_bench/envs/<env>: airline, retail).
+func TauBenchEnv(root, env string) string {
+	return filepath.Join(root, TauBench, "tau_bench", "envs", env)
 }
 
 // Tau2Source is a pinned τ²-bench source file holding model-facing text,

@@ -29,15 +29,18 @@ var ErrModified = errors.New("data: files differ from their pinned hashes")
 
 // DomainFiles returns the pinned files a domain loads: for a τ²-bench
 // domain the files of the tau2-bench folder except the other domains' data
-// and source folders; for telehealth the tau-trait folder. Unknown domains
-// get every file.
+// and source folders; for a τ-Trait domain (telehealth, tautrait-<env>) the
+// tau-trait folder and for a τ-bench v1 domain (taubench-<env>) the
+// tau-bench folder, each without the other environments' folders
+// (tau_trait/envs/<other>/). Unknown domains get every file.
 func (m *Manifest) DomainFiles(domain string) []File {
+	folder, env := v1Folder(domain)
 	base, _, _ := strings.Cut(domain, "-") // telecom-workflow loads telecom
 	var out []File
 	for _, f := range m.Files {
 		switch {
-		case base == "telehealth":
-			if f.Folder != TauTrait {
+		case folder != "":
+			if f.Folder != folder || otherEnv(f.Path, env) {
 				continue
 			}
 		case slices.Contains([]string{"airline", "retail", "telecom", "banking_knowledge"}, base):
@@ -48,6 +51,33 @@ func (m *Manifest) DomainFiles(domain string) []File {
 		out = append(out, f)
 	}
 	return out
+}
+
+// v1Folder is the data folder and environment of a τ-Trait or τ-bench v1
+// domain ("", "" for the others).
+func v1Folder(domain string) (folder, env string) {
+	if domain == "telehealth" {
+		return TauTrait, domain
+	}
+	if env, ok := strings.CutPrefix(domain, "tautrait-"); ok {
+		return TauTrait, env
+	}
+	if env, ok := strings.CutPrefix(domain, "taubench-"); ok {
+		return TauBench, env
+	}
+	return "", ""
+}
+
+// otherEnv reports whether a tau_trait/ or tau_bench/ path lies in another
+// environment's folder than env.
+func otherEnv(path, env string) bool {
+	for _, prefix := range []string{"tau_trait/envs/", "tau_bench/envs/"} {
+		if rest, ok := strings.CutPrefix(path, prefix); ok {
+			dir, _, nested := strings.Cut(rest, "/")
+			return nested && dir != env
+		}
+	}
+	return false
 }
 
 // otherDomain reports whether a tau2-bench path belongs to another domain

@@ -25,7 +25,11 @@ func TestDomainFiles(t *testing.T) {
 		{"airline", "data/tau2/domains/airline/db.json", "data/tau2/domains/retail/db.json", false},
 		{"retail", "src/tau2/domains/retail/tools.py", "src/tau2/domains/airline/tools.py", false},
 		{"telecom-workflow", "data/tau2/domains/telecom/tasks.json", "data/tau2/domains/airline/tasks.json", false},
-		{"telehealth", "", "data/tau2/domains/airline/db.json", true},
+		{"telehealth", "tau_trait/envs/telehealth/wiki.md", "tau_trait/envs/airline/data/users.json", true},
+		{"tautrait-airline", "tau_trait/envs/airline/data/users.json", "tau_trait/envs/retail/data/users.json", true},
+		{"tautrait-retail", "tau_trait/envs/user.py", "tau_trait/envs/telehealth/wiki.md", true},
+		{"taubench-airline", "tau_bench/envs/airline/tasks_test.py", "tau_trait/envs/airline/tasks_test.py", false},
+		{"taubench-retail", "tau_bench/envs/user.py", "tau_bench/envs/airline/data/users.json", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.domain, func(t *testing.T) {

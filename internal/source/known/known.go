@@ -13,7 +13,12 @@ type Benchmark string
 const (
 	Tau2     Benchmark = "tau2-bench"
 	TauTrait Benchmark = "tau-trait"
+	TauBench Benchmark = "tau-bench" // τ-bench v1 (sierra-research/tau-bench)
 )
+
+// V1 reports whether the benchmark's domains are τ-bench v1 environments
+// run on v1's ToolCallingAgent loop (τ-Trait's and τ-bench v1's).
+func (b Benchmark) V1() bool { return b == TauTrait || b == TauBench }
 
 // Domain describes one ported domain.
 type Domain struct {
@@ -22,6 +27,12 @@ type Domain struct {
 	// gate with (telecom for telecom-workflow); empty for a base domain.
 	Base      string
 	Benchmark Benchmark
+	// Env is the upstream environment a τ-bench v1 style domain ports
+	// (tau_bench/envs/<env>, tau_trait/envs/<env>): "airline" for both
+	// tautrait-airline and taubench-airline, whose results lists name it
+	// alike; "telecom" for tautrait-telecom (τ-Trait's own, not τ²-bench's).
+	// Empty for τ²-bench's domains.
+	Env string
 }
 
 // BaseName is the domain's base domain: Base for a variant, else Name.
@@ -42,8 +53,14 @@ var list = []Domain{
 	{Name: "retail", Benchmark: Tau2},
 	{Name: "telecom", Benchmark: Tau2},
 	{Name: "telecom-workflow", Base: "telecom", Benchmark: Tau2},
-	{Name: "telehealth", Benchmark: TauTrait},
+	{Name: "telehealth", Benchmark: TauTrait, Env: "telehealth"},
 	{Name: "banking_knowledge", Benchmark: Tau2},
+	{Name: "tautrait-airline", Benchmark: TauTrait, Env: "airline"},
+	{Name: "tautrait-retail", Benchmark: TauTrait, Env: "retail"},
+	// τ-Trait's own single-control telecom, unrelated to τ²-bench's telecom.
+	{Name: "tautrait-telecom", Benchmark: TauTrait, Env: "telecom"},
+	{Name: "taubench-airline", Benchmark: TauBench, Env: "airline"},
+	{Name: "taubench-retail", Benchmark: TauBench, Env: "retail"},
 }
 
 // All returns every domain in order.
@@ -79,6 +96,18 @@ func Lookup(name string) (Domain, bool) {
 		}
 	}
 	return Domain{}, false
+}
+
+// WithEnv lists the domains porting a τ-bench v1 environment (Env), in
+// order.
+func WithEnv(env string) []Domain {
+	var out []Domain
+	for _, d := range list {
+		if d.Env == env {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // BenchmarkOf is the benchmark a domain comes from; τ²-bench for a name

@@ -25,7 +25,10 @@ type Set struct {
 	// Sets of tasks that are not splits of the main file (e.g. telecom "full",
 	// "small") are exposed as extra named lists.
 	Extra map[string][]Task
-	file  *file // the lazily decoded main list (LoadTau2)
+	// Unavailable names splits upstream defines but cannot load, each with
+	// the reason (τ-Trait telecom's dev); selecting one is an error giving it.
+	Unavailable map[string]string
+	file        *file // the lazily decoded main list (LoadTau2)
 }
 
 // All returns the main task list, decoding every task of a loaded set (the
@@ -95,6 +98,9 @@ func (s *Set) Select(sel Selection) ([]Task, error) {
 	split := sel.Split
 	if split == "" {
 		split = s.DefaultSplit
+	}
+	if why, ok := s.Unavailable[split]; ok {
+		return nil, fmt.Errorf("%s: split %q is not offered: %s", s.Domain, split, why)
 	}
 	extra := s.Extra[split]
 	var ids []string

@@ -287,6 +287,24 @@ func TestParseSplitsMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
+// TestSelectUnavailable: a split upstream cannot load is refused with its
+// reason, not listed among the splits, and leaves the others selectable.
+func TestSelectUnavailable(t *testing.T) {
+	t.Parallel()
+	set := &Set{Domain: "d", DefaultSplit: "test",
+		Extra:       map[string][]Task{"test": {{ID: "0"}}, "dev-misnamed": {{ID: "0"}, {ID: "1"}}},
+		Unavailable: map[string]string{"dev": "tasks_dev.py defines TASKS_TEST"}}
+	if _, err := set.Select(Selection{Split: "dev"}); err == nil || !strings.Contains(err.Error(), `d: split "dev" is not offered: tasks_dev.py defines TASKS_TEST`) {
+		t.Errorf("dev: %v", err)
+	}
+	if got := strings.Join(set.SplitNames(), ","); got != "dev-misnamed,test" {
+		t.Errorf("SplitNames = %s", got)
+	}
+	if got, err := set.Select(Selection{Split: "dev-misnamed"}); err != nil || len(got) != 2 {
+		t.Errorf("dev-misnamed: %d tasks, %v", len(got), err)
+	}
+}
+
 // TestIgnoredKeys: upstream's pydantic models ignore keys they do not know
 // in the user scenario and the initialization data (banking_knowledge's
 // task_091 misspells persona; tasks 058 and 059 put their data beside

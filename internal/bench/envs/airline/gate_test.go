@@ -165,23 +165,6 @@ func splitLines(s string) []string {
 	return append(out, s[start:])
 }
 
-// TestGateAuditGold: no gold write of any task is refused.
-func TestGateAuditGold(t *testing.T) {
-	d := testDomain(t)
-	ts, err := d.Tasks().Select(tasks.Selection{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := ledgeragent.AuditGold(context.Background(), d, ts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.FalsePositives != 0 || rep.Writes == 0 {
-		t.Errorf("gold audit: %d false positives over %d writes: %+v", rep.FalsePositives, rep.Writes, rep.Cases)
-	}
-	t.Logf("%d tasks, %d writes, %d rejected by the environment", rep.Tasks, rep.Writes, rep.RejectedByEnv)
-}
-
 var allKinds = []string{MutAlreadyCancelled, MutBasicEconomyModify, MutCabinMismatch, MutCancelWithoutBasis, MutCertificateUpdate,
 	MutExcessCertificate, MutExcessPassengers, MutFlownReservation, MutForeignPayment, MutForeignReservation,
 	MutNonfreeBagMiscount, MutPassengerCount, MutPaymentSumMismatch, MutUnsearchedFlight}

@@ -234,7 +234,7 @@ func (d *Domain) GatePredicates() []ledger.Predicate {
 		orderTool(t.tool, t.section,
 			predicate(t.tool, "once_per_order", clauseGeneric, checkOnce),
 			predicate(t.tool, "items_in_order", t.section, checkItemsInOrder),
-			predicate(t.tool, "same_product", t.section, checkSameProduct),
+			predicate(t.tool, "same_product", t.section, func(c ledger.Call[itemsCall]) ledger.Outcome { return checkSameProduct(c, d.sameItem) }),
 			predicate(t.tool, "payment_owned", t.section, checkPaymentOwned),
 			predicate(t.tool, "gift_card_balance", t.section, checkGiftCardBalance))
 	}
@@ -475,7 +475,9 @@ func checkItemsInOrder(c ledger.Call[itemsCall]) ledger.Outcome {
 	return ledger.NeedRevise(fmt.Sprintf("Per retail policy, the items must be items of order %s (%s): %s.", o.OrderID, pyjson.Repr(all), strings.Join(bad, "; ")))
 }
 
-func checkSameProduct(c ledger.Call[itemsCall]) ledger.Outcome {
+// checkSameProduct: each new item is an available variant of the old item's
+// product, other than the old item unless sameOK.
+func checkSameProduct(c ledger.Call[itemsCall], sameOK bool) ledger.Outcome {
 	o := ownedOrder(c.Ledger, c.Args)
 	ids, newIDs := c.Args.items(), c.Args.newItems()
 	if o == nil || len(newIDs) != len(ids) {
@@ -495,6 +497,7 @@ func checkSameProduct(c ledger.Call[itemsCall]) ledger.Outcome {
 		}
 		v, ok := p.Variants.Get(newID)
 		switch {
+		case newID == id && sameOK:
 		case newID == id:
 			bad = append(bad, fmt.Sprintf("new item %s is the same as the item it replaces; choose a different option", q(newID)))
 		case !ok || v == nil:

@@ -1,7 +1,6 @@
 package retail
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -11,8 +10,6 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/ledger"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
-	"github.com/ledgerbench/ledgerbench/internal/engine/ledgeragent"
-	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
 // paperRevise is the REVISE message of the paper's retail case study.
@@ -361,28 +358,4 @@ func FuzzGateArgs(f *testing.F) {
 			t.Errorf("%s: %s without a reason", p.ID, o.Decision)
 		}
 	})
-}
-
-// TestGateAuditGold runs every task's gold writes, each preceded by its
-// evidence reads, through the gate: none may be refused. Two gold calls are
-// rejected by the environment itself (task 64 exchanges an order that is
-// pending; task 105 pays a price difference of $21.10 with a gift card
-// holding $17); the audit counts them apart, not as gate decisions.
-func TestGateAuditGold(t *testing.T) {
-	d := domainForTest(t)
-	ts, err := d.Tasks().Select(tasks.Selection{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := ledgeragent.AuditGold(context.Background(), d, ts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range rep.Cases {
-		t.Errorf("false positive: task %s %s: %s %v %s", c.TaskID, c.Verdict.Tool, c.Verdict.Decision, c.Verdict.Failed, c.Verdict.Reason)
-	}
-	if rep.RejectedByEnv != 2 {
-		t.Errorf("gold writes rejected by the environment = %d; want 2 (tasks 64 and 105)", rep.RejectedByEnv)
-	}
-	t.Logf("%d tasks, %d gold writes, %d false positives, %d rejected by the environment", rep.Tasks, rep.Writes, rep.FalsePositives, rep.RejectedByEnv)
 }

@@ -43,7 +43,15 @@ type Domain struct {
 	// productTypes is list_all_product_types' output, fixed because products
 	// never change.
 	productTypes string
+	// sameItem lets the gate pass an exchange or item change into the same
+	// item (see AllowSameItem).
+	sameItem bool
 }
+
+// AllowSameItem makes the gate's same_product rule let an item "change" into
+// the item itself through (for τ-bench v1's retail, whose gold trajectories
+// do that in three tasks, which τ² re-annotated).
+func (d *Domain) AllowSameItem() { d.sameItem = true }
 
 var _ envs.Domain = (*Domain)(nil)
 

@@ -37,30 +37,6 @@ var auditSplits = []struct {
 	{"full", 2285, 2256},
 }
 
-// TestGateAuditGold: every gold write of the base and full task sets,
-// preceded by its evidence reads, is allowed.
-func TestGateAuditGold(t *testing.T) {
-	d := domainForTest(t)
-	for _, s := range auditSplits {
-		t.Run(s.split, func(t *testing.T) {
-			if s.split == "full" && testing.Short() {
-				t.Skip("full split in -short mode")
-			}
-			ts := selectSplit(t, d, s.split)
-			rep, err := ledgeragent.AuditGold(context.Background(), d, ts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if rep.Tasks != s.tasks || rep.Writes != s.writes {
-				t.Errorf("audited %d tasks, %d writes; want %d, %d", rep.Tasks, rep.Writes, s.tasks, s.writes)
-			}
-			for _, c := range rep.Cases {
-				t.Errorf("false positive in %s: %s %s -> %s %v: %s", c.TaskID, c.Verdict.Tool, c.Verdict.Arguments, c.Verdict.Decision, c.Verdict.Failed, c.Verdict.Reason)
-			}
-		})
-	}
-}
-
 // wantKinds are the mutation kinds each split must produce.
 var wantKinds = []string{
 	MutUnidentifiedCustomer, MutForeignLine, MutOtherUserLine, MutRefuelOverCap, MutRefuelNonPositive,

@@ -39,6 +39,12 @@ package telecom
 //     counts as unpaid) and never when the contract end date is in the past
 //     (today is 2025-02-25 in the policy). resume_line only lifts a
 //     suspension: an Active, Pending Activation or Closed line is blocked.
+//     Dual control: the user pays on their phone (make_payment is a user
+//     tool), so the agent learns of the payment only by reading the bill
+//     again, as Overdue Bill Payment asks ("Always check that the bill
+//     status is updated to PAID"): a bill read as Overdue before its payment
+//     request went out still counts as unpaid, and the REVISE asks for that
+//     read, not for another request.
 //   - Overdue Bill Payment: the bill must have been read and be Overdue; one
 //     bill in AWAITING PAYMENT per customer; a request already sent is not
 //     sent again (loop prevention).
@@ -444,15 +450,44 @@ func checkResumePaid(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {
 			waiting = append(waiting, b)
 		}
 	}
+	// A bill read as Overdue whose payment request went out after that read
+	// is awaiting the user's payment, made on their side: only a new read
+	// can show it PAID ("Always check that the bill status is updated to
+	// PAID", Overdue Bill Payment).
+	var requested []*Bill
+	overdue = slices.DeleteFunc(overdue, func(b *Bill) bool {
+		if requestedSinceRead(l, b) {
+			requested = append(requested, b)
+			return true
+		}
+		return false
+	})
 	switch {
 	case len(overdue) > 0:
 		return ledger.NeedRevise(fmt.Sprintf("Per telecom policy, a suspension can be lifted only after the customer has paid all overdue bills: bill %s is Overdue as last read. Send the user a payment request for it and, once they have paid, read the bill again to confirm it is PAID.", billIDs(overdue)))
+	case len(requested) > 0:
+		return ledger.NeedRevise(fmt.Sprintf("Per telecom policy, a suspension can be lifted only after the customer has paid all overdue bills: a payment request for bill %s was sent after it was last read (Overdue). Once the user has paid, read the bill again (get_details_by_id) to confirm it is PAID.", billIDs(requested)))
 	case len(waiting) > 0:
 		return ledger.NeedRevise(fmt.Sprintf("Per telecom policy, a suspension can be lifted only after the customer has paid all overdue bills: bill %s is Awaiting Payment as last read. Wait for the user to pay, then read the bill again to confirm it is PAID.", billIDs(waiting)))
 	case len(unread) > 0:
 		return ledger.NeedRevise(fmt.Sprintf("Per telecom policy, a suspension can be lifted only after the customer has paid all overdue bills: read the bills of customer %s (get_bills_for_customer) to check that none is overdue (not yet read: %s).", cid, strings.Join(unread, ", ")))
 	}
 	return ledger.OK
+}
+
+// requestedSinceRead reports whether a payment request for bill b that did
+// not fail was sent after b was last read.
+func requestedSinceRead(l *ledger.Ledger, b *Bill) bool {
+	read := l.Seq(pathBills + b.BillID)
+	for _, w := range l.Writes() {
+		if w.Tool != "send_payment_request" || (w.Done && !w.Succeeded) || w.Seq < read {
+			continue
+		}
+		if a, ok := w.Decoded.(callArgs); ok && a.bill() == b.BillID {
+			return true
+		}
+	}
+	return false
 }
 
 func checkResumeContract(tool string, l *ledger.Ledger, a callArgs) ledger.Outcome {

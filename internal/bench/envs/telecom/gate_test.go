@@ -313,6 +313,14 @@ func TestGateMessages(t *testing.T) {
 	if !strings.Contains(v.Reason, "line L1004 is not a line of customer C1001 (John Smith); the customer's lines are ['L1001', 'L1002', 'L1003']") {
 		t.Errorf("ownership reason = %q", v.Reason)
 	}
+	// The user pays on their side: after a payment request sent since the
+	// bill was read Overdue, the gate asks for a new read, not a new request.
+	requested := fixture{sc: scOverdue, reads: careful(), edit: logged("send_payment_request", `{"customer_id": "C1001", "bill_id": "B1234321"}`, true)}.build(t, d)
+	v = gate.Judge(requested, "resume_line", "", json.RawMessage(`{"customer_id": "C1001", "line_id": "L1002"}`))
+	if v.Decision != ledger.Revise || v.Predicate != "telecom.resume_line.overdue_paid" ||
+		!strings.Contains(v.Reason, "a payment request for bill B1234321 was sent after it was last read (Overdue). Once the user has paid, read the bill again") {
+		t.Errorf("resume after a payment request, bill not read again: %+v", v)
+	}
 }
 
 func writeToolNames(d *Domain) []string {

@@ -45,31 +45,6 @@ func TestEvidenceReads(t *testing.T) {
 	}
 }
 
-// TestGateAuditGold: every gold write of every split, preceded by the
-// evidence reads, is allowed.
-func TestGateAuditGold(t *testing.T) {
-	d := loadDomain(t)
-	for _, sp := range []struct {
-		split         string
-		tasks, writes int
-	}{{"test", 20, 41}, {"dev", 1, 0}, {"train", 1, 0}} {
-		ts, err := d.Tasks().Select(tasks.Selection{Split: sp.split})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rep, err := ledgeragent.AuditGold(context.Background(), d, ts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rep.Tasks != sp.tasks || rep.Writes != sp.writes || rep.FalsePositives != 0 {
-			t.Errorf("%s: %d tasks, %d writes, %d false positives; want %d, %d, 0", sp.split, rep.Tasks, rep.Writes, rep.FalsePositives, sp.tasks, sp.writes)
-		}
-		for _, c := range rep.Cases {
-			t.Errorf("%s task %s: %s %s: %s %v %s", sp.split, c.TaskID, c.Verdict.Tool, c.Verdict.Arguments, c.Verdict.Decision, c.Verdict.Failed, c.Verdict.Reason)
-		}
-	}
-}
-
 // allKinds are the mutation kinds the gold writes produce.
 var allKinds = []string{MutClosedAppointment, MutForeignAppointment, MutForeignRecord, MutMedicationNotOnRecord, MutOffCatalogOffer,
 	MutRepeatWrite, MutSlotTaken, MutUnauthenticatedPatient, MutUncheckedProvider, MutUnofferedSlot}

@@ -45,7 +45,7 @@ func TestConvertTasks(t *testing.T) {
 
 func TestConvertTasksErrors(t *testing.T) {
 	cases := []struct{ name, file, src, want string }{
-		{"no list", "tasks_test.py", "x = 1\n", "no TASKS_* = [...] assignment"},
+		{"no list", "tasks_test.py", "x = 1\n", "no TASKS_TEST = [...] assignment"},
 		{"wrong name", "tasks_dev.py", "TASKS_TEST = []\n", "defines TASKS_TEST, not TASKS_DEV"},
 		{"not a list", "t.py", "TASKS_X = {}\n", "TASKS_X is not a list"},
 		{"not a Task", "t.py", "TASKS_X = [1]\n", "TASKS_X[0] is not a Task(...) call"},

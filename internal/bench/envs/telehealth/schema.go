@@ -1,28 +1,19 @@
 package telehealth
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 
-	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
-	"github.com/ledgerbench/ledgerbench/internal/py/pyliteral"
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs/tauv1"
 )
 
 // ToolsDir is the folder of upstream's tool modules inside the telehealth
 // folder; each tool lives in <name>.py and describes itself in get_info().
-const ToolsDir = "tools"
+const ToolsDir = tauv1.ToolsDir
 
 // Schema is one tool's function schema as upstream's get_info() returns it.
-type Schema struct {
-	Name        string
-	Description string
-	// Parameters is the JSON of get_info()["function"]["parameters"], keys
-	// in source order.
-	Parameters json.RawMessage
-}
+type Schema = tauv1.Schema
 
 // LoadSchemas reads the get_info() dict of every tool, in ALL_TOOLS order,
 // from the pulled tool modules under dir (the telehealth folder). A missing
@@ -48,40 +39,4 @@ func LoadSchemas(dir string) ([]Schema, error) {
 }
 
 // parseSchema reads the get_info() dict of one tool module.
-func parseSchema(src []byte, name string) (Schema, error) {
-	r, err := pyliteral.FuncReturn(src, "get_info")
-	if err != nil {
-		return Schema{}, err
-	}
-	top, ok := r.Value.(*pyjson.Dict)
-	if !ok || !slices.Equal(top.Keys, []string{"type", "function"}) {
-		return Schema{}, fmt.Errorf("line %d: want a dict with keys type, function", r.Line)
-	}
-	if typ, _ := top.Get("type"); typ != "function" {
-		return Schema{}, fmt.Errorf("line %d: type is %v, want \"function\"", r.Line, typ)
-	}
-	fv, _ := top.Get("function")
-	fn, ok := fv.(*pyjson.Dict)
-	if !ok || !slices.Equal(fn.Keys, []string{"name", "description", "parameters"}) {
-		return Schema{}, fmt.Errorf("line %d: function: want a dict with keys name, description, parameters", r.Line)
-	}
-	nv, _ := fn.Get("name")
-	dv, _ := fn.Get("description")
-	pv, _ := fn.Get("parameters")
-	n, _ := nv.(string)
-	desc, okDesc := dv.(string)
-	params, okParams := pv.(*pyjson.Dict)
-	switch {
-	case n != name:
-		return Schema{}, fmt.Errorf("line %d: function name %q, want %q", r.Line, n, name)
-	case !okDesc:
-		return Schema{}, fmt.Errorf("line %d: description is not a string", r.Line)
-	case !okParams:
-		return Schema{}, fmt.Errorf("line %d: parameters is not a dict", r.Line)
-	}
-	raw, err := params.MarshalJSON()
-	if err != nil {
-		return Schema{}, fmt.Errorf("line %d: parameters: %w", r.Line, err)
-	}
-	return Schema{Name: n, Description: desc, Parameters: raw}, nil
-}
+func parseSchema(src []byte, name string) (Schema, error) { return tauv1.ParseSchema(src, name) }

@@ -23,6 +23,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,6 +31,7 @@ import (
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs/tauv1"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/core/tool"
 	"github.com/ledgerbench/ledgerbench/internal/py/omap"
@@ -116,37 +118,12 @@ func New(db *DB, policy string, ts *tasks.Set) *Domain {
 // (LoadSchemas order, which is the tools' order), checking that they
 // declare the parameters the tools take (tool.Set.Described).
 func (d *Domain) setSchemas(schemas []Schema) error {
-	tools, err := d.Toolset().Described(schemaSource{schemas: schemas, tools: d.Toolset()})
+	tools, err := d.Toolset().Described(tauv1.SchemaSource[*Env]{Schemas: schemas, Tools: d.Toolset()})
 	if err != nil {
 		return fmt.Errorf("telehealth: tool schemas: %w", err)
 	}
 	d.SetToolset(tools)
 	return nil
-}
-
-// schemaSource is upstream's get_info() schemas as a tool.Source; the kinds
-// (which get_info does not state) are the tools' own.
-type schemaSource struct {
-	schemas []Schema
-	tools   *tool.Set[*Env]
-}
-
-func (s schemaSource) Names() []string {
-	names := make([]string, len(s.schemas))
-	for i, sc := range s.schemas {
-		names[i] = sc.Name
-	}
-	return names
-}
-
-func (s schemaSource) Spec(name string) (tool.Spec, error) {
-	for _, sc := range s.schemas {
-		if sc.Name == name {
-			info, _ := s.tools.Lookup(name)
-			return tool.Spec{Kind: info.Kind, Description: sc.Description, Parameters: sc.Parameters}, nil
-		}
-	}
-	return tool.Spec{}, fmt.Errorf("no schema for tool %s", name)
 }
 
 // DB is the shared, read-only database as loaded.
@@ -155,6 +132,10 @@ func (d *Domain) DB() *DB { return d.db }
 // Terminates reports whether calling the tool ends the episode
 // (envs.Terminator): only transfer_to_human_support does.
 func (d *Domain) Terminates(name string) bool { return name == TerminateTool }
+
+// OutputsInReplies marks the outputs check as τ-bench v1's: only the
+// agent's replies count (envs.ReplyOutputs).
+func (d *Domain) OutputsInReplies() {}
 
 // NewEnv returns a fresh simulation state (an *Env).
 func (d *Domain) NewEnv() envs.Env { return d.Env() }
@@ -356,12 +337,12 @@ func (c *hashCache) get(db *DB) *hashCache {
 				}
 				t := all.Values[i].(*pyjson.Dict)
 				for j, k := range t.Keys {
-					m[k] = pairHash(k, t.Values[j])
+					m[k] = tauv1.PairHashable(k, t.Values[j])
 					c.size += len(m[k]) + 2
 				}
 			default:
 				var b bytes.Buffer
-				writeHashable(&b, all.Values[i])
+				tauv1.WriteHashable(&b, all.Values[i])
 				c.static[name] = b.String()
 				c.size += b.Len()
 			}
@@ -369,14 +350,6 @@ func (c *hashCache) get(db *DB) *hashCache {
 		c.size += 1024
 	})
 	return c
-}
-
-func pairHash(key string, v any) string {
-	var b bytes.Buffer
-	b.WriteString("(" + pyjson.ReprString(key) + ", ")
-	writeHashable(&b, v)
-	b.WriteByte(')')
-	return b.String()
 }
 
 // writeTableHash writes str(to_hashable(table)) for a copy-on-write table,
@@ -406,7 +379,7 @@ func writeTableHash[V any](b *bytes.Buffer, t *table.Table[V], base map[string]s
 			b.WriteString("<" + err.Error() + ">")
 			continue
 		}
-		b.WriteString(pairHash(k, tree))
+		b.WriteString(tauv1.PairHashable(k, tree))
 	}
 	if len(keys) == 1 {
 		b.WriteByte(',')
@@ -414,76 +387,42 @@ func writeTableHash[V any](b *bytes.Buffer, t *table.Table[V], base map[string]s
 	b.WriteByte(')')
 }
 
-// writeHashable writes str(to_hashable(v)).
-func writeHashable(b *bytes.Buffer, v any) {
-	tuple := func(n int, item func(i int)) {
-		b.WriteByte('(')
-		for i := 0; i < n; i++ {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			item(i)
-		}
-		if n == 1 {
-			b.WriteByte(',')
-		}
-		b.WriteByte(')')
-	}
-	switch x := v.(type) {
-	case *pyjson.Dict:
-		idx := make([]int, len(x.Keys))
-		for i := range idx {
-			idx[i] = i
-		}
-		slices.SortStableFunc(idx, func(i, j int) int {
-			switch {
-			case x.Keys[i] < x.Keys[j]:
-				return -1
-			case x.Keys[i] > x.Keys[j]:
-				return 1
-			}
-			return 0
-		})
-		tuple(len(idx), func(i int) {
-			b.WriteByte('(')
-			b.WriteString(pyjson.ReprString(x.Keys[idx[i]]))
-			b.WriteString(", ")
-			writeHashable(b, x.Values[idx[i]])
-			b.WriteByte(')')
-		})
-	case []any:
-		tuple(len(x), func(i int) { writeHashable(b, x[i]) })
-	case json.Number:
-		b.WriteString(pyjson.Repr(x))
-	case string:
-		if f, ok := nonFinite(x); ok {
-			b.WriteString(f)
-			return
-		}
-		b.WriteString(pyjson.ReprString(x))
-	default:
-		b.WriteString(pyjson.Str(v))
-	}
-}
-
-// nonFinite maps the stand-in strings decodedTree puts for non-finite floats
-// to their Python str().
-func nonFinite(s string) (string, bool) {
+// nonFinite maps the stand-in strings decodedTree's scan puts for
+// non-finite floats to the floats.
+func nonFinite(s string) (float64, bool) {
 	switch s {
 	case "\x00float:nan":
-		return "nan", true
+		return math.NaN(), true
 	case "\x00float:inf":
-		return "inf", true
+		return math.Inf(1), true
 	case "\x00float:-inf":
-		return "-inf", true
+		return math.Inf(-1), true
 	}
-	return "", false
+	return 0, false
+}
+
+// restoreFloats replaces decodedTree's stand-in strings by the floats.
+func restoreFloats(v any) any {
+	switch x := v.(type) {
+	case string:
+		if f, ok := nonFinite(x); ok {
+			return f
+		}
+	case []any:
+		for i := range x {
+			x[i] = restoreFloats(x[i])
+		}
+	case *pyjson.Dict:
+		for i := range x.Values {
+			x.Values[i] = restoreFloats(x.Values[i])
+		}
+	}
+	return v
 }
 
 // decodedTree encodes v as json.dumps would and decodes it again into
 // plain values. json.dumps writes NaN and ±Infinity (a supplier price can be
-// float("inf")), which JSON decoders refuse; they come back as stand-in
-// strings (see nonFinite).
+// float("inf")), which JSON decoders refuse; they come back as float64s.
 func decodedTree(v any) (any, error) {
 	raw, err := pyjson.Marshal(v)
 	if err != nil {
@@ -521,5 +460,9 @@ func decodedTree(v any) (any, error) {
 			out = append(out, c)
 		}
 	}
-	return pyjson.Decode(out)
+	tree, err := pyjson.Decode(out)
+	if err != nil {
+		return nil, err
+	}
+	return restoreFloats(tree), nil
 }

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs/tauv1"
 	"github.com/ledgerbench/ledgerbench/internal/core/tool"
-	"github.com/ledgerbench/ledgerbench/internal/py/pycalc"
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 )
 
@@ -1003,25 +1003,7 @@ func rescheduleAppointment(_ context.Context, e *Env, a rescheduleArgs) (any, er
 // ---- 17-19: utilities ----
 
 func calculateTool(_ context.Context, _ *Env, a calculateArgs) (any, error) {
-	switch x := a.Expression.V.(type) {
-	case string:
-		return pycalc.Tau1(x), nil
-	case []any, *pyjson.Dict:
-		// Iterating a list checks each item as a substring of the allowed
-		// characters; eval then refuses the list (inside the try).
-		it, _ := pyjson.Iterate(x)
-		for _, item := range it {
-			s, ok := item.(string)
-			if !ok {
-				return nil, fmt.Errorf("'in <string>' requires string as left operand, not %s", pyjson.TypeName(item))
-			}
-			if !strings.Contains(pycalc.Chars, s) {
-				return "Error: invalid characters in expression", nil
-			}
-		}
-		return "Error: eval() arg 1 must be a string, bytes or code object", nil
-	}
-	return nil, fmt.Errorf("'%s' object is not iterable", pyjson.TypeName(a.Expression.V))
+	return tauv1.Calculate(a.Expression.V)
 }
 
 func think(context.Context, *Env, thinkArgs) (any, error) { return "", nil }

@@ -89,19 +89,48 @@ func (c *Cache[T]) Get(tb testing.TB, load func(root string) (T, error)) T {
 }
 
 // TauTraitRecordings lists τ-Trait's recorded GPT-5 telehealth runs
-// (collinear-ai/tau-trait trajectories/gpt5_trajectories/*telehealth*.json,
-// τ-bench v1 result lists), looked up in $LEDGERBENCH_TAUTRAIT_TRAJECTORIES,
-// else in Trajectories()/collinear-ai+tau-trait. It skips the test when
-// there are none.
+// (TauTraitRecordingsOf "telehealth").
 func TauTraitRecordings(tb testing.TB) []string {
+	tb.Helper()
+	return TauTraitRecordingsOf(tb, "telehealth")
+}
+
+// TauTraitRecordingsOf lists τ-Trait's recorded GPT-5 runs of one of its
+// environments (collinear-ai/tau-trait
+// trajectories/gpt5_trajectories/*<env>*.json, τ-bench v1 result lists),
+// looked up in $LEDGERBENCH_TAUTRAIT_TRAJECTORIES, else in
+// Trajectories()/collinear-ai+tau-trait. It skips the test when there are
+// none.
+func TauTraitRecordingsOf(tb testing.TB, env string) []string {
 	tb.Helper()
 	dir := os.Getenv("LEDGERBENCH_TAUTRAIT_TRAJECTORIES")
 	if dir == "" {
 		dir = filepath.Join(Trajectories(tb), "collinear-ai+tau-trait")
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*telehealth*.json"))
+	var files []string
+	all, _ := filepath.Glob(filepath.Join(dir, "*"+env+"*.json"))
+	for _, f := range all {
+		if fi, err := os.Stat(f); err == nil && fi.Size() > 0 { // a snapshot may hold empty stand-ins for large files
+			files = append(files, f)
+		}
+	}
 	if len(files) == 0 {
-		tb.Skipf("no τ-Trait telehealth recordings in %s", dir)
+		tb.Skipf("no τ-Trait %s recordings in %s", env, dir)
 	}
 	return files
+}
+
+// Repo returns the test data directory (Root) after checking that it holds
+// the given repository folders (data.TauBench, data.TauTrait, …), skipping
+// the test, naming the folder, when one is absent: a shared copy pulled
+// before those repositories were pinned has only some of them.
+func Repo(tb testing.TB, folders ...string) string {
+	tb.Helper()
+	root := Root(tb)
+	for _, f := range folders {
+		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
+			tb.Skipf("no %s in the test data at %s (pull it with `ledgerbench data pull`)", f, root)
+		}
+	}
+	return root
 }

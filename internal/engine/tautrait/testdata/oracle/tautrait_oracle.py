@@ -1,12 +1,14 @@
 """Oracle for ledgerbench's τ-Trait loop: runs upstream's own code.
 
-Runs tau-trait's MockTelehealthDomainEnv, LLMUserSimulationEnv and
+Runs one of tau-trait's environments (tau_trait/envs/<env>/env.py:
+telehealth, telecom), LLMUserSimulationEnv and
 ToolCallingAgent (from the exported source in $TAUTRAIT_SRC) with litellm's
 completion() replaced by a stub that records its keyword arguments and
 returns scripted replies, and prints, per test task, the first request the
 user simulator and the agent make in an episode.
 
-Input (stdin): {"tasks": [index...], "user_opening": str, "agent_answer": str}
+Input (stdin): {"env": "telehealth"|"telecom" (default telehealth), "split" (default test),
+               "tasks": [index...], "user_opening": str, "agent_answer": str}
 Output (stdout): [{"task": i, "user": {kwargs}, "agent": {kwargs}}...]
 where kwargs are the arguments of the litellm completion() call.
 """
@@ -48,18 +50,23 @@ litellm.completion = completion
 litellm.provider_list = ["openai"]
 sys.modules["litellm"] = litellm
 
-from tau_trait.envs.telehealth.env import MockTelehealthDomainEnv  # noqa: E402
+import importlib  # noqa: E402
 from tau_trait.agents.tool_calling_agent import ToolCallingAgent  # noqa: E402
+
+
+ENV_CLASSES = {"telehealth": "MockTelehealthDomainEnv", "telecom": "MockTelecomDomainEnv"}
 
 
 def main():
     req = json.load(sys.stdin)
+    name = req.get("env", "telehealth")
+    env_class = getattr(importlib.import_module("tau_trait.envs." + name + ".env"), ENV_CLASSES[name])
     script.update(req)
     out = []
     for i in req["tasks"]:
         with contextlib.redirect_stdout(io.StringIO()):
-            env = MockTelehealthDomainEnv(user_strategy="llm", user_model="user-model", user_provider="openai",
-                                          task_split="test", task_index=i)
+            env = env_class(user_strategy="llm", user_model="user-model", user_provider="openai",
+                            task_split=req.get("split", "test"), task_index=i)
             agent = ToolCallingAgent(tools_info=env.tools_info, wiki=env.wiki, model="agent-model",
                                      provider="openai", temperature=0.0)
             del calls[:]  # the constructor's reset() has no instruction: not part of the episode
