@@ -122,6 +122,7 @@ with status 3 when pass^1 is below P.`,
 	f.StringVar(&opts.UserStyle, "user-style", "", "user simulator: tau2, tau-trait or tau-bench (default: tau-trait for τ-Trait's domains, tau-bench for taubench-*, tau2 elsewhere)")
 	f.StringVar(&opts.Traits, "traits", "", `τ-Trait user traits, "impatience=high,confusion=low" or a JSON object (impatience, confusion, skeptical, incoherence: low|medium|high)`)
 	f.StringVar(&opts.Loop, "loop", "", "conversation loop: tau2 (τ²-bench's orchestrator) or tau-trait (τ-Trait's and τ-bench v1's ToolCallingAgent loop; default for their domains)")
+	f.StringVar(&opts.LedgerPlacement, "ledger-placement", "", "where LedgerAgent (ledger, ledger-only) puts its ledger: system (appended to the system message; default) or tail (a system message after the history, leaving the history a cacheable prefix)")
 	f.StringVar(&opts.TraitMode, "trait-mode", "", "how traits are applied: steer (τ-Trait's endpoint; --user-backbone steer), prompt-approximation (default for chat models; labelled), or ignore (as upstream does for chat models)")
 	f.BoolVar(&opts.RecordRequests, "record-requests", false, "append the body of every model request (agent, user, judge) to DIR/"+requestsFile+" (no keys or headers)")
 	f.StringVar(&opts.RetrievalConfig, "retrieval-config", "", retrievalConfigUsage+strings.Join(banking.VariantNames(), ", "))

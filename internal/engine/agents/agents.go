@@ -85,6 +85,9 @@ type Options struct {
 	// τ-Trait's for τ-Trait's domains (known.TauTrait), τ-bench v1's for
 	// v1's (known.TauBench), τ²-bench's otherwise.
 	UserStyle string
+	// LedgerPlacement is where LedgerAgent puts its ledger ("": system);
+	// other agents refuse one other than the default.
+	LedgerPlacement ledgeragent.Placement
 	// Traits and TraitMode configure the τ-Trait user.
 	Traits    usersim.Traits
 	TraitMode usersim.TraitMode
@@ -247,6 +250,21 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 	if err != nil {
 		return runner.Makers{}, nil, err
 	}
+	placement, err := ledgerPlacement(opts.Agent, opts.LedgerPlacement)
+	if err != nil {
+		return runner.Makers{}, nil, err
+	}
+	b.opts.LedgerPlacement = placement
+	if placement != ledgeragent.PlacementSystem {
+		inner := factory
+		factory = func(spec runner.Spec, gen baseline.Generator, bo baseline.Options) (orchestrator.Agent, error) {
+			ag, err := inner(spec, gen, bo)
+			if la, ok := ag.(*ledgeragent.Agent); ok {
+				la.Placement = placement
+			}
+			return ag, err
+		}
+	}
 	if opts.Backbone == "" {
 		return runner.Makers{}, nil, errors.New("agents: no agent backbone (name one of backbones.yaml, or gold, replay:FILE, sim)")
 	}
@@ -322,6 +340,7 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 		system = b.String()
 	}
 	hashes["agent_system"] = hash(system)
+	placementHash(hashes, opts.Agent, placement)
 	hashes["agent_tools"] = hash(toolsText(tools))
 	if ut := dom.UserTools(); len(ut) > 0 {
 		hashes["user_tools"] = hash(toolsText(ut))
@@ -675,4 +694,27 @@ func (b *builder) newJudge(c *llm.Client) (evaluator.Judge, error) {
 		return nil, err
 	}
 	return judge.New(c, p, judge.Options{}), nil
+}
+
+// placementHash names the ledger's place among the prompt hashes of the
+// agents that render one when it is not the default (system; absent, so
+// runs from before the option keep their hashes): it changes every request
+// after the first ledger entry (the ledger's text is the same).
+func placementHash(hashes map[string]string, agent string, p ledgeragent.Placement) {
+	if (agent == "ledger" || agent == "ledger-only") && p != ledgeragent.PlacementSystem {
+		hashes["ledger_placement"] = hash(string(p))
+	}
+}
+
+// ledgerPlacement checks the placement of agent's ledger: the default for
+// any agent, tail only for the agents that render a ledger.
+func ledgerPlacement(agent string, p ledgeragent.Placement) (ledgeragent.Placement, error) {
+	pl, err := ledgeragent.ParsePlacement(string(p))
+	if err != nil {
+		return "", err
+	}
+	if pl != ledgeragent.PlacementSystem && agent != "ledger" && agent != "ledger-only" {
+		return "", fmt.Errorf("ledger placement %s: agent %s renders no ledger (ledger and ledger-only do)", pl, agentName(agent))
+	}
+	return pl, nil
 }

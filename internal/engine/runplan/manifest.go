@@ -10,6 +10,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/banking"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/engine/ledgeragent"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
 	"github.com/ledgerbench/ledgerbench/internal/engine/offline"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
@@ -27,32 +28,33 @@ func buildManifest(opts *Options, p *Plan, modified map[string]string, cfg *llm.
 		user = opts.Backbone
 	}
 	m := &results.Manifest{
-		HarnessVersion: opts.HarnessVersion,
-		CreatedAt:      opts.Now().UTC().Format(time.RFC3339),
-		DataHash:       results.HashText(data.Text()),
-		ModifiedData:   modified,
-		Domain:         opts.Domain,
-		Split:          opts.Split,
-		Agent:          opts.Agent,
-		Backbone:       opts.Backbone,
-		UserBackbone:   user,
-		JudgeBackbone:  judge,
-		NoJudge:        opts.NoJudge,
-		PromptHashes:   p.makers.PromptHashes,
-		Prompts:        p.makers.Prompts,
-		Seed:           opts.Seed,
-		TrialSeeds:     seeds,
-		Trials:         opts.Trials,
-		MaxSteps:       opts.MaxSteps,
-		MaxErrors:      opts.MaxErrors,
-		Shard:          shard.String(),
-		Backbones:      map[string]json.RawMessage{},
-		UserStyle:      opts.UserStyle,
-		Traits:         opts.Traits,
-		TraitMode:      opts.TraitMode,
-		Solo:           opts.Solo,
-		Loop:           p.makers.LoopName,
-		Defaults:       p.Defaults,
+		HarnessVersion:  opts.HarnessVersion,
+		CreatedAt:       opts.Now().UTC().Format(time.RFC3339),
+		DataHash:        results.HashText(data.Text()),
+		ModifiedData:    modified,
+		Domain:          opts.Domain,
+		Split:           opts.Split,
+		Agent:           opts.Agent,
+		Backbone:        opts.Backbone,
+		UserBackbone:    user,
+		JudgeBackbone:   judge,
+		NoJudge:         opts.NoJudge,
+		PromptHashes:    p.makers.PromptHashes,
+		Prompts:         p.makers.Prompts,
+		Seed:            opts.Seed,
+		TrialSeeds:      seeds,
+		Trials:          opts.Trials,
+		MaxSteps:        opts.MaxSteps,
+		MaxErrors:       opts.MaxErrors,
+		Shard:           shard.String(),
+		Backbones:       map[string]json.RawMessage{},
+		UserStyle:       opts.UserStyle,
+		Traits:          opts.Traits,
+		TraitMode:       opts.TraitMode,
+		LedgerPlacement: manifestPlacement(opts.LedgerPlacement),
+		Solo:            opts.Solo,
+		Loop:            p.makers.LoopName,
+		Defaults:        p.Defaults,
 	}
 	if cfg != nil {
 		if abs, err := filepath.Abs(opts.BackbonesFile); err == nil {
@@ -140,4 +142,13 @@ func checkResume(old, cur *results.Manifest) error {
 	}
 	return fmt.Errorf("cannot continue the run: its manifest differs from this run's settings:\n  %s\n(start a new run with another --out, or give the same settings)",
 		strings.Join(diff, "\n  "))
+}
+
+// manifestPlacement is the manifest's ledger_placement: absent for the
+// default (system), as in runs from before the option.
+func manifestPlacement(p string) string {
+	if ledgeragent.Placement(p) == ledgeragent.PlacementSystem {
+		return ""
+	}
+	return p
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
+	"github.com/ledgerbench/ledgerbench/internal/engine/ledgeragent"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
 	"github.com/ledgerbench/ledgerbench/internal/engine/usersim"
@@ -71,8 +72,11 @@ type Options struct {
 	UserStyle string
 	Traits    string
 	TraitMode string
-	Solo      bool
-	Loop      string
+	// LedgerPlacement is where LedgerAgent puts its ledger: "system" (or
+	// ""; the default) or "tail".
+	LedgerPlacement string
+	Solo            bool
+	Loop            string
 	// RetrievalConfig and RetrievalConfigKwargs choose banking_knowledge's
 	// retrieval variant and its overrides (JSON).
 	RetrievalConfig       string
@@ -272,7 +276,8 @@ func New(ctx context.Context, opts Options) (_ *Plan, err error) {
 	}
 	bo := agents.Options{Domain: dom, DataRoot: opts.DataDir, Agent: opts.Agent, Backbone: opts.Backbone,
 		UserBackbone: opts.UserBackbone, JudgeBackbone: opts.JudgeBackbone, Getenv: opts.Getenv, LLM: llmOpts,
-		UserStyle: opts.UserStyle, Traits: traits, TraitMode: usersim.TraitMode(opts.TraitMode), Solo: opts.Solo, Loop: opts.Loop}
+		UserStyle: opts.UserStyle, Traits: traits, TraitMode: usersim.TraitMode(opts.TraitMode), Solo: opts.Solo, Loop: opts.Loop,
+		LedgerPlacement: ledgeragent.Placement(opts.LedgerPlacement)}
 	if opts.NoJudge {
 		bo.JudgeBackbone = agents.NoJudge
 	}
@@ -357,6 +362,7 @@ func fillFromManifest(opts *Options, m *results.Manifest) {
 	set("user-style", func() { opts.UserStyle = m.UserStyle })
 	set("traits", func() { opts.Traits = m.Traits })
 	set("trait-mode", func() { opts.TraitMode = m.TraitMode })
+	set("ledger-placement", func() { opts.LedgerPlacement = m.LedgerPlacement })
 	set("solo", func() { opts.Solo = m.Solo })
 	set("loop", func() { opts.Loop = m.Loop })
 	set("retrieval-config", func() { opts.RetrievalConfig = m.RetrievalConfig })
