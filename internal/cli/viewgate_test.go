@@ -62,6 +62,7 @@ func replyMessage(t *testing.T, r *results.Record, reply int) int {
 // the gate's feedback are shown where the model saw them (they are not in
 // the trajectory).
 func TestViewPageBrowser(t *testing.T) {
+	t.Parallel()
 	b := viewtest.Chromium(t)
 	dir := t.TempDir()
 	base, led := filepath.Join(dir, "baseline"), filepath.Join(dir, "ledger")
@@ -212,6 +213,7 @@ func TestViewOpenFailure(t *testing.T) {
 
 // TestViewChunkFolderName: the chunk folder is named as the help says.
 func TestViewChunkFolderName(t *testing.T) {
+	t.Parallel()
 	run := filepath.Join(t.TempDir(), "run")
 	mustRun(t, "run", "--domain", "airline", "--backbone", "sim", "--user-backbone", "sim", "--no-judge", "--limit", "2", "--trials", "1", "--out", run, "--quiet")
 	help := mustRun(t, "view", "--help").out

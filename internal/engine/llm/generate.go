@@ -87,20 +87,30 @@ func (c *Client) Generate(ctx context.Context, req Request) (Response, error) {
 // limits (estimate tokens), makes an attempt with send, and retries 408,
 // 409, 429, 5xx, per-attempt timeouts, connection errors and unreadable
 // or error-carrying replies (send's *badReplyError) with exponential
-// backoff and full jitter, a Retry-After header setting the wait instead.
-// Other failures are retried up to the backbone's max_retries, 429s up to
-// rateLimitRetries; a 429 also pauses every call to the backbone for its
-// Retry-After (RateLimitPause without one). It returns the attempt that
-// succeeded, the number of attempts, the time spent waiting and the
-// successful attempt's latency; a failed call is an *Error, an interrupted
-// one wraps the context's error.
+// backoff and full jitter (Options.Retry), a Retry-After header setting the
+// wait instead. Other failures are retried up to the backbone's
+// max_retries, 429s up to rateLimitRetries; a 429 also pauses every call to
+// the backbone for its Retry-After (RateLimitPause without one). It returns
+// the attempt that succeeded, the number of attempts, the time spent
+// waiting and the successful attempt's latency; a failed call is an *Error,
+// an interrupted one wraps the context's error.
 func (c *Client) exchange(ctx context.Context, body []byte, estimate int, send func(ctx context.Context, a *attempt) error) (*attempt, int, time.Duration, time.Duration, error) {
-	var waited time.Duration
-	var failures, limited int
-	for n := 1; ; n++ {
+	var (
+		waited, latency   time.Duration
+		ok                *attempt // the attempt that succeeded
+		e                 *Error   // the last failure
+		cause             error    // its cause as the SDK reported it
+		late              bool     // the last attempt timed out
+		failures, limited int      // failures retried on each budget
+		spent             bool     // a budget ran out (the attempt is Final)
+	)
+	// Each budget is kept here (an attempt past its budget is Final); the
+	// loop's own bound only backs them.
+	bound := c.b.maxRetries() + c.b.rateLimitRetries() + 1
+	n, last, exhausted, err := c.opts.Retry(ctx, bound, func(n int) Attempt {
 		t0 := time.Now()
 		if err := c.lim.wait(ctx, estimate); err != nil {
-			return nil, n, waited, 0, c.ctxError(ctx, err)
+			return Attempt{Err: c.ctxError(ctx, err), Final: true}
 		}
 		waited += time.Since(t0)
 
@@ -108,65 +118,70 @@ func (c *Client) exchange(ctx context.Context, body []byte, estimate int, send f
 		actx, cancel := context.WithTimeout(ctx, c.b.timeout())
 		t1 := time.Now()
 		err := send(actx, a)
-		latency := time.Since(t1)
+		took := time.Since(t1)
 		timedOut := actx.Err() != nil
 		cancel()
 		if err == nil {
-			return a, n, waited, latency, nil
+			ok, latency = a, took
+			return Attempt{}
 		}
 		if ctx.Err() != nil {
-			return nil, n, waited, 0, c.ctxError(ctx, ctx.Err())
+			return Attempt{Err: c.ctxError(ctx, ctx.Err()), Final: true}
 		}
-
 		status := statusOf(err, a)
-		e := &Error{Backbone: c.b.Name, Attempts: n, Status: status, Err: redact(describe(err), c.key), KeyEnv: c.b.APIKeyEnv}
+		e = &Error{Backbone: c.b.Name, Attempts: n, Status: status, Err: Redact(describe(err), c.key), KeyEnv: c.b.APIKeyEnv}
+		cause, late = err, timedOut
 		if timedOut {
 			e.Err = fmt.Errorf("attempt timed out after %s", c.b.timeout())
 		}
-		if !retryable(status) {
-			c.explain(e, err)
-			return nil, n, waited, 0, e
-		}
-		ra := retryAfter(a.header, c.opts.now())
-		giveUp := false
-		if status == http.StatusTooManyRequests {
-			limited++
-			giveUp = limited > c.b.rateLimitRetries()
-			// The whole backbone waits, not only this call: the provider
-			// counts every call of the process against one limit.
-			pause := ra
-			if pause <= 0 {
-				pause = RateLimitPause
+		if Retryable(status) {
+			if status == http.StatusTooManyRequests {
+				limited++
+				spent = limited > c.b.rateLimitRetries()
+				// The whole backbone waits, not only this call: the
+				// provider counts every call of the process against one
+				// limit.
+				pause := retryAfter(a.header, c.opts.now())
+				if pause <= 0 {
+					pause = RateLimitPause
+				}
+				c.lim.pause(time.Now(), min(pause, maxRetryAfter))
+			} else {
+				failures++
+				spent = failures > c.b.maxRetries()
 			}
-			c.lim.pause(time.Now(), min(pause, maxRetryAfter))
-		} else {
-			failures++
-			giveUp = failures > c.b.maxRetries()
 		}
-		if giveUp {
-			e.Retryable = true
-			switch {
-			case status == http.StatusTooManyRequests:
-				e.rateLimited = true
-				e.Hint = "the provider keeps rate limiting; lower rpm/tpm or concurrency"
-			case timedOut:
-				e.Hint = "raise the backbone's timeout if the model is slow"
-			case status >= 500:
-				e.Hint = "the provider is failing; try again later"
-			case errors.As(err, new(*badReplyError)):
-				e.Hint = "the provider keeps answering without a completion; try again later"
-			default:
-				e.Hint = "check base_url and the network"
-			}
-			return nil, n, waited, 0, e
-		}
-		d := c.backoff(n, ra)
-		c.opts.logf("llm %s: attempt %d failed (%v); retrying in %s", c.b.Name, n, e, d.Round(time.Millisecond))
-		if err := c.opts.sleep(ctx, d); err != nil {
-			return nil, n, waited, 0, c.ctxError(ctx, err)
-		}
+		return Attempt{Err: e, Status: status, Header: a.header, Final: spent}
+	}, func(n int, a Attempt, d time.Duration) {
+		c.opts.logf("llm %s: attempt %d failed (%v); retrying in %s", c.b.Name, n, a.Err, d.Round(time.Millisecond))
 		waited += d
+	})
+	switch {
+	case err != nil:
+		return nil, n, waited, 0, c.ctxError(ctx, err)
+	case last.Final && !spent:
+		return nil, n, waited, 0, last.Err
+	case last.Err == nil:
+		return ok, n, waited, latency, nil
+	case !exhausted && !spent:
+		c.explain(e, cause)
+		return nil, n, waited, 0, e
 	}
+	e.Retryable = true
+	switch {
+	case e.Status == http.StatusTooManyRequests:
+		e.rateLimited = true
+		e.Hint = "the provider keeps rate limiting; lower rpm/tpm or concurrency"
+	case late:
+		e.Hint = "raise the backbone's timeout if the model is slow"
+	case e.Status >= 500:
+		e.Hint = "the provider is failing; try again later"
+	case errors.As(cause, new(*badReplyError)):
+		e.Hint = "the provider keeps answering without a completion; try again later"
+	default:
+		e.Hint = "check base_url and the network"
+	}
+	return nil, n, waited, 0, e
 }
 
 // RateLimitPause is how long a 429 without Retry-After pauses its backbone
@@ -182,20 +197,6 @@ func (c *Client) ctxError(ctx context.Context, err error) error {
 		err = fmt.Errorf("%v: %w", err, context.DeadlineExceeded)
 	}
 	return fmt.Errorf("llm %s: call interrupted: %w", c.b.Name, err)
-}
-
-// retryable reports whether a failure with this HTTP status (0: no response)
-// is worth retrying.
-func retryable(status int) bool {
-	switch {
-	case status == 0:
-		return true // connection error, timeout or unreadable response
-	case status == http.StatusRequestTimeout, status == http.StatusConflict, status == http.StatusTooManyRequests:
-		return true
-	case status >= 500:
-		return true
-	}
-	return false
 }
 
 // explain adds a hint to a non-retryable failure.
@@ -223,19 +224,6 @@ func (c *Client) explain(e *Error, err error) {
 	default:
 		e.Hint = "the provider refused the request"
 	}
-}
-
-// backoff returns the wait before retry n (n ≥ 1).
-func (c *Client) backoff(n int, retryAfter time.Duration) time.Duration {
-	base := c.opts.backoffBase()
-	if retryAfter > 0 {
-		return min(retryAfter, maxRetryAfter) + c.opts.jitter(base/4)
-	}
-	ceil := c.opts.backoffMax()
-	if n <= 30 {
-		ceil = min(ceil, base<<(n-1))
-	}
-	return c.opts.jitter(ceil)
 }
 
 // retryAfter reads retry-after-ms (OpenAI) or Retry-After (seconds or an
@@ -266,18 +254,6 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 	}
 	return 0
 }
-
-// redact removes the API key from an error's text.
-func redact(err error, key string) error {
-	if err == nil || key == "" || !strings.Contains(err.Error(), key) {
-		return err
-	}
-	return redactedError(strings.ReplaceAll(err.Error(), key, "[REDACTED]"))
-}
-
-type redactedError string
-
-func (e redactedError) Error() string { return string(e) }
 
 // fallbackCallID names a tool call the provider left without an ID,
 // deterministically from the request.
