@@ -282,7 +282,9 @@ type progressOptions struct {
 // redrawn on a terminal, plain lines otherwise, nothing with --quiet. It also
 // announces a stop: an interrupt, or an experiment's budget cap.
 func startProgress(ctx context.Context, opts progressOptions, w io.Writer, p *runner.Progress) func() {
-	stopAnnounce := context.AfterFunc(ctx, func() {
+	announced := make(chan struct{})
+	stopCall := context.AfterFunc(ctx, func() {
+		defer close(announced)
 		snap := p.Snapshot()
 		if opts.Streams.ErrTTY {
 			fmt.Fprint(w, "\r\033[K")
@@ -296,6 +298,13 @@ func startProgress(ctx context.Context, opts progressOptions, w io.Writer, p *ru
 			return
 		}
 		fmt.Fprintf(w, "interrupted: starting no new simulations; %d running, %s (Ctrl-C again to quit now)\n", snap.Running, how)
+	})
+	// stopAnnounce returns once no announcement is being written: the
+	// caller's own writes to the stream follow it (and may bypass w).
+	stopAnnounce := sync.OnceFunc(func() {
+		if !stopCall() {
+			<-announced
+		}
 	})
 	if opts.Quiet {
 		return func() { stopAnnounce() }
