@@ -29,6 +29,9 @@ type experimentOptions struct {
 	NoReport       bool
 	Quiet          bool
 	Format         string
+	// EmbeddingsCache is the cells' embeddings cache folder ("": the
+	// data directory's).
+	EmbeddingsCache string
 	// Set names the flags given on the command line: they override the
 	// experiment file.
 	Set map[string]bool
@@ -90,6 +93,7 @@ config.`,
 	f.BoolVar(&opts.NoReport, "no-report", false, "do not write or print the report")
 	f.BoolVar(&opts.Quiet, "quiet", false, "no per-simulation progress from the cells")
 	f.StringVar(&opts.Format, "format", "text", "format of the report printed: text, markdown, csv or json")
+	f.StringVar(&opts.EmbeddingsCache, "embeddings-cache", "", embeddingsCacheUsage)
 	return cmd
 }
 
@@ -138,7 +142,7 @@ func runExperiment(ctx context.Context, opts *experimentOptions) error {
 		return runErr
 	}
 	if opts.DryRun { // experimentcheck.go: what planning cannot see; no report, nothing written
-		return errors.Join(runErr, checkCells(s, cfg, res, doms.NeedsJudge))
+		return errors.Join(runErr, checkCells(ctx, s, cfg, res, opts.DataDir, doms.NeedsJudge))
 	}
 	if res.Stopped != "" {
 		fmt.Fprintf(s.ErrOut, "budget: %s; rerun the same command to continue (with a higher cap)\n", res.Stopped)
@@ -177,11 +181,12 @@ func cellRunner(s *Streams, opts *experimentOptions, cfg *experiment.Config) exp
 			cellStreams.ErrOut = &prefixWriter{w: s.ErrOut, prefix: "[" + c.ID() + "] "}
 			cellStreams.Out, cellStreams.ErrTTY = cellStreams.ErrOut, false
 		}
-		ro := &runOptions{Streams: &cellStreams, Options: runplan.Options{DataDir: opts.DataDir}}
+		ro := &runOptions{Streams: &cellStreams, Options: runplan.Options{DataDir: opts.DataDir, EmbeddingsCache: opts.EmbeddingsCache}}
 		po := ro.planOptions()
 		po.Domain, po.Agent, po.Backbone, po.UserBackbone, po.Traits = c.Domain, c.Agent, c.Backbone, c.UserBackbone, c.RunTraits()
 		po.Split, po.TaskIDs, po.Limit, po.Trials, po.Seed = c.Split, c.TaskIDs, c.Limit, c.Trials, c.Seed
 		po.Concurrency, po.MaxSteps, po.MaxErrors, po.Out = concurrency, c.MaxSteps, c.MaxErrors, c.Dir
+		po.RetrievalConfig, po.RetrievalConfigKwargs = c.RetrievalConfig, string(c.RetrievalConfigKwargs)
 		po.BackbonesFile, po.BackbonesOptional = cfg.BackbonesFile, cfg.BackbonesFile == ""
 		if po.BackbonesFile == "" {
 			po.BackbonesFile = defaultBackbonesFile

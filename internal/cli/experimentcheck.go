@@ -1,27 +1,42 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"slices"
 	"strings"
 
+	"github.com/ledgerbench/ledgerbench/internal/bench/knowledge"
+	"github.com/ledgerbench/ledgerbench/internal/bench/knowledge/sandbox"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
 	"github.com/ledgerbench/ledgerbench/internal/output/experiment"
 )
 
 // checkCells is the dry run's account of what planning cannot see
-// (experiment.Check: agents, backbones, API-key variables), listed per cell
+// (experiment.Check: agents, backbones, API-key variables;
+// experiment.CheckRetrieval: banking_knowledge's embeddings entries, the
+// reranker's backbone, the sandbox), listed per cell
 // and failing the dry run (exit 3), and of each cell's estimated cost
 // (experiment.Estimates).
-func checkCells(s *Streams, cfg *experiment.Config, res *experiment.Result, needsJudge func(experiment.Cell) bool) error {
+func checkCells(ctx context.Context, s *Streams, cfg *experiment.Config, res *experiment.Result, dataDir string, needsJudge func(experiment.Cell) bool) error {
 	file, bbs, err := loadExperimentBackbones(cfg)
 	if err != nil {
 		return err
 	}
 	lookup := func(k string) (string, bool) { v := s.Getenv(k); return v, v != "" }
 	problems := experiment.Check(cfg, file, bbs, lookup, needsJudge)
+	problems = append(problems, experiment.CheckRetrieval(cfg, file, bbs, lookup, experiment.RetrievalEnv{
+		RerankerModel: func() (string, error) {
+			src, err := knowledge.LoadSource(dataDir)
+			if err != nil {
+				return "", err
+			}
+			return src.RerankerModel(), nil
+		},
+		Sandbox: func() error { return sandbox.Check(ctx, sandbox.Options{}) },
+	})...)
 	for _, p := range problems {
 		fmt.Fprintln(s.ErrOut, "cannot run:", p)
 	}
@@ -54,7 +69,7 @@ func writeEstimates(s *Streams, est []experiment.Estimate, file string) (total f
 		}
 		fmt.Fprintf(s.ErrOut, "estimate: %-50s %d simulations to run × ($%.4f agent + $%.4f user) ≈ $%.2f\n", e.Cell.ID(), e.Simulations, e.Agent, e.User, e.Total())
 	}
-	fmt.Fprintf(s.ErrOut, "estimate: ≈ $%.2f in all (an estimate: prices of %s × typical tokens per simulation, %.0f%% of prompt tokens assumed served from the provider's cache at cached_input; judge calls and cells of unknown cost not included)\n",
+	fmt.Fprintf(s.ErrOut, "estimate: ≈ $%.2f in all (an estimate: prices of %s × typical tokens per simulation, %.0f%% of prompt tokens assumed served from the provider's cache at cached_input; judge calls, banking_knowledge's embeddings and reranker calls and cells of unknown cost not included)\n",
 		total, file, 100*experiment.AssumedCacheShare)
 	for _, b := range basis {
 		fmt.Fprintf(s.ErrOut, "estimate basis %s\n", b)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/atomicfile"
 	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
@@ -32,7 +33,9 @@ func newCmdExport(s *Streams, g *globalOptions, runF func(context.Context, *Stre
 		Short: "Write a run in another harness's results format",
 		Long: `Write the run directory RUN as τ²-bench's results JSON (the format of tau2 run's
 results.json: timestamp, info, tasks, simulations), readable by τ²-bench's tools and
-by ledgerbench's own importers. The domain's policy and tasks come from the data
+by ledgerbench's own importers. RUN may also be τ²-bench results in upstream's
+directory format (results.json beside simulations/): they are joined into one file
+as upstream's Results.load and save(format="json") would. The domain's policy and tasks come from the data
 directory; without it they are left empty. Records are written task by task, trial
 by trial, the latest record of each unit.`,
 		Args: cobra.ExactArgs(2),
@@ -52,6 +55,9 @@ by trial, the latest record of each unit.`,
 }
 
 func runExport(_ context.Context, s *Streams, opts *exportOptions) error {
+	if _, _, ok := results.Tau2DirPaths(opts.Run); ok {
+		return exportTau2Dir(s, opts)
+	}
 	run, err := results.LoadRun(opts.Run)
 	if err != nil {
 		return err
@@ -74,6 +80,24 @@ func runExport(_ context.Context, s *Streams, opts *exportOptions) error {
 		return err
 	}
 	fmt.Fprintf(s.Out, "wrote %d simulations of %d tasks to %s\n", len(recs), len(env.Tasks), opts.Out)
+	return nil
+}
+
+// exportTau2Dir writes τ²-bench results in upstream's directory format as
+// one results JSON (results.Tau2DirJSON).
+func exportTau2Dir(s *Streams, opts *exportOptions) error {
+	f, err := results.ReadTau2(opts.Run)
+	if err != nil {
+		return err
+	}
+	b, err := results.Tau2DirJSON(f)
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.Write(opts.Out, b); err != nil {
+		return fmt.Errorf("export tau2: %w", err)
+	}
+	fmt.Fprintf(s.Out, "wrote %d simulations of %d tasks to %s\n", len(f.Simulations), len(f.Tasks), opts.Out)
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"github.com/ledgerbench/ledgerbench/internal/core/errext"
+	"github.com/ledgerbench/ledgerbench/internal/output/domaindoc"
 	"github.com/ledgerbench/ledgerbench/internal/output/report"
 	"github.com/ledgerbench/ledgerbench/internal/output/submit"
 )
@@ -131,6 +132,26 @@ func TestTasksOptions(t *testing.T) {
 			want: &tasksOptions{DataDir: "/d", Domain: "telecom", Split: "base", TaskIDs: []string{"a", "b"}, Limit: 4, Format: "csv"}},
 		{name: "no domain", usageErr: true},
 		{name: "empty task ids", args: []string{"--domain", "retail", "--task-ids="}, usageErr: true},
+	})
+}
+
+func TestDomainOptions(t *testing.T) {
+	bm25, err := domains.RetrievalOptions("banking_knowledge", "bm25", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOptionCases(t, newCmdDomain, []optionCase[domainOptions]{
+		{name: "domain", args: []string{"airline"}, want: &domainOptions{Options: domaindoc.Options{DataDir: "/d", Domain: "airline"}, Format: "text"}},
+		{name: "json solo", args: []string{"telecom", "--solo", "--json"},
+			want: &domainOptions{Options: domaindoc.Options{DataDir: "/d", Domain: "telecom", Solo: true, JSON: true}, Format: "json"}},
+		{name: "retrieval", args: []string{"banking_knowledge", "--retrieval-config", "bm25"},
+			want: &domainOptions{Options: domaindoc.Options{DataDir: "/d", Domain: "banking_knowledge", Load: bm25}, Retrieval: retrievalOptions{Config: "bm25"}, Format: "text"}},
+		{name: "no domain", usageErr: true},
+		{name: "two domains", args: []string{"airline", "retail"}, usageErr: true},
+		{name: "unknown domain", args: []string{"nope"}, usageErr: true},
+		{name: "no solo mode", args: []string{"airline", "--solo"}, usageErr: true},
+		{name: "retrieval elsewhere", args: []string{"airline", "--retrieval-config", "bm25"}, usageErr: true},
+		{name: "markdown is text", args: []string{"airline", "--format", "csv"}, usageErr: true},
 	})
 }
 

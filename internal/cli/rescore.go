@@ -34,6 +34,11 @@ type rescoreOptions struct {
 	// never the default, reported per simulation).
 	Relabel   bool
 	Retrieval retrievalOptions
+	// OutputDir, when set, receives updated_<name> of every file with the
+	// recomputed rewards (upstream's evaluate-trajs -o).
+	OutputDir string
+	// FreshTasks is upstream's --fresh-tasks: --criteria domain.
+	FreshTasks bool
 	// AllowModifiedData lets data files that differ from their pins through.
 	AllowModifiedData bool
 	DataDir           string
@@ -42,7 +47,7 @@ type rescoreOptions struct {
 func newCmdRescore(s *Streams, g *globalOptions, runF func(context.Context, *rescoreOptions) error) *cobra.Command {
 	opts := &rescoreOptions{Streams: s}
 	cmd := &cobra.Command{
-		Use:   "rescore FILE…",
+		Use:   "rescore FILE… [-o DIR] [--fresh-tasks]",
 		Short: "Re-evaluate recorded τ²-bench runs with ledgerbench's environments",
 		Long: `Re-score every simulation of τ²-bench results files with ledgerbench's domains and
 evaluator, as upstream's "tau2 evaluate-trajs" does: each simulation against the task its
@@ -56,7 +61,13 @@ NL assertions are not judged: where a task's basis has NL_ASSERTION, the recorde
 NL verdict stands in for it (counted as "NL from record"); a record without one (a run
 with --no-judge) leaves it out of the reward (counted as "NL not judged"). Tasks are those embedded
 in the file (the versions the run was scored with); --criteria domain uses the data
-directory's tasks instead (upstream's --fresh-tasks).
+directory's tasks instead (--fresh-tasks, upstream's flag: a task the data directory
+lacks keeps the file's definition, with a warning).
+
+-o DIR writes each τ²-bench file to DIR/updated_<name>, as upstream's evaluate-trajs
+-o does: the file as it was, every evaluated simulation's reward_info recomputed (a
+simulation that could not be evaluated keeps its recorded one; our notes go under
+reward_info.info.ledgerbench). τ-bench v1 lists are not rewritten (an error).
 
 --relabel is a repair for mislabelled files: a simulation whose recorded evaluation
 checked the gold actions of another task than its task_id names is scored against that
@@ -74,6 +85,12 @@ a file whose tasks match no ported domain is an error naming the entry.`,
 			if !slices.Contains([]string{"file", "domain", "record"}, opts.Criteria) {
 				return errext.Usagef("--criteria %q: want file, domain or record", opts.Criteria)
 			}
+			if opts.FreshTasks {
+				if cmd.Flags().Changed("criteria") && opts.Criteria != "domain" {
+					return errext.Usagef("--fresh-tasks is --criteria domain; it excludes --criteria %s", opts.Criteria)
+				}
+				opts.Criteria = "domain"
+			}
 			dir, err := g.dataDir(s)
 			if err != nil {
 				return err
@@ -90,6 +107,8 @@ a file whose tasks match no ported domain is an error naming the entry.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Criteria, "criteria", "file", "evaluation criteria from: file (tasks embedded in the file), domain (the data directory's tasks), record (rebuilt from each recorded reward_info)")
+	cmd.Flags().StringVarP(&opts.OutputDir, "output-dir", "o", "", "write updated_<name> of every file here, its rewards recomputed (upstream's evaluate-trajs -o)")
+	cmd.Flags().BoolVar(&opts.FreshTasks, "fresh-tasks", false, "upstream's --fresh-tasks: score against the data directory's tasks (--criteria domain); a task it lacks keeps the file's")
 	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "print the replay notes of each disagreement")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "write one JSON object per simulation (file, simulation_index, simulation_id, task_id, trial, recorded_reward, reward, reward_breakdown, db_match, notes)")
 	cmd.Flags().BoolVar(&opts.AllowModifiedData, "allow-modified-data", false, allowModifiedUsage)
@@ -113,6 +132,15 @@ func runRescore(ctx context.Context, opts *rescoreOptions) error {
 	})
 	if err != nil {
 		return err
+	}
+	if opts.OutputDir != "" {
+		written, err := rescore.WriteUpdated(files, opts.OutputDir)
+		for _, p := range written {
+			fmt.Fprintf(s.ErrOut, "rescore: wrote %s\n", p)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	if opts.JSON {
 		enc := json.NewEncoder(s.Out)

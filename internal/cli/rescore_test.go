@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -236,5 +237,86 @@ func TestRescoreNLNotRecorded(t *testing.T) {
 		if s.TaskID == "2" && !strings.Contains(strings.Join(s.Notes, "\n"), "judged neither here nor in the record") {
 			t.Errorf("task 2 notes %v", s.Notes)
 		}
+	}
+}
+
+// TestRescoreOutputDir: rescore -o DIR --fresh-tasks (upstream's
+// evaluate-trajs -o, --fresh-tasks) writes DIR/updated_<name>: the recorded
+// file with every key and value as it was but the simulations'
+// reward_info, which holds the recomputed rewards — rescoring the updated
+// file agrees with it on every simulation. τ-bench v1 lists and two inputs
+// of one name are refused before anything is written.
+func TestRescoreOutputDir(t *testing.T) {
+	path := recordedFile(t, "claude-sonnet-4-5_airline_default_gpt4.1_1trials.json")
+	dir := filepath.Join(t.TempDir(), "out")
+	first := rescoreJSON(t, "--fresh-tasks", "-o", dir, path)
+	updated := filepath.Join(dir, "updated_"+filepath.Base(path))
+	again := rescoreJSON(t, "--fresh-tasks", updated)
+	if len(again) != len(first) || len(first) != 50 {
+		t.Fatalf("%d simulations rescored, %d after -o; want 50", len(first), len(again))
+	}
+	changed := 0
+	for i := range first {
+		if *first[i].RecordedReward != *first[i].Reward {
+			changed++
+		}
+		if again[i].RecordedReward == nil || *again[i].RecordedReward != *first[i].Reward || *again[i].Reward != *first[i].Reward {
+			t.Errorf("simulation %d: updated file records %v, rescores to %v; the first pass gave %v", i, again[i].RecordedReward, again[i].Reward, first[i].Reward)
+		}
+	}
+	if changed == 0 {
+		t.Errorf("--fresh-tasks changed no reward; the file's tasks differ from the pinned ones, so some should")
+	}
+	var orig, upd map[string]any
+	for p, v := range map[string]*map[string]any{path: &orig, updated: &upd} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k, v := range orig {
+		if k == "simulations" {
+			continue
+		}
+		if !reflect.DeepEqual(v, upd[k]) {
+			t.Errorf("key %q changed", k)
+		}
+	}
+	osims, usims := orig["simulations"].([]any), upd["simulations"].([]any)
+	for i := range osims {
+		o, u := osims[i].(map[string]any), usims[i].(map[string]any)
+		for k, v := range o {
+			if k != "reward_info" && !reflect.DeepEqual(v, u[k]) {
+				t.Errorf("simulation %d: key %q changed", i, k)
+			}
+		}
+	}
+
+	v1 := filepath.Join(datatest.Trajectories(t), "sierra-research+tau-bench", "gpt-4o-airline.json")
+	for _, tc := range []struct {
+		name  string
+		files []string
+		want  string
+	}{
+		{"v1 list", []string{path, v1}, "not a τ²-bench results file"},
+		{"same name twice", []string{path, updated, updated}, "would both be written"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "o")
+			r := execCLI(t, t.Context(), append([]string{"rescore", "-o", out}, tc.files...)...)
+			if r.code != ExitError || !strings.Contains(r.errOut, tc.want) {
+				t.Errorf("exit %d, %q; want 1 and %q", r.code, r.errOut, tc.want)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s written despite the error", out)
+			}
+		})
+	}
+	r := execCLI(t, t.Context(), "rescore", "--fresh-tasks", "--criteria", "record", path)
+	if r.code != ExitUsage {
+		t.Errorf("--fresh-tasks with --criteria record: exit %d; want 2", r.code)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/banking"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/core/errext"
+	"github.com/ledgerbench/ledgerbench/internal/engine/runplan"
 )
 
 // retrievalOptions are upstream's --retrieval-config and
@@ -21,6 +22,7 @@ type retrievalOptions struct {
 
 const (
 	retrievalConfigUsage = "banking_knowledge retrieval variant (default " + banking.DefaultVariant + "): "
+	embeddingsCacheUsage = "folder of the dense retrieval variants' document embeddings (default: " + runplan.EmbeddingsCacheDir + " in the data directory)"
 	retrievalKwargsUsage = `the variant's overrides as JSON, e.g. '{"top_k": 5}' (top_k, grep_top_k, case_sensitive, reranker_min_score)`
 )
 

@@ -113,6 +113,7 @@ retail and telecom domains and τ-Trait's telehealth domain, scores them with
 		newCmdVerify(s, g, nil),
 		newCmdReplay(s, g, nil),
 		newCmdTasks(s, g, nil),
+		newCmdDomain(s, g, nil),
 		newCmdGateAudit(s, g, nil),
 		newCmdRun(s, g, nil),
 		newCmdPrompt(s, g, nil),

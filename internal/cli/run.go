@@ -128,7 +128,9 @@ with status 3 when pass^1 is below P.`,
 	f.BoolVar(&opts.RecordRequests, "record-requests", false, "append the body of every model request (agent, user, judge) to DIR/"+requestsFile+" (no keys or headers)")
 	f.StringVar(&opts.RetrievalConfig, "retrieval-config", "", retrievalConfigUsage+strings.Join(banking.VariantNames(), ", "))
 	f.StringVar(&opts.RetrievalConfigKwargs, "retrieval-config-kwargs", "", retrievalKwargsUsage)
+	f.StringVar(&opts.EmbeddingsCache, "embeddings-cache", "", embeddingsCacheUsage)
 	f.BoolVar(&opts.Solo, "solo", false, "τ²-bench's solo mode (telecom; upstream --agent llm_agent_solo --user dummy_user): no user, the agent holds the phone tools and works from the ticket")
+	f.BoolVar(&opts.EnforceProtocol, "enforce-communication-protocol", false, "end a simulation with agent_error or user_error when a message mixes text and tool calls (upstream's flag; off as upstream)")
 	f.BoolVar(&opts.Quiet, "quiet", false, "no progress output")
 	f.Float64Var(&opts.MinPass, "min-pass", 0, "exit with status 3 if pass^1 is below this")
 	return cmd

@@ -219,3 +219,32 @@ func TestRunTraitsRecordedAndValidated(t *testing.T) {
 		t.Errorf("bad trait level: exit %d, %q", r.code, r.errOut)
 	}
 }
+
+// TestRunEnforceProtocolRecorded: --enforce-communication-protocol is off
+// by default, recorded in the manifest when given, inherited by a resume,
+// and refused on τ-Trait's loop, which has no such rule.
+func TestRunEnforceProtocolRecorded(t *testing.T) {
+	base := []string{"run", "--domain", "retail", "--backbone", "sim", "--no-judge", "--limit", "1", "--trials", "1", "--quiet"}
+	off := filepath.Join(t.TempDir(), "off")
+	mustRun(t, append(base, "--out", off)...)
+	on := filepath.Join(t.TempDir(), "on")
+	mustRun(t, append(base, "--out", on, "--enforce-communication-protocol")...)
+	mustRun(t, append(base, "--out", on, "--resume")...)
+	for _, tc := range []struct {
+		dir  string
+		want bool
+	}{{off, false}, {on, true}} {
+		m, err := results.ReadManifest(tc.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.EnforceProtocol != tc.want {
+			t.Errorf("%s: manifest enforce_communication_protocol = %v; want %v", filepath.Base(tc.dir), m.EnforceProtocol, tc.want)
+		}
+	}
+	r := execCLI(t, t.Context(), "run", "--domain", "telehealth", "--backbone", "sim", "--no-judge", "--limit", "1",
+		"--enforce-communication-protocol", "--out", filepath.Join(t.TempDir(), "x"))
+	if r.code != ExitUsage || !strings.Contains(r.errOut, "--loop tau2") {
+		t.Errorf("τ-Trait loop: exit %d, %q; want a usage error naming --loop tau2", r.code, r.errOut)
+	}
+}

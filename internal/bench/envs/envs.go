@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/core/fault"
@@ -91,17 +92,30 @@ func Describe(d Domain) error {
 
 // Preparer is implemented by domains whose tools need resources a job
 // must have before it starts (banking_knowledge's retrieval pipelines:
-// embeddings endpoints, sandboxes). Prepare builds them and returns the
-// error naming what is missing; a job that shows tools to a model calls it
-// (envs.Prepare) after Describe, before the first simulation.
+// embeddings endpoints and their document vectors, sandboxes). Prepare
+// builds them and returns the error naming what is missing; a job that
+// shows tools to a model calls it (envs.Prepare) after Describe, before the
+// first simulation. Whoever prepared a domain closes it (envs.Close) when
+// the job ends.
 type Preparer interface {
-	Prepare() error
+	Prepare(ctx context.Context) error
 }
 
 // Prepare builds a domain's job resources when it has any (Preparer).
-func Prepare(d Domain) error {
+func Prepare(ctx context.Context, d Domain) error {
 	if x, ok := d.(Preparer); ok {
-		return x.Prepare()
+		return x.Prepare(ctx)
+	}
+	return nil
+}
+
+// Close releases what a domain or an environment holds beyond memory (a
+// prepared domain's sandboxes, a simulation's private sandbox copy) when
+// it implements io.Closer; the orchestrator closes each simulation's
+// environment when the simulation ends.
+func Close(x any) error {
+	if c, ok := x.(io.Closer); ok {
+		return c.Close()
 	}
 	return nil
 }

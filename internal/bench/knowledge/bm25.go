@@ -1,13 +1,9 @@
 package knowledge
 
 import (
-	"context"
-	"runtime"
 	"slices"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/ledgerbench/ledgerbench/internal/core/parallel"
 
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/py/pymath"
@@ -51,106 +47,81 @@ type Scored struct {
 	Score float64
 }
 
-// chunkIndex is the index of a run of documents with its own term ids (in
-// order of first occurrence within the run).
-type chunkIndex struct {
-	vocab  vocab
-	post   []localPosting // by document, then first occurrence
-	docLen []int
-}
-
-type localPosting struct {
-	id, doc, tf int32
-}
-
-// NewBM25 indexes texts (in order) as BM25Okapi(tokenized_corpus) does.
-// Runs of documents are tokenised and counted in parallel, each with its
-// own term ids; merging the runs in order gives every term its id in order
-// of first occurrence over all documents, as rank_bm25's dict inserts them.
+// NewBM25 indexes texts (in order) as BM25Okapi(tokenized_corpus) does, in
+// one pass: each token is found in (or added to) the vocabulary, which
+// gives every word its id in order of first occurrence, as rank_bm25's nd
+// dict inserts them (documents in order, each document's words in order of
+// first occurrence); each document's term frequencies are counted by id.
 func NewBM25(texts []string) *BM25 {
-	nchunks := min(len(texts), runtime.GOMAXPROCS(0))
-	if nchunks == 0 {
-		return &BM25{}
-	}
-	bounds := func(c int) (int, int) { return c * len(texts) / nchunks, (c + 1) * len(texts) / nchunks }
-	chunks, _ := parallel.Map(context.Background(), nchunks, func(_ context.Context, c int) (*chunkIndex, error) {
-		lo, hi := bounds(c)
-		ci := &chunkIndex{docLen: make([]int, hi-lo)}
-		size, longest := 0, 0
-		for _, t := range texts[lo:hi] {
-			size += len(t)
-			longest = max(longest, len(t))
-		}
-		ci.vocab.init(max(1024, pow2(size/64)))
-		ci.post = make([]localPosting, 0, size/8)
-		var doc docTable
-		doc.slots = make([]uint32, max(64, pow2(longest/3)))
-		var tok tokenizer
-		for d := lo; d < hi; d++ {
-			doc.reset(len(texts[d]))
-			n := 0
-			tok.scan(texts[d], func(k key, long []byte) {
-				n++
-				doc.add(k, long)
-			})
-			for _, e := range doc.entries {
-				ci.post = append(ci.post, localPosting{ci.vocab.findOrInsert(e.k, doc.long(e.k)), int32(d), e.tf})
-			}
-			ci.docLen[d-lo] = n
-		}
-		return ci, nil
-	})
 	x := &BM25{n: len(texts), denom: make([]float64, len(texts))}
-	words := 0
-	for _, ci := range chunks {
-		words = max(words, len(ci.vocab.keys))
+	if len(texts) == 0 {
+		return x
 	}
-	x.vocab.init(pow2(3 * words))
-	var df []int32
+	size := 0
+	for _, t := range texts {
+		size += len(t)
+	}
+	// About one distinct word per 40 bytes of text, one token per 7, and a
+	// distinct (document, word) pair per 15 here; the tables grow when a
+	// corpus has more.
+	x.vocab.init(max(1024, pow2(size/20)))
+	type docPosting struct{ id, tf int32 }
+	post := make([]docPosting, 0, size/12)
+	docEnd := make([]int32, len(texts)) // each document's end in post
+	var df []int32                      // by id; then the postings' starts
+	cnt := make([]int32, 0, size/40)    // by id: the current document's frequency
 	total := 0
-	docLen := make([]int, 0, len(texts))
-	remaps := make([][]int32, len(chunks))
-	for c, ci := range chunks {
-		remap := make([]int32, len(ci.vocab.keys))
-		for id, k := range ci.vocab.keys {
-			g := x.vocab.findOrInsert(k, ci.vocab.long(k))
-			if int(g) == len(df) {
+	var tok tokenizer
+	for d, t := range texts {
+		first := len(post)
+		n := 0
+		tok.scan(t, func(k key, long []byte) {
+			n++
+			id := x.vocab.findOrInsert(k, long)
+			if int(id) == len(cnt) {
+				cnt = append(cnt, 0)
 				df = append(df, 0)
 			}
-			remap[id] = g
+			if cnt[id] == 0 {
+				post = append(post, docPosting{id: id})
+			}
+			cnt[id]++
+		})
+		for i := first; i < len(post); i++ {
+			id := post[i].id
+			post[i].tf = cnt[id]
+			cnt[id] = 0
+			df[id]++
 		}
-		remaps[c] = remap
-		for _, p := range ci.post {
-			df[remap[p.id]]++
-		}
-		for _, l := range ci.docLen {
-			docLen = append(docLen, l)
-			total += l
-		}
+		docEnd[d] = int32(len(post))
+		// _initialize: avgdl = num_doc / corpus_size, below.
+		x.denom[d] = float64(n)
+		total += n
 	}
 	// Postings by term, documents in order (a stable counting sort).
 	x.start = make([]int32, len(df)+1)
 	for id, f := range df {
 		x.start[id+1] = x.start[id] + f
 	}
-	x.post = make([]posting, x.start[len(df)])
-	fill := slices.Clone(x.start[:len(df)])
-	for c, ci := range chunks {
-		remap := remaps[c]
-		for _, p := range ci.post {
-			g := remap[p.id]
-			x.post[fill[g]] = posting{p.doc, p.tf}
-			fill[g]++
+	x.post = make([]posting, len(post))
+	fill := df // reused: the next free place of each term
+	copy(fill, x.start[:len(df)])
+	d := int32(0)
+	for i, p := range post {
+		for int32(i) >= docEnd[d] {
+			d++
 		}
+		x.post[fill[p.id]] = posting{d, p.tf}
+		fill[p.id]++
 	}
-	// _initialize: avgdl = num_doc / corpus_size (true division).
 	avgdl := float64(total) / float64(x.n)
-	for d, l := range docLen {
+	for d, l := range x.denom {
 		// self.k1 * (1 - self.b + self.b * doc_len / self.avgdl)
-		x.denom[d] = float64(bm25K1 * float64(float64(1-bm25B)+float64(float64(bm25B*float64(l))/avgdl)))
+		x.denom[d] = float64(bm25K1 * float64(float64(1-bm25B)+float64(float64(bm25B*l)/avgdl)))
 	}
 	// _calc_idf, over the words in order of first occurrence.
-	x.idf = make([]float64, len(df))
+	nt := len(x.start) - 1
+	x.idf = make([]float64, nt)
 	logs := make([]float64, x.n+1) // log(k + 0.5), computed when first needed
 	have := make([]bool, x.n+1)
 	logHalf := func(k int) float64 {
@@ -161,16 +132,17 @@ func NewBM25(texts []string) *BM25 {
 	}
 	sum := 0.0
 	var negative []int32
-	for id, f := range df {
-		idf := logHalf(x.n-int(f)) - logHalf(int(f))
+	for id := range nt {
+		f := int(x.start[id+1] - x.start[id])
+		idf := logHalf(x.n-f) - logHalf(f)
 		x.idf[id] = idf
 		sum += idf
 		if idf < 0 {
 			negative = append(negative, int32(id))
 		}
 	}
-	if len(x.idf) > 0 {
-		eps := float64(bm25Epsilon * (sum / float64(len(x.idf))))
+	if nt > 0 {
+		eps := float64(bm25Epsilon * (sum / float64(nt)))
 		for _, id := range negative {
 			x.idf[id] = eps
 		}
@@ -251,31 +223,6 @@ func topScored(score []float64, k int) []Scored {
 	return top
 }
 
-// docTable counts one document's distinct tokens, in order of first
-// occurrence, in a table small enough for the cache; it is cleared by
-// resetting the slots it used.
-type docTable struct {
-	slots   []uint32 // entry index + 1
-	entries []docEntry
-	arena   []byte
-}
-
-type docEntry struct {
-	k  key
-	tf int32
-}
-
-func (t *docTable) reset(textLen int) {
-	mask := uint64(len(t.slots) - 1)
-	for _, e := range t.entries { // clear the used slots only
-		for i := e.k.hash & mask; t.slots[i] != 0; i = (i + 1) & mask {
-			t.slots[i] = 0
-		}
-	}
-	t.entries = t.entries[:0]
-	t.arena = t.arena[:0]
-}
-
 // pow2 is the least power of two >= n (1 for n <= 1).
 func pow2(n int) int {
 	p := 1
@@ -283,46 +230,6 @@ func pow2(n int) int {
 		p *= 2
 	}
 	return p
-}
-
-func (t *docTable) long(k key) []byte {
-	if k.n <= 8 {
-		return nil
-	}
-	return t.arena[k.off : k.off+k.n-8]
-}
-
-func (t *docTable) add(k key, long []byte) {
-	mask := uint64(len(t.slots) - 1)
-	i := k.hash & mask
-	for ; t.slots[i] != 0; i = (i + 1) & mask {
-		e := &t.entries[t.slots[i]-1]
-		if e.k.hash == k.hash && e.k.w0 == k.w0 && e.k.n == k.n && (k.n <= 8 || string(t.long(e.k)) == string(long)) {
-			e.tf++
-			return
-		}
-	}
-	if k.n > 8 {
-		k.off = uint32(len(t.arena))
-		t.arena = append(t.arena, long...)
-	}
-	t.entries = append(t.entries, docEntry{k, 1})
-	t.slots[i] = uint32(len(t.entries))
-	if 2*len(t.entries) > len(t.slots) { // a document of unusually many words
-		old := t.entries
-		t.slots = make([]uint32, 2*len(t.slots))
-		t.entries = nil
-		arena := t.arena
-		t.arena = nil
-		for _, e := range old {
-			var l []byte
-			if e.k.n > 8 {
-				l = arena[e.k.off : e.k.off+e.k.n-8]
-			}
-			t.add(e.k, l)
-			t.entries[len(t.entries)-1].tf = e.tf
-		}
-	}
 }
 
 // key is a lowered token as the vocabulary compares it: its hash, its

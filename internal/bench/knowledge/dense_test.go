@@ -82,7 +82,7 @@ func newDenseFixture(t *testing.T) *denseFixture {
 func (f *denseFixture) deps(t *testing.T) Deps {
 	return Deps{
 		Embedder: func(typ, model string) (Embedder, error) { return f.pool.Embedder(typ, model) },
-		Reranker: f.reranker,
+		Reranker: func(string) (Chat, error) { return f.reranker, nil },
 		CacheDir: t.TempDir(),
 		Source:   testSource(t),
 	}
@@ -181,8 +181,14 @@ func TestDenseNeedsAnEndpoint(t *testing.T) {
 	}
 	spec = DefaultPipeline(TypeBM25)
 	spec.Reranker = true
-	if _, err := NewPipeline(base, spec, Deps{}); err == nil || !strings.Contains(err.Error(), "reranker needs a chat backbone") {
+	if _, err := NewPipeline(base, spec, Deps{Source: testSource(t)}); err == nil || !strings.Contains(err.Error(), "no reranker backbone configured") || !strings.Contains(err.Error(), "gpt-5.2") {
 		t.Errorf("reranker without a backbone: %v", err)
+	}
+	refused := errors.New("backbone gpt-5.2: set OPENAI_API_KEY")
+	var asked string
+	deps := Deps{Source: testSource(t), Reranker: func(m string) (Chat, error) { asked = m; return nil, refused }}
+	if _, err := NewPipeline(base, spec, deps); !errors.Is(err, refused) || asked != testSource(t).RerankerModel() {
+		t.Errorf("reranker backbone refused: %v (asked for %q)", err, asked)
 	}
 	for typ, want := range map[string]string{RerankerBGE: "BGE-Reranker-v2-m3", RerankerQwen: "Qwen3-Reranker", "x": "Unknown postprocessor: x"} {
 		spec.RerankerType = typ

@@ -60,8 +60,11 @@ type Deps struct {
 	// (PipelineSpec.EmbedderType, EmbedderModel); its error (an unknown
 	// entry, a missing API key) fails NewPipeline.
 	Embedder func(embedderType, model string) (Embedder, error)
-	// Reranker is the chat backbone the pointwise LLM reranker asks.
-	Reranker Chat
+	// Reranker returns the chat backbone the pointwise LLM reranker asks
+	// for upstream's reranker model (Source.RerankerModel, "gpt-5.2"); its
+	// error (no backbone serves the model, a missing API key) fails
+	// NewPipeline.
+	Reranker func(model string) (Chat, error)
 	// CacheDir holds document embeddings on disk ("" keeps them in memory
 	// only).
 	CacheDir string

@@ -38,11 +38,15 @@ type reranker struct {
 }
 
 func newReranker(minScore int, deps Deps) (*reranker, error) {
-	if deps.Reranker == nil {
-		return nil, errors.New("knowledge: the pointwise LLM reranker needs a chat backbone (Deps.Reranker)")
-	}
 	if deps.Source == nil {
 		return nil, errors.New("knowledge: the pointwise LLM reranker needs upstream's source (Deps.Source)")
+	}
+	if deps.Reranker == nil {
+		return nil, fmt.Errorf("knowledge: no reranker backbone configured: the pointwise LLM reranker asks upstream's model %s, which needs a backbone of that model in the backbones file", deps.Source.RerankerModel())
+	}
+	chat, err := deps.Reranker(deps.Source.RerankerModel())
+	if err != nil {
+		return nil, err
 	}
 	if n := strings.Count(deps.Source.rerankPrompt, "{}"); n != 2 || strings.Count(deps.Source.rerankPrompt, "{") != 2 {
 		return nil, fmt.Errorf("knowledge: %s: DEFAULT_POINTWISE_PROMPT has %d {} fields; the reranker fills two (query, passage)", RerankerFile, n)
@@ -60,7 +64,7 @@ func newReranker(minScore int, deps Deps) (*reranker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &reranker{chat: deps.Reranker, src: deps.Source, minScore: minScore, concurrency: max(1, deps.Source.rerankConcurrency), format: b}, nil
+	return &reranker{chat: chat, src: deps.Source, minScore: minScore, concurrency: max(1, deps.Source.rerankConcurrency), format: b}, nil
 }
 
 // strictSchema is the OpenAI SDK's to_strict_json_schema: every object

@@ -87,6 +87,15 @@ type Manifest struct {
 	// RetrievalConfigKwargs its overrides as given.
 	RetrievalConfig       string          `json:"retrieval_config,omitempty"`
 	RetrievalConfigKwargs json.RawMessage `json:"retrieval_config_kwargs,omitempty"`
+	// Embeddings holds the settings (never keys) of the embeddings entries
+	// the retrieval variant embeds with; RerankerBackbone names the
+	// backbone its reranker asks (its settings are in Backbones).
+	Embeddings       map[string]json.RawMessage `json:"embeddings,omitempty"`
+	RerankerBackbone string                     `json:"reranker_backbone,omitempty"`
+	// EnforceProtocol is upstream's --enforce-communication-protocol: a
+	// message mixing text and tool calls ended its simulation with
+	// agent_error or user_error.
+	EnforceProtocol bool `json:"enforce_communication_protocol,omitempty"`
 	// Defaults lists the upstream defaults the run applied because no flag
 	// named them (e.g. τ²-bench's default user simulator).
 	Defaults []string `json:"defaults,omitempty"`

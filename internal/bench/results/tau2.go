@@ -18,6 +18,9 @@ type Tau2File struct {
 	Info        json.RawMessage   `json:"info"`
 	Tasks       []json.RawMessage `json:"tasks"`
 	Simulations []Tau2Simulation  `json:"simulations"`
+
+	metaFile string   // directory format: its results.json
+	simFiles []string // directory format: one file per simulation
 }
 
 // Tau2Simulation is one SimulationRun of a τ²-bench results file.
@@ -90,8 +93,12 @@ type Tau2ToolCall struct {
 	Requestor string          `json:"requestor"`
 }
 
-// ReadTau2 reads a τ²-bench results file.
+// ReadTau2 reads a τ²-bench results file: one JSON file, or upstream's
+// directory format (Tau2DirPaths).
 func ReadTau2(path string) (*Tau2File, error) {
+	if meta, sims, ok := Tau2DirPaths(path); ok {
+		return readTau2Dir(meta, sims)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read results: %w", err)

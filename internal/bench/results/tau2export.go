@@ -9,6 +9,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
+	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
@@ -232,19 +233,123 @@ func tau2Sim(r *Record) tau2SimOut {
 		Messages: make([]any, 0, len(r.Messages)),
 	}
 	if ri := r.RewardInfo; ri != nil {
-		s.RewardInfo = &tau2RewardOut{
-			Reward: ri.Reward, DBCheck: ri.DBCheck, EnvAssertions: ri.EnvAssertions, ActionChecks: ri.ActionChecks,
-			NLAssertions: ri.NLAssertions, CommunicateChecks: ri.CommunicateChecks, RewardBasis: ri.RewardBasis,
-			RewardBreakdown: ri.RewardBreakdown,
-		}
-		if len(ri.Notes) > 0 || len(ri.NotEvaluated) > 0 {
-			s.RewardInfo.Info = map[string]any{"ledgerbench": map[string]any{"notes": ri.Notes, "not_evaluated": ri.NotEvaluated}}
-		}
+		s.RewardInfo = tau2Reward(ri)
 	}
 	for _, m := range r.Messages {
 		s.Messages = append(s.Messages, tau2Msg(m))
 	}
 	return s
+}
+
+// tau2Reward is a reward info as τ²-bench's RewardInfo dumps it; our notes
+// and unevaluated components go under info.ledgerbench.
+func tau2Reward(ri *evaluator.RewardInfo) *tau2RewardOut {
+	out := &tau2RewardOut{
+		Reward: ri.Reward, DBCheck: ri.DBCheck, EnvAssertions: ri.EnvAssertions, ActionChecks: ri.ActionChecks,
+		NLAssertions: ri.NLAssertions, CommunicateChecks: ri.CommunicateChecks, RewardBasis: ri.RewardBasis,
+		RewardBreakdown: ri.RewardBreakdown,
+	}
+	if len(ri.Notes) > 0 || len(ri.NotEvaluated) > 0 {
+		out.Info = map[string]any{"ledgerbench": map[string]any{"notes": ri.Notes, "not_evaluated": ri.NotEvaluated}}
+	}
+	return out
+}
+
+// RewriteTau2Rewards returns a τ²-bench results file (data) with the
+// reward_info of simulation i replaced by rewards[i] where that is not nil,
+// every other key and value as the file has them, indented by two spaces
+// as upstream writes results (evaluate-trajs' updated files).
+func RewriteTau2Rewards(data []byte, rewards []*evaluator.RewardInfo) ([]byte, error) {
+	var out bytes.Buffer
+	out.WriteByte('{')
+	n, sims := 0, 0
+	err := pyjson.Object(data, func(key string, value []byte) error {
+		if n > 0 {
+			out.WriteByte(',')
+		}
+		n++
+		k, _ := json.Marshal(key)
+		out.Write(k)
+		out.WriteByte(':')
+		if key != "simulations" {
+			out.Write(value)
+			return nil
+		}
+		out.WriteByte('[')
+		err := pyjson.Array(value, func(i int, sim []byte) error {
+			sims++
+			if i > 0 {
+				out.WriteByte(',')
+			}
+			if i >= len(rewards) || rewards[i] == nil {
+				out.Write(sim)
+				return nil
+			}
+			b, err := rewriteReward(sim, rewards[i])
+			if err != nil {
+				return fmt.Errorf("simulation %d: %w", i, err)
+			}
+			out.Write(b)
+			return nil
+		})
+		out.WriteByte(']')
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("rewrite τ²-bench results: %w", err)
+	}
+	out.WriteByte('}')
+	if sims < len(rewards) {
+		return nil, fmt.Errorf("rewrite τ²-bench results: %d rewards for %d simulations", len(rewards), sims)
+	}
+	var ind bytes.Buffer
+	if err := json.Indent(&ind, out.Bytes(), "", "  "); err != nil {
+		return nil, fmt.Errorf("rewrite τ²-bench results: %w", err)
+	}
+	ind.WriteByte('\n')
+	return ind.Bytes(), nil
+}
+
+// rewriteReward returns one simulation object (compact) with its
+// reward_info replaced by ri's upstream form (added when it has none).
+func rewriteReward(sim []byte, ri *evaluator.RewardInfo) ([]byte, error) {
+	var rbuf bytes.Buffer
+	enc := json.NewEncoder(&rbuf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(tau2Reward(ri)); err != nil {
+		return nil, fmt.Errorf("reward_info: %w", err)
+	}
+	rb := bytes.TrimSpace(rbuf.Bytes())
+	var out bytes.Buffer
+	out.WriteByte('{')
+	m, seen := 0, false
+	err := pyjson.Object(sim, func(key string, value []byte) error {
+		if m > 0 {
+			out.WriteByte(',')
+		}
+		m++
+		k, _ := json.Marshal(key)
+		out.Write(k)
+		out.WriteByte(':')
+		if key == "reward_info" {
+			seen = true
+			value = rb
+		}
+		out.Write(value)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !seen {
+		if m > 0 {
+			out.WriteByte(',')
+		}
+		out.WriteString(`"reward_info":`)
+		out.Write(rb)
+	}
+	out.WriteByte('}')
+	return out.Bytes(), nil
 }
 
 // knownCost is the cost, nil (null, as upstream writes a cost it could not

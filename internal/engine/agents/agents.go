@@ -236,7 +236,7 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 		return runner.Makers{}, nil, err
 	}
 	if !opts.NoPrepare {
-		if err := envs.Prepare(opts.Domain); err != nil {
+		if err := envs.Prepare(ctx, opts.Domain); err != nil {
 			return runner.Makers{}, nil, err
 		}
 	}

@@ -83,6 +83,12 @@ type Config struct {
 	// DEFAULT_FIRST_AGENT_MESSAGE, baseline.LoadPrompt). Empty:
 	// DefaultGreeting (tests).
 	Greeting string
+	// EnforceProtocol is upstream's --enforce-communication-protocol
+	// (Orchestrator.validate_communication): a message of the agent or the
+	// user that holds both text and tool calls ends the simulation with
+	// agent_error or user_error, kept in the trajectory, its tool calls not
+	// run, whatever stop it also carried. Off by default, as upstream.
+	EnforceProtocol bool
 	// Loop plays the conversation; nil is τ²-bench's half-duplex loop.
 	// Another benchmark's loop (τ-Trait's, package tautrait) plugs in here
 	// and shares the record keeping and evaluation of Run.
@@ -159,6 +165,9 @@ func Run(ctx context.Context, dom envs.Domain, task *tasks.Task, agent Agent, us
 		play = loop
 	}
 	o := play(ctx, dom, env, agent, user, cfg)
+	// The simulation's own resources (a private sandbox copy) go now; what
+	// a failed removal leaves, the domain's Close removes.
+	_ = envs.Close(env)
 	term, traj := o.Termination, o.Messages
 	rec.Messages = traj
 	rec.Steps, rec.NumErrors = o.Steps, o.NumErrors
@@ -311,6 +320,12 @@ func (s *sim) turn(ctx context.Context, sp speaker, pending []message.Message) (
 		s.end(sp.failed, errors.New(sp.name+" message has neither text nor tool calls"))
 		return msg, true
 	}
+	if err := s.protocol(sp.name, msg); err != nil {
+		s.add(msg)
+		s.Steps++
+		s.end(sp.failed, err)
+		return msg, true
+	}
 	if sp.isStop(msg) {
 		s.add(msg)
 		s.Steps++
@@ -322,6 +337,16 @@ func (s *sim) turn(ctx context.Context, sp speaker, pending []message.Message) (
 	}
 	s.add(msg)
 	return msg, false
+}
+
+// protocol is upstream's _check_communication_error on a message of who
+// (agent or user) when the protocol is enforced: nil unless the message
+// mixes text and tool calls.
+func (s *sim) protocol(who string, msg message.Message) error {
+	if s.cfg.EnforceProtocol && msg.HasText() && msg.IsToolCall() {
+		return errors.New(who + " sent both text content and tool calls (--enforce-communication-protocol)")
+	}
+	return nil
 }
 
 // loop is the half-duplex conversation (a Loop).

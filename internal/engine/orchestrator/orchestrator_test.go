@@ -311,3 +311,71 @@ func TestToolInfrastructureFailure(t *testing.T) {
 		t.Errorf("last message %+v; want the first call's result and nothing of the failure", last)
 	}
 }
+
+// mixed is a message holding both text and tool calls.
+func mixed(s string, cs ...string) message.Message {
+	m := calls(cs...)
+	m.Content = s
+	return m
+}
+
+// TestEnforceProtocol: with Config.EnforceProtocol (upstream's
+// --enforce-communication-protocol) a message of the agent or the user
+// mixing text and tool calls ends the simulation with agent_error or
+// user_error as its last message, its calls not run, even when it also
+// stops; without it the calls run as upstream does by default.
+func TestEnforceProtocol(t *testing.T) {
+	t.Parallel()
+	dom := offlinetest.New()
+	cases := []struct {
+		name    string
+		enforce bool
+		agent   []message.Message
+		user    []message.Message
+		want    evaluator.Termination
+		last    message.Role // of the trajectory's last message
+		tools   int          // tool results in the trajectory
+	}{
+		{"agent mixes", true, []message.Message{mixed("Looking you up.", `get_user_details {"user_id": "u1"}`)},
+			[]message.Message{text("I am u1.")}, evaluator.AgentError, message.Assistant, 0},
+		{"agent mixes and stops", true, []message.Message{mixed("Bye ###STOP###", `get_user_details {"user_id": "u1"}`)},
+			[]message.Message{text("I am u1.")}, evaluator.AgentError, message.Assistant, 0},
+		{"user mixes", true, nil, []message.Message{mixed("Restarting now.", `restart_device {}`)},
+			evaluator.UserError, message.User, 0},
+		{"off: the agent's calls run", false, []message.Message{mixed("Looking you up.", `get_user_details {"user_id": "u1"}`)},
+			[]message.Message{text("I am u1."), text("###STOP###")}, evaluator.UserStop, message.User, 1},
+		{"off: the user's calls run", false, nil, []message.Message{mixed("Restarting now.", `restart_device {}`), text("###STOP###")},
+			evaluator.UserStop, message.User, 1},
+		{"on: plain messages pass", true, []message.Message{calls(`get_user_details {"user_id": "u1"}`), text("Found you.")},
+			[]message.Message{text("I am u1."), text("###STOP###")}, evaluator.UserStop, message.User, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rec, err := orchestrator.Run(context.Background(), dom, offlinetest.Task("pay"), &script{msgs: tc.agent}, &script{msgs: tc.user},
+				orchestrator.Config{EnforceProtocol: tc.enforce})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.TerminationReason != tc.want {
+				t.Fatalf("termination = %s (%s); want %s", rec.TerminationReason, rec.Error, tc.want)
+			}
+			if tc.enforce && tc.want != evaluator.UserStop && !strings.Contains(rec.Error, "both text content and tool calls") {
+				t.Errorf("error %q; want the protocol violation", rec.Error)
+			}
+			last := rec.Messages[len(rec.Messages)-1]
+			if last.Role != tc.last {
+				t.Errorf("last message %+v; want one of %s", last, tc.last)
+			}
+			tools := 0
+			for _, m := range rec.Messages {
+				if m.Role == message.Tool {
+					tools++
+				}
+			}
+			if tools != tc.tools {
+				t.Errorf("%d tool results; want %d", tools, tc.tools)
+			}
+		})
+	}
+}

@@ -73,6 +73,12 @@ func soloLoop(ctx context.Context, env envs.Env, agent Agent, cfg Config) Outcom
 			s.Steps++
 			env.Sync()
 		}
+		if err := s.protocol("agent", msg); err != nil {
+			// upstream checks after the step, before its termination
+			// check, which skips a step whose message went to the
+			// environment: no limit overrides the agent_error.
+			return s.end(evaluator.AgentError, err)
+		}
 		stop := stopper.IsStop(msg)
 		switch {
 		case stop && first:

@@ -58,6 +58,12 @@ func TestSoloLoop(t *testing.T) {
 			cfg: orchestrator.Config{MaxSteps: 1}, term: evaluator.MaxSteps, traj: 2, steps: 1},
 		{name: "too many errors", msgs: []message.Message{calls(`no_such_tool {}`, `no_such_tool {}`), stop},
 			cfg: orchestrator.Config{MaxErrors: 2}, term: evaluator.TooManyErrors, traj: 3, steps: 1, numErrs: 2},
+		{name: "enforced: first message mixes", msgs: []message.Message{mixed("Checking.", `check_status_bar {}`)},
+			cfg: orchestrator.Config{EnforceProtocol: true}, term: evaluator.AgentError, traj: 1, wantErr: "both text content and tool calls"},
+		{name: "enforced: no limit overrides the violation", msgs: []message.Message{calls(`check_status_bar {}`), mixed("Checking.", `check_status_bar {}`)},
+			cfg: orchestrator.Config{EnforceProtocol: true, MaxSteps: 2}, term: evaluator.AgentError, traj: 3, steps: 2, wantErr: "both text content and tool calls"},
+		{name: "not enforced: mixed calls run", msgs: []message.Message{mixed("Checking.", `check_status_bar {}`), stop},
+			term: evaluator.AgentStop, traj: 3, steps: 2},
 		{name: "agent that cannot stop", msgs: []message.Message{stop}, notStops: true, term: evaluator.AgentError, wantErr: "solo agent"},
 	}
 	dom, task := loadSolo(t)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
 	"github.com/ledgerbench/ledgerbench/internal/engine/orchestrator"
@@ -34,8 +35,12 @@ type Result struct {
 //
 // The result is set whenever the run directory could be read back, also
 // with an error: an interrupt (wrapping runner.ErrStopped), a failing
-// sink or maker, or a run in which no unit was scored.
+// sink or maker, or a run in which no unit was scored. It closes the
+// plan's domain when it returns.
 func (p *Plan) Execute(ctx context.Context, prog *runner.Progress) (*Result, error) {
+	// The domain's job resources (banking_knowledge's sandboxes) end with
+	// the run.
+	defer envs.Close(p.Domain)
 	opts, m := &p.Options, p.Manifest
 	if p.lock == nil {
 		// A new run: the directory is locked before the manifest exists,
@@ -64,7 +69,7 @@ func (p *Plan) Execute(ctx context.Context, prog *runner.Progress) (*Result, err
 	cfg := runner.Config{
 		Domain: p.Domain, Makers: p.makers, Concurrency: opts.Concurrency, Drain: opts.Grace, Progress: prog,
 		Sim: orchestrator.Config{MaxSteps: m.MaxSteps, MaxErrors: m.MaxErrors, Timeout: opts.Timeout, Judge: p.judge,
-			Greeting: p.makers.Greeting},
+			Greeting: p.makers.Greeting, EnforceProtocol: m.EnforceProtocol},
 		Labels: runner.Labels{Agent: m.Agent, Backbone: m.Backbone, UserBackbone: m.UserBackbone,
 			Trait: usersim.TraitLabel(m.Traits, usersim.TraitMode(m.TraitMode))},
 	}

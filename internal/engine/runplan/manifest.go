@@ -55,6 +55,7 @@ func buildManifest(opts *Options, p *Plan, modified map[string]string, cfg *llm.
 		Solo:            opts.Solo,
 		Loop:            p.makers.LoopName,
 		Defaults:        p.Defaults,
+		EnforceProtocol: opts.EnforceProtocol,
 	}
 	if cfg != nil {
 		if abs, err := filepath.Abs(opts.BackbonesFile); err == nil {
@@ -76,7 +77,19 @@ func buildManifest(opts *Options, p *Plan, modified map[string]string, cfg *llm.
 	for _, t := range p.Tasks {
 		m.TaskIDs = append(m.TaskIDs, t.ID)
 	}
-	for _, name := range []string{m.Backbone, m.UserBackbone, m.JudgeBackbone} {
+	if p.knowledge != nil {
+		emb, rr := p.knowledge.used()
+		m.RerankerBackbone = rr
+		for _, name := range emb {
+			if e, ok := cfg.Embeddings[name]; ok {
+				if m.Embeddings == nil {
+					m.Embeddings = map[string]json.RawMessage{}
+				}
+				m.Embeddings[name] = embeddingSettings(e)
+			}
+		}
+	}
+	for _, name := range []string{m.Backbone, m.UserBackbone, m.JudgeBackbone, m.RerankerBackbone} {
 		if name == "" {
 			continue
 		}
@@ -125,6 +138,25 @@ func backboneSettings(name string, cfg *llm.Config) (json.RawMessage, bool) {
 		return nil, false
 	}
 	return b, true
+}
+
+// embeddingSettings describes an embeddings entry for the manifest (never
+// a key: only the name of the variable holding it).
+func embeddingSettings(e llm.Embedding) json.RawMessage {
+	v := struct {
+		Type           string   `json:"type"`
+		BaseURL        string   `json:"base_url"`
+		Model          string   `json:"model"`
+		APIKeyEnv      string   `json:"api_key_env,omitempty"`
+		EncodingFormat string   `json:"encoding_format"`
+		BatchSize      int      `json:"batch_size,omitempty"`
+		Price          *float64 `json:"price_input"` // null: no price
+	}{Type: e.Type, BaseURL: e.BaseURL, Model: e.Model, APIKeyEnv: e.APIKeyEnv, EncodingFormat: e.Format(), BatchSize: e.BatchSize}
+	if e.Price != nil {
+		v.Price = &e.Price.Input
+	}
+	b, _ := json.Marshal(v)
+	return b
 }
 
 // checkResume refuses to continue a run whose manifest differs from the

@@ -82,6 +82,12 @@ type Options struct {
 	// retrieval variant and its overrides (JSON).
 	RetrievalConfig       string
 	RetrievalConfigKwargs string
+	// EmbeddingsCache is the folder of the dense retrieval's document
+	// vectors ("": EmbeddingsCacheDir in DataDir).
+	EmbeddingsCache string
+	// EnforceProtocol is upstream's --enforce-communication-protocol
+	// (orchestrator.Config.EnforceProtocol).
+	EnforceProtocol bool
 
 	// Inherit reports whether a setting was left to the run being
 	// continued: a run directory that exists lends its manifest's value.
@@ -134,7 +140,10 @@ type Plan struct {
 
 	makers runner.Makers
 	judge  evaluator.Judge
-	lock   *results.DirLock
+	// knowledge is what the retrieval engines resolved from the run's
+	// backbones (banking_knowledge).
+	knowledge *knowledgeUse
+	lock      *results.DirLock
 	// unpriced are the record fields (results.Unknown*) of the roles whose
 	// backbone has no price.
 	unpriced []string
@@ -226,29 +235,8 @@ func New(ctx context.Context, opts Options) (_ *Plan, err error) {
 	if err != nil {
 		return nil, err
 	}
-	dom, modified, err := opts.LoadDomain(opts.Domain, opts.Solo, dopts)
-	if err != nil {
-		return nil, err
-	}
-	p.Domain = dom
-	p.Tasks, err = dom.Tasks().Select(tasks.Selection{Split: opts.Split, TaskIDs: opts.TaskIDs, Limit: opts.Limit})
-	if err != nil {
-		return nil, errext.Usage(err)
-	}
-	if len(p.Tasks) == 0 {
-		return nil, errext.Usagef("no tasks selected in %s", opts.Domain)
-	}
-
 	cfg, err := loadBackbones(&opts)
 	if err != nil {
-		return nil, err
-	}
-	if opts.CheckReplay != nil {
-		if err := opts.CheckReplay(opts.Backbone, opts.Domain, p.Tasks, opts.Trials); err != nil {
-			return nil, err
-		}
-	}
-	if p.Defaults, err = applyUpstreamDefaults(&opts, cfg, p.Existing, CountNL(p.Tasks) > 0); err != nil { // defaults.go
 		return nil, err
 	}
 	llmOpts := opts.LLM
@@ -265,6 +253,40 @@ func New(ctx context.Context, opts Options) (_ *Plan, err error) {
 			return v, v != ""
 		}
 	}
+	// One pool for every model call of the run: the agent's, the user's,
+	// the judge's and the retrieval engines' (embeddings, reranker).
+	var pool *llm.Pool
+	if cfg != nil {
+		pool = llm.NewPool(cfg, llmOpts)
+	}
+	p.knowledge = &knowledgeUse{pool: pool, cfg: cfg, file: opts.BackbonesFile}
+	dopts.Banking.Knowledge = p.knowledge.deps(embeddingsCache(&opts))
+	dom, modified, err := opts.LoadDomain(opts.Domain, opts.Solo, dopts)
+	if err != nil {
+		return nil, err
+	}
+	p.Domain = dom
+	defer func() {
+		if err != nil { // what Prepare built (sandboxes) goes with the plan
+			envs.Close(dom)
+		}
+	}()
+	p.Tasks, err = dom.Tasks().Select(tasks.Selection{Split: opts.Split, TaskIDs: opts.TaskIDs, Limit: opts.Limit})
+	if err != nil {
+		return nil, errext.Usage(err)
+	}
+	if len(p.Tasks) == 0 {
+		return nil, errext.Usagef("no tasks selected in %s", opts.Domain)
+	}
+
+	if opts.CheckReplay != nil {
+		if err := opts.CheckReplay(opts.Backbone, opts.Domain, p.Tasks, opts.Trials); err != nil {
+			return nil, err
+		}
+	}
+	if p.Defaults, err = applyUpstreamDefaults(&opts, cfg, p.Existing, CountNL(p.Tasks) > 0); err != nil { // defaults.go
+		return nil, err
+	}
 	traits, err := usersim.ParseTraits(opts.Traits)
 	if err != nil {
 		return nil, errext.Usagef("--traits: %w", err)
@@ -277,12 +299,15 @@ func New(ctx context.Context, opts Options) (_ *Plan, err error) {
 		bo.JudgeBackbone = agents.NoJudge
 	}
 	if cfg != nil {
-		bo.Pool = llm.NewPool(cfg, llmOpts)
+		bo.Pool = pool
 		bo.BackbonesFile = opts.BackbonesFile
 	}
 	p.makers, p.judge, err = agents.Build(ctx, bo)
 	if err != nil {
 		return nil, err
+	}
+	if opts.EnforceProtocol && p.makers.LoopName != "" && p.makers.LoopName != "tau2" {
+		return nil, errext.Usagef("--enforce-communication-protocol is τ²-bench's orchestrator rule; the %s loop has none (pass --loop tau2)", p.makers.LoopName)
 	}
 	if p.judge == nil && !opts.NoJudge {
 		if n := CountNL(p.Tasks); n > 0 {
@@ -361,6 +386,7 @@ func fillFromManifest(opts *Options, m *results.Manifest) {
 	set("solo", func() { opts.Solo = m.Solo })
 	set("loop", func() { opts.Loop = m.Loop })
 	set("retrieval-config", func() { opts.RetrievalConfig = m.RetrievalConfig })
+	set("enforce-communication-protocol", func() { opts.EnforceProtocol = m.EnforceProtocol })
 	set("retrieval-config-kwargs", func() { opts.RetrievalConfigKwargs = string(m.RetrievalConfigKwargs) })
 	set("backbones", func() {
 		if m.BackbonesFile != "" {

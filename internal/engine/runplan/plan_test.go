@@ -16,7 +16,7 @@ func TestFillFromManifest(t *testing.T) {
 	t.Parallel()
 	m := &results.Manifest{Domain: "retail", Agent: "ledger", Backbone: "gpt-4.1", UserBackbone: "u", JudgeBackbone: "j",
 		Split: "test", TaskIDs: []string{"1", "2"}, Trials: 3, Seed: 9, MaxSteps: 50, MaxErrors: 5, Timeout: "1m0s",
-		Shard: "1/2", UserStyle: "tau2", Loop: "tau2", BackbonesFile: "/abs/b.yaml"}
+		Shard: "1/2", UserStyle: "tau2", Loop: "tau2", BackbonesFile: "/abs/b.yaml", EnforceProtocol: true}
 	tests := []struct {
 		name  string
 		given []string // settings the caller set
@@ -25,7 +25,8 @@ func TestFillFromManifest(t *testing.T) {
 		{"everything inherited", nil, func(t *testing.T, o Options) {
 			if o.Domain != "retail" || o.Agent != "ledger" || o.Backbone != "gpt-4.1" || o.UserBackbone != "u" || o.JudgeBackbone != "j" ||
 				o.Split != "test" || !slices.Equal(o.TaskIDs, m.TaskIDs) || o.Trials != 3 || o.Seed != 9 || o.MaxSteps != 50 ||
-				o.MaxErrors != 5 || o.Timeout != time.Minute || o.Shard != "1/2" || o.UserStyle != "tau2" || o.Loop != "tau2" || o.BackbonesFile != "/abs/b.yaml" {
+				o.MaxErrors != 5 || o.Timeout != time.Minute || o.Shard != "1/2" || o.UserStyle != "tau2" || o.Loop != "tau2" || o.BackbonesFile != "/abs/b.yaml" ||
+				!o.EnforceProtocol {
 				t.Errorf("options %+v", o)
 			}
 		}},
@@ -40,8 +41,8 @@ func TestFillFromManifest(t *testing.T) {
 			}
 		}},
 		{"nothing inherited", []string{"domain", "agent", "backbone", "user-backbone", "judge-backbone", "no-judge", "split", "task-ids", "limit", "trials",
-			"seed", "max-steps", "max-errors", "timeout", "shard", "user-style", "traits", "trait-mode", "solo", "loop", "backbones"}, func(t *testing.T, o Options) {
-			if o.Domain != "" || o.Backbone != "" || o.Trials != 8 || o.BackbonesFile != "backbones.yaml" || o.Timeout != 0 {
+			"seed", "max-steps", "max-errors", "timeout", "shard", "user-style", "traits", "trait-mode", "solo", "loop", "backbones", "enforce-communication-protocol"}, func(t *testing.T, o Options) {
+			if o.EnforceProtocol || o.Domain != "" || o.Backbone != "" || o.Trials != 8 || o.BackbonesFile != "backbones.yaml" || o.Timeout != 0 {
 				t.Errorf("options %+v; want the caller's", o)
 			}
 		}},

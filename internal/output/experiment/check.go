@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ledgerbench/ledgerbench/internal/bench/envs/banking"
 	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runplan"
@@ -206,4 +207,86 @@ func UnboundedCells(cfg *Config, file string, bbs *llm.Config) []string {
 		}
 	}
 	return out
+}
+
+// RetrievalEnv is what CheckRetrieval reads outside the grid, asked only
+// when a cell needs it.
+type RetrievalEnv struct {
+	// RerankerModel returns upstream's reranker model (read from the
+	// pulled source).
+	RerankerModel func() (string, error)
+	// Sandbox returns why bubblewrap cannot run here (nil: it can).
+	Sandbox func() error
+}
+
+// CheckRetrieval lists what keeps the banking_knowledge cells' retrieval
+// variants from running: an embeddings entry missing from the backbones
+// file bbs or its unset API-key variable, no backbone of upstream's
+// reranker model or its unset key, no usable bubblewrap for a shell
+// variant.
+func CheckRetrieval(cfg *Config, file string, bbs *llm.Config, lookup func(string) (string, bool), env RetrievalEnv) []string {
+	var problems []string
+	var sandboxErr, modelErr error
+	var model string
+	sandboxOnce, modelOnce := false, false
+	for _, c := range cfg.Cells() {
+		if c.Domain != banking.Name {
+			continue
+		}
+		name := c.RetrievalConfig
+		if name == "" {
+			name = banking.DefaultVariant
+		}
+		v, err := banking.ResolveVariant(name, c.RetrievalConfigKwargs)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", c.ID(), err))
+			continue
+		}
+		bad := func(format string, args ...any) {
+			problems = append(problems, c.ID()+": retrieval "+v.Name+": "+fmt.Sprintf(format, args...))
+		}
+		for _, e := range v.Embedders() {
+			if bbs == nil {
+				bad("embeddings entry %s: no backbones file %s", e[1], file)
+				continue
+			}
+			ent, err := bbs.Embedding(e[0], e[1])
+			if err != nil {
+				bad("%v", err)
+				continue
+			}
+			if ent.APIKeyEnv != "" {
+				if k, _ := lookup(ent.APIKeyEnv); strings.TrimSpace(k) == "" {
+					bad("embeddings %s: %v: set %s", ent.Name, llm.ErrNoAPIKey, ent.APIKeyEnv)
+				}
+			}
+		}
+		if v.Reranked() {
+			if !modelOnce {
+				modelOnce = true
+				model, modelErr = env.RerankerModel()
+			}
+			switch bb, ok := runplan.BackboneOfModel(bbs, model); {
+			case modelErr != nil:
+				bad("reranker: %v", modelErr)
+			case !ok:
+				bad("the reranker asks upstream's model %s: no backbone of %s has that model", model, file)
+			default:
+				b, _ := bbs.Backbone(bb)
+				if _, err := b.APIKey(lookup); err != nil {
+					bad("reranker: %v", err)
+				}
+			}
+		}
+		if v.Shell != nil {
+			if !sandboxOnce {
+				sandboxOnce = true
+				sandboxErr = env.Sandbox()
+			}
+			if sandboxErr != nil {
+				bad("shell: %v", sandboxErr)
+			}
+		}
+	}
+	return problems
 }

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -89,6 +90,77 @@ backbones:
 				t.Errorf("%s: %+v; want no price", e.Cell.ID(), e)
 			}
 		}
+	}
+}
+
+func TestRetrievalCells(t *testing.T) {
+	c, err := Parse([]byte(`out: o
+grid:
+  - {domains: [banking_knowledge], agents: [baseline, ledger], backbones: [gold], retrieval_configs: [bm25, alltools]}
+  - {domains: [banking_knowledge], agents: [baseline], backbones: [gold]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, cell := range c.Cells() {
+		ids = append(ids, cell.ID()+" "+cell.Dir)
+	}
+	want := []string{
+		"banking_knowledge/baseline/gold/retrieval=bm25 o/runs/banking-knowledge_baseline_gold_retrieval-bm25",
+		"banking_knowledge/ledger/gold/retrieval=bm25 o/runs/banking-knowledge_ledger_gold_retrieval-bm25",
+		"banking_knowledge/baseline/gold/retrieval=alltools o/runs/banking-knowledge_baseline_gold_retrieval-alltools",
+		"banking_knowledge/ledger/gold/retrieval=alltools o/runs/banking-knowledge_ledger_gold_retrieval-alltools",
+		"banking_knowledge/baseline/gold o/runs/banking-knowledge_baseline_gold",
+	}
+	if strings.Join(ids, "\n") != strings.Join(want, "\n") {
+		t.Errorf("cells:\n%s\nwant\n%s", strings.Join(ids, "\n"), strings.Join(want, "\n"))
+	}
+	for _, bad := range []struct{ block, want string }{
+		{`{domains: [airline], agents: [baseline], backbones: [gold], retrieval_configs: [bm25]}`, "applies to banking_knowledge only"},
+		{`{domains: [banking_knowledge], agents: [baseline], backbones: [gold], retrieval_configs: [bm26]}`, `unknown retrieval variant "bm26"`},
+		{`{domains: [banking_knowledge], agents: [baseline], backbones: [gold], retrieval_config_kwargs: {top_k: "5"}}`, "top_k must be an integer"},
+	} {
+		if _, err := Parse([]byte("out: o\ngrid:\n  - " + bad.block + "\n")); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s: %v; want %q", bad.block, err, bad.want)
+		}
+	}
+}
+
+func TestCheckRetrieval(t *testing.T) {
+	bbs, err := llm.Decode(strings.NewReader(`
+backbones:
+  rr: {base_url: "http://x/v1", model: gpt-5.2, api_key_env: RR_KEY}
+embeddings:
+  text-embedding-3-large: {type: openai, base_url: "http://x/v1", model: text-embedding-3-large}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Parse([]byte(`out: o
+grid:
+  - {domains: [banking_knowledge], agents: [baseline], backbones: [gold], retrieval_configs: [bm25, openai_embeddings_reranker, qwen_embeddings, terminal_use]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	env := RetrievalEnv{
+		RerankerModel: func() (string, error) { asked++; return "gpt-5.2", nil },
+		Sandbox:       func() error { return errors.New("no bwrap here") },
+	}
+	got := strings.Join(CheckRetrieval(cfg, "b.yaml", bbs, func(string) (string, bool) { return "", false }, env), "\n")
+	for _, want := range []string{
+		"banking_knowledge/baseline/gold/retrieval=openai_embeddings_reranker: retrieval openai_embeddings_reranker: reranker: backbone rr: llm: API key not set",
+		`banking_knowledge/baseline/gold/retrieval=qwen_embeddings: retrieval qwen_embeddings: llm: unknown embeddings entry "qwen3-embedding-8b"`,
+		"banking_knowledge/baseline/gold/retrieval=terminal_use: retrieval terminal_use: shell: no bwrap here",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("problems\n%s\nlack %q", got, want)
+		}
+	}
+	if strings.Contains(got, "retrieval=bm25:") || strings.Count(got, "\n") != 2 || asked != 1 {
+		t.Errorf("problems\n%s\n(reranker model asked %d times); want three, none for bm25", got, asked)
 	}
 }
 

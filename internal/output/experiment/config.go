@@ -10,6 +10,7 @@
 package experiment
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/core/strictyaml"
 	"github.com/ledgerbench/ledgerbench/internal/engine/usersim"
@@ -84,6 +86,12 @@ type Block struct {
 	Split   *string  `yaml:"split"`
 	Limit   *int     `yaml:"limit"`
 	TaskIDs []string `yaml:"task_ids"`
+	// RetrievalConfigs are banking_knowledge's retrieval variants, one
+	// cell each (none: the domain's default, alltools);
+	// RetrievalConfigKwargs their overrides (top_k, …) for every cell of
+	// the block.
+	RetrievalConfigs      []string       `yaml:"retrieval_configs"`
+	RetrievalConfigKwargs map[string]any `yaml:"retrieval_config_kwargs"`
 }
 
 // Defaults.
@@ -215,6 +223,19 @@ func (c *Config) problems() []strictyaml.Problem {
 		if b.Limit != nil && *b.Limit < 0 {
 			bad(at("limit"), "grid[%d]: limit must not be negative (got %d)", i, *b.Limit)
 		}
+		if len(b.RetrievalConfigs) > 0 || len(b.RetrievalConfigKwargs) > 0 {
+			kw, err := b.kwargs()
+			if err != nil {
+				bad(at("retrieval_config_kwargs"), "grid[%d]: retrieval_config_kwargs: %v", i, err)
+			}
+			for _, d := range b.Domains {
+				for _, rc := range orDefault(b.RetrievalConfigs) {
+					if _, err := domains.RetrievalOptions(d, rc, string(kw)); err != nil {
+						bad(at("retrieval_configs"), "grid[%d]: %v", i, err)
+					}
+				}
+			}
+		}
 		for j, tr := range b.Traits {
 			if tr == NoTraits {
 				continue
@@ -228,7 +249,7 @@ func (c *Config) problems() []strictyaml.Problem {
 		for _, d := range []struct {
 			key  string
 			list []string
-		}{{"domains", b.Domains}, {"agents", b.Agents}, {"backbones", b.Backbones}, {"user_backbones", b.UserBackbones}} {
+		}{{"domains", b.Domains}, {"agents", b.Agents}, {"backbones", b.Backbones}, {"user_backbones", b.UserBackbones}, {"retrieval_configs", b.RetrievalConfigs}} {
 			for j, v := range d.list {
 				if strings.TrimSpace(v) == "" {
 					bad(at(d.key), "grid[%d]: %s[%d] is an empty name", i, d.key, j)
@@ -253,6 +274,22 @@ func (c *Config) problems() []strictyaml.Problem {
 	return out
 }
 
+// kwargs is the block's retrieval_config_kwargs as JSON ("" for none).
+func (b Block) kwargs() (json.RawMessage, error) {
+	if len(b.RetrievalConfigKwargs) == 0 {
+		return nil, nil
+	}
+	return json.Marshal(b.RetrievalConfigKwargs)
+}
+
+// orDefault is the list, or one empty name (the default) for none.
+func orDefault(names []string) []string {
+	if len(names) == 0 {
+		return []string{""}
+	}
+	return names
+}
+
 // Cell is one run of the grid.
 type Cell struct {
 	Domain       string `json:"domain"`
@@ -270,6 +307,10 @@ type Cell struct {
 	MaxSteps  int      `json:"max_steps"`
 	MaxErrors int      `json:"max_errors"`
 	Judge     string   `json:"judge,omitempty"`
+	// RetrievalConfig and RetrievalConfigKwargs are banking_knowledge's
+	// retrieval variant ("": the default) and its overrides.
+	RetrievalConfig       string          `json:"retrieval_config,omitempty"`
+	RetrievalConfigKwargs json.RawMessage `json:"retrieval_config_kwargs,omitempty"`
 	// Dir is the cell's run directory.
 	Dir string `json:"dir"`
 }
@@ -277,7 +318,7 @@ type Cell struct {
 // NoTraits in a block's traits is a τ-Trait user without traits.
 const NoTraits = "none"
 
-// ID names the cell: domain/agent/backbone[/user=U][/traits=T].
+// ID names the cell: domain/agent/backbone[/user=U][/traits=T][/retrieval=R].
 func (c Cell) ID() string {
 	s := c.Domain + "/" + c.Agent + "/" + c.Backbone
 	if c.UserBackbone != "" {
@@ -285,6 +326,9 @@ func (c Cell) ID() string {
 	}
 	if c.Traits != "" {
 		s += "/traits=" + c.Traits
+	}
+	if c.RetrievalConfig != "" {
+		s += "/retrieval=" + c.RetrievalConfig
 	}
 	return s
 }
@@ -306,7 +350,7 @@ func (c Cell) User() string {
 }
 
 // Cells expands the grid in block order (domains, then backbones, user
-// backbones and agents), dropping repeats.
+// backbones, retrieval configs and agents), dropping repeats.
 func (c *Config) Cells() []Cell {
 	var out []Cell
 	seen := map[string]bool{}
@@ -319,38 +363,42 @@ func (c *Config) Cells() []Cell {
 		if len(traits) == 0 {
 			traits = []string{""}
 		}
+		kw, _ := b.kwargs() // checked by Validate
 		for _, d := range b.Domains {
 			for _, bb := range b.Backbones {
 				for _, u := range users {
-					for _, a := range b.Agents {
-						for _, tr := range traits {
-							cell := Cell{Domain: d, Agent: a, Backbone: bb, UserBackbone: u, Traits: canonical(tr), Trials: c.Trials, Seed: c.Seed,
-								Split: c.Split, Limit: c.Limit, TaskIDs: slices.Clone(c.TaskIDs), MaxSteps: c.MaxSteps, MaxErrors: c.MaxErrors, Judge: c.Judge}
-							if s, ok := c.Splits[d]; ok {
-								cell.Split = s
+					for _, rc := range orDefault(b.RetrievalConfigs) {
+						for _, a := range b.Agents {
+							for _, tr := range traits {
+								cell := Cell{Domain: d, Agent: a, Backbone: bb, UserBackbone: u, Traits: canonical(tr), Trials: c.Trials, Seed: c.Seed,
+									Split: c.Split, Limit: c.Limit, TaskIDs: slices.Clone(c.TaskIDs), MaxSteps: c.MaxSteps, MaxErrors: c.MaxErrors, Judge: c.Judge,
+									RetrievalConfig: rc, RetrievalConfigKwargs: kw}
+								if s, ok := c.Splits[d]; ok {
+									cell.Split = s
+								}
+								if b.Trials > 0 {
+									cell.Trials = b.Trials
+								}
+								if b.Split != nil {
+									cell.Split = *b.Split
+								}
+								if b.Limit != nil {
+									cell.Limit = *b.Limit
+								}
+								if b.TaskIDs != nil {
+									cell.TaskIDs = slices.Clone(b.TaskIDs)
+								}
+								if u == bb {
+									cell.UserBackbone = ""
+								}
+								key := cell.ID()
+								if seen[key] {
+									continue
+								}
+								seen[key] = true
+								cell.Dir = filepath.Join(c.Out, "runs", cellDir(cell))
+								out = append(out, cell)
 							}
-							if b.Trials > 0 {
-								cell.Trials = b.Trials
-							}
-							if b.Split != nil {
-								cell.Split = *b.Split
-							}
-							if b.Limit != nil {
-								cell.Limit = *b.Limit
-							}
-							if b.TaskIDs != nil {
-								cell.TaskIDs = slices.Clone(b.TaskIDs)
-							}
-							if u == bb {
-								cell.UserBackbone = ""
-							}
-							key := cell.ID()
-							if seen[key] {
-								continue
-							}
-							seen[key] = true
-							cell.Dir = filepath.Join(c.Out, "runs", cellDir(cell))
-							out = append(out, cell)
 						}
 					}
 				}
@@ -381,6 +429,9 @@ func cellDir(c Cell) string {
 	}
 	if c.Traits != "" {
 		s += "_traits-" + safe(c.Traits)
+	}
+	if c.RetrievalConfig != "" {
+		s += "_retrieval-" + safe(c.RetrievalConfig)
 	}
 	return s
 }

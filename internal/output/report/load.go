@@ -71,6 +71,9 @@ func Load(path string, labels Labels) (*Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("report input: %w", err)
 	}
+	if _, _, ok := results.Tau2DirPaths(path); ok {
+		return loadTau2(path, labels)
+	}
 	if !fi.IsDir() && filepath.Base(path) == results.SimulationsFile {
 		path = filepath.Dir(path)
 		fi, err = os.Stat(path)
@@ -111,28 +114,34 @@ func Load(path string, labels Labels) (*Source, error) {
 		src := &Source{Path: path, Kind: V1, Records: recs, Labelled: labels.Domain != ""}
 		return src, nil
 	default:
-		f, err := results.ReadTau2(path)
-		if err != nil {
-			return nil, err
-		}
-		recs, err := results.FromTau2(f)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		src := &Source{Path: path, Kind: Tau2, Records: recs}
-		if meta, err := f.Meta(); err == nil {
-			src.Plan.Trials = meta.Trials
-		}
-		if len(recs) > 0 {
-			ts, err := f.Tau2Tasks(recs[0].Domain)
-			if err != nil {
-				return nil, fmt.Errorf("%s: embedded tasks: %w", path, err)
-			}
-			src.Tasks = ts
-		}
-		relabel(src.Records, labels)
-		return src, nil
+		return loadTau2(path, labels)
 	}
+}
+
+// loadTau2 reads a τ²-bench results file, one JSON or upstream's
+// directory format.
+func loadTau2(path string, labels Labels) (*Source, error) {
+	f, err := results.ReadTau2(path)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := results.FromTau2(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	src := &Source{Path: path, Kind: Tau2, Records: recs}
+	if meta, err := f.Meta(); err == nil {
+		src.Plan.Trials = meta.Trials
+	}
+	if len(recs) > 0 {
+		ts, err := f.Tau2Tasks(recs[0].Domain)
+		if err != nil {
+			return nil, fmt.Errorf("%s: embedded tasks: %w", path, err)
+		}
+		src.Tasks = ts
+	}
+	relabel(src.Records, labels)
+	return src, nil
 }
 
 // sniff tells a JSON list (v1) from a JSON object (τ²-bench).

@@ -12,6 +12,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/atomicfile"
 	"github.com/ledgerbench/ledgerbench/internal/core/parallel"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
@@ -60,7 +62,8 @@ func Files(ctx context.Context, paths []string, opts Options) ([]File, error) {
 	loaded := map[string]envs.Domain{}
 	var out []File
 	for _, path := range paths {
-		if res, ok, err := fileV1(ctx, path, &opts, loaded); ok || err != nil {
+		_, _, dir := results.Tau2DirPaths(path)
+		if res, ok, err := fileV1(ctx, path, &opts, loaded); !dir && (ok || err != nil) {
 			if err != nil {
 				return nil, err
 			}
@@ -118,7 +121,10 @@ type Sim struct {
 	DBMatch         *bool                        `json:"db_match"`
 	Notes           []string                     `json:"notes"`
 
-	diff       *Diff
+	diff *Diff
+	// info is the recomputed reward info as -o writes it (nil: the
+	// simulation was not evaluated and keeps its recorded one).
+	info       *evaluator.RewardInfo
 	nlRecorded bool
 	nlUnjudged bool
 	relabelled bool
@@ -148,6 +154,11 @@ type File struct {
 	// Notes say where a recording departs from the domain as pinned (a v1
 	// list recorded on other task texts, other data or modified code).
 	Notes []string
+
+	path string // the file read
+	tau2 bool   // a τ²-bench results file (WriteUpdated can rewrite it)
+	// dir is the file as read when it is in upstream's directory format.
+	dir *results.Tau2File
 }
 
 // Diff is a simulation whose rescored reward differs from the recorded one
@@ -167,15 +178,36 @@ func fileTau2(ctx context.Context, path string, f *results.Tau2File, dom envs.Do
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", path, err)
 	}
+	res.path, res.tau2 = path, true
+	if f.MetaFile() != "" {
+		res.dir = f
+	}
 	byID := map[string]*tasks.Task{}
-	if opts.Criteria != "domain" {
-		ts, err := f.Tau2Tasks(path)
-		if err != nil {
-			opts.warnf("rescore: %s: embedded tasks unreadable (%v); using the data directory's", res.File, err)
+	ts, err := f.Tau2Tasks(path)
+	if err != nil {
+		opts.warnf("rescore: %s: embedded tasks unreadable (%v); using the data directory's", res.File, err)
+	}
+	for i := range ts {
+		byID[ts[i].ID] = &ts[i]
+	}
+	if opts.Criteria == "domain" {
+		// upstream's --fresh-tasks: the data directory's tasks, a task it
+		// no longer has keeping the file's definition, with a warning.
+		var kept []string
+		for _, t := range ts {
+			if _, err := dom.Tasks().Find(t.ID); err != nil {
+				kept = append(kept, t.ID)
+			}
 		}
-		for i := range ts {
-			byID[ts[i].ID] = &ts[i]
+		if len(kept) > 0 {
+			opts.warnf("rescore: %s: %d task(s) not in the data directory keep the file's definition: %s", res.File, len(kept), strings.Join(kept, ", "))
 		}
+		fileTask := byID
+		byID = map[string]*tasks.Task{}
+		for _, id := range kept {
+			byID[id] = fileTask[id]
+		}
+	} else {
 		pinned := func(id string) *tasks.Task {
 			t, err := dom.Tasks().Find(id)
 			if err != nil {
@@ -275,6 +307,14 @@ func scoreRecords(ctx context.Context, res File, recs []results.Record, dom envs
 				sim.DBMatch = &m
 			}
 			sim.Notes = append(sim.Notes, ours.Notes...)
+			final := ours
+			final.Reward, final.RewardBreakdown = reward, sim.RewardBreakdown
+			if usedNL {
+				final.NLAssertions = r.RewardInfo.NLAssertions
+				final.NotEvaluated = slices.DeleteFunc(slices.Clone(final.NotEvaluated), func(t tasks.RewardType) bool { return t == tasks.RewardNLAssertion })
+				final.Notes = append(slices.Clone(final.Notes), "NL_ASSERTION: the recorded verdict, not judged again")
+			}
+			sim.info = &final
 			if d != nil {
 				d.TaskID, d.Trial = r.TaskID, r.Trial
 				sim.diff = d
@@ -473,4 +513,95 @@ func fmtComp(v float64, ok bool) string {
 		return "-"
 	}
 	return fmt.Sprintf("%g", v)
+}
+
+// UpdatedName is the name -o gives a rescored file, upstream's
+// evaluate-trajs' (updated_<name>).
+func UpdatedName(file string) string { return "updated_" + filepath.Base(file) }
+
+// WriteUpdated writes every rescored τ²-bench file into dir as
+// evaluate-trajs -o does: UpdatedName(file), the file as it was with each
+// evaluated simulation's reward_info recomputed (a simulation that could
+// not be evaluated keeps its recorded one). It returns the paths written.
+// A τ-bench v1 list, or two inputs of one name, is refused before anything
+// is written.
+func WriteUpdated(files []File, dir string) ([]string, error) {
+	seen := map[string]string{}
+	for _, f := range files {
+		if !f.tau2 {
+			return nil, fmt.Errorf("rescore -o: %s is not a τ²-bench results file (only those are rewritten, as upstream's evaluate-trajs)", f.File)
+		}
+		name := UpdatedName(f.path)
+		if f.dir != nil && filepath.Base(f.path) == results.Tau2DirMeta {
+			// its simulations/ goes beside it, as upstream saves it
+			name = results.Tau2DirSims
+		}
+		if prev, dup := seen[name]; dup {
+			return nil, fmt.Errorf("rescore -o: %s and %s would both be written as %s", prev, f.path, name)
+		}
+		seen[name] = f.path
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("rescore -o: %w", err)
+	}
+	var out []string
+	for _, f := range files {
+		if f.dir != nil {
+			p, err := writeUpdatedDir(f, dir)
+			if err != nil {
+				return out, err
+			}
+			out = append(out, p)
+			continue
+		}
+		data, err := os.ReadFile(f.path)
+		if err != nil {
+			return out, fmt.Errorf("rescore -o: %w", err)
+		}
+		infos := make([]*evaluator.RewardInfo, len(f.Results))
+		for i := range f.Results {
+			infos[i] = f.Results[i].info
+		}
+		b, err := results.RewriteTau2Rewards(data, infos)
+		if err != nil {
+			return out, fmt.Errorf("rescore -o: %s: %w", f.path, err)
+		}
+		p := filepath.Join(dir, UpdatedName(f.path))
+		if err := atomicfile.Write(p, b); err != nil {
+			return out, fmt.Errorf("rescore -o: %w", err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// writeUpdatedDir writes a directory-format file in its format, as
+// upstream saves it: an input directory D as dir/updated_D/ (results.json,
+// simulations/), an input results.json as dir/updated_results.json with
+// dir/simulations/ beside it. It returns the directory or file written.
+func writeUpdatedDir(f File, dir string) (string, error) {
+	infos := make([]*evaluator.RewardInfo, len(f.Results))
+	for i := range f.Results {
+		infos[i] = f.Results[i].info
+	}
+	root, metaName, written := filepath.Join(dir, UpdatedName(f.path)), results.Tau2DirMeta, ""
+	if fi, err := os.Stat(f.path); err == nil && !fi.IsDir() {
+		root, metaName = dir, UpdatedName(f.path)
+		written = filepath.Join(dir, metaName)
+	} else {
+		written = root
+	}
+	parts, err := results.RewriteTau2DirRewards(f.dir, infos, metaName)
+	if err != nil {
+		return "", fmt.Errorf("rescore -o: %s: %w", f.path, err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, results.Tau2DirSims), 0o755); err != nil {
+		return "", fmt.Errorf("rescore -o: %w", err)
+	}
+	for _, p := range parts {
+		if err := atomicfile.Write(filepath.Join(root, p.Path), p.Data); err != nil {
+			return "", fmt.Errorf("rescore -o: %w", err)
+		}
+	}
+	return written, nil
 }

@@ -99,37 +99,10 @@ func (s *Set) Select(sel Selection) ([]Task, error) {
 	if split == "" {
 		split = s.DefaultSplit
 	}
-	if why, ok := s.Unavailable[split]; ok {
-		return nil, fmt.Errorf("%s: split %q is not offered: %s", s.Domain, split, why)
-	}
 	extra := s.Extra[split]
-	var ids []string
-	switch {
-	case extra != nil:
-		ids = idsOf(extra)
-	default:
-		ids = s.mainIDs()
-	}
-	pos := make([]int, 0, len(ids))
-	switch {
-	case extra != nil, split == "" || split == "all":
-		for i := range ids {
-			pos = append(pos, i)
-		}
-	default:
-		list, ok := s.Splits[split]
-		if !ok {
-			return nil, fmt.Errorf("%s: unknown split %q (have: %s)", s.Domain, split, strings.Join(s.SplitNames(), ", "))
-		}
-		in := make(map[string]bool, len(list))
-		for _, id := range list {
-			in[id] = true
-		}
-		for i, id := range ids {
-			if in[id] {
-				pos = append(pos, i)
-			}
-		}
+	pos, ids, err := s.positions(split)
+	if err != nil {
+		return nil, err
 	}
 	if len(sel.TaskIDs) > 0 {
 		want := make(map[string]bool, len(sel.TaskIDs))
@@ -171,4 +144,49 @@ func (s *Set) Select(sel Selection) ([]Task, error) {
 		out[j] = list[i]
 	}
 	return out, nil
+}
+
+// positions are the indexes of a split's tasks in the list they come from
+// (an extra list, else the main list), and that list's ids.
+func (s *Set) positions(split string) ([]int, []string, error) {
+	if why, ok := s.Unavailable[split]; ok {
+		return nil, nil, fmt.Errorf("%s: split %q is not offered: %s", s.Domain, split, why)
+	}
+	extra := s.Extra[split]
+	var ids []string
+	switch {
+	case extra != nil:
+		ids = idsOf(extra)
+	default:
+		ids = s.mainIDs()
+	}
+	pos := make([]int, 0, len(ids))
+	switch {
+	case extra != nil, split == "" || split == "all":
+		for i := range ids {
+			pos = append(pos, i)
+		}
+	default:
+		list, ok := s.Splits[split]
+		if !ok {
+			return nil, nil, fmt.Errorf("%s: unknown split %q (have: %s)", s.Domain, split, strings.Join(s.SplitNames(), ", "))
+		}
+		in := make(map[string]bool, len(list))
+		for _, id := range list {
+			in[id] = true
+		}
+		for i, id := range ids {
+			if in[id] {
+				pos = append(pos, i)
+			}
+		}
+	}
+	return pos, ids, nil
+}
+
+// Count is the number of tasks Select gives for a split ("" or "all": the
+// main list) with no ids or limit, without decoding them.
+func (s *Set) Count(split string) (int, error) {
+	pos, _, err := s.positions(split)
+	return len(pos), err
 }

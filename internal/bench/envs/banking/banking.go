@@ -88,6 +88,9 @@ type Domain struct {
 	agentDisc  *dset
 	userDisc   *dset
 	shell      *knowledge.Shell
+	// pipes are the variant's KB_search pipelines once built (Prepare
+	// indexes them).
+	pipes []*knowledge.Pipeline
 	// bypassCode is the knowledge base's account recovery bypass code
 	// (gate.go), read from it on first use.
 	bypassCode func() string
@@ -329,7 +332,11 @@ func (d *Domain) buildMixins(root string, o Options, infoOnly bool) (*tool.Set[*
 		if err != nil {
 			return nil, err
 		}
-		return knowledge.NewPipeline(kb, *spec, deps)
+		p, err := knowledge.NewPipeline(kb, *spec, deps)
+		if err == nil {
+			d.pipes = append(d.pipes, p)
+		}
+		return p, err
 	}
 	for _, name := range d.mixNames {
 		var err error
@@ -377,11 +384,19 @@ func (d *Domain) buildMixins(root string, o Options, infoOnly bool) (*tool.Set[*
 }
 
 // Prepare builds the variant's retrieval tools now (embedders, pipelines,
-// sandboxes) and reports what is missing, before a job starts
-// (envs.Preparer).
-func (d *Domain) Prepare() error {
-	_, err := d.mix()
-	return err
+// sandboxes) and embeds the documents of its dense pipelines (or reads
+// them from the embeddings cache), reporting what is missing or failing
+// before a job starts (envs.Preparer).
+func (d *Domain) Prepare(ctx context.Context) error {
+	if _, err := d.mix(); err != nil {
+		return err
+	}
+	for _, p := range d.pipes {
+		if err := p.Index(ctx); err != nil {
+			return fmt.Errorf("retrieval variant %s: %w", d.variant.Name, err)
+		}
+	}
+	return nil
 }
 
 // describe gives both toolkits upstream's descriptions and schemas (the
@@ -488,7 +503,8 @@ func present(dir string, names []string) error {
 	return nil
 }
 
-// Close releases the variant's sandboxes.
+// Close releases the variant's sandboxes (the exported documents and what
+// simulations left of their private copies).
 func (d *Domain) Close() error {
 	if d.shell != nil {
 		return d.shell.Close()
@@ -586,6 +602,14 @@ type Env struct {
 }
 
 var _ envs.Env = (*Env)(nil)
+
+// Close removes the simulation's private sandbox copy, if it made one.
+func (e *Env) Close() error {
+	if e.sess != nil {
+		return e.sess.Close()
+	}
+	return nil
+}
 
 func (e *Env) session() *knowledge.Session {
 	if e.d.shell == nil {

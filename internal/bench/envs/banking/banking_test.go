@@ -11,7 +11,10 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/bench/knowledge"
+	"github.com/ledgerbench/ledgerbench/internal/bench/knowledge/sandbox"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
+	"github.com/ledgerbench/ledgerbench/internal/core/tool"
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/source/data"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
@@ -197,4 +200,43 @@ func TestPolicyClauses(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestShellVariantsWithoutSandbox: a shell variant where bubblewrap cannot
+// run fails before the job, naming the variant and what is missing; the
+// tool descriptions (prompt) need no sandbox.
+func TestShellVariantsWithoutSandbox(t *testing.T) {
+	root := datatest.Root(t)
+	for _, v := range []string{"terminal_use", "terminal_use_write", "alltools"} {
+		t.Run(v, func(t *testing.T) {
+			t.Parallel()
+			missing := filepath.Join(t.TempDir(), "bwrap")
+			d, err := LoadVariant(root, Options{Variant: v, Shell: knowledge.ShellOptions{Sandbox: sandbox.Options{Bwrap: missing}},
+				Knowledge: knowledge.Deps{Embedder: func(string, string) (knowledge.Embedder, error) { return nil, errors.New("no embedder in this test") }}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Describe(); err != nil || !slices.Contains(toolNames(d.AgentTools()), knowledge.ShellName) {
+				t.Fatalf("describe: %v", err)
+			}
+			err = d.Prepare(t.Context())
+			if v == "alltools" { // its dense search fails first
+				if err == nil || !strings.Contains(err.Error(), "no embedder in this test") {
+					t.Errorf("prepare: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, sandbox.ErrUnavailable) || !strings.Contains(err.Error(), "retrieval variant "+v) || !strings.Contains(err.Error(), missing) || !strings.Contains(err.Error(), "apt-get install bubblewrap") {
+				t.Errorf("prepare: %v", err)
+			}
+		})
+	}
+}
+
+func toolNames(infos []tool.Info) []string {
+	var out []string
+	for _, i := range infos {
+		out = append(out, i.Name)
+	}
+	return out
 }

@@ -24,25 +24,83 @@ stdin: {"mode": "request", "variants": [name...], "tasks": [task id...],
   For each variant and task: the first request LLMAgent sends (system
   prompt with the variant's policy, the tools upstream builds, the
   greeting and the user's reply), as litellm's completion would get it.
-  stdout: [{"variant", "id", "request"}...]
+  Every variant builds: the dense and reranked ones over an openai
+  stand-in answering every embeddings call with fixed vectors (upstream
+  embeds the documents when it builds the pipeline; nothing leaves the
+  process, and its embeddings cache goes to a temporary working
+  directory), the shell ones with SandboxManager's check for
+  sandbox-runtime skipped (the manager still exports the documents; its
+  tool's description and the prompt do not depend on the sandbox).
+  stdout: [{"variant", "id", "request", "embedded": [[model, texts]...]}...]
+  (embedded: the embeddings calls building that environment made; the
+  cache in the working directory answers after the first)
 """
 
+import contextlib
+import hashlib
 import importlib.abc
 import importlib.machinery
 import json
 import os
 import pathlib
 import sys
+import tempfile
 import tomllib
 import types
 
-sys.path.insert(0, os.environ["TAU2_SRC"])
+sys.path.insert(0, os.path.abspath(os.environ["TAU2_SRC"]))
+if "TAU2_DATA_DIR" in os.environ:
+    os.environ["TAU2_DATA_DIR"] = os.path.abspath(os.environ["TAU2_DATA_DIR"])
 
-STUBBED = ("loguru", "litellm", "rich", "deepdiff", "addict", "tabulate", "tenacity",
+STUBBED = ["loguru", "litellm", "rich", "deepdiff", "addict", "tabulate", "tenacity",
            "fastapi", "uvicorn", "httpx", "psutil", "typer", "pandas", "numpy", "requests",
-           "dotenv", "rank_bm25", "openai", "redis", "langfuse", "PIL", "pydub", "scipy",
+           "dotenv", "rank_bm25", "redis", "langfuse", "PIL", "pydub", "scipy",
            "soundfile", "sounddevice", "websockets", "elevenlabs", "deepgram", "google",
-           "anthropic", "tiktoken", "aiohttp", "starlette", "jsonschema", "watchdog", "boto3")
+           "anthropic", "tiktoken", "aiohttp", "starlette", "jsonschema", "watchdog", "boto3"]
+# Upstream's own numpy and rank_bm25 when they are importable (numpy on
+# PYTHONPATH, rank_bm25 from RANK_BM25_SRC): the pipelines are then built
+# for real, over the fixed vectors below.
+if "RANK_BM25_SRC" in os.environ:
+    sys.path.insert(0, os.path.abspath(os.environ["RANK_BM25_SRC"]))
+for _name in ("numpy", "rank_bm25"):
+    try:
+        __import__(_name)
+        STUBBED.remove(_name)
+    except ImportError:
+        pass
+
+EMBEDDED = []  # (model, number of texts) per embeddings call
+
+
+def vector(text):
+    """The fixed vector of a text: 16 values from its SHA-256 (the rule of
+    internal/bench/knowledge/testdata/oracle/dense_oracle.py)."""
+    d = hashlib.sha256(text.encode("utf-8")).digest()
+    return [(b - 128) / 32 for b in d[:16]]
+
+
+class _Embeddings:
+    def create(self, input, model, **kwargs):
+        EMBEDDED.append((model, len(input)))
+        return types.SimpleNamespace(data=[types.SimpleNamespace(embedding=vector(t)) for t in input])
+
+
+class _OpenAI:
+    """openai.OpenAI as upstream's embedders use it: every embeddings call
+    answered with the fixed vectors, nothing sent anywhere."""
+
+    def __init__(self, *a, **k):
+        self.embeddings = _Embeddings()
+
+
+class _OpenAIError(Exception):
+    pass
+
+
+_openai = types.ModuleType("openai")
+_openai.OpenAI = _OpenAI
+_openai.APIConnectionError = _openai.APIError = _openai.RateLimitError = _OpenAIError
+sys.modules["openai"] = _openai
 
 
 class _Inert:
@@ -144,6 +202,9 @@ _glob = pathlib.Path.glob
 pathlib.Path.glob = lambda self, pattern, *a, **k: iter(sorted(_glob(self, pattern, *a, **k)))
 
 import tau2  # noqa: E402,F401
+from tau2.knowledge import sandbox_manager  # noqa: E402
+
+sandbox_manager._DEPS_VERIFIED = True  # no sandbox-runtime here: see the request mode above
 from tau2.domains.banking_knowledge import environment as bk_env  # noqa: E402
 
 
@@ -232,8 +293,9 @@ def first_request(variant, task, req):
     llm_utils.completion_cost = lambda **k: 0.0
     llm_utils.get_response_cost = lambda r: 0.0
     llm_utils.get_response_usage = lambda r: None
-    env = bk_env.get_environment(retrieval_variant=variant, retrieval_kwargs=req.get("kwargs") or None, task=task,
-                                 read_log_allowlist=_derive_read_log_allowlist(task))
+    with contextlib.redirect_stdout(sys.stderr):  # the embeddings cache prints its progress
+        env = bk_env.get_environment(retrieval_variant=variant, retrieval_kwargs=req.get("kwargs") or None, task=task,
+                                     read_log_allowlist=_derive_read_log_allowlist(task))
     agent = LLMAgent(tools=env.get_tools(), domain_policy=env.get_policy(), llm=req["model"],
                      llm_args=req.get("llm_args") or {})
     agent.set_seed(req["seed"])
@@ -245,6 +307,7 @@ def first_request(variant, task, req):
 
 def main():
     req = json.load(sys.stdin)
+    os.chdir(tempfile.mkdtemp())  # upstream's embeddings cache is ./data/.embeddings_cache
     tasks = {t.id: t for t in bk_env.get_tasks()}
     out = []
     if req["mode"] == "gold":
@@ -253,7 +316,9 @@ def main():
     else:
         for v in req["variants"]:
             for tid in req["tasks"]:
-                out.append({"variant": v, "id": tid, "request": first_request(v, tasks[tid], req)})
+                EMBEDDED.clear()
+                r = first_request(v, tasks[tid], req)
+                out.append({"variant": v, "id": tid, "request": r, "embedded": list(EMBEDDED)})
     json.dump(out, sys.stdout)
 
 
