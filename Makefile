@@ -52,9 +52,8 @@ test-short:
 # `make bench` prints start-up per domain (load to the first tool call) and
 # the short jobs (verify --limit 5, and the whole airline and telecom base
 # splits, in process), as milliseconds per run, on a data directory pulled
-# into a temporary folder; then loading each τ² domain's base split from a
-# tasks.json scanned whole and from one read with the index data pull
-# writes. `make bench-all` runs every benchmark of $(PKGS).
+# into a temporary folder; then loading each τ² domain's base split.
+# `make bench-all` runs every benchmark of $(PKGS).
 BENCH     ?= ^Benchmark(Startup|VerifyShort)$$
 BENCHTIME ?= 20x
 

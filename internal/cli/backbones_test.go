@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -9,6 +11,7 @@ import (
 // file, the line and the whole hint (every known key), each problem on its
 // own line.
 func TestBackbonesErrorsInFull(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file string
 		want []string
@@ -33,5 +36,25 @@ func TestBackbonesErrorsInFull(t *testing.T) {
 				t.Errorf("stderr cut or names a Go type:\n%s", r.errOut)
 			}
 		})
+	}
+}
+
+// The whole command line: a bad backbones file is reported at its lines,
+// in words.
+func TestBackbonesFileErrors(t *testing.T) {
+	t.Parallel()
+	bb := filepath.Join(t.TempDir(), "backbones.yaml")
+	if err := os.WriteFile(bb, []byte("judge: gpt\nbackbones:\n  gpt:\n    base_url: http://x\n    model: m\n    timeout: abc\n    max_retries: many\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := execCLI(t, t.Context(), "run", "--domain", "retail", "--backbone", "gpt", "--backbones", bb)
+	for _, want := range []string{"backbones.yaml:6: backbone \"gpt\": timeout: `abc` is not a duration such as 90s or 5m\n",
+		"backbones.yaml:7: backbone \"gpt\": max_retries: `many` is not a whole number"} {
+		if !strings.Contains(r.errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.errOut)
+		}
+	}
+	if strings.Contains(r.errOut, "time.Duration") || r.code == ExitOK {
+		t.Errorf("exit %d:\n%s", r.code, r.errOut)
 	}
 }

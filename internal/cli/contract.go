@@ -4,19 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
+	"github.com/ledgerbench/ledgerbench/internal/engine/usersim"
 	"github.com/ledgerbench/ledgerbench/internal/output/report"
 )
 
@@ -28,31 +29,48 @@ import (
 // --shard auto reads the cluster's array index, and flag values complete in
 // the shell.
 
-// positiveFlags are the count flags that must be at least 1 when given.
-var positiveFlags = []string{"trials", "concurrency", "k"}
+// positiveFlags are the count flags that must be at least 1 when given;
+// nonNegativeFlags the counts, durations and amounts that must not be
+// negative. This is the one place a flag's value is checked (the planner
+// checks how settings go together).
+var (
+	positiveFlags    = []string{"trials", "concurrency", "k", "max-steps", "max-errors", "parallel-cells"}
+	nonNegativeFlags = []string{"limit", "timeout", "grace", "trial", "max-cost", "max-simulations"}
+)
 
 // labelCommands take --domain and --agent as free labels, not as names of
 // ported domains and agents.
 var labelCommands = []string{"report", "view"}
 
-// contract applies the contract to root and every command below it.
+// contract applies the contract to root and every command below it. Every
+// runnable command declares its Args (TestCommandsDeclareArgs); a group
+// command (subcommands, no RunE of its own) refuses an argument as an
+// unknown command.
 func contract(s *Streams, root *cobra.Command) {
 	root.Flags().Bool("version", false, "print the version") // no -v: -v is --verbose everywhere
 	root.Args = cobra.ArbitraryArgs
 	root.RunE = groupRunE
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return checkFlags(s, cmd) }
+	// cobra adds `completion` when the tree runs; add it now so that its
+	// commands follow the contract too (bash, zsh, fish and powershell take
+	// no arguments).
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			for _, sh := range c.Commands() {
+				sh.Args = noArgs
+			}
+		}
+	}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
-		switch {
-		case c != root && c.HasSubCommands() && !c.Runnable():
+		if c != root && c.HasSubCommands() && !c.Runnable() {
 			c.Args = cobra.ArbitraryArgs
 			c.RunE = groupRunE
-		case c.Args == nil && !takesArgs(c):
-			c.Args = noArgs
-		case c.Args == nil:
-			c.Args = cobra.ArbitraryArgs
 		}
-		c.Args = usageArgs(c.Args)
+		if c.Args != nil {
+			c.Args = usageArgs(c.Args)
+		}
 		addFormatAlias(c)
 		addShardCount(c)
 		complete(c)
@@ -75,28 +93,9 @@ func groupRunE(cmd *cobra.Command, args []string) error {
 		if sug := cmd.SuggestionsFor(args[0]); len(sug) > 0 {
 			msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(sug, ", "))
 		}
-		return usageError{fmt.Errorf("%s; see '%s --help'", msg, cmd.CommandPath())}
+		return errext.Usagef("%s; see '%s --help'", msg, cmd.CommandPath())
 	}
 	return cmd.Help()
-}
-
-// takesArgs reports whether a command's usage line names positional
-// arguments (a word that is not a flag, such as RUN… or [FILE|GLOB…]).
-func takesArgs(c *cobra.Command) bool {
-	words := strings.Fields(c.Use)[1:]
-	for i := 0; i < len(words); i++ {
-		w := strings.TrimLeft(words[i], "[")
-		if strings.HasPrefix(w, "-") {
-			if !strings.HasSuffix(w, "]") && i+1 < len(words) && !strings.HasPrefix(strings.TrimLeft(words[i+1], "["), "-") {
-				i++ // the flag's value (--domain D)
-			}
-			continue
-		}
-		if w != "flags]" && strings.ToUpper(w) == w {
-			return true
-		}
-	}
-	return false
 }
 
 // noArgs refuses arguments, naming the first.
@@ -115,14 +114,10 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 		if err == nil {
 			return nil
 		}
-		var ue usageError
-		if errors.As(err, &ue) {
+		if errext.IsUsage(err) {
 			return err
 		}
-		if strings.HasPrefix(err.Error(), "unknown command") && !cmd.HasSubCommands() {
-			err = noArgs(cmd, args) // cobra.NoArgs calls a stray argument a command
-		}
-		return usageError{fmt.Errorf("%w (usage: %s)", err, cmd.UseLine())}
+		return errext.Usagef("%w (usage: %s)", err, cmd.UseLine())
 	}
 }
 
@@ -137,6 +132,11 @@ func checkFlags(s *Streams, cmd *cobra.Command) error {
 			}
 		}
 	}
+	for _, name := range nonNegativeFlags {
+		if fl := f.Lookup(name); fl != nil && fl.Changed && negative(fl) {
+			errs = append(errs, fmt.Errorf("--%s must not be negative (got %s)", name, fl.Value))
+		}
+	}
 	if fl := f.Lookup("task-ids"); fl != nil && fl.Changed {
 		ids, _ := f.GetStringSlice("task-ids")
 		if len(ids) == 0 || slices.Contains(ids, "") {
@@ -147,6 +147,9 @@ func checkFlags(s *Streams, cmd *cobra.Command) error {
 		errs = append(errs, checkNames(f, "domain", domains.Names())...)
 		errs = append(errs, checkNames(f, "agent", agents.AgentNames())...)
 	}
+	errs = append(errs, checkNames(f, "loop", agents.Loops())...)
+	errs = append(errs, checkNames(f, "user-style", agents.UserStyles())...)
+	errs = append(errs, checkNames(f, "trait-mode", usersim.TraitModes())...)
 	if err := formatAlias(cmd); err != nil {
 		errs = append(errs, err)
 	}
@@ -154,12 +157,23 @@ func checkFlags(s *Streams, cmd *cobra.Command) error {
 		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
-		return usageError{err}
+		return errext.Usage(err)
 	}
 	return nil
 }
 
-// checkNames checks the values of a --domain/--agent flag against names.
+// negative reports a number or duration flag's value below zero.
+func negative(fl *pflag.Flag) bool {
+	if fl.Value.Type() == "duration" {
+		d, err := time.ParseDuration(fl.Value.String())
+		return err == nil && d < 0
+	}
+	x, err := strconv.ParseFloat(fl.Value.String(), 64)
+	return err == nil && x < 0
+}
+
+// checkNames checks the values of a flag naming one of a fixed set
+// (--domain, --agent, --loop, …) against names.
 func checkNames(f *pflag.FlagSet, flag string, names []string) []error {
 	fl := f.Lookup(flag)
 	if fl == nil || !fl.Changed {
@@ -172,9 +186,10 @@ func checkNames(f *pflag.FlagSet, flag string, names []string) []error {
 		vals = []string{fl.Value.String()}
 	}
 	var errs []error
+	noun := strings.ReplaceAll(flag, "-", " ")
 	for _, v := range vals {
 		if !slices.Contains(names, v) {
-			errs = append(errs, fmt.Errorf("--%s: unknown %s %q (have: %s)", flag, flag, v, strings.Join(names, ", ")))
+			errs = append(errs, fmt.Errorf("--%s: unknown %s %q (have: %s)", flag, noun, v, strings.Join(names, ", ")))
 		}
 	}
 	return errs
@@ -195,7 +210,7 @@ func newCmdVersion(s *Streams, runF func(context.Context, *Streams, *versionOpti
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runF(cmd.Context(), s, opts)
 		},
@@ -207,44 +222,34 @@ func runVersion(_ context.Context, s *Streams, _ *versionOptions) error {
 	return err
 }
 
-// Flag errors in words a person reads (no Go type or function names); the
-// patterns are compiled on first use, not at start-up.
-type flagPatterns struct {
-	invalid *regexp.Regexp
-	detail  []struct {
-		re   *regexp.Regexp
-		kind string
+// flagError words pflag's parse errors as a person reads them, by the
+// flag's type (no Go type or function names): `--trials "x": want a whole
+// number`.
+func flagError(_ *cobra.Command, err error) error {
+	var ive *pflag.InvalidValueError
+	if !errors.As(err, &ive) {
+		return errext.Usage(err)
 	}
+	name := "--" + ive.GetFlag().Name
+	if want := flagKind(ive.GetFlag().Value.Type()); want != "" {
+		return errext.Usagef("%s %q: want %s", name, ive.GetValue(), want)
+	}
+	return errext.Usagef("%s %q: %v", name, ive.GetValue(), errors.Unwrap(ive))
 }
 
-var flagErrorPatterns = sync.OnceValue(func() *flagPatterns {
-	return &flagPatterns{
-		invalid: regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?(--[\w-]+)" flag: (.*)$`),
-		detail: []struct {
-			re   *regexp.Regexp
-			kind string
-		}{
-			{regexp.MustCompile(`strconv\.Parse(Int|Uint)`), "a whole number"},
-			{regexp.MustCompile(`strconv\.ParseFloat`), "a number"},
-			{regexp.MustCompile(`strconv\.ParseBool`), "true or false"},
-			{regexp.MustCompile(`time: (invalid|missing unit|unknown unit)`), "a duration such as 90s, 5m or 1h30m"},
-		},
+// flagKind names what a flag of a pflag type takes ("" for text).
+func flagKind(typ string) string {
+	switch {
+	case typ == "duration":
+		return "a duration such as 90s, 5m or 1h30m"
+	case typ == "bool":
+		return "true or false"
+	case strings.HasPrefix(typ, "float"):
+		return "a number"
+	case strings.HasPrefix(typ, "int"), strings.HasPrefix(typ, "uint"):
+		return "a whole number"
 	}
-})
-
-// flagError rewrites pflag's parse errors.
-func flagError(_ *cobra.Command, err error) error {
-	p := flagErrorPatterns()
-	m := p.invalid.FindStringSubmatch(err.Error())
-	if m == nil {
-		return usageError{err}
-	}
-	for _, d := range p.detail {
-		if d.re.MatchString(m[3]) {
-			return usageError{fmt.Errorf("%s %q: want %s", m[2], m[1], d.kind)}
-		}
-	}
-	return usageError{fmt.Errorf("%s %q: %s", m[2], m[1], m[3])}
+	return ""
 }
 
 // complete registers shell completion of flag values.
@@ -264,7 +269,10 @@ func complete(c *cobra.Command) {
 		reg("domain", fixed(domains.Names()...))
 		reg("agent", fixed(agents.AgentNames()...))
 	}
-	reg("table", fixed(report.TableIDs...))
+	reg("loop", fixed(agents.Loops()...))
+	reg("user-style", fixed(agents.UserStyles()...))
+	reg("trait-mode", fixed(usersim.TraitModes()...))
+	reg("table", fixed(report.TableIDs()...))
 	if fl := c.Flags().Lookup("format"); fl != nil {
 		switch {
 		case formatNames(c) != nil:
@@ -273,7 +281,7 @@ func complete(c *cobra.Command) {
 			reg("format", fixed("tau2"))
 		default:
 			var fs []string
-			for _, f := range report.Formats {
+			for _, f := range report.Formats() {
 				fs = append(fs, string(f))
 			}
 			reg("format", fixed(fs...))

@@ -17,6 +17,7 @@ import (
 // every report format, the view data and the τ²-bench export; an offline
 // backbone costs $0, known.
 func TestUnpricedBackboneCostUnknown(t *testing.T) {
+	t.Parallel()
 	srv := openaitest.NewHandlerServer(t, fakeRetail)
 	tmp := t.TempDir()
 	bb := filepath.Join(tmp, "backbones.yaml")

@@ -11,7 +11,6 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"github.com/ledgerbench/ledgerbench/internal/core/atomicfile"
 	"github.com/ledgerbench/ledgerbench/internal/source/data"
-	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
 type dataPullOptions struct {
@@ -58,7 +57,7 @@ Every file is checked against its sha256 and written atomically; files already p
 with the right hash are kept. --from reads a local folder holding one subfolder per
 upstream repository (tau2-bench/, tau-trait/, tau-bench/) laid out like the repository, or a URL
 serving that layout; the default is GitHub at the pinned commits.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err
@@ -166,7 +165,7 @@ func newCmdDataCheck(s *Streams, g *globalOptions, runF func(context.Context, *S
 	return &cobra.Command{
 		Use:   "check",
 		Short: "Check that the data directory holds every pinned file with its hash",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err
@@ -190,12 +189,8 @@ func runDataCheck(_ context.Context, s *Streams, opts *dataCheckOptions) error {
 
 // convertDerived writes the files derived from the pulled data: what the
 // domains derive (τ-Trait's task lists as JSON, for inspection and for other
-// tools) and the index of each τ²-bench tasks.json (tasks.json.index), which
-// spares loading a split the scan of the whole file.
+// tools).
 func convertDerived(dir string) error {
-	if err := tasks.WriteIndexes(dir); err != nil {
-		return err
-	}
 	files, err := domains.Derived(dir)
 	if err != nil {
 		return err

@@ -26,6 +26,7 @@ func runCLI(t *testing.T, args ...string) (string, string, int) {
 }
 
 func TestDataPullConvertsAndChecks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out, errOut, code := runCLI(t, "data", "pull", "--from", datatest.Root(t), "--data", dir)
 	if code != 0 {
@@ -66,6 +67,7 @@ func TestDataPullConvertsAndChecks(t *testing.T) {
 }
 
 func TestCommandsWithoutDataSayHowToGetIt(t *testing.T) {
+	t.Parallel()
 	_, errOut, code := runCLI(t, "verify", "--domain", "retail", "--data", t.TempDir())
 	if code == 0 || !strings.Contains(errOut, "ledgerbench data pull") {
 		t.Errorf("verify without data: exit %d, %q", code, errOut)
@@ -105,6 +107,7 @@ func (w *signalWriter) String() string {
 // its first file until a progress line appears) prints progress on stderr,
 // then the one-line summary on stdout; a fast one prints only the summary.
 func TestDataPullShowsProgress(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	var first sync.Once
 	errOut := &signalWriter{want: "data pull: 0/", seen: make(chan struct{})}
@@ -155,6 +158,7 @@ func TestDataPullShowsProgress(t *testing.T) {
 // TestDataPullUnreachableOneLine: without network the pull fails with one
 // line that says to use --from.
 func TestDataPullUnreachableOneLine(t *testing.T) {
+	t.Parallel()
 	_, errOut, code := runCLI(t, "data", "pull", "--from", "http://127.0.0.1:1", "--data", t.TempDir())
 	if code != ExitError || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || !strings.Contains(errOut, "--from DIR") || !strings.Contains(errOut, "cannot reach 127.0.0.1:1") {
 		t.Errorf("exit %d, stderr %q; want exit 1 and one line with the --from hint", code, errOut)

@@ -71,6 +71,7 @@ func execWithData(t *testing.T, dir string, args ...string) execResult {
 // hash is not its pin, naming it, and print no result; with --allow-modified-data a run goes on
 // and its manifest records the hash actually loaded.
 func TestCorruptedDataRefused(t *testing.T) {
+	t.Parallel()
 	dir, sum := corruptedData(t, "retail", "data/tau2/domains/retail/db.json", `"price": `)
 	out := filepath.Join(t.TempDir(), "run")
 	recorded := filepath.Join(datatest.Trajectories(t), "sierra-research+tau2-bench", "toolorchestra_retail_gpt-5_1trial.json")

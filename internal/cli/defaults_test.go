@@ -11,10 +11,11 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/core/openaitest"
 )
 
-// Item 7: without --user-backbone the user simulator is τ²-bench's default
+// Without --user-backbone the user simulator is τ²-bench's default
 // (gpt-4.1-2025-04-14 at temperature 0) from the backbones file, not the
 // agent's backbone; the run header says so and the manifest records it.
 func TestUserBackboneDefaultsToUpstream(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	userModels := map[string]int{}
 	srv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {
@@ -66,11 +67,12 @@ backbones:
 	}
 }
 
-// Item 7: judge: of the backbones file is the judge whatever the agent's
+// Judge: of the backbones file is the judge whatever the agent's
 // backbone (an offline gold agent here, on a task scored on NL
 // assertions); the header says which default applied, the manifest
 // records it, and a judge reply with an empty results list is reported.
 func TestJudgeFromBackbonesFileForOfflineAgent(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	judged := 0
 	srv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {

@@ -15,7 +15,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
-// Item 10: the Slurm array script and the Kubernetes Indexed Job manifest
+// The Slurm array script and the Kubernetes Indexed Job manifest
 // in examples/ run shards locally (with the variables the schedulers set),
 // merge, and give the same run as one unsharded run. They run offline as
 // shipped (sim backbone, no key: NL assertions unjudged); only the size of
@@ -53,6 +53,7 @@ func sameRewards(t *testing.T, got, want map[string]float64) {
 }
 
 func TestSlurmArrayExample(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("bash is not installed")
@@ -119,6 +120,7 @@ type indexedJob struct {
 }
 
 func TestKubernetesIndexedJobExample(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../../examples/kubernetes/ledgerbench-indexed-job.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runplan"
 	"github.com/ledgerbench/ledgerbench/internal/output/experiment"
@@ -56,7 +57,7 @@ config.`,
   ledgerbench experiment experiments/paper.yaml --max-cost 50`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usageError{errors.New("experiment needs one FILE.yaml")}
+				return errext.Usage(errors.New("experiment needs one FILE.yaml"))
 			}
 			return nil
 		},
@@ -70,7 +71,7 @@ config.`,
 			opts.Set = map[string]bool{}
 			cmd.Flags().Visit(func(f *pflag.Flag) { opts.Set[f.Name] = true })
 			if _, err := report.ParseFormat(opts.Format); err != nil {
-				return usageError{err}
+				return errext.Usage(err)
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -93,9 +94,9 @@ config.`,
 
 func runExperiment(ctx context.Context, opts *experimentOptions) error {
 	s := opts.Streams
-	cfg, err := experiment.Load(opts.File)
+	cfg, err := experiment.Load(opts.File) // a usage error when the file is wrong, not when it is missing
 	if err != nil {
-		return usageError{err}
+		return err
 	}
 	changed := func(name string) bool { return opts.Set[name] }
 	if opts.Out != "" {
@@ -114,7 +115,7 @@ func runExperiment(ctx context.Context, opts *experimentOptions) error {
 		cfg.MaxSimulations = opts.MaxSimulations
 	}
 	if err := cfg.Validate(); err != nil {
-		return usageError{err}
+		return errext.Usage(err)
 	}
 	// Cells run in parallel and all write progress to the diagnostic
 	// stream, as does the experiment's own log: serialise the writes.
@@ -192,7 +193,7 @@ func cellRunner(s *Streams, opts *experimentOptions, cfg *experiment.Config) exp
 		po.LLM.Logf = stderrLogf(errOut, cellStreams.ErrTTY) // term.go
 		p, err := runplan.New(ctx, po)
 		if err != nil {
-			return planError(err)
+			return err
 		}
 		defer p.Close()
 		ui := progressOptions{Streams: &cellStreams, Quiet: opts.Quiet}

@@ -99,6 +99,7 @@ func checkExperiment(t *testing.T, dir string, cells int) {
 // agents this build has, through the real runner, then reruns it: the second
 // pass runs nothing.
 func TestExperimentSimAvailable(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path, cells := simConfig(t, dir, false)
 	r := mustRun(t, "experiment", "--quiet", path)
@@ -115,6 +116,7 @@ func TestExperimentSimAvailable(t *testing.T) {
 // TestExperimentSim runs the shipped sim.yaml as is once every domain and
 // agent it names exists.
 func TestExperimentSim(t *testing.T) {
+	t.Parallel()
 	for _, d := range []string{"airline", "retail"} {
 		for _, a := range []string{"baseline", "ledger"} {
 			if !buildable(t, d, a) {
@@ -132,6 +134,7 @@ func TestExperimentSim(t *testing.T) {
 }
 
 func TestExperimentUsage(t *testing.T) {
+	t.Parallel()
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	if err := os.WriteFile(bad, []byte("out: x\ntrails: 2\ngrid: []\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -139,6 +142,35 @@ func TestExperimentUsage(t *testing.T) {
 	for _, args := range [][]string{{"experiment"}, {"experiment", bad}, {"experiment", "--format", "html", bad}} {
 		if r := execCLI(t, t.Context(), args...); r.code != ExitUsage {
 			t.Errorf("ledgerbench %s: exit %d; want %d (%s)", strings.Join(args, " "), r.code, ExitUsage, r.errOut)
+		}
+	}
+}
+
+// A file that is not there is an error (exit 1), not a usage error; one
+// that is wrong names each problem at its line; an empty one says so.
+func TestExperimentFileErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.yaml")
+	bad := filepath.Join(dir, "bad.yaml")
+	for name, body := range map[string]string{empty: "", bad: "out: x\ntrails: 2\ngrid: []\n"} {
+		if err := os.WriteFile(name, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		file string
+		code int
+		want string
+	}{
+		{filepath.Join(dir, "missing.yaml"), ExitError, "read experiment: open " + filepath.Join(dir, "missing.yaml")},
+		{empty, ExitUsage, empty + ": empty document\n"},
+		{bad, ExitUsage, bad + `:2: unknown key "trails" (did you mean "trials"?)` + "\n" + bad + ":3: grid: at least one block is required\n"},
+	}
+	for _, tc := range tests {
+		r := execCLI(t, t.Context(), "experiment", tc.file)
+		if r.code != tc.code || !strings.Contains(r.errOut, tc.want) {
+			t.Errorf("experiment %s: exit %d, stderr %q; want %d and %q", filepath.Base(tc.file), r.code, r.errOut, tc.code, tc.want)
 		}
 	}
 }

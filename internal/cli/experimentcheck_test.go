@@ -14,11 +14,12 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/output/experiment"
 )
 
-// Issue 17 item 5: the dry run prints each cell's estimated cost — the
+// The dry run prints each cell's estimated cost — the
 // simulations it would run × the prices of its agent and (τ²-bench's
 // default) user backbones applied to the domain's typical usage — with the
 // basis of the figures, and writes nothing.
 func TestExperimentDryRunEstimate(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bb := filepath.Join(dir, "backbones.yaml")
 	if err := os.WriteFile(bb, []byte(`
@@ -70,10 +71,11 @@ grid:
 	}
 }
 
-// Issue 21 item 5: a backbone without price: has an unknown cost, not $0:
+// A backbone without price: has an unknown cost, not $0:
 // the dry run says so per cell, and that a cost cap cannot bound those
 // cells; a real run with max_cost says it before starting.
 func TestExperimentUnknownPriceUnbounded(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bb := filepath.Join(dir, "backbones.yaml")
 	if err := os.WriteFile(bb, []byte(`
@@ -126,9 +128,10 @@ grid:
 	}
 }
 
-// Item 5: a run stopped by an experiment's budget says so, not that it was
+// A run stopped by an experiment's budget says so, not that it was
 // interrupted by Ctrl-C.
 func TestStopNotice(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		cause     error
@@ -139,17 +142,26 @@ func TestStopNotice(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b strings.Builder
-			w := &lockedWriter{w: &b}
+			wrote := make(chan struct{}, 1)
+			w := &lockedWriter{w: writeFunc(func(p []byte) (int, error) {
+				n, err := b.Write(p)
+				select {
+				case wrote <- struct{}{}:
+				default:
+				}
+				return n, err
+			})}
 			ctx, cancel := context.WithCancelCause(t.Context())
 			stop := startProgress(ctx, progressOptions{Streams: &Streams{}, Quiet: true}, w, runner.NewProgress(1))
 			cancel(tc.cause)
-			var got string
-			for deadline := time.Now().Add(5 * time.Second); got == "" && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-				w.mu.Lock()
-				got = b.String() // the notice is written from context.AfterFunc's goroutine
-				w.mu.Unlock()
+			select { // the notice is written from context.AfterFunc's goroutine
+			case <-wrote:
+			case <-time.After(10 * time.Second):
 			}
 			stop()
+			w.mu.Lock()
+			got := b.String()
+			w.mu.Unlock()
 			if !strings.Contains(got, tc.want) || strings.Contains(got, tc.not) {
 				t.Errorf("notice %q; want %q, without %q", got, tc.want, tc.not)
 			}
@@ -157,12 +169,18 @@ func TestStopNotice(t *testing.T) {
 	}
 }
 
+// writeFunc is an io.Writer made of a function.
+type writeFunc func([]byte) (int, error)
+
+func (f writeFunc) Write(p []byte) (int, error) { return f(p) }
+
 // TestExperimentDryRunChecks: an offline grid whose tasks have no NL
 // assertions needs no judge, so no key (main said it "cannot run" for want
 // of OPENAI_API_KEY); a missing key variable is one line whatever the
 // number of cells needing it; the estimate is compared with max_cost and
 // --max-cost.
 func TestExperimentDryRunChecks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bb := filepath.Join(dir, "backbones.yaml")
 	if err := os.WriteFile(bb, []byte(`

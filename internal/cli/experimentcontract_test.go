@@ -7,10 +7,11 @@ import (
 	"testing"
 )
 
-// Items 2 and 5: an experiment stopped by a budget exits non-zero (4) and
+// An experiment stopped by a budget exits non-zero (4) and
 // says which cap stopped it, and its tables equal `report`'s on the same
 // runs, the gate table with the baseline's shadow verdicts included.
 func TestExperimentBudgetAndTables(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path, _ := simConfig(t, dir, false)
 	r := execCLI(t, t.Context(), "experiment", "--quiet", "--max-simulations", "5", path)
@@ -39,7 +40,7 @@ func TestExperimentBudgetAndTables(t *testing.T) {
 	}
 }
 
-// Item 5: --dry-run validates every cell (agents, backbones, API-key
+// --dry-run validates every cell (agents, backbones, API-key
 // variables) and writes nothing.
 func TestExperimentDryRun(t *testing.T) {
 	dir := t.TempDir()

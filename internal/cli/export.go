@@ -10,6 +10,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
@@ -37,7 +38,7 @@ by trial, the latest record of each unit.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Format != "tau2" {
-				return usageError{fmt.Errorf("--format %q: the only format is tau2", opts.Format)}
+				return errext.Usagef("--format %q: the only format is tau2", opts.Format)
 			}
 			opts.Run, opts.Out = args[0], args[1]
 			if dir, err := g.dataDir(s); err == nil {

@@ -13,6 +13,7 @@ import (
 // TestExportRescoreRoundTrip exports a run as τ²-bench results JSON, imports
 // it back, and re-scores it: every simulation must agree with itself.
 func TestExportRescoreRoundTrip(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "run")
 	mustRun(t, "run", "--domain", "retail", "--backbone", "sim", "--no-judge", "--limit", "10", "--trials", "2", "--out", dir, "--quiet")
@@ -48,6 +49,7 @@ func TestExportRescoreRoundTrip(t *testing.T) {
 }
 
 func TestExportUnknownFormat(t *testing.T) {
+	t.Parallel()
 	r := execCLI(t, t.Context(), "export", "--format", "csv", "a", "b")
 	if r.code != ExitUsage {
 		t.Errorf("exit %d; want %d", r.code, ExitUsage)
@@ -59,6 +61,7 @@ func TestExportUnknownFormat(t *testing.T) {
 // agree; with the file's tasks, the simulations whose labels do not match
 // their evaluation are scored against the task they were evaluated on.
 func TestRescoreRecordedRetail(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(datatest.Trajectories(t), "sierra-research+tau2-bench", "toolorchestra_retail_gpt-5_1trial.json")
 	r := mustRun(t, "rescore", "--criteria", "record", path)
 	if !strings.Contains(r.out, "retail  114   114    0") {
@@ -70,6 +73,7 @@ func TestRescoreRecordedRetail(t *testing.T) {
 // task, then `rescore`, agrees on every simulation for each domain (retail's
 // tasks 95–113, whose action ids name the next task, included).
 func TestExportRescoreEveryDomain(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("full sim runs of three domains; skipped with -short")
 	}

@@ -69,6 +69,7 @@ func runInProcess(t testing.TB, ctx context.Context, args ...string) (execResult
 // errors included; a resume completes them; no unit is lost or counted
 // twice.
 func TestFaultInjectionFullRetail(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a full retail run; skipped with -short")
 	}

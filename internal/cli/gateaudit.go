@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/engine/ledgeragent"
 	"github.com/ledgerbench/ledgerbench/internal/output/report"
 	"github.com/ledgerbench/ledgerbench/internal/score/gateaudit"
@@ -62,13 +63,14 @@ and markdown).`,
 		Example: `  ledgerbench gate-audit --domain airline
   ledgerbench gate-audit --recorded ../shared/upstream/trajectories/sierra-research+tau2-bench/*.json
   ledgerbench gate-audit -v --json 'runs/*.json'`,
+		Args: cobra.ArbitraryArgs, // recorded files and globs
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err
 			}
 			files, err := expandRecorded(append(slices.Clone(opts.Recorded), args...))
 			if err != nil {
-				return usageError{err}
+				return errext.Usage(err)
 			}
 			opts.Recorded = files
 			return runF(cmd.Context(), s, opts)

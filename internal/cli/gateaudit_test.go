@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,11 +13,13 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
 func TestGateAuditRecordedArgs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, n := range []string{"a.json", "b.json", "c.txt"} {
 		if err := os.WriteFile(filepath.Join(dir, n), []byte("{}"), 0o644); err != nil {
@@ -52,8 +53,7 @@ func TestGateAuditRecordedArgs(t *testing.T) {
 			cmd.SetErr(&bytes.Buffer{})
 			err := cmd.Execute()
 			if tc.wantErr {
-				var ue usageError
-				if !errors.As(err, &ue) {
+				if !errext.IsUsage(err) {
 					t.Fatalf("err = %v; want a usage error", err)
 				}
 				return
@@ -72,6 +72,7 @@ func TestGateAuditRecordedArgs(t *testing.T) {
 // non-allowed write gets one verdict object whose positions point at the
 // recorded call, and the counts agree with the summary rows.
 func TestGateAuditVerdictObjects(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(datatest.Trajectories(t), "sierra-research+tau2-bench", "claude-sonnet-4-5_airline_default_gpt4.1_1trials.json")
 	if _, err := os.Stat(file); err != nil {
 		t.Skipf("recorded airline run not available: %v", err)
@@ -161,6 +162,7 @@ func TestGateAuditVerdictObjects(t *testing.T) {
 // objects (one per gold report and mutation kind), and --strict exits 3
 // exactly when a gold write was not allowed.
 func TestGateAuditFormats(t *testing.T) {
+	t.Parallel()
 	js := mustRun(t, "gate-audit", "--domain", "retail", "--json")
 	type row struct {
 		Report         string `json:"report"`
@@ -236,6 +238,7 @@ func atoiT(t *testing.T, s string) int {
 // tasks to a REVISE of resume_line, and telehealth's task 10 ran out of
 // τ-Trait's 30 steps.)
 func TestGateAuditMatchesLiveRun(t *testing.T) {
+	t.Parallel()
 	for _, domain := range []string{"telecom", "telehealth"} {
 		t.Run(domain, func(t *testing.T) {
 			var gold struct {

@@ -20,6 +20,7 @@ import (
 // the concurrency is the memory of one running simulation. Opt-in:
 // LEDGERBENCH_HEAVY=1 go test -run TestHeavy -v ./internal/cli
 func TestHeavyConcurrentMemory(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("LEDGERBENCH_HEAVY") == "" {
 		t.Skip("set LEDGERBENCH_HEAVY=1 to run 1,000 concurrent simulations")
 	}
@@ -31,6 +32,7 @@ func TestHeavyConcurrentMemory(t *testing.T) {
 // under 2 GB. It also reports the harness's CPU time per simulation. Opt-in:
 // LEDGERBENCH_HEAVY=10000 go test -run TestHeavyScale -v -timeout 30m ./internal/cli
 func TestHeavyScale(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("LEDGERBENCH_HEAVY") != "10000" {
 		t.Skip("set LEDGERBENCH_HEAVY=10000 to run 10,000 concurrent simulations")
 	}

@@ -54,6 +54,7 @@ func isAgent(r *openaitest.Request) bool { return len(r.Tools) > 0 }
 // error with the provider's message — never an agent_error. A run in which
 // no unit was scored exits non-zero.
 func TestInfrastructureReplies(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		bad   openaitest.Reply
@@ -110,6 +111,7 @@ func TestInfrastructureReplies(t *testing.T) {
 // unit starts after it, and the error is one line naming the backbone and
 // its key variable.
 func TestAuthStopsRun(t *testing.T) {
+	t.Parallel()
 	srv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {
 		return openaitest.Reply{Status: 401, Message: "Incorrect API key provided"}
 	})
@@ -141,6 +143,7 @@ func TestAuthStopsRun(t *testing.T) {
 // judge's usage and cost and leaves the unit to be judged again; resuming
 // makes the judge call only, without re-running the conversation.
 func TestMalformedJudgeReply(t *testing.T) {
+	t.Parallel()
 	var judgeOK atomic.Bool
 	var convo, judged atomic.Int64
 	srv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {
@@ -201,6 +204,7 @@ func TestMalformedJudgeReply(t *testing.T) {
 // judge attempt: the run summary, `report --table costs` and an experiment's
 // budget count it so, not as the pending record plus the final one.
 func TestRejudgeCountsOnce(t *testing.T) {
+	t.Parallel()
 	var judgeOK atomic.Bool
 	srv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {
 		if isJudge(r) && !judgeOK.Load() {
@@ -273,6 +277,7 @@ func csvRows(t *testing.T, s string) [][]string {
 // still running when the grace ends, as it cancels the conversations; the
 // unit is left pending judgement for --resume.
 func TestInterruptStopsJudge(t *testing.T) {
+	t.Parallel()
 	judging := make(chan struct{})
 	var once sync.Once
 	srv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {

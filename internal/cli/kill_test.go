@@ -58,6 +58,7 @@ func waitLines(t *testing.T, path string, n int, done <-chan error) {
 // replies take 20ms so that a run lasts long enough to be interrupted, and
 // interrupts it.
 func TestBinaryInterrupts(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	srv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {
 		return openaitest.Slow(20*time.Millisecond, fakeRetail(r))
@@ -70,15 +71,23 @@ func TestBinaryInterrupts(t *testing.T) {
 	t.Run("second SIGINT exits at once", func(t *testing.T) { testSecondInterrupt(t, bin) })
 }
 
-// syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
+// syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine;
+// each write is an event on wrote.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu    sync.Mutex
+	b     bytes.Buffer
+	wrote chan struct{}
 }
+
+func newSyncBuffer() *syncBuffer { return &syncBuffer{wrote: make(chan struct{}, 1)} }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	select {
+	case s.wrote <- struct{}{}:
+	default:
+	}
 	return s.b.Write(p)
 }
 
@@ -88,14 +97,16 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// waitText waits for text to be written to b.
 func waitText(t *testing.T, b *syncBuffer, text string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	timeout := time.After(30 * time.Second)
 	for !strings.Contains(b.String(), text) {
-		if time.Now().After(deadline) {
+		select {
+		case <-b.wrote:
+		case <-timeout:
 			t.Fatalf("no %q in stderr after 30s:\n%s", text, b.String())
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -103,29 +114,38 @@ func waitText(t *testing.T, b *syncBuffer, text string) {
 // a slow API: the first SIGINT starts the drain, the second kills the
 // process at once.
 func testSecondInterrupt(t *testing.T, bin string) {
+	asked := make(chan struct{}, 16) // one event per request the API holds
 	srv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {
+		select {
+		case asked <- struct{}{}:
+		default:
+		}
 		return openaitest.Slow(time.Minute, fakeRetail(r))
 	})
 	bb := writeBackbones(t, t.TempDir(), srv.BaseURL(), 2*time.Minute)
 	cmd := exec.Command(bin, "--data", datatest.Root(t), "run", "--domain", "retail", "--backbone", "fake", "--backbones", bb,
 		"--limit", "5", "--trials", "1", "--out", filepath.Join(t.TempDir(), "run"))
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
+	stderr := newSyncBuffer()
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	waitText(t, &stderr, "out ")
-	time.Sleep(200 * time.Millisecond)
+	for range 5 { // every simulation waits on the API
+		select {
+		case <-asked:
+		case err := <-done:
+			t.Fatalf("the run ended before its 5 requests: %v\n%s", err, stderr.String())
+		}
+	}
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	waitText(t, &stderr, "interrupted: starting no new simulations; 5 running")
+	waitText(t, stderr, "interrupted: starting no new simulations; 5 running")
 	// The root command restores the default SIGINT action just after the
-	// context is canceled (a goroutine in Main); give it a moment, as a
-	// person pressing Ctrl-C twice would.
-	time.Sleep(300 * time.Millisecond)
+	// context is canceled (a goroutine in Main); a SIGINT that comes before
+	// that is swallowed, so the interrupt is repeated until one kills.
 	start := time.Now()
 	for attempt := 1; ; attempt++ {
 		if err := cmd.Process.Signal(os.Interrupt); err != nil {
@@ -139,10 +159,10 @@ func testSecondInterrupt(t *testing.T, bin string) {
 			}
 			t.Logf("exited %s after the second SIGINT (%d sent)", time.Since(start).Round(time.Millisecond), attempt)
 			return
-		case <-time.After(5 * time.Second):
-			if attempt == 2 {
+		case <-time.After(2 * time.Second):
+			if attempt == 3 {
 				_ = cmd.Process.Kill() // the test fails either way
-				t.Fatal("still running after two more SIGINTs")
+				t.Fatal("still running after three more SIGINTs")
 			}
 		}
 	}

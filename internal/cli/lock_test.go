@@ -22,6 +22,7 @@ import (
 // array task would — exits 1 naming the first one's pid and writes nothing;
 // once the first has ended, the second continues the run.
 func TestRunDirectoryLock(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	started, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once

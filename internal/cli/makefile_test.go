@@ -8,10 +8,11 @@ import (
 	"testing"
 )
 
-// Item 3: `make run` and the binary agree on the data directory: without
+// `make run` and the binary agree on the data directory: without
 // DATA the Makefile passes no --data (the binary's default applies), with
 // DATA it passes that directory to every command.
 func TestMakefileDataDirectory(t *testing.T) {
+	t.Parallel()
 	mk, err := exec.LookPath("make")
 	if err != nil {
 		t.Skip("make is not installed")

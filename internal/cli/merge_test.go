@@ -18,6 +18,7 @@ func rewards(run *results.Run) map[results.UnitKey]float64 {
 }
 
 func TestShardsMergeToTheFullRun(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	full := filepath.Join(tmp, "full")
 	mustRun(t, append(simArgs, "--out", full, "--quiet")...)
@@ -56,6 +57,7 @@ func TestShardsMergeToTheFullRun(t *testing.T) {
 }
 
 func TestMergeRefuses(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	a := filepath.Join(tmp, "a")
 	b := filepath.Join(tmp, "b")

@@ -11,6 +11,7 @@ import (
 // results files: each exits 1 saying so, never "holds no records" or an
 // unknown domain "".
 func TestNotResultsFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, tc := range []struct{ name, body string }{
 		{"object.json", `{"foo": 1}`},

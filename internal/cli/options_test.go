@@ -3,13 +3,13 @@ package cli
 import (
 	"bytes"
 	"context"
-	"errors"
 	"reflect"
 	"testing"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/output/report"
 	"github.com/ledgerbench/ledgerbench/internal/output/submit"
 )
@@ -59,8 +59,7 @@ func runOptionCases[T any](t *testing.T, build builder[T], cases []optionCase[T]
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := parseOptions(t, build, tc.args)
 			if tc.usageErr {
-				var ue usageError
-				if !errors.As(err, &ue) {
+				if !errext.IsUsage(err) {
 					t.Fatalf("%v: err = %v; want a usage error", tc.args, err)
 				}
 				if got != nil {
@@ -79,6 +78,7 @@ func runOptionCases[T any](t *testing.T, build builder[T], cases []optionCase[T]
 }
 
 func TestVerifyOptions(t *testing.T) {
+	t.Parallel()
 	runOptionCases(t, newCmdVerify, []optionCase[verifyOptions]{
 		{name: "defaults", want: &verifyOptions{DataDir: "/d", Domains: domains.Names(), Format: "text"}},
 		{name: "every flag", args: []string{"--domain", "retail", "--domain", "airline", "--split", "base", "--task-ids", "1,2", "--limit", "3", "--allow-modified-data", "--format", "csv"},
@@ -95,6 +95,7 @@ func TestVerifyOptions(t *testing.T) {
 }
 
 func TestGateAuditOptions(t *testing.T) {
+	t.Parallel()
 	runOptionCases(t, newCmdGateAudit, []optionCase[gateAuditOptions]{
 		{name: "defaults", want: &gateAuditOptions{DataDir: "/d", Format: "text"}},
 		{name: "every flag", args: []string{"--domain", "airline,retail", "--split", "test", "-v", "--strict", "--format", "markdown"},
@@ -108,6 +109,7 @@ func TestGateAuditOptions(t *testing.T) {
 }
 
 func TestReplayOptions(t *testing.T) {
+	t.Parallel()
 	runOptionCases(t, newCmdReplay, []optionCase[replayOptions]{
 		{name: "every flag", args: []string{"--domain", "retail", "--task", "5", "--calls", "c.json", "--dump-db"},
 			want: &replayOptions{DataDir: "/d", Domain: "retail", TaskID: "5", CallsFile: "c.json", DumpDB: true}},
@@ -122,6 +124,7 @@ func TestReplayOptions(t *testing.T) {
 }
 
 func TestTasksOptions(t *testing.T) {
+	t.Parallel()
 	runOptionCases(t, newCmdTasks, []optionCase[tasksOptions]{
 		{name: "domain only", args: []string{"--domain", "retail"}, want: &tasksOptions{DataDir: "/d", Domain: "retail", Format: "text"}},
 		{name: "every flag", args: []string{"--domain", "telecom", "--split", "base", "--task-ids", "a,b", "--limit", "4", "--format", "csv"},
@@ -132,6 +135,7 @@ func TestTasksOptions(t *testing.T) {
 }
 
 func TestExportOptions(t *testing.T) {
+	t.Parallel()
 	runOptionCases(t, newCmdExport, []optionCase[exportOptions]{
 		{name: "run and file", args: []string{"runs/a", "out.json"}, want: &exportOptions{DataDir: "/d", Format: "tau2", Run: "runs/a", Out: "out.json"}},
 		{name: "explicit format", args: []string{"--format", "tau2", "runs/a", "out.json"}, want: &exportOptions{DataDir: "/d", Format: "tau2", Run: "runs/a", Out: "out.json"}},
@@ -141,6 +145,7 @@ func TestExportOptions(t *testing.T) {
 }
 
 func TestDataOptions(t *testing.T) {
+	t.Parallel()
 	runOptionCases(t, newCmdDataPull, []optionCase[dataPullOptions]{
 		{name: "default source", want: &dataPullOptions{DataDir: "/d"}},
 		{name: "from", args: []string{"--from", "../shared/upstream"}, want: &dataPullOptions{DataDir: "/d", From: "../shared/upstream"}},
@@ -153,6 +158,7 @@ func TestDataOptions(t *testing.T) {
 }
 
 func TestPromptOptions(t *testing.T) {
+	t.Parallel()
 	def := func(o promptOptions) *promptOptions {
 		o.DataDir, o.Agent, o.Role, o.Backbone, o.BackbonesFile, o.Seed = "/d", "baseline", roleAgent, "gpt-4.1", defaultBackbonesFile, 300
 		if o.UserMessage == "" {
@@ -161,18 +167,21 @@ func TestPromptOptions(t *testing.T) {
 		return &o
 	}
 	all := def(promptOptions{Domain: "retail", TaskID: "5", Trial: 2, UserMessage: "hi", UserStyle: "tau-trait"})
-	all.Agent, all.Role, all.Backbone, all.BackbonesFile, all.Seed = "ledger", roleUser, "sim", "b.yaml", 7
+	all.Agent, all.Role, all.Backbone, all.BackbonesFile, all.Seed, all.AllowModifiedData = "ledger", roleUser, "sim", "b.yaml", 7, true
 	runOptionCases(t, newCmdPrompt, []optionCase[promptOptions]{
 		{name: "defaults", args: []string{"--domain", "airline", "--task", "0"}, want: def(promptOptions{Domain: "airline", TaskID: "0"})},
 		{name: "every flag", args: []string{"--domain", "retail", "--task", "5", "--agent", "ledger", "--role", "user", "--backbone", "sim",
-			"--backbones", "b.yaml", "--trial", "2", "--seed", "7", "--user-message", "hi", "--user-style", "tau-trait"}, want: all},
+			"--backbones", "b.yaml", "--trial", "2", "--seed", "7", "--user-message", "hi", "--user-style", "tau-trait", "--allow-modified-data"}, want: all},
 		{name: "no task", args: []string{"--domain", "retail"}, usageErr: true},
 		{name: "unknown role", args: []string{"--domain", "retail", "--task", "5", "--role", "boss"}, usageErr: true},
 		{name: "unknown agent", args: []string{"--domain", "retail", "--task", "5", "--agent", "nope"}, usageErr: true},
+		{name: "negative trial", args: []string{"--domain", "retail", "--task", "5", "--trial", "-1"}, usageErr: true},
+		{name: "unknown user style", args: []string{"--domain", "retail", "--task", "5", "--user-style", "nope"}, usageErr: true},
 	})
 }
 
 func TestViewOptions(t *testing.T) {
+	t.Parallel()
 	runOptionCases(t, newCmdView, []optionCase[viewOptions]{
 		{name: "defaults", args: []string{"runs/a"}, want: &viewOptions{DataDir: "/d", Inputs: []string{"runs/a"}, Out: "view.html", DBDiffs: 25, Split: "auto"}},
 		{name: "every flag", args: []string{"runs/a", "b.json", "-o", "x.html", "--open", "--domain", "d", "--agent", "a", "--backbone", "b", "--user-backbone", "u",
@@ -186,6 +195,7 @@ func TestViewOptions(t *testing.T) {
 }
 
 func TestReportOptions(t *testing.T) {
+	t.Parallel()
 	runOptionCases(t, newCmdReport, []optionCase[reportOptions]{
 		{name: "defaults", args: []string{"runs/a"}, want: &reportOptions{DataDir: "/d", Inputs: []string{"runs/a"}, Format: "text", FigureFormats: []string{"svg"}, Baseline: "baseline", Treatment: "ledger"}},
 		{name: "every flag", args: []string{"runs/a", "--format", "json", "--table", "gate,costs", "--figures", "figs", "--figure-format", "png", "--baseline", "b", "--treatment", "t",
@@ -201,6 +211,7 @@ func TestReportOptions(t *testing.T) {
 }
 
 func TestSubmitOptions(t *testing.T) {
+	t.Parallel()
 	prepare := func(s *Streams, g *globalOptions, runF func(context.Context, *Streams, *submitPrepareOptions) error) *cobra.Command {
 		return newCmdSubmit(s, g, submitRunners{prepare: runF})
 	}
@@ -222,6 +233,7 @@ func TestSubmitOptions(t *testing.T) {
 }
 
 func TestVersionOptions(t *testing.T) {
+	t.Parallel()
 	version := func(s *Streams, _ *globalOptions, runF func(context.Context, *Streams, *versionOptions) error) *cobra.Command {
 		return newCmdVersion(s, runF)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
 	judgepkg "github.com/ledgerbench/ledgerbench/internal/engine/judge"
@@ -34,6 +35,8 @@ type promptOptions struct {
 	UserMessage   string
 	UserStyle     string
 	Retrieval     retrievalOptions
+	// AllowModifiedData lets data files that differ from their pins through.
+	AllowModifiedData bool
 }
 
 // Roles of the prompt command.
@@ -68,15 +71,15 @@ sampling options, as in run; no API key is needed.`,
 		Example: `  ledgerbench prompt --domain airline --task 0
   ledgerbench prompt --domain telecom --task '[mms_issue]...' --role user
   ledgerbench prompt --domain retail --task 5 --agent ledger --backbone gpt-4.1`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Domain == "" || opts.TaskID == "" {
-				return usageError{errors.New("prompt needs --domain and --task")}
+				return errext.Usage(errors.New("prompt needs --domain and --task"))
 			}
 			switch opts.Role {
 			case roleAgent, roleUser, roleJudge:
 			default:
-				return usageError{fmt.Errorf("--role %q: want agent, user or judge", opts.Role)}
+				return errext.Usagef("--role %q: want agent, user or judge", opts.Role)
 			}
 			if err := opts.Retrieval.check(opts.Domain); err != nil {
 				return err
@@ -98,6 +101,7 @@ sampling options, as in run; no API key is needed.`,
 	f.Int64Var(&opts.Seed, "seed", 300, "master seed, as in run")
 	f.StringVar(&opts.UserMessage, "user-message", placeholderUserMessage, "the user's first message in the agent's and the judge's request")
 	f.StringVar(&opts.UserStyle, "user-style", "", "user simulator: tau2, tau-trait or tau-bench (default as in run)")
+	f.BoolVar(&opts.AllowModifiedData, "allow-modified-data", false, allowModifiedUsage)
 	addRetrievalFlags(f, &opts.Retrieval)
 	return cmd
 }
@@ -138,16 +142,16 @@ func (c *captureTransport) first() ([]byte, bool) {
 }
 
 func runPrompt(ctx context.Context, s *Streams, opts *promptOptions) error {
-	dom, err := opts.Retrieval.loader()(opts.Domain, opts.DataDir)
+	dom, _, err := loadDomain(opts.Retrieval.loader(), opts.Domain, opts.DataDir, opts.AllowModifiedData, s.ErrOut) // datacheck.go: as run loads it
 	if err != nil {
 		return err
 	}
 	sel, err := dom.Tasks().Select(tasks.Selection{Split: "all", TaskIDs: []string{opts.TaskID}})
 	if err != nil {
-		return usageError{err}
+		return errext.Usage(err)
 	}
 	if len(sel) != 1 {
-		return usageError{fmt.Errorf("task %q not found in %s", opts.TaskID, opts.Domain)}
+		return errext.Usagef("task %q not found in %s", opts.TaskID, opts.Domain)
 	}
 	task := &sel[0]
 	cfg, err := llm.Load(opts.BackbonesFile)
@@ -191,7 +195,7 @@ func runPrompt(ctx context.Context, s *Streams, opts *promptOptions) error {
 	case roleJudge:
 		c := task.EvaluationCriteria
 		if c == nil || len(c.NLAssertions) == 0 {
-			return usageError{fmt.Errorf("task %s has no NL assertions: the judge is not called", task.ID)}
+			return errext.Usagef("task %s has no NL assertions: the judge is not called", task.ID)
 		}
 		if _, err := j.JudgeNL(ctx, []message.Message{greeting, user}, c.NLAssertions); err != nil && !errors.Is(err, judgepkg.ErrMalformed) {
 			return err

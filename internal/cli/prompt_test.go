@@ -36,6 +36,7 @@ type wireBody struct {
 // upstream text, with the run's seed and the backbone's sampling, and calls
 // nothing (the backbone's URL is unreachable).
 func TestPromptCommand(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	bb := writeBackbones(t, t.TempDir(), "http://127.0.0.1:1/v1", time.Second)
 	dom, err := domains.Load("airline", root)
@@ -113,6 +114,7 @@ func TestPromptCommand(t *testing.T) {
 // run --record-requests writes every body the fake server received, once,
 // and the manifest says the baseline's text is upstream's.
 func TestRunRecordRequests(t *testing.T) {
+	t.Parallel()
 	srv := openaitest.NewHandlerServer(t, fakeRetail)
 	tmp := t.TempDir()
 	bb := writeBackbones(t, tmp, srv.BaseURL(), 10*time.Second)

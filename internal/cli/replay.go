@@ -10,6 +10,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
@@ -46,13 +47,13 @@ first, then the other lists. --calls FILE replays a JSON array of {"name",
 "arguments", "requestor"} instead of the gold actions; a name that is not one of the
 requestor's tools (the agent's by default, "requestor": "user" for the user's) is
 an error.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Domain == "" || opts.TaskID == "" {
-				return usageError{fmt.Errorf("replay needs --domain and --task")}
+				return errext.Usagef("replay needs --domain and --task")
 			}
 			if !opts.DumpDB {
-				return usageError{fmt.Errorf("replay: nothing to print; pass --dump-db")}
+				return errext.Usagef("replay: nothing to print; pass --dump-db")
 			}
 			if err := opts.Retrieval.check(opts.Domain); err != nil {
 				return err
@@ -115,7 +116,7 @@ func withCalls(task *tasks.Task, file string) (*tasks.Task, error) {
 	}
 	var acts []tasks.Action
 	if err := json.Unmarshal(b, &acts); err != nil {
-		return nil, fmt.Errorf("%s: want a JSON array of {name, arguments, requestor}: %w", file, err)
+		return nil, fmt.Errorf("%s: want a JSON array of {name, arguments, requestor}: %w", file, errext.JSON(err))
 	}
 	t := *task
 	crit := tasks.EvaluationCriteria{}

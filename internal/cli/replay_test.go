@@ -45,6 +45,7 @@ func writeJSON(t *testing.T, v any) string {
 // db.json: every field with its value; fields db.json leaves out are those
 // upstream's models fill with None (model_dump prints them as null).
 func TestReplayNoCallsIsUpstreamDB(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	for _, domain := range []string{"airline", "retail"} {
 		t.Run(domain, func(t *testing.T) {
@@ -68,6 +69,7 @@ func TestReplayNoCallsIsUpstreamDB(t *testing.T) {
 // gold actions given as --calls, and differs from the initial database
 // when the gold actions write.
 func TestReplayGoldEqualsCalls(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	dom, err := domains.Load("retail", root)
 	if err != nil {
@@ -93,6 +95,7 @@ func TestReplayGoldEqualsCalls(t *testing.T) {
 }
 
 func TestReplayErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -148,6 +151,7 @@ func sameOrNull(got, want any, path string) (string, bool) {
 // TestReplaySplit replays telehealth's dev task 0, whose id the test split
 // reuses: --split dev replays the dev task's gold actions, not test's.
 func TestReplaySplit(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	dom, err := domains.Load("telehealth", root)
 	if err != nil {
@@ -174,6 +178,7 @@ func TestReplaySplit(t *testing.T) {
 // TestReplayUnknownTool: a --calls entry naming no tool of its requestor
 // is an error naming it, not a call skipped in silence.
 func TestReplayUnknownTool(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		calls []map[string]any
@@ -196,6 +201,7 @@ func TestReplayUnknownTool(t *testing.T) {
 // exported and with one embedded task's gold actions changed: only the
 // second warns, naming the task and the field.
 func TestReplayBackboneTaskDrift(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	run := filepath.Join(dir, "run")
 	mustRun(t, "run", "--domain", "airline", "--backbone", "gold", "--no-judge", "--task-ids", "1,4", "--trials", "1", "--out", run, "--quiet")

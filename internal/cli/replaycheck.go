@@ -10,6 +10,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/engine/offline"
 	"github.com/ledgerbench/ledgerbench/internal/score/rescore"
 	"github.com/ledgerbench/ledgerbench/internal/source/known"
@@ -39,7 +40,7 @@ func checkReplay(ctx context.Context, errOut io.Writer, backbone, domain, split 
 	}
 	if f, err := results.ReadTau2(b.File); err == nil {
 		if m, err := f.Meta(); err == nil && m.Domain != "" && m.Domain != domain {
-			return usageError{fmt.Errorf("--backbone %s: the recording is of domain %s, not %s", backbone, m.Domain, domain)}
+			return errext.Usagef("--backbone %s: the recording is of domain %s, not %s", backbone, m.Domain, domain)
 		}
 		warnDrift(errOut, backbone, domain, f, sel)
 	}
@@ -56,8 +57,8 @@ func checkReplay(ctx context.Context, errOut io.Writer, backbone, domain, split 
 		}
 	}
 	if len(missing) > 0 {
-		return usageError{fmt.Errorf("--backbone %s: %d of the %d selected simulations are not recorded (task#trial: %s); choose --task-ids/--trials the recording has",
-			backbone, len(missing), len(sel)*trials, list10(missing))}
+		return errext.Usagef("--backbone %s: %d of the %d selected simulations are not recorded (task#trial: %s); choose --task-ids/--trials the recording has",
+			backbone, len(missing), len(sel)*trials, list10(missing))
 	}
 	return nil
 }

@@ -10,9 +10,10 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
-// Item 7: replay:FILE checks the recording's domain and trials before the
+// Replay:FILE checks the recording's domain and trials before the
 // run starts.
 func TestReplayChecks(t *testing.T) {
+	t.Parallel()
 	rec := "replay:" + filepath.Join(datatest.Trajectories(t), "sierra-research+tau2-bench", "toolorchestra_retail_gpt-5_1trial.json")
 	out := func() string { return filepath.Join(t.TempDir(), "run") }
 	for _, tc := range []struct {

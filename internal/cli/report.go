@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/output/report"
 	"github.com/ledgerbench/ledgerbench/internal/score/metrics"
 )
@@ -65,26 +66,23 @@ recording's name (confusion_airline.json, telecom_none.json), unless --traits sa
   ledgerbench report --format json gpt-4o-airline.json`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageError{fmt.Errorf("report needs at least one RUN (a run directory or a results file)")}
+				return errext.Usagef("report needs at least one RUN (a run directory or a results file)")
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Inputs = args
-			if cmd.Flags().Changed("k") && opts.K < 1 {
-				return usageError{fmt.Errorf("--k must be at least 1 (got %d)", opts.K)}
-			}
 			if _, err := report.ParseFormat(opts.Format); err != nil {
-				return usageError{err}
+				return errext.Usage(err)
 			}
 			for _, id := range opts.Tables {
-				if !slices.Contains(report.TableIDs, id) {
-					return usageError{fmt.Errorf("unknown table %q (have: %s)", id, strings.Join(report.TableIDs, ", "))}
+				if !slices.Contains(report.TableIDs(), id) {
+					return errext.Usagef("unknown table %q (have: %s)", id, strings.Join(report.TableIDs(), ", "))
 				}
 			}
 			for _, ff := range opts.FigureFormats {
 				if _, err := report.ParseFigureFormat(ff); err != nil {
-					return usageError{err}
+					return errext.Usage(err)
 				}
 			}
 			if !opts.NoDomains {
@@ -97,7 +95,7 @@ recording's name (confusion_airline.json, telecom_none.json), unless --traits sa
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Format, "format", "text", "output format: text, markdown, csv or json")
-	f.StringSliceVar(&opts.Tables, "table", nil, "only these tables (default all): "+strings.Join(report.TableIDs, ", "))
+	f.StringSliceVar(&opts.Tables, "table", nil, "only these tables (default all): "+strings.Join(report.TableIDs(), ", "))
 	f.StringVar(&opts.Figures, "figures", "", "write figures into this directory")
 	f.StringSliceVar(&opts.FigureFormats, "figure-format", []string{"svg"}, "figure file formats: svg, png, pdf (repeatable)")
 	f.StringVar(&opts.Baseline, "baseline", "baseline", "agent label of the baseline")
@@ -169,7 +167,7 @@ func checkK(k int, groups []metrics.Summary) error {
 		most = max(most, g.K)
 	}
 	if k > most {
-		return usageError{fmt.Errorf("--k %d is above the trials per task of every run (at most %d)", k, most)}
+		return errext.Usagef("--k %d is above the trials per task of every run (at most %d)", k, most)
 	}
 	return nil
 }

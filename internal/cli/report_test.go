@@ -21,6 +21,7 @@ func v1Airline(t *testing.T) string {
 // TestReportV1PassK reports τ-bench's historical gpt-4o airline run: pass^k
 // equals the published numbers.
 func TestReportV1PassK(t *testing.T) {
+	t.Parallel()
 	r := mustRun(t, "report", "--format", "json", v1Airline(t))
 	var rep struct {
 		Groups []struct {
@@ -52,6 +53,7 @@ func TestReportV1PassK(t *testing.T) {
 }
 
 func TestReportFormatsAndFigures(t *testing.T) {
+	t.Parallel()
 	figs := filepath.Join(t.TempDir(), "figs")
 	for _, f := range []string{"text", "markdown", "csv"} {
 		r := mustRun(t, "report", "--format", f, "--agent", "baseline", "--figures", figs, v1Airline(t))
@@ -74,6 +76,7 @@ func TestReportFormatsAndFigures(t *testing.T) {
 }
 
 func TestReportUsage(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"report"},
 		{"report", "--format", "html", "x"},
@@ -90,6 +93,7 @@ func TestReportUsage(t *testing.T) {
 
 // TestReportRunDirectory reports a run made by `ledgerbench run`.
 func TestReportRunDirectory(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	mustRun(t, "run", "--domain", "retail", "--backbone", "sim", "--no-judge", "--limit", "3", "--trials", "2", "--quiet", "--out", dir)
 	r := mustRun(t, "report", "--format", "json", dir)
@@ -117,6 +121,7 @@ func TestReportRunDirectory(t *testing.T) {
 // A baseline run has no gate of its own: the report judges its writes in
 // shadow mode so its policy adherence can be compared with LedgerAgent's.
 func TestReportShadowAdherenceForBaseline(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	mustRun(t, "run", "--domain", "retail", "--backbone", "sim:stale=0,miss=0,violation=1", "--user-backbone", "sim", "--no-judge", "--limit", "4", "--trials", "1", "--quiet", "--out", dir)
 	r := mustRun(t, "report", "--table", "gate", "--format", "csv", dir)
@@ -139,11 +144,12 @@ func TestReportShadowAdherenceForBaseline(t *testing.T) {
 	}
 }
 
-// Issue 21 item 9: two τ-Trait recordings of one domain (no model names in
+// Two τ-Trait recordings of one domain (no model names in
 // them) stay two groups, labelled by the trait their names give, and every
 // table counts the same 20 simulations each; the same file given twice is
 // said to be dropped, and counted once everywhere, costs included.
 func TestReportTraitRecordings(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(datatest.Trajectories(t), "collinear-ai+tau-trait")
 	none, conf := filepath.Join(dir, "telehealth_none.json"), filepath.Join(dir, "confusion_telehealth.json")
 	if _, err := os.Stat(conf); err != nil {
@@ -206,10 +212,11 @@ func TestReportTraitRecordings(t *testing.T) {
 	}
 }
 
-// Issue 21 item 9: a run's records carry its user's traits (canonical
+// A run's records carry its user's traits (canonical
 // name=level pairs), so runs that differ only in traits are separate
 // groups, and an old record without the label takes its manifest's.
 func TestRunTraitLabel(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	plain, traits := filepath.Join(dir, "plain"), filepath.Join(dir, "traits")
 	common := []string{"run", "--domain", "telehealth", "--backbone", "sim", "--trials", "1", "--limit", "2", "--quiet"}

@@ -15,10 +15,11 @@ func simRun(t *testing.T, trials string) string {
 	return dir
 }
 
-// Item 6: a τ-bench v1 list is labelled with the domain its recorded tasks
+// A τ-bench v1 list is labelled with the domain its recorded tasks
 // point to (rescore's detection, whose notes go to stderr) and judged by
 // that domain's gate in shadow mode.
 func TestReportV1Gate(t *testing.T) {
+	t.Parallel()
 	r := mustRun(t, "report", "--table", "gate", v1Airline(t))
 	if !strings.Contains(r.errOut, "gpt-4o-airline.json: ") || !strings.Contains(r.errOut, "recorded on other data") {
 		t.Errorf("stderr lacks the detection's notes:\n%s", r.errOut)
@@ -28,9 +29,10 @@ func TestReportV1Gate(t *testing.T) {
 	}
 }
 
-// Item 6: --k above every run's trials is a usage error; zero and negative
+// --k above every run's trials is a usage error; zero and negative
 // --k name the flag.
 func TestReportK(t *testing.T) {
+	t.Parallel()
 	dir := simRun(t, "2")
 	for _, tc := range []struct {
 		k, want string
@@ -43,8 +45,9 @@ func TestReportK(t *testing.T) {
 	mustRun(t, "report", "--k", "2", dir)
 }
 
-// Item 6: JSON honours --table and carries the text tables.
+// JSON honours --table and carries the text tables.
 func TestReportJSONTables(t *testing.T) {
+	t.Parallel()
 	dir := simRun(t, "2")
 	r := mustRun(t, "report", "--format", "json", "--table", "table2", "--table", "costs", dir)
 	var got struct {
@@ -74,9 +77,10 @@ func TestReportJSONTables(t *testing.T) {
 	}
 }
 
-// Item 6: an exported sim run is still labelled simulated, and so is a
+// An exported sim run is still labelled simulated, and so is a
 // report on the exported file.
 func TestExportKeepsSimulated(t *testing.T) {
+	t.Parallel()
 	dir := simRun(t, "1")
 	out := filepath.Join(t.TempDir(), "results.json")
 	mustRun(t, "export", "--format", "tau2", dir, out)
@@ -88,10 +92,11 @@ func TestExportKeepsSimulated(t *testing.T) {
 	}
 }
 
-// Issue 21 item 6: a report says when NL assertions were not judged, in
+// A report says when NL assertions were not judged, in
 // every table whose numbers follow from rewards and in the JSON groups, for
 // the run directory and for its τ²-bench export alike.
 func TestReportSaysNLUnjudged(t *testing.T) {
+	t.Parallel()
 	dir := simRun(t, "1") // retail tasks 0-2: task 2 has NL assertions
 	exp := filepath.Join(t.TempDir(), "results.json")
 	mustRun(t, "export", "--format", "tau2", dir, exp)

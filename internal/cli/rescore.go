@@ -14,6 +14,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/banking"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/score/rescore"
 )
 
@@ -71,7 +72,7 @@ a file whose tasks match no ported domain is an error naming the entry.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !slices.Contains([]string{"file", "domain", "record"}, opts.Criteria) {
-				return usageError{fmt.Errorf("--criteria %q: want file, domain or record", opts.Criteria)}
+				return errext.Usagef("--criteria %q: want file, domain or record", opts.Criteria)
 			}
 			dir, err := g.dataDir(s)
 			if err != nil {

@@ -33,6 +33,7 @@ import (
 // task_id, trial, reward, error). NL assertions are judged by neither side:
 // both use the recorded NL verdict. Skipped unless the variable is set.
 func TestRescoreOracle(t *testing.T) {
+	t.Parallel()
 	cmdline := os.Getenv("LEDGERBENCH_TAU2_EVAL_ORACLE")
 	if cmdline == "" {
 		t.Skip("LEDGERBENCH_TAU2_EVAL_ORACLE not set")

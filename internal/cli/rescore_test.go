@@ -42,6 +42,7 @@ func rescoreJSON(t *testing.T, args ...string) []rescore.Sim {
 // TestRescoreJSONFields checks that every line of rescore --json carries the
 // documented keys.
 func TestRescoreJSONFields(t *testing.T) {
+	t.Parallel()
 	path := recordedFile(t, "2025-08-10_telecom_llm_agent_gpt-4o_user_simulator_gpt-4o.json")
 	r := mustRun(t, "rescore", "--json", path)
 	lines := strings.Split(strings.TrimSpace(r.out), "\n")
@@ -75,6 +76,7 @@ func TestRescoreJSONFields(t *testing.T) {
 // by its own task_id; --relabel is opt-in, noted per simulation, and leaves
 // the simulations it does not relabel as they were.
 func TestRescoreByTaskID(t *testing.T) {
+	t.Parallel()
 	path := recordedFile(t, "toolorchestra_retail_gpt-5_1trial.json")
 	def := rescoreJSON(t, "--criteria", "domain", path)
 	rel := rescoreJSON(t, "--criteria", "domain", "--relabel", path)
@@ -116,6 +118,7 @@ func sameReward(a, b *float64) bool {
 // one tool-call id for every call would have written it: pairing calls with
 // their outputs by position, every simulation scores as the original.
 func TestRescoreReusedCallIDs(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"claude-sonnet-4-5_airline_default_gpt4.1_1trials.json", "gpt-4.1_telecom_default_gpt-4.1_1trials.json"} {
 		t.Run(name, func(t *testing.T) {
 			path := recordedFile(t, name)
@@ -194,10 +197,11 @@ func writeReusedIDs(t *testing.T, src, dst string) {
 	}
 }
 
-// Issue 21 item 6: rescoring a run whose NL assertions were not judged
+// Rescoring a run whose NL assertions were not judged
 // (--no-judge) does not count the recorded "verdict" as standing in: there
 // is none; those simulations are counted as NL not judged.
 func TestRescoreNLNotRecorded(t *testing.T) {
+	t.Parallel()
 	dir := simRun(t, "1") // retail tasks 0-2: task 2 has NL assertions, unjudged
 	exp := filepath.Join(t.TempDir(), "results.json")
 	mustRun(t, "export", "--format", "tau2", dir, exp)

@@ -14,6 +14,7 @@ import (
 // of a τ-Trait list, with the τ²-bench files' keys, the recorded reward
 // reproduced.
 func TestRescoreV1JSON(t *testing.T) {
+	t.Parallel()
 	files := datatest.TauTraitRecordings(t)
 	r := mustRun(t, append([]string{"rescore", "--json"}, files...)...)
 	want := []string{"file", "simulation_index", "simulation_id", "task_id", "trial", "recorded_reward", "reward", "reward_breakdown", "db_match", "notes"}
@@ -65,6 +66,7 @@ func TestRescoreV1JSON(t *testing.T) {
 // too: a telehealth data file that is not its pin is refused, naming it, and
 // --allow-modified-data lets it through with a warning.
 func TestRescoreV1ModifiedData(t *testing.T) {
+	t.Parallel()
 	files := datatest.TauTraitRecordings(t)
 	const file = "tau_trait/envs/telehealth/data/appointments.json"
 	dir, sum := corruptedData(t, "telehealth", file, `"duration_minutes": `)

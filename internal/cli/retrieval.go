@@ -9,6 +9,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/banking"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 )
 
 // retrievalOptions are upstream's --retrieval-config and
@@ -34,7 +35,7 @@ func addRetrievalFlags(f *pflag.FlagSet, o *retrievalOptions) {
 func (o retrievalOptions) check(names ...string) error {
 	for _, n := range names {
 		if _, err := domains.RetrievalOptions(n, o.Config, o.Kwargs); err != nil {
-			return usageError{err}
+			return errext.Usage(err)
 		}
 	}
 	return nil
@@ -45,7 +46,7 @@ func (o retrievalOptions) loader() func(name, root string) (envs.Domain, error) 
 	return func(name, root string) (envs.Domain, error) {
 		opts, err := domains.RetrievalOptions(name, o.Config, o.Kwargs)
 		if err != nil {
-			return nil, usageError{err}
+			return nil, errext.Usage(err)
 		}
 		return domains.LoadWith(name, root, opts)
 	}

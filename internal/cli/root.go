@@ -10,10 +10,11 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 )
 
 // Version is the harness version written into run manifests.
@@ -34,18 +35,19 @@ type Streams struct {
 	Getenv func(string) string
 }
 
-// Exit codes.
+// Exit codes (errext's): an error carries its own (errext.WithExitCode);
+// one without is ExitError.
 const (
-	ExitOK          = 0
-	ExitError       = 1
-	ExitUsage       = 2
-	ExitFailed      = 3 // verification failed or a --min-pass threshold was not met
-	ExitBudget      = 4 // an experiment stopped on a budget cap (max_cost, max_simulations)
-	ExitInterrupted = 130
+	ExitOK          = int(errext.ExitOK)
+	ExitError       = int(errext.ExitError)
+	ExitUsage       = int(errext.ExitUsage)
+	ExitFailed      = int(errext.ExitFailed) // verification failed or a --min-pass threshold was not met
+	ExitBudget      = int(errext.ExitBudget) // an experiment stopped on a budget cap (max_cost, max_simulations)
+	ExitInterrupted = int(errext.ExitInterrupted)
 )
 
-// ErrFailed marks a run that completed but did not meet its bar.
-var ErrFailed = errors.New("failed")
+// ErrFailed marks a run that completed but did not meet its bar (exit 3).
+var ErrFailed = errext.WithExitCode(errors.New("failed"), errext.ExitFailed)
 
 // budgetError is an experiment stopped by a budget cap (which one: why).
 type budgetError struct{ why string }
@@ -54,10 +56,7 @@ func (b budgetError) Error() string {
 	return "experiment stopped on its budget (" + b.why + "); rerun with a higher cap to continue"
 }
 
-type usageError struct{ err error }
-
-func (u usageError) Error() string { return u.err.Error() }
-func (u usageError) Unwrap() error { return u.err }
+func (b budgetError) ExitCode() errext.ExitCode { return errext.ExitBudget }
 
 // Main runs the command line and returns the exit code.
 func Main() int {
@@ -83,19 +82,11 @@ func Execute(ctx context.Context, s *Streams, args []string) int {
 	if err == nil {
 		return ExitOK
 	}
-	fmt.Fprintln(s.ErrOut, "ledgerbench:", humane(err.Error())) // humane.go
-	var ue usageError
-	switch {
-	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
+	fmt.Fprintln(s.ErrOut, "ledgerbench:", errext.Message(err))
+	if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 		return ExitInterrupted
-	case errors.As(err, &ue), strings.HasPrefix(err.Error(), "required flag(s)"):
-		return ExitUsage
-	case errors.Is(err, ErrFailed):
-		return ExitFailed
-	case errors.As(err, new(budgetError)):
-		return ExitBudget
 	}
-	return ExitError
+	return int(errext.Code(err))
 }
 
 // globalOptions are flags every command shares.

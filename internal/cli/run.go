@@ -24,6 +24,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/core/clip"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runplan"
@@ -81,7 +82,7 @@ with status 3 when pass^1 is below P.`,
   ledgerbench run --domain retail --backbone sim --no-judge --out runs/sim
   ledgerbench run --resume --out runs/sim
   ledgerbench run --domain airline --backbone gpt-4.1 --shard 2/4 --out runs/a2`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir, err := g.dataDir(s)
 			if err != nil {
@@ -161,7 +162,7 @@ func (opts *runOptions) planOptions() runplan.Options {
 func runRun(ctx context.Context, opts *runOptions) error {
 	s := opts.Streams
 	if opts.MinPassSet && (opts.MinPass < 0 || opts.MinPass > 1) {
-		return usageError{fmt.Errorf("--min-pass %v: want a value in [0, 1]", opts.MinPass)}
+		return errext.Usagef("--min-pass %v: want a value in [0, 1]", opts.MinPass)
 	}
 	errOut := &lockedWriter{w: s.ErrOut}
 	if opts.LLM.Logf == nil {
@@ -175,7 +176,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	}
 	p, err := runplan.New(ctx, po)
 	if err != nil {
-		return planError(err)
+		return err
 	}
 	defer p.Close()
 	opts.Out = p.Options.Out
@@ -188,15 +189,6 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		return fmt.Errorf("pass^1 %.4f is below --min-pass %.4f: %w", sum.Pass1(), opts.MinPass, ErrFailed)
 	}
 	return nil
-}
-
-// planError marks the planner's usage errors as the CLI's (exit 2).
-func planError(err error) error {
-	var u runplan.UsageError
-	if errors.As(err, &u) {
-		return usageError{err}
-	}
-	return err
 }
 
 // executePlan runs a plan as `ledgerbench run` shows it: the header, the

@@ -58,6 +58,7 @@ func rawLines(t *testing.T, dir string) int {
 var simArgs = []string{"run", "--domain", "retail", "--backbone", "sim", "--no-judge", "--limit", "6", "--trials", "2", "--concurrency", "4"}
 
 func TestRunSimRetailAndResume(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	r := mustRun(t, append(simArgs, "--out", dir)...)
 	for _, want := range []string{"pass^1", "pass^2", "avg reward", "12 recorded: 12 scored, 0 infrastructure errors", "NL assertions not judged (--no-judge)", "terminations"} {
@@ -101,6 +102,7 @@ func TestRunSimRetailAndResume(t *testing.T) {
 }
 
 func TestRunRefusesChangedManifest(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	mustRun(t, append(simArgs, "--out", dir)...)
 	r := execCLI(t, context.Background(), "run", "--out", dir, "--backbone", "gold", "--limit", "7")
@@ -118,6 +120,7 @@ func TestRunRefusesChangedManifest(t *testing.T) {
 }
 
 func TestRunUsageErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -131,6 +134,10 @@ func TestRunUsageErrors(t *testing.T) {
 		{"resume nothing", []string{"run", "--resume", "--out", "/nonexistent/run"}, ExitError, "holds no run"},
 		{"judge conflict", []string{"run", "--domain", "retail", "--backbone", "sim", "--no-judge", "--judge-backbone", "x"}, ExitUsage, "exclude each other"},
 		{"unknown backbone file", []string{"run", "--domain", "retail", "--backbone", "sim", "--no-judge", "--backbones", "/nonexistent.yaml"}, ExitError, "load backbones"},
+		{"unknown backbone", []string{"run", "--domain", "retail", "--backbone", "nope", "--no-judge", "--backbones", "../../backbones.yaml"}, ExitUsage, `unknown backbone "nope" (known: `},
+		{"backbone without a file", []string{"run", "--domain", "retail", "--backbone", "nope", "--no-judge"}, ExitUsage, "no backbones file was given (hint: pass --backbones backbones.yaml)"},
+		{"bad sim rates", []string{"run", "--domain", "retail", "--backbone", "sim:stale=2", "--no-judge"}, ExitUsage, "outside [0, 1]"},
+		{"trait mode without traits", []string{"run", "--domain", "telehealth", "--backbone", "sim", "--no-judge", "--trait-mode", "ignore"}, ExitUsage, "--trait-mode ignore needs --traits"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -143,6 +150,7 @@ func TestRunUsageErrors(t *testing.T) {
 }
 
 func TestRunMinPass(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	r := execCLI(t, context.Background(), append(simArgs, "--out", dir, "--quiet", "--min-pass", "1")...)
 	if r.code != ExitFailed || !strings.Contains(r.errOut, "below --min-pass") {
@@ -158,6 +166,7 @@ func TestRunMinPass(t *testing.T) {
 }
 
 func TestRunInterruptedThenResumed(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	args := []string{"run", "--domain", "retail", "--backbone", "sim", "--no-judge", "--limit", "30", "--trials", "2", "--concurrency", "1", "--out", dir}
 	datatest.Root(t) // skips here, on the test goroutine, when the data is absent
@@ -194,6 +203,7 @@ func TestRunInterruptedThenResumed(t *testing.T) {
 }
 
 func TestRunTraitsRecordedAndValidated(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	mustRun(t, "run", "--domain", "telehealth", "--backbone", "sim", "--no-judge", "--limit", "1", "--trials", "1",
 		"--traits", "impatience=high,confusion=low", "--quiet", "--out", dir)

@@ -58,6 +58,7 @@ func testStreams() *Streams {
 }
 
 func TestRunFlags(t *testing.T) {
+	t.Parallel()
 	s, g := testStreams(), &globalOptions{DataDir: "data"}
 	def := runOptions{Streams: s, Options: runplan.Options{DataDir: "data", Agent: "baseline", BackbonesFile: "backbones.yaml", Trials: 4,
 		Concurrency: 10, Seed: 300, MaxSteps: 200, MaxErrors: 10}, Set: map[string]bool{}}
@@ -96,6 +97,7 @@ func TestRunFlags(t *testing.T) {
 }
 
 func TestExperimentFlags(t *testing.T) {
+	t.Parallel()
 	s, g := testStreams(), &globalOptions{DataDir: "data"}
 	def := experimentOptions{Streams: s, DataDir: "data", File: "x.yaml", Format: "text", Set: map[string]bool{}}
 	tests := []flagCase[experimentOptions]{
@@ -121,6 +123,7 @@ func TestExperimentFlags(t *testing.T) {
 }
 
 func TestRescoreFlags(t *testing.T) {
+	t.Parallel()
 	s, g := testStreams(), &globalOptions{DataDir: "data"}
 	def := rescoreOptions{Streams: s, DataDir: "data", Files: []string{"a.json"}, Criteria: "file"}
 	tests := []flagCase[rescoreOptions]{
@@ -139,6 +142,7 @@ func TestRescoreFlags(t *testing.T) {
 }
 
 func TestMergeFlags(t *testing.T) {
+	t.Parallel()
 	s := testStreams()
 	mk := func(f func(context.Context, *mergeOptions) error) *cobra.Command { return newCmdMerge(s, f) }
 	got, err := execOptions(t, mk, "out", "a", "b")

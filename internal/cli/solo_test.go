@@ -54,6 +54,7 @@ func callNames(msgs []message.Message) []string {
 // the full reward. The run's τ²-bench export is detected as solo, rescores
 // to the same rewards, and replays to the same trajectories and rewards.
 func TestSoloGoldRoundTrip(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("114 telecom simulations and their replay; skipped with -short")
 	}
@@ -143,6 +144,7 @@ func TestSoloGoldRoundTrip(t *testing.T) {
 // TestSoloLedgerSimRoundTrip: LedgerAgent in solo mode on the sim backbone
 // (faults injected) rescores and replays to the recorded rewards.
 func TestSoloLedgerSimRoundTrip(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "run")
 	mustRun(t, "run", "--domain", "telecom", "--solo", "--agent", "ledger", "--backbone", "sim:stale=0.3,violation=0.3,miss=0.2", "--no-judge",
@@ -178,6 +180,7 @@ func TestSoloLedgerSimRoundTrip(t *testing.T) {
 // the agent's, then the user's, then the stop tool, and tool_choice is
 // "required"; the agent's phone call is answered by the phone.
 func TestSoloFirstRequest(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	src, err := os.ReadFile(baseline.AgentSource(root))
 	if err != nil {
@@ -277,14 +280,15 @@ func constant(t *testing.T, src []byte, name string) string {
 }
 
 func TestSoloRefused(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		args []string
 		code int
 		want string
 	}{
-		{"domain without solo mode", []string{"--domain", "retail", "--solo", "--backbone", "gold"}, ExitError, "retail has no solo mode"},
-		{"agent without solo mode", []string{"--domain", "telecom", "--solo", "--agent", "irma", "--backbone", "gold"}, ExitError, `agent "irma" has no solo mode`},
+		{"domain without solo mode", []string{"--domain", "retail", "--solo", "--backbone", "gold"}, ExitUsage, "retail has no solo mode"},
+		{"agent without solo mode", []string{"--domain", "telecom", "--solo", "--agent", "irma", "--backbone", "gold"}, ExitUsage, `agent "irma" has no solo mode`},
 		{"user backbone", []string{"--domain", "telecom", "--solo", "--backbone", "gold", "--user-backbone", "gold"}, ExitUsage, "--solo runs without a user"},
 		{"solo user without --solo", []string{"--domain", "telecom", "--backbone", "gold", "--user-backbone", "dummy_user"}, ExitUsage, "pass --solo"},
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/output/submit"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
@@ -82,20 +83,22 @@ replaces it whole (DIR may hold other submissions).`,
     --model-name gpt-4.1 --model-organization OpenAI --email me@example.com`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageError{fmt.Errorf("submit prepare needs at least one RUN (a run directory or a τ²-bench results file)")}
+				return errext.Usagef("submit prepare needs at least one RUN (a run directory or a τ²-bench results file)")
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Runs = args
 			if o.Out == "" {
-				return usageError{fmt.Errorf("submit prepare needs --out DIR")}
+				return errext.Usagef("submit prepare needs --out DIR")
 			}
 			if err := g.setDataDir(s, &o.DataDir); err != nil {
 				return err
 			}
 			if o.Opts.Date == "" {
 				o.Opts.Date = time.Now().Format(time.DateOnly)
+			} else if _, err := time.Parse(time.DateOnly, o.Opts.Date); err != nil {
+				return errext.Usagef("--date %q: want a date YYYY-MM-DD", o.Opts.Date)
 			}
 			o.Opts.Harness = Version
 			return runF(cmd.Context(), s, o)
@@ -173,7 +176,7 @@ func runSubmitPrepare(_ context.Context, s *Streams, o *submitPrepareOptions) er
 	}
 	sub := p.Submission
 	fmt.Fprintf(s.Out, "wrote %s (%s submission)\n", p.Dir, sub.SubmissionType)
-	for _, d := range submit.Domains {
+	for _, d := range submit.Domains() {
 		r := *sub.Results.Domain(d)
 		if r == nil {
 			continue

@@ -82,6 +82,7 @@ func setPrompts(t *testing.T, run, prompts string) {
 }
 
 func TestSubmitPrepareValidate(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	model := modelSubmissionRun(t, dir)
 	led := simSubmissionRun(t, dir, "airline", "ledger")
@@ -175,11 +176,12 @@ func TestSubmitPrepareValidate(t *testing.T) {
 	}
 }
 
-// Issue 21 item 1: runs on offline backbones, or whose NL assertions were
+// Runs on offline backbones, or whose NL assertions were
 // not judged, are never a standard submission: prepare refuses them naming
 // the run and the reason, --custom writes a custom entry saying so, and
 // validate fails one labelled standard.
 func TestSubmitNeverStandard(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sim := simSubmissionRun(t, dir, "airline", "baseline")
 	setPrompts(t, sim, results.PromptsUpstream)
@@ -228,10 +230,11 @@ func TestSubmitNeverStandard(t *testing.T) {
 	}
 }
 
-// Issue 21 item 2: prepare into a directory that holds a submission is
+// Prepare into a directory that holds a submission is
 // refused (it would leave stale trajectory files); --force replaces it
 // whole.
 func TestSubmitPrepareExisting(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	run := simSubmissionRun(t, dir, "airline", "baseline")
 	out := filepath.Join(dir, "sub")
@@ -264,10 +267,11 @@ func TestSubmitPrepareExisting(t *testing.T) {
 	}
 }
 
-// Issue 21 item 3: prepare runs upstream's trajectory checks before
+// Prepare runs upstream's trajectory checks before
 // writing: a results file whose tasks do not all have num_trials
 // simulations is refused, naming the check; nothing is written.
 func TestSubmitPrepareVerifies(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	run := simSubmissionRun(t, dir, "airline", "baseline")
 	exp := filepath.Join(dir, "airline.json")
@@ -315,6 +319,7 @@ func TestSubmitPrepareVerifies(t *testing.T) {
 // check_tasks and check_num_trials, validate_submission_traj_set and
 // get_metrics.
 func TestSubmitOracle(t *testing.T) {
+	t.Parallel()
 	cmdline := os.Getenv("LEDGERBENCH_SUBMIT_ORACLE")
 	if cmdline == "" {
 		t.Skip("LEDGERBENCH_SUBMIT_ORACLE not set")
@@ -367,7 +372,7 @@ func TestSubmitOracle(t *testing.T) {
 		t.Errorf("upstream model %q, user %q; submission %q, %v", got.Model, got.User, s.ModelName, s.Methodology)
 	}
 	exact, total := 0, 0
-	for _, d := range submit.Domains {
+	for _, d := range submit.Domains() {
 		mine := *s.Results.Domain(d)
 		theirs, ok := got.Results[d]
 		if (mine == nil) != !ok {
@@ -413,6 +418,7 @@ func orDefault(s, def string) string {
 // decides), exported elsewhere or recorded by τ²-bench (no manifest: custom
 // with modified_prompts), and a directory of results files.
 func TestSubmitPrepareResultsFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	run := modelSubmissionRun(t, dir)
 	setPrompts(t, run, results.PromptsUpstream)

@@ -19,6 +19,7 @@ import (
 )
 
 func TestRunSummaryGolden(t *testing.T) {
+	t.Parallel()
 	mk := func(task string, trial int, reward float64, term evaluator.Termination) results.Record {
 		r := results.Record{TaskID: task, Trial: trial, TerminationReason: term,
 			AgentUsage: message.Usage{PromptTokens: 12000, CompletionTokens: 300}, AgentCost: 0.0123, AgentCalls: 6,
@@ -53,6 +54,7 @@ func TestRunSummaryGolden(t *testing.T) {
 // TestRunSummaryUnscored: a run in which no simulation was scored has no
 // pass^k and no mean reward: they print as missing, never as 0.
 func TestRunSummaryUnscored(t *testing.T) {
+	t.Parallel()
 	var recs []results.Record
 	var units []results.UnitKey
 	for _, id := range []string{"0", "1"} {
@@ -76,6 +78,7 @@ func TestRunSummaryUnscored(t *testing.T) {
 }
 
 func TestProgressLine(t *testing.T) {
+	t.Parallel()
 	s := runner.Snapshot{Total: 200, Done: 50, Running: 10, Scored: 48, Passed: 30, Infra: 2, Tokens: 1_234_567, Cost: 3.456, Elapsed: 90 * time.Second}
 	got := progressLine(s, true)
 	want := "[======                  ] 50/200 (25%) · running 10 · pass^1 0.625 · infra errors 2 · 1.2M tokens · $3.46 · 1m30s elapsed · ETA 4m30s"
@@ -88,6 +91,7 @@ func TestProgressLine(t *testing.T) {
 }
 
 func TestRunProgressOutput(t *testing.T) {
+	t.Parallel()
 	for _, tty := range []bool{false, true} {
 		var out, errOut bytes.Buffer
 		s := &Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, ErrTTY: tty, Getenv: func(string) string { return "" }}
@@ -108,6 +112,7 @@ func TestRunProgressOutput(t *testing.T) {
 
 // TestRunSummarySimulated: a sim run's summary says it is simulated.
 func TestRunSummarySimulated(t *testing.T) {
+	t.Parallel()
 	recs := []results.Record{{TaskID: "0", TerminationReason: evaluator.UserStop, RewardInfo: &evaluator.RewardInfo{Reward: 1}, Simulated: true}}
 	m := &results.Manifest{Domain: "airline", Agent: "baseline", Backbone: "sim", UserBackbone: "sim"}
 	var b bytes.Buffer

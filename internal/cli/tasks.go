@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/output/report"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
@@ -31,10 +32,10 @@ func newCmdTasks(s *Streams, g *globalOptions, runF func(context.Context, *Strea
 	cmd := &cobra.Command{
 		Use:   "tasks --domain D [--split S]",
 		Short: "List a domain's tasks, splits and gold action counts",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Domain == "" {
-				return usageError{fmt.Errorf("tasks needs --domain (one of %v)", domains.Names())}
+				return errext.Usagef("tasks needs --domain (one of %v)", domains.Names())
 			}
 			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err

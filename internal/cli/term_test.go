@@ -15,9 +15,10 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
-// Item 8: the bar is drawn only when stderr is a terminal (whatever stdout
+// The bar is drawn only when stderr is a terminal (whatever stdout
 // is), and every drawn line fits the terminal's width.
 func TestProgressTTYAndWidth(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		outTTY, errTTY bool
 		width          int
@@ -47,6 +48,7 @@ func TestProgressTTYAndWidth(t *testing.T) {
 }
 
 func TestFitLine(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("é", 100)
 	if got := fitLine(long, 80); utf8.RuneCountInString(got) != 79 || !strings.HasSuffix(got, "…") {
 		t.Errorf("fitLine = %d runes %q", utf8.RuneCountInString(got), got)
@@ -63,9 +65,10 @@ func TestFitLine(t *testing.T) {
 	}
 }
 
-// Item 8: llm retries and cache problems are reported on the run's stderr,
+// Llm retries and cache problems are reported on the run's stderr,
 // clearing the bar's line on a terminal.
 func TestStderrLogf(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	w := &lockedWriter{w: &b}
 	stderrLogf(w, true)("retry %d: %s", 1, "429")
@@ -77,6 +80,7 @@ func TestStderrLogf(t *testing.T) {
 
 // A run's retries reach its stderr (llm.Options.Logf is wired).
 func TestRunReportsRetries(t *testing.T) {
+	t.Parallel()
 	srv := openaitest.NewHandlerServer(t, fakeRetail)
 	srv.SetFaults(&openaitest.Faults{Seed: 3, RateLimit: 0.3})
 	tmp := t.TempDir()
@@ -91,8 +95,9 @@ func TestRunReportsRetries(t *testing.T) {
 	}
 }
 
-// Item 8: cells running in parallel label their progress lines.
+// Cells running in parallel label their progress lines.
 func TestExperimentLabelsParallelCells(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path, _ := simConfig(t, dir, false) // parallel_cells: 2
 	r := mustRun(t, "experiment", "--no-report", path)
@@ -111,6 +116,7 @@ func TestExperimentLabelsParallelCells(t *testing.T) {
 }
 
 func TestPrefixWriter(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	w := &prefixWriter{w: &b, prefix: "[a] "}
 	fmt.Fprint(w, "one\ntw")
@@ -120,9 +126,10 @@ func TestPrefixWriter(t *testing.T) {
 	}
 }
 
-// Item 8: what is not a terminal is told apart from one, /dev/null (a
+// What is not a terminal is told apart from one, /dev/null (a
 // character device) included, so redirected output draws no bar.
 func TestIsTerminalNot(t *testing.T) {
+	t.Parallel()
 	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {
 		t.Skipf("no %s: %v", os.DevNull, err)

@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -47,7 +45,7 @@ trajectory (the gold actions as tool calls by their requestors, plus agent messa
 stating each communicate_info item), and τ²-bench's evaluation. NL assertions need a
 judge and are reported as not evaluated. Exits with status 3 if any task fails.
 --format json prints one JSON line per task; text, csv and markdown a table per domain.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := g.setDataDir(s, &opts.DataDir); err != nil {
 				return err
@@ -93,7 +91,6 @@ type verifyRow struct {
 }
 
 func runVerify(ctx context.Context, s *Streams, opts *verifyOptions) error {
-	defer shortJobGC()()
 	var rows []verifyRow
 	anyFailed := false
 	for _, name := range opts.Domains {
@@ -145,23 +142,6 @@ func runVerify(ctx context.Context, s *Streams, opts *verifyOptions) error {
 		return fmt.Errorf("verify: %w: some gold trajectories did not earn full reward", ErrFailed)
 	}
 	return nil
-}
-
-// shortJobGCPercent is the GC target of a short job (verify): its live heap
-// is the loaded domain and one task per core, so the default target (100%)
-// collects the few MB of a run several times over (about a quarter of
-// verify's CPU for telecom) for no gain in peak RSS, which the
-// memory-mapped data files dominate.
-const shortJobGCPercent = 400
-
-// shortJobGC raises the process's GC target to shortJobGCPercent unless the
-// user set GOGC, and returns the function that restores it.
-func shortJobGC() (restore func()) {
-	if _, set := os.LookupEnv("GOGC"); set {
-		return func() {}
-	}
-	old := debug.SetGCPercent(shortJobGCPercent)
-	return func() { debug.SetGCPercent(old) }
 }
 
 // verifyTable is the per-domain table; the notes name the failed tasks.

@@ -11,6 +11,7 @@ import (
 // TestVerifyFormats: the CSV table counts what the JSON lines say task by
 // task; markdown and text print the same table.
 func TestVerifyFormats(t *testing.T) {
+	t.Parallel()
 	args := []string{"verify", "--domain", "retail", "--limit", "4"}
 	js := mustRun(t, append(args, "--json")...)
 	tasks, passed := 0, 0

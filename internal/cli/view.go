@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/output/report"
 	"github.com/ledgerbench/ledgerbench/internal/output/view"
 	"github.com/ledgerbench/ledgerbench/internal/score/metrics"
@@ -70,7 +71,7 @@ or the Windows URL handler) and says so when that fails.`,
   ledgerbench view gpt-4o-airline.json`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageError{fmt.Errorf("view needs at least one RUN (a run directory or a results file)")}
+				return errext.Usagef("view needs at least one RUN (a run directory or a results file)")
 			}
 			return nil
 		},
@@ -79,10 +80,10 @@ or the Windows URL handler) and says so when that fails.`,
 			switch opts.Split {
 			case "auto", "always", "never":
 			default:
-				return usageError{fmt.Errorf("view: --split %q: want auto, always or never", opts.Split)}
+				return errext.Usagef("view: --split %q: want auto, always or never", opts.Split)
 			}
 			if opts.Plain && opts.Split == "always" {
-				return usageError{fmt.Errorf("view: --plain embeds every simulation in the page; it cannot be combined with --split always")}
+				return errext.Usagef("view: --plain embeds every simulation in the page; it cannot be combined with --split always")
 			}
 			if !opts.NoDomains {
 				if err := g.setDataDir(s, &opts.DataDir); err != nil {

@@ -61,6 +61,7 @@ func stoppedByGate(r *results.Record) (stopped bool, verdict map[string]any) {
 }
 
 func TestViewBrowser(t *testing.T) {
+	t.Parallel()
 	b := viewtest.Chromium(t)
 	dir := t.TempDir()
 	base, led := filepath.Join(dir, "baseline"), filepath.Join(dir, "ledger")
@@ -173,6 +174,7 @@ func selftest(t *testing.T, b *viewtest.Browser, page string, sims int) string {
 
 // TestViewSimGridBrowser views the shipped sim grid (experiments/sim.yaml).
 func TestViewSimGridBrowser(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the sim grid")
 	}
@@ -198,6 +200,7 @@ func TestViewSimGridBrowser(t *testing.T) {
 
 // TestViewRecordedBrowser views every recorded upstream file in one page.
 func TestViewRecordedBrowser(t *testing.T) {
+	t.Parallel()
 	b := viewtest.Chromium(t)
 	files, _ := filepath.Glob(filepath.Join(datatest.Root(t), "trajectories", "*", "*.json"))
 	if len(files) == 0 {
@@ -261,6 +264,7 @@ func htmlText(s string) string {
 // JSON, and checks the page says what is wrong when the chunk files are
 // missing.
 func TestViewChunksBrowser(t *testing.T) {
+	t.Parallel()
 	b := viewtest.Chromium(t)
 	dir := t.TempDir()
 	run := filepath.Join(dir, "run")
@@ -313,6 +317,7 @@ func TestViewChunksBrowser(t *testing.T) {
 }
 
 func TestViewSplitFlags(t *testing.T) {
+	t.Parallel()
 	run := filepath.Join(t.TempDir(), "run")
 	mustRun(t, "run", "--domain", "airline", "--backbone", "sim", "--user-backbone", "sim", "--no-judge", "--limit", "2", "--trials", "1", "--out", run)
 	for _, tc := range []struct {
@@ -334,6 +339,7 @@ func TestViewSplitFlags(t *testing.T) {
 // NL_ASSERTION 1 (a task without assertions) is named vacuous, and the
 // index notes the group.
 func TestViewNLUnjudged(t *testing.T) {
+	t.Parallel()
 	b := viewtest.Chromium(t)
 	dir := t.TempDir()
 	run := filepath.Join(dir, "run")

@@ -62,6 +62,7 @@ func replyMessage(t *testing.T, r *results.Record, reply int) int {
 // the gate's feedback are shown where the model saw them (they are not in
 // the trajectory).
 func TestViewPageBrowser(t *testing.T) {
+	t.Parallel()
 	b := viewtest.Chromium(t)
 	dir := t.TempDir()
 	base, led := filepath.Join(dir, "baseline"), filepath.Join(dir, "ledger")
@@ -75,6 +76,7 @@ func TestViewPageBrowser(t *testing.T) {
 	run := loadRun(t, led)
 	var regen, inReply *results.Record
 	var regenTurn, inReplyIdx int
+	var regenVerdict string
 	for i := range run.Records {
 		r := &run.Records[i]
 		var info agentInfo
@@ -84,7 +86,7 @@ func TestViewPageBrowser(t *testing.T) {
 		for _, v := range info.Verdicts {
 			turn := int(v["turn"].(float64))
 			if v["verdict"] != "ALLOW" && regen == nil && turn+1 < len(info.Turns) && info.Turns[turn+1].Reply == info.Turns[turn].Reply {
-				regen, regenTurn = r, turn
+				regen, regenTurn, regenVerdict = r, turn, v["verdict"].(string)
 			}
 		}
 		if inReply == nil && r != regen && len(info.Verdicts) == 0 && len(info.Turns) > 2 {
@@ -163,7 +165,7 @@ func TestViewPageBrowser(t *testing.T) {
 	if prop < 0 || !(prev < prop && prop < reply) {
 		t.Errorf("sim/%d: proposal of turn %d at %d; want between message %d (at %d) and the reply (at %d)", n, regenTurn, prop, msgAt-1, prev, reply)
 	}
-	if fb := strings.Index(dom[max(prop, 0):], "POLICY GATE: REVISE"); prop < 0 || fb < 0 || prop+fb > reply {
+	if fb := strings.Index(dom[max(prop, 0):], "POLICY GATE: "+regenVerdict); prop < 0 || fb < 0 || prop+fb > reply {
 		t.Errorf("sim/%d: the gate's feedback is not inside the proposal", n)
 	}
 	b.Screenshot(t, fmt.Sprintf("file://%s#sim/%d/gate", page, n), filepath.Join(shotDir(t), "simulation-proposal.png"), 1400, 1400)
@@ -211,6 +213,7 @@ func TestViewOpenFailure(t *testing.T) {
 
 // TestViewChunkFolderName: the chunk folder is named as the help says.
 func TestViewChunkFolderName(t *testing.T) {
+	t.Parallel()
 	run := filepath.Join(t.TempDir(), "run")
 	mustRun(t, "run", "--domain", "airline", "--backbone", "sim", "--user-backbone", "sim", "--no-judge", "--limit", "2", "--trials", "1", "--out", run, "--quiet")
 	help := mustRun(t, "view", "--help").out

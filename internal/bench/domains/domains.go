@@ -23,6 +23,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/telehealth"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/v1airline"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/v1retail"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/source/data"
 	"github.com/ledgerbench/ledgerbench/internal/source/known"
 )
@@ -144,7 +145,7 @@ func load(name, root string, solo bool) (envs.Domain, error) {
 	loadFn := e.load
 	if solo {
 		if e.solo == nil {
-			return nil, fmt.Errorf("domain %s has no solo mode (upstream's solo mode: %s)", name, strings.Join(SoloNames(), ", "))
+			return nil, errext.Usagef("domain %s has no solo mode (upstream's solo mode: %s)", name, strings.Join(SoloNames(), ", "))
 		}
 		loadFn = e.solo
 	}

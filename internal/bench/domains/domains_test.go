@@ -14,6 +14,7 @@ import (
 // TestListMatchesKnown checks that every known domain has a loader and
 // every loader a known name, in the same order.
 func TestListMatchesKnown(t *testing.T) {
+	t.Parallel()
 	var got []string
 	for _, e := range list {
 		got = append(got, e.name)
@@ -24,6 +25,7 @@ func TestListMatchesKnown(t *testing.T) {
 }
 
 func TestBasesAndVariants(t *testing.T) {
+	t.Parallel()
 	for _, d := range known.All() {
 		if !d.IsVariant() {
 			continue
@@ -39,6 +41,7 @@ func TestBasesAndVariants(t *testing.T) {
 }
 
 func TestLoadUnknown(t *testing.T) {
+	t.Parallel()
 	if _, err := Load("bogus", t.TempDir()); err == nil {
 		t.Fatal("Load(bogus) = nil error; want unknown domain")
 	}
@@ -52,6 +55,7 @@ func TestLoadUnknown(t *testing.T) {
 // τ-bench v1's airline (1) and retail (3) as JSON arrays beside their .py
 // sources.
 func TestDerived(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	files, err := Derived(root)
 	if err != nil {

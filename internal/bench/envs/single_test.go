@@ -24,6 +24,7 @@ func add(_ context.Context, c *counter, a addArgs) (any, error) {
 // Environment.make_tool_call and run_env_function_call do for a domain
 // without user tools (texts as upstream's Python raises them).
 func TestSingle(t *testing.T) {
+	t.Parallel()
 	s := NewSingle("toy", "the policy", nil, tool.NewSet("ToyTools", tool.New("add", tool.Write, "", add)))
 	if s.Name() != "toy" || s.Policy() != "the policy" || s.Tasks() != nil || s.UserTools() != nil || len(s.AgentTools()) != 1 {
 		t.Fatalf("Single's Domain methods: %q %q %v %v %v", s.Name(), s.Policy(), s.Tasks(), s.UserTools(), s.AgentTools())

@@ -75,6 +75,7 @@ func toolMsg(id, content string) message.Message {
 }
 
 func TestEvaluate(t *testing.T) {
+	t.Parallel()
 	ptr := func(s []string) *[]string { return &s }
 	baseTask := func(basis []tasks.RewardType, actions []tasks.Action, comm, nl []string) *tasks.Task {
 		return &tasks.Task{ID: "t", EvaluationCriteria: &tasks.EvaluationCriteria{
@@ -127,6 +128,7 @@ func TestEvaluate(t *testing.T) {
 }
 
 func TestReplayMismatchIsErrorWhenStrict(t *testing.T) {
+	t.Parallel()
 	task := &tasks.Task{ID: "t", EvaluationCriteria: &tasks.EvaluationCriteria{
 		Actions: []tasks.Action{{Name: "add", Arguments: json.RawMessage(`{"key":"x","n":2}`)}}, RewardBasis: []tasks.RewardType{"DB"}}}
 	traj := []message.Message{call("1", "add", `{"key":"x","n":2}`), toolMsg("1", "99")}
@@ -157,6 +159,7 @@ func (j fakeJudge) JudgeNL(_ context.Context, _ []message.Message, as []string) 
 }
 
 func TestJudge(t *testing.T) {
+	t.Parallel()
 	task := &tasks.Task{ID: "t", EvaluationCriteria: &tasks.EvaluationCriteria{NLAssertions: []string{"ok"}, RewardBasis: []tasks.RewardType{"NL_ASSERTION"}}}
 	for _, met := range []bool{true, false} {
 		info, err := Evaluate(context.Background(), counterDomain{}, task, nil, UserStop, Options{Judge: fakeJudge{met: met}})
@@ -177,6 +180,7 @@ func TestJudge(t *testing.T) {
 // short) is scored as τ²-bench scores it — all() over the verdicts given,
 // so an empty list is met — and said in the reward info, never silently.
 func TestJudgeShortReply(t *testing.T) {
+	t.Parallel()
 	task := &tasks.Task{ID: "t", EvaluationCriteria: &tasks.EvaluationCriteria{NLAssertions: []string{"a", "b"}, RewardBasis: []tasks.RewardType{"NL_ASSERTION"}}}
 	for _, tc := range []struct {
 		drop, missing int

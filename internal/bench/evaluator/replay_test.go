@@ -10,6 +10,7 @@ import (
 // TestReplayExchanges checks the trajectory shapes upstream's
 // get_actions_from_messages accepts and the ones it raises for.
 func TestReplayExchanges(t *testing.T) {
+	t.Parallel()
 	call := func(ids ...string) message.Message {
 		m := message.Message{Role: message.Assistant}
 		for _, id := range ids {

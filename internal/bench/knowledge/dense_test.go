@@ -98,6 +98,7 @@ func call(t *testing.T, tl tool.Tool[struct{}], args string) (string, error) {
 }
 
 func TestDense(t *testing.T) {
+	t.Parallel()
 	f := newDenseFixture(t)
 	base := NewBase([]Document{
 		{ID: "a", Title: "Alpha", Content: "alpha text"},
@@ -192,6 +193,7 @@ func TestDenseNeedsAnEndpoint(t *testing.T) {
 }
 
 func TestReranker(t *testing.T) {
+	t.Parallel()
 	f := newDenseFixture(t)
 	base := NewBase([]Document{{ID: "a", Title: "A", Content: "fee fee"}, {ID: "b", Title: "B", Content: "fee"}, {ID: "c", Title: "C", Content: "other"}})
 	spec := DefaultPipeline(TypeBM25)
@@ -280,6 +282,7 @@ func (c replyChat) Complete(context.Context, []byte) ([]byte, error) {
 //	LEDGERBENCH_DENSE_ORACLE="python3 testdata/oracle/dense_oracle.py" \
 //	go test ./internal/bench/knowledge -run DenseOracle
 func TestDenseOracle(t *testing.T) {
+	t.Parallel()
 	cmdline := os.Getenv("LEDGERBENCH_DENSE_ORACLE")
 	if cmdline == "" {
 		t.Skip("LEDGERBENCH_DENSE_ORACLE not set")

@@ -38,6 +38,7 @@ type oracleCall struct {
 }
 
 func TestOfflineOracle(t *testing.T) {
+	t.Parallel()
 	cmdline := os.Getenv("LEDGERBENCH_KNOWLEDGE_ORACLE")
 	if cmdline == "" {
 		t.Skip("LEDGERBENCH_KNOWLEDGE_ORACLE not set")

@@ -37,6 +37,7 @@ func shellCall(t *testing.T, ctx context.Context, se *Session, args string) (str
 }
 
 func TestShell(t *testing.T) {
+	t.Parallel()
 	sandboxOr(t)
 	base := NewBase([]Document{
 		{ID: "doc_fees_(general)_001", Title: "Fees", Content: "## Overdraft\n\nThe overdraft fee is $35.\n"},
@@ -92,6 +93,7 @@ func TestShell(t *testing.T) {
 }
 
 func TestShellTimeout(t *testing.T) {
+	t.Parallel()
 	sandboxOr(t)
 	ctx := context.Background()
 	base := NewBase([]Document{{ID: "d", Title: "T", Content: "c"}})
@@ -149,6 +151,7 @@ func errText(err error) string {
 //	LEDGERBENCH_SHELL_ORACLE="python3 testdata/oracle/shell_oracle.py" \
 //	go test ./internal/bench/knowledge -run ShellOracle
 func TestShellOracle(t *testing.T) {
+	t.Parallel()
 	cmdline := os.Getenv("LEDGERBENCH_SHELL_ORACLE")
 	if cmdline == "" {
 		t.Skip("LEDGERBENCH_SHELL_ORACLE not set")

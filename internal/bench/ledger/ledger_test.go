@@ -35,6 +35,7 @@ func (mapRouter) Route(tool string, args json.RawMessage, output string) []Entry
 }
 
 func TestAbsorbAndRenderGolden(t *testing.T) {
+	t.Parallel()
 	l := New()
 	if got := l.Render(); got != "" {
 		t.Errorf("empty ledger renders %q", got)
@@ -73,6 +74,7 @@ func decodeClose(tool string, raw json.RawMessage) (any, *Failure) {
 }
 
 func TestGateJudge(t *testing.T) {
+	t.Parallel()
 	decoded := 0
 	decode := func(tool string, raw json.RawMessage) (any, *Failure) {
 		decoded++
@@ -157,6 +159,7 @@ func TestDecoderPanicIsHarnessError(t *testing.T) {
 // TestRule: a rule is named <domain>.<tool>.<rule>, sees the call's ledger,
 // tool and decoded arguments, and revises arguments of another type.
 func TestRule(t *testing.T) {
+	t.Parallel()
 	l := New()
 	var seen Call[*closeArgs]
 	p := Rule("shop", "close", "exists", "Closing", func(c Call[*closeArgs]) Outcome {

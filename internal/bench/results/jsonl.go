@@ -10,6 +10,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 )
 
 // SyncInterval is how often a Writer fsyncs at most. Every record reaches the
@@ -154,7 +156,7 @@ func ReadJSONL(r io.Reader) ([]Record, ReadInfo, error) {
 					info.Truncated = true
 					return recs, info, nil
 				}
-				return nil, info, fmt.Errorf("line %d: %w", n, jerr)
+				return nil, info, fmt.Errorf("line %d: %w", n, errext.JSON(jerr))
 			}
 			recs = append(recs, rec)
 			info.Lines++

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/core/atomicfile"
 	"github.com/ledgerbench/ledgerbench/internal/core/clip"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 )
 
 // Manifest records everything a run decided, so a result can be traced and
@@ -115,7 +116,7 @@ func ReadManifest(dir string) (*Manifest, error) {
 	var m Manifest
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("read manifest %s: %w", path, err)
+		return nil, fmt.Errorf("read manifest %s: %w", path, errext.JSON(err))
 	}
 	return &m, nil
 }

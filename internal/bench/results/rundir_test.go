@@ -37,6 +37,7 @@ func writeLines(t *testing.T, path string, recs ...Record) {
 }
 
 func TestReadJSONLToleratesTruncatedLastLine(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), SimulationsFile)
 	writeLines(t, path, rec("a", 0, evaluator.UserStop), rec("b", 0, evaluator.UserStop), rec("c", 0, evaluator.UserStop))
 	b, _ := os.ReadFile(path)
@@ -60,6 +61,7 @@ func TestReadJSONLToleratesTruncatedLastLine(t *testing.T) {
 }
 
 func TestReadJSONLRejectsCorruptMiddleLine(t *testing.T) {
+	t.Parallel()
 	in := `{"task_id":"a","trial":0}` + "\n" + `{"task_id":` + "\n" + `{"task_id":"b","trial":0}` + "\n"
 	_, _, err := ReadJSONL(strings.NewReader(in))
 	if err == nil || !strings.Contains(err.Error(), "line 2") {
@@ -68,6 +70,7 @@ func TestReadJSONLRejectsCorruptMiddleLine(t *testing.T) {
 }
 
 func TestWriterCutsIncompleteTail(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), SimulationsFile)
 	writeLines(t, path, rec("a", 0, evaluator.UserStop), rec("b", 0, evaluator.UserStop))
 	b, _ := os.ReadFile(path)
@@ -89,6 +92,7 @@ func TestWriterCutsIncompleteTail(t *testing.T) {
 }
 
 func TestWriterConcurrent(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), SimulationsFile)
 	w, err := OpenWriter(path)
 	if err != nil {
@@ -115,6 +119,7 @@ func TestWriterConcurrent(t *testing.T) {
 }
 
 func TestLatestSupersedes(t *testing.T) {
+	t.Parallel()
 	recs := []Record{
 		rec("a", 0, evaluator.InfrastructureError),
 		rec("b", 0, evaluator.UserStop),
@@ -128,6 +133,7 @@ func TestLatestSupersedes(t *testing.T) {
 }
 
 func TestManifestDiff(t *testing.T) {
+	t.Parallel()
 	base := Manifest{HarnessVersion: "1", CreatedAt: "t0", Domain: "retail", Agent: "baseline", Backbone: "gpt",
 		TaskIDs: []string{"1", "2", "3"}, Trials: 4, TrialSeeds: []int64{1, 2, 3, 4}, Seed: 300, MaxSteps: 200, MaxErrors: 10}
 	same := base
@@ -150,6 +156,7 @@ func TestManifestDiff(t *testing.T) {
 }
 
 func TestRunDirCreateLoad(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	m := &Manifest{Domain: "retail", TaskIDs: []string{"a"}, Trials: 1}
 	if err := Create(dir, m); err != nil {

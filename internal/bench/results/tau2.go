@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 )
 
@@ -97,7 +98,7 @@ func ReadTau2(path string) (*Tau2File, error) {
 	}
 	var f Tau2File
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("%s: not a τ²-bench results file: %w", path, err)
+		return nil, fmt.Errorf("%s: not a τ²-bench results file: %w", path, errext.JSON(err))
 	}
 	if f.Simulations == nil {
 		return nil, fmt.Errorf("%s: %w: a JSON object without a \"simulations\" list (want a run directory, a τ²-bench results JSON or a τ-bench v1 results list)", path, ErrNotResults)

@@ -134,7 +134,7 @@ type tau2ToolOut struct {
 	Timestamp string `json:"timestamp"`
 }
 
-// Tau2Export converts a run to τ²-bench's results JSON (port-tau2.md §11),
+// Tau2Export converts a run to τ²-bench's results JSON (the Results model of src/tau2/data_model/simulation.py),
 // indented as upstream writes it. Records are written in the order given.
 func Tau2Export(m *Manifest, recs []Record, env Tau2Env) ([]byte, error) {
 	out := tau2Out{

@@ -11,6 +11,7 @@ import (
 // TestTau2ImportExportRoundTrip loads each recorded τ²-bench run as records,
 // exports them, and reads the export back: the records must survive.
 func TestTau2ImportExportRoundTrip(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob(filepath.Join(datatest.Trajectories(t), "sierra-research+tau2-bench", "*.json"))
 	if len(files) == 0 {
 		t.Skip("no recorded τ²-bench runs")
@@ -84,6 +85,7 @@ func summary(r Record) map[string]any {
 }
 
 func TestTau2ExportShape(t *testing.T) {
+	t.Parallel()
 	recs := []Record{rec("a", 0, "user_stop")}
 	m := &Manifest{HarnessVersion: "x", Domain: "retail", Agent: "baseline", Backbone: "gpt", Trials: 1,
 		Backbones: map[string]json.RawMessage{"gpt": json.RawMessage(`{"temperature":0}`)}}

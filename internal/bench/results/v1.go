@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/source/known"
@@ -220,7 +221,7 @@ func ParseV1(data []byte, labels V1Labels) ([]Record, error) {
 		case errors.As(err, &te) && te.Field == "":
 			return nil, fmt.Errorf("%w: a JSON list of %ss, not of τ-bench v1 results ({task_id, reward, info, traj, trial})", ErrNotResults, te.Value)
 		}
-		return nil, fmt.Errorf("not a τ-bench v1 results list: %w", err)
+		return nil, fmt.Errorf("not a τ-bench v1 results list: %w", errext.JSON(err))
 	}
 	if labels.Domain == "" {
 		labels.Domain = v1DomainOf(list)

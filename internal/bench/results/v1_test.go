@@ -15,6 +15,7 @@ import (
 // TestV1PublishedPassK checks pass^k of τ-bench's historical gpt-4o airline
 // trajectories against the numbers τ-bench published for them.
 func TestV1PublishedPassK(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(datatest.Trajectories(t), "sierra-research+tau-bench", "gpt-4o-airline.json")
 	recs, err := results.ReadV1(path, results.V1Labels{})
 	if err != nil {
@@ -59,6 +60,7 @@ func TestV1PublishedPassK(t *testing.T) {
 }
 
 func TestV1LabelsFromName(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		want results.V1Labels
@@ -80,6 +82,7 @@ func TestV1LabelsFromName(t *testing.T) {
 
 // TestParseV1 covers the conversion rules on a small list written here.
 func TestParseV1(t *testing.T) {
+	t.Parallel()
 	list := `[
  {"task_id": 3, "reward": 1.0, "trial": 0, "info": {"task": {"user_id": "u", "actions": [{"name": "cancel_reservation", "kwargs": {"reservation_id": "ABC"}}], "instruction": "", "outputs": []},
    "source": "user", "user_cost": 0.5, "reward_info": {"reward": 1.0, "info": {"r_actions": true, "gt_data_hash": "x"}, "actions": []}},

@@ -12,6 +12,7 @@ import (
 )
 
 func TestWrite(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		old  string // "" = no file before
@@ -54,6 +55,7 @@ func TestWrite(t *testing.T) {
 }
 
 func TestWriteFuncRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "data.bin")
 	if err := os.WriteFile(p, []byte("keep"), 0o644); err != nil {
@@ -77,6 +79,7 @@ func TestWriteFuncRefused(t *testing.T) {
 }
 
 func TestWriteErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tests := []struct {
 		name string

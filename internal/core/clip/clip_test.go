@@ -9,6 +9,7 @@ import (
 )
 
 func TestRunes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, s string
 		n       int

@@ -7,6 +7,7 @@ import (
 )
 
 func TestFirstDiff(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		got, want string
 		line      int

@@ -6,6 +6,7 @@ import (
 )
 
 func TestExchanges(t *testing.T) {
+	t.Parallel()
 	call := func(id, name string) ToolCall { return ToolCall{ID: id, Name: name} }
 	tests := []struct {
 		name string
@@ -59,6 +60,7 @@ func TestExchanges(t *testing.T) {
 }
 
 func TestExchangesFillsRequestor(t *testing.T) {
+	t.Parallel()
 	traj := []Message{
 		{Role: User, ToolCalls: []ToolCall{{ID: "u", Name: "toggle"}}},
 		{Role: Assistant, ToolCalls: []ToolCall{{ID: "a", Name: "get", Requestor: ByAssistant}}},

@@ -7,6 +7,7 @@ import (
 
 // TestJSONRoundTrip: cat as the oracle answers with its input.
 func TestJSONRoundTrip(t *testing.T) {
+	t.Parallel()
 	in := map[string]any{"sequences": []any{[]any{map[string]any{"name": "get_user", "arguments": map[string]any{"id": "x"}}}}}
 	var out map[string]any
 	JSON(t, "cat", in, &out)
@@ -18,6 +19,7 @@ func TestJSONRoundTrip(t *testing.T) {
 // TestOutputArgs: args follow the command line's own fields; no stdin is
 // an empty one.
 func TestOutputArgs(t *testing.T) {
+	t.Parallel()
 	if got := string(Output(t, "echo -n a", nil, nil, "b", "c")); got != "a b c" {
 		t.Errorf("output %q; want %q", got, "a b c")
 	}

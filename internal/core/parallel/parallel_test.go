@@ -10,6 +10,7 @@ import (
 )
 
 func TestMapKeepsOrder(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{0, 1, 2, 17, 1000} {
 		got, err := Map(context.Background(), n, func(_ context.Context, i int) (int, error) {
 			if i%3 == 0 {
@@ -29,6 +30,7 @@ func TestMapKeepsOrder(t *testing.T) {
 }
 
 func TestMapLimitAndError(t *testing.T) {
+	t.Parallel()
 	var running, peak atomic.Int32
 	boom := errors.New("boom")
 	_, err := Map(context.Background(), 50, func(ctx context.Context, i int) (struct{}, error) {

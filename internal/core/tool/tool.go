@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
@@ -85,12 +84,10 @@ type Param struct {
 // Tool is a tool over state S.
 type Tool[S any] struct {
 	Info
-	// decode checks and decodes a call's arguments into a new *A
-	// (reflective: the same with CheckArgs and encoding/json only); run
+	// decode checks and decodes a call's arguments into a new *A; run
 	// calls the implementation with what decode returned.
-	decode     func(class string, info Info, args json.RawMessage) (any, error)
-	reflective func(class string, info Info, args json.RawMessage) (any, error)
-	run        func(ctx context.Context, s S, a any) (any, error)
+	decode func(class string, info Info, args json.RawMessage) (any, error)
+	run    func(ctx context.Context, s S, a any) (any, error)
 	// class, when set, names the Python class that defines the tool in
 	// its argument errors instead of the set's (a mixin's method).
 	class string
@@ -128,266 +125,44 @@ func New[S, A any](name string, kind Kind, desc string, fn Func[S, A]) Tool[S] {
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: schema: %v", name, err)) // programming error at domain set-up
 	}
-	decode, reflective := decoderOf[A]()
 	return Tool[S]{
-		Info:       Info{Name: name, Kind: kind, Description: desc, Parameters: raw, Params: params},
-		decode:     decode,
-		reflective: reflective,
+		Info:   Info{Name: name, Kind: kind, Description: desc, Parameters: raw, Params: params},
+		decode: decodeArgs[A],
 		run: func(ctx context.Context, s S, a any) (any, error) {
 			return fn(ctx, s, *a.(*A))
 		},
 	}
 }
 
-// decoderOf returns the tool's argument decoder for Set.Call and Set.Decode:
-// it checks the keyword arguments (CheckArgs) and decodes them into a new A.
-// For an argument struct of strings, string lists, bools and float64s (and
-// pointers to them) and json.Unmarshalers, a call whose values have those
-// JSON types (or are null) is decoded in the pass that lists its keys,
-// without encoding/json; anything else (and every error) goes through
-// CheckArgs and encoding/json (decodeInto), so the result is the same.
-// With ctx from ReflectDecoding, reflective is that reference path alone.
-func decoderOf[A any]() (fast, reflective func(class string, info Info, args json.RawMessage) (any, error)) {
-	reflective = func(class string, info Info, args json.RawMessage) (any, error) {
-		a := new(A)
-		if err := CheckArgs(class, info, args); err != nil {
-			return nil, err
-		}
-		if err := decodeInto(args, a); err != nil {
-			return nil, err
-		}
-		return a, nil
+// decodeArgs is a tool's argument decoder for Set.Call and Set.Decode: it
+// checks the keyword arguments (CheckArgs) and decodes them into a new A with
+// encoding/json.
+func decodeArgs[A any](class string, info Info, args json.RawMessage) (any, error) {
+	a := new(A)
+	if err := CheckArgs(class, info, args); err != nil {
+		return nil, err
 	}
-	plan := planOf(reflect.TypeFor[A]())
-	if plan == nil {
-		return reflective, reflective
+	if err := decodeInto(args, a); err != nil {
+		return nil, err
 	}
-	fast = func(class string, info Info, args json.RawMessage) (any, error) {
-		a := new(A)
-		if keys, ok := plan.decode(reflect.ValueOf(a).Elem(), args); ok {
-			if err := checkKeys(class, info, keys); err != nil {
-				return nil, err
-			}
-			return a, nil
-		}
-		return reflective(class, info, args)
-	}
-	return fast, reflective
-}
-
-// fieldPlan says where each JSON key of a simple argument struct goes
-// (a few fields: a slice searched in order beats a map).
-type fieldPlan []fieldKind
-
-// valueKind is the JSON type a planned field takes.
-type valueKind uint8
-
-const (
-	kString valueKind = iota
-	kStrings
-	kBool
-	kFloat
-	kUnmarshal // the field's pointer is a json.Unmarshaler
-)
-
-type fieldKind struct {
-	name    string
-	index   int
-	kind    valueKind
-	pointer bool // *string, *[]string, *bool or *float64
-}
-
-// planOf is the plan of a struct whose fields are all string, []string, bool
-// or float64 (or pointers to them) or json.Unmarshalers, with plain json tags
-// (nil otherwise).
-func planOf(t reflect.Type) fieldPlan {
-	if t.Kind() != reflect.Struct {
-		return nil
-	}
-	plan := fieldPlan{}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if !f.IsExported() || name == "" || name == "-" || (opts != "" && opts != "omitempty") {
-			return nil
-		}
-		ft, k := f.Type, fieldKind{name: name, index: i}
-		if reflect.PointerTo(ft).Implements(reflect.TypeFor[json.Unmarshaler]()) {
-			k.kind = kUnmarshal
-			plan = append(plan, k)
-			continue
-		}
-		if ft.Kind() == reflect.Pointer {
-			ft, k.pointer = ft.Elem(), true
-		}
-		switch ft {
-		case reflect.TypeFor[string]():
-			k.kind = kString
-		case reflect.TypeFor[[]string]():
-			k.kind = kStrings
-		case reflect.TypeFor[bool]():
-			k.kind = kBool
-		case reflect.TypeFor[float64]():
-			k.kind = kFloat
-		default:
-			return nil
-		}
-		plan = append(plan, k)
-	}
-	return plan
-}
-
-// decode fills v from a JSON object whose values have the planned fields'
-// JSON types or are null, and returns its keys; ok is false for anything
-// else (left to encoding/json).
-func (p fieldPlan) decode(v reflect.Value, args json.RawMessage) (keys []string, ok bool) {
-	t := bytes.TrimSpace(args)
-	if len(t) == 0 || t[0] != '{' {
-		return nil, false
-	}
-	// Object checks the object's structure and keys; each value is checked
-	// as it is decoded (an unknown key's value as JSON).
-	keys = make([]string, 0, len(p))
-	err := pyjson.Object(t, func(k string, raw []byte) error {
-		keys = append(keys, k)
-		i := slices.IndexFunc(p, func(f fieldKind) bool { return f.name == k })
-		if i < 0 {
-			if !validValue(raw) {
-				return errSlow
-			}
-			return nil // checkKeys reports it
-		}
-		f := p[i]
-		fv := v.Field(f.index)
-		if f.kind == kUnmarshal { // as encoding/json: UnmarshalJSON, null included
-			if !validValue(raw) {
-				return errSlow
-			}
-			return fv.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(raw)
-		}
-		if string(raw) == "null" { // a pointer or list becomes nil, anything else is kept
-			if f.pointer || f.kind == kStrings {
-				fv.SetZero()
-			}
-			return nil
-		}
-		var x reflect.Value // the decoded value, of the field's (pointed-to) type
-		switch f.kind {
-		case kString:
-			s, err := plainString(raw)
-			if err != nil {
-				return errSlow
-			}
-			x = reflect.ValueOf(s)
-		case kBool:
-			switch string(raw) {
-			case "true":
-				x = reflect.ValueOf(true)
-			case "false":
-				x = reflect.ValueOf(false)
-			default:
-				return errSlow
-			}
-		case kFloat:
-			if !plainNumber(raw) {
-				return errSlow
-			}
-			n, err := strconv.ParseFloat(string(raw), 64) // as encoding/json
-			if err != nil {
-				return errSlow
-			}
-			x = reflect.ValueOf(n)
-		case kStrings:
-			if raw[0] != '[' {
-				return errSlow
-			}
-			l := []string{}
-			if err := pyjson.Array(raw, func(_ int, e []byte) error {
-				s, err := plainString(e)
-				l = append(l, s)
-				return err
-			}); err != nil {
-				return errSlow
-			}
-			x = reflect.ValueOf(l)
-		}
-		if f.pointer {
-			ptr := reflect.New(x.Type())
-			ptr.Elem().Set(x)
-			x = ptr
-		}
-		fv.Set(x)
-		return nil
-	})
-	return keys, err == nil
-}
-
-var errSlow = errors.New("not a plain argument")
-
-// validValue is json.Valid without its scanner for a plain string, number
-// or literal.
-func validValue(raw []byte) bool {
-	if _, err := plainString(raw); err == nil {
-		return true
-	}
-	switch string(raw) {
-	case "null", "true", "false":
-		return true
-	}
-	return plainNumber(raw) || json.Valid(raw)
-}
-
-// plainNumber reports whether raw is a JSON number (RFC 8259 grammar:
-// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?).
-func plainNumber(raw []byte) bool {
-	i, n := 0, len(raw)
-	digits := func() bool {
-		start := i
-		for i < n && raw[i] >= '0' && raw[i] <= '9' {
-			i++
-		}
-		return i > start
-	}
-	if i < n && raw[i] == '-' {
-		i++
-	}
-	switch {
-	case i < n && raw[i] == '0':
-		i++
-	case !digits():
-		return false
-	}
-	if i < n && raw[i] == '.' {
-		i++
-		if !digits() {
-			return false
-		}
-	}
-	if i < n && (raw[i] == 'e' || raw[i] == 'E') {
-		i++
-		if i < n && (raw[i] == '+' || raw[i] == '-') {
-			i++
-		}
-		if !digits() {
-			return false
-		}
-	}
-	return i == n
+	return a, nil
 }
 
 // plainString decodes a JSON string of printable ASCII without escapes
-// (anything else is left to encoding/json).
+// (anything else is left to pyjson.Decode).
 func plainString(raw []byte) (string, error) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
-		return "", errSlow
+		return "", errNotPlain
 	}
 	for _, c := range raw[1 : len(raw)-1] {
 		if c < 0x20 || c >= 0x7f || c == '\\' || c == '"' {
-			return "", errSlow
+			return "", errNotPlain
 		}
 	}
 	return string(raw[1 : len(raw)-1]), nil
 }
+
+var errNotPlain = errors.New("not a plain string")
 
 // decodeInto decodes a call's keyword arguments into the tool's argument
 // struct (empty arguments and {} leave it zero).
@@ -600,25 +375,11 @@ func (s *Set[S]) Call(ctx context.Context, st S, name string, args json.RawMessa
 		return nil, notFound{name}
 	}
 	t := s.tools[i]
-	decode := t.decode
-	if ctx.Value(reflectiveKey{}) != nil {
-		decode = t.reflective
-	}
-	a, err := decode(t.classOr(s.class), t.Info, args)
+	a, err := t.decode(t.classOr(s.class), t.Info, args)
 	if err != nil {
 		return nil, err
 	}
 	return t.run(ctx, st, a)
-}
-
-type reflectiveKey struct{}
-
-// ReflectDecoding returns a context whose calls (Set.Call) decode their
-// arguments with CheckArgs and encoding/json alone, without the single-pass
-// decoders: the reference that tests compare those against, with the
-// same tool outputs and errors expected.
-func ReflectDecoding(ctx context.Context) context.Context {
-	return context.WithValue(ctx, reflectiveKey{}, true)
 }
 
 // Decode decodes a call's arguments as Call would before running the tool:

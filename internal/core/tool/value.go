@@ -1,11 +1,15 @@
 package tool
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/ledgerbench/ledgerbench/internal/core/clip"
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 )
 
@@ -111,44 +115,227 @@ func (StrListValue) JSONSchema() *pyjson.Dict {
 	return d
 }
 
-// CheckTypes is the check a policy gate makes before it reads a call's
+// CheckTypes is the one check a policy gate makes before it reads a write's
 // arguments as their documented types (the tool itself takes any JSON value,
-// as upstream's does): every Value field of the argument struct args (a
-// pointer or a struct) holds its type or null — a StrValue a str, a
-// StrListValue a list of str (or null) items, an IntValue an int, a
-// NumValue an int or float, a BoolValue a bool, a DictValue a dict. The
-// first field that does not fails with the text a plain Go field of that
-// type gives when the value does not decode, e.g. "argument 'order_id' must
-// be str, not int". The parameters named in except are left to the caller
-// (a gate with its own rule for them).
-func CheckTypes(args any, except ...string) error {
+// as upstream's does). Every Value field of the argument struct args (a
+// pointer or a struct) must hold its documented type: a StrValue a str (one
+// of its `enum` tag's values when it has one), a StrListValue a list of str
+// (or null) items, an IntValue an int, a NumValue an int or float, a
+// BoolValue a bool, a DictValue a dict; null only for an optional parameter
+// (omitempty: one with a default). rules say what a type cannot (Objects,
+// NonNegative, Positive, Note) or leave a parameter to the caller (Except).
+// Every problem is reported, in field order, joined by "; ", in the words of
+// a Python TypeError ("argument 'order_id' must be str, not int").
+func CheckTypes(args any, rules ...Rule) error {
 	v := reflect.Indirect(reflect.ValueOf(args))
 	if v.Kind() != reflect.Struct {
 		return nil
 	}
+	byName := map[string][]Rule{}
+	for _, r := range rules {
+		byName[r.name] = append(byName[r.name], r)
+	}
+	var problems []string
 	t := v.Type()
 	for i := range t.NumField() {
 		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		want, ok := documentedType(f.Type)
-		if !ok || name == "" || slices.Contains(except, name) {
+		tag, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		x, ok := valueOf(v.Field(i))
+		if !ok || tag == "" {
 			continue
 		}
-		x := v.Field(i).Field(0).Interface().(Value).V
-		if x == nil {
+		rs := byName[tag]
+		if slices.ContainsFunc(rs, func(r Rule) bool { return r.except }) {
 			continue
 		}
-		if f.Type == reflect.TypeFor[StrListValue]() {
-			if err := checkStrList(name, x); err != nil {
-				return err
+		if !x.Passed || (x.V == nil && strings.Contains(opts, "omitempty")) {
+			continue
+		}
+		problem := typeProblem(tag, f, x.V)
+		for _, r := range rs {
+			if problem == "" && r.check != nil {
+				problem = r.check(tag, x.V)
 			}
-			continue
+			if problem != "" && r.note != "" {
+				problem += " (" + r.note + ")"
+			}
 		}
-		if got := pyjson.TypeName(x); got != want && (want != "float" || got != "int") {
-			return fmt.Errorf("argument '%s' must be %s, not %s", name, want, got)
+		if problem != "" {
+			problems = append(problems, problem)
 		}
 	}
-	return nil
+	if len(problems) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(problems, "; "))
+}
+
+// valueOf is the Value a field holds: a Value type, or a struct embedding
+// Value first (a domain's own list types).
+func valueOf(f reflect.Value) (Value, bool) {
+	if f.Type() == reflect.TypeFor[Value]() {
+		return f.Interface().(Value), true
+	}
+	if f.Kind() == reflect.Struct && f.NumField() > 0 && f.Type().Field(0).Type == reflect.TypeFor[Value]() {
+		return f.Field(0).Interface().(Value), true
+	}
+	return Value{}, false
+}
+
+// typeProblem checks a value against its field's documented type and enum
+// ("" when it is fine; a domain's own type is left to its rules).
+func typeProblem(name string, f reflect.StructField, x any) string {
+	want, ok := documentedType(f.Type)
+	if !ok {
+		return ""
+	}
+	if f.Type == reflect.TypeFor[StrListValue]() {
+		return checkStrList(name, x)
+	}
+	if got := typeName(x); got != want && (want != "float" || got != "int") {
+		return fmt.Sprintf("argument '%s' must be %s, not %s", name, want, got)
+	}
+	if s, isStr := x.(string); isStr && f.Tag.Get("enum") != "" {
+		if vals := strings.Split(f.Tag.Get("enum"), ","); !slices.Contains(vals, s) {
+			return fmt.Sprintf("argument '%s' must be one of %s, not %s", name, pyjson.Repr(vals), short(x))
+		}
+	}
+	return ""
+}
+
+// typeName is a value's Python type name, None for null.
+func typeName(x any) string {
+	if x == nil {
+		return "None"
+	}
+	return pyjson.TypeName(x)
+}
+
+// short is a value as a problem quotes it.
+func short(x any) string { return clip.Runes(pyjson.Repr(x), 40, "…") }
+
+// Rule is what CheckTypes asks of one parameter beyond its type.
+type Rule struct {
+	name   string
+	except bool
+	note   string
+	check  func(name string, x any) string
+}
+
+// Except leaves the named parameters to the caller (a gate with its own
+// rule for them).
+func Except(names ...string) []Rule {
+	out := make([]Rule, len(names))
+	for i, n := range names {
+		out[i] = Rule{name: n, except: true}
+	}
+	return out
+}
+
+// Note adds a remark to the parameter's problem ("any non-empty string
+// counts as true").
+func Note(name, note string) Rule { return Rule{name: name, note: note} }
+
+// NonNegative asks an IntValue for an int from 0 to 2^63-1.
+func NonNegative(name string) Rule {
+	return Rule{name: name, check: func(name string, x any) string {
+		if n, ok := x.(json.Number); ok {
+			if i, err := strconv.ParseInt(string(n), 10, 64); err == nil && i >= 0 {
+				return ""
+			}
+		}
+		return fmt.Sprintf("argument '%s' must be a non-negative int, not %s", name, short(x))
+	}}
+}
+
+// Positive asks a NumValue for a finite number above 0.
+func Positive(name string) Rule {
+	return Rule{name: name, check: func(name string, x any) string {
+		if n, ok := x.(json.Number); ok {
+			if f, err := strconv.ParseFloat(string(n), 64); err == nil && f > 0 {
+				return ""
+			}
+		}
+		return fmt.Sprintf("argument '%s' must be a positive number, not %s", name, short(x))
+	}}
+}
+
+// Field is a field of the objects of a list parameter and its Python type
+// (str or int).
+type Field struct{ Name, Type string }
+
+// Objects asks a list parameter for objects whose fields have their types
+// (null or missing fields are reported apart, as incomplete), and for at
+// least one object when nonEmpty.
+func Objects(name string, nonEmpty bool, fields ...Field) Rule {
+	var desc []string
+	for _, f := range fields {
+		desc = append(desc, f.Type+" "+f.Name)
+	}
+	what := "a list of objects with " + strings.Join(desc, ", ")
+	if nonEmpty {
+		what = "a non-empty " + strings.TrimPrefix(what, "a ")
+	}
+	return Rule{name: name, check: func(name string, x any) string {
+		bad := fmt.Sprintf("argument '%s' must be %s, not %s", name, what, short(x))
+		items, ok := x.([]any)
+		if !ok || (nonEmpty && len(items) == 0) {
+			return bad
+		}
+		missing := false
+		for _, it := range items {
+			if it == nil {
+				missing = true
+				continue
+			}
+			d, ok := it.(*pyjson.Dict)
+			if !ok {
+				return bad
+			}
+			for _, f := range fields {
+				v, _ := d.Get(f.Name)
+				if v == nil {
+					missing = true
+					continue
+				}
+				if got := pyjson.TypeName(v); got != f.Type || (f.Type == "int" && !int64Number(v)) {
+					return bad
+				}
+			}
+		}
+		if missing {
+			names := make([]string, len(fields))
+			for i, f := range fields {
+				names[i] = f.Name
+			}
+			return fmt.Sprintf("argument '%s' needs %s in every item", name, strings.Join(names, ", "))
+		}
+		return ""
+	}}
+}
+
+// int64Number reports a JSON integer within 64 bits.
+func int64Number(v any) bool {
+	n, ok := v.(json.Number)
+	if !ok {
+		return false
+	}
+	_, err := strconv.ParseInt(string(n), 10, 64)
+	return err == nil
+}
+
+// Texts is a list argument's str items, "" for any other item, nil when it
+// is not a list (a gate's reading after CheckTypes).
+func (a Value) Texts() []string {
+	list, ok := a.V.([]any)
+	if !ok {
+		return nil
+	}
+	out := make([]string, len(list))
+	for i, it := range list {
+		out[i], _ = it.(string)
+	}
+	return out
 }
 
 // documentedType is the Python type name of a Value type's documented type
@@ -171,29 +358,15 @@ func documentedType(t reflect.Type) (name string, ok bool) {
 	return "", false
 }
 
-func checkStrList(name string, x any) error {
+func checkStrList(name string, x any) string {
 	list, ok := x.([]any)
 	if !ok {
-		return fmt.Errorf("argument '%s' must be list, not %s", name, pyjson.TypeName(x))
+		return fmt.Sprintf("argument '%s' must be list, not %s", name, typeName(x))
 	}
 	for i, it := range list {
 		if _, ok := it.(string); !ok && it != nil {
-			return fmt.Errorf("argument '%s' must be str in every item, not %s (item %d)", name, pyjson.TypeName(it), i)
+			return fmt.Sprintf("argument '%s' must be str in every item, not %s (item %d)", name, pyjson.TypeName(it), i)
 		}
 	}
-	return nil
-}
-
-// Texts is a list argument's str items, "" for any other item, nil when it
-// is not a list (a gate's reading after CheckTypes).
-func (a Value) Texts() []string {
-	list, ok := a.V.([]any)
-	if !ok {
-		return nil
-	}
-	out := make([]string, len(list))
-	for i, it := range list {
-		out[i], _ = it.(string)
-	}
-	return out
+	return ""
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/core/tool"
 	"github.com/ledgerbench/ledgerbench/internal/engine/baseline"
@@ -104,6 +105,12 @@ type Options struct {
 	// called.
 	NoPrepare bool
 }
+
+// Loops are the conversation loops a run can use.
+func Loops() []string { return []string{LoopTau2, LoopTauTrait} }
+
+// UserStyles are the user simulators a run can use.
+func UserStyles() []string { return []string{StyleTau2, StyleTauTrait} }
 
 // LoopOf returns the loop a run uses: name, or the domain's default.
 func LoopOf(name, domain string) (string, error) {
@@ -433,7 +440,7 @@ func hash(s string) string {
 func (b *builder) client(name string) (*llm.Client, error) {
 	if b.pool == nil && b.poolErr == nil {
 		if b.opts.BackbonesFile == "" {
-			b.poolErr = fmt.Errorf("%q is not an offline backbone (gold, replay:FILE, sim) and no backbones file was given (hint: pass --backbones backbones.yaml)", name)
+			b.poolErr = errext.WithHint(errext.Usagef("%q is not an offline backbone (gold, replay:FILE, sim) and no backbones file was given", name), "pass --backbones backbones.yaml")
 		} else if cfg, err := llm.Load(b.opts.BackbonesFile); err != nil {
 			b.poolErr = err
 		} else {

@@ -61,6 +61,7 @@ func env(kv ...string) func(string) string {
 }
 
 func TestBuildErrors(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	root := datatest.Root(t)
 	bb := writeBackbones(t, "http://127.0.0.1:1/v1")
@@ -112,6 +113,7 @@ func TestBuildErrors(t *testing.T) {
 // A model run end to end: agent, τ² user and judge on the fake server,
 // through the orchestrator, with the backbones file and keys from Getenv.
 func TestBuildModelRun(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	task := offlinetest.Task("pay")
 	task.EvaluationCriteria.NLAssertions = []string{"Agent pays the order"}
@@ -190,6 +192,7 @@ func TestBuildModelRun(t *testing.T) {
 // The τ-Trait user through Build: telehealth picks it; steer reads its
 // endpoint and key from the environment.
 func TestBuildTraitUser(t *testing.T) {
+	t.Parallel()
 	dom := traitDomain{offlinetest.New()}
 	task := offlinetest.Task("pay")
 	var bodies []map[string]any
@@ -245,6 +248,7 @@ func TestBuildTraitUser(t *testing.T) {
 }
 
 func TestBuildOfflinePairs(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	for _, name := range []string{"gold", "sim", "sim:stale=0,violation=0,miss=0"} {
 		makers, j, err := Build(t.Context(), Options{Domain: dom, DataRoot: datatest.Root(t), Backbone: name})

@@ -122,6 +122,7 @@ func allTasks(t *testing.T, dom envs.Domain) []tasks.Task {
 // domain, through the real orchestrator on the domain's default loop
 // (τ-Trait's, at most 30 steps, for telehealth).
 func TestGoldEveryDomain(t *testing.T) {
+	t.Parallel()
 	for _, dom := range loadDomains(t) {
 		t.Run(dom.Name(), func(t *testing.T) {
 			makers, j, err := Build(t.Context(), Options{Domain: dom, DataRoot: datatest.Root(t), Backbone: "gold"})
@@ -152,6 +153,7 @@ func TestGoldEveryDomain(t *testing.T) {
 // TestSimEveryDomain: the sim backbone is deterministic per seed, reports
 // its faults, fails some tasks at high rates, and equals gold at rate 0.
 func TestSimEveryDomain(t *testing.T) {
+	t.Parallel()
 	for _, dom := range loadDomains(t) {
 		t.Run(dom.Name(), func(t *testing.T) {
 			ts := splitOf(t, dom)
@@ -216,6 +218,7 @@ func TestSimEveryDomain(t *testing.T) {
 // TestReplayRecorded replays every recorded τ²-bench run of a present domain
 // and checks that the replayed conversation is the recorded one.
 func TestReplayRecorded(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{
 		"airline": "sierra-research+tau2-bench/claude-sonnet-4-5_airline_default_gpt4.1_1trials.json",
 		"retail":  "sierra-research+tau2-bench/toolorchestra_retail_gpt-5_1trial.json",
@@ -351,6 +354,7 @@ func sameTurns(got, want []message.Message) bool {
 // order (up to a terminate tool), so every telehealth test task fits; a LedgerAgent's keeps the
 // evidence reads its ledger and gate read before writes.
 func TestGoldTauTraitLoopCalls(t *testing.T) {
+	t.Parallel()
 	dom, err := domains.Load("telehealth", datatest.Root(t))
 	if err != nil {
 		t.Skipf("telehealth data not available: %v", err)

@@ -208,6 +208,7 @@ func rawTasks(t *testing.T, root, domain string) map[string]json.RawMessage {
 // the fake server: the user answers the greeting, the agent answers the
 // user, the user stops) against upstream's.
 func TestPromptOracleFirstRequests(t *testing.T) {
+	t.Parallel()
 	src := oracleEnv(t)
 	root := datatest.Root(t)
 	for _, name := range []string{"airline", "retail", "telecom"} {
@@ -302,6 +303,7 @@ func TestPromptOracleFirstRequests(t *testing.T) {
 // server answers with the recorded next message) against the request
 // upstream's generate_next_message would be sent for that prefix.
 func TestPromptOracleReplay(t *testing.T) {
+	t.Parallel()
 	src := oracleEnv(t)
 	root := datatest.Root(t)
 	files, err := filepath.Glob(filepath.Join(datatest.Trajectories(t), "sierra-research+tau2-bench", "*.json"))
@@ -466,6 +468,7 @@ func replayRequests(t *testing.T, dom envs.Domain, task *tasks.Task, seed int64,
 // request upstream's NLAssertionsEvaluator.evaluate_nl_assertions sends for
 // the same messages.
 func TestPromptOracleJudge(t *testing.T) {
+	t.Parallel()
 	src := oracleEnv(t)
 	root := datatest.Root(t)
 	files, err := filepath.Glob(filepath.Join(datatest.Trajectories(t), "sierra-research+tau2-bench", "*.json"))

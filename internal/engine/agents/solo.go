@@ -8,6 +8,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/engine/baseline"
 	"github.com/ledgerbench/ledgerbench/internal/engine/offline"
 	"github.com/ledgerbench/ledgerbench/internal/engine/orchestrator"
@@ -42,7 +43,7 @@ func buildSolo(ctx context.Context, b *builder, factory agentFactory) (runner.Ma
 	}
 	name := agentName(opts.Agent)
 	if !slices.Contains(soloKinds, name) {
-		return runner.Makers{}, nil, fmt.Errorf("agent %q has no solo mode (solo agents: %v)", name, soloKinds)
+		return runner.Makers{}, nil, errext.Usagef("agent %q has no solo mode (solo agents: %v)", name, soloKinds)
 	}
 	text, err := baseline.LoadSolo(opts.DataRoot)
 	if err != nil {

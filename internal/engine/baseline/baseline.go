@@ -1,5 +1,5 @@
 // Package baseline is τ²-bench's default function-calling agent (upstream's
-// LLMAgent, port-tau2.md §7): one system message holding an instruction and
+// LLMAgent in src/tau2/agent/llm_agent.py): one system message holding an instruction and
 // the domain policy, the domain's agent tools offered on every call, and a
 // state that is the system message plus every message the agent has seen or
 // produced. Each turn is exactly one model call.

@@ -26,6 +26,7 @@ import (
 // system prompt is SYSTEM_PROMPT with AGENT_INSTRUCTION and the policy
 // filled in, the greeting is DEFAULT_FIRST_AGENT_MESSAGE's content.
 func TestLoadPrompt(t *testing.T) {
+	t.Parallel()
 	p := loadPrompt(t)
 	tmpl := p.Texts()["agent_system_template"]
 	const fi, fp = "{agent_instruction}", "{domain_policy}"
@@ -48,6 +49,7 @@ func TestLoadPrompt(t *testing.T) {
 
 // A missing file or symbol is an error naming both.
 func TestLoadPromptErrors(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	write := func(t *testing.T, dir, rel, text string) {
 		path := filepath.Join(dir, "tau2-bench", "src", "tau2", filepath.FromSlash(rel))
@@ -114,6 +116,7 @@ func newClient(t *testing.T, srv *openaitest.Server) *llm.Client {
 }
 
 func TestAgentRequests(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	srv := openaitest.NewServer(t,
 		openaitest.Calls(openaitest.Call("get_user_details", `{"user_id": "u1"}`), openaitest.Call("get_order_details", `{"order_id": "#O1"}`)),
@@ -185,6 +188,7 @@ func TestAgentRequests(t *testing.T) {
 // Through the orchestrator: a malformed tool-argument reply becomes a tool
 // error the agent sees; a 429 is retried; an empty reply is an agent error.
 func TestAgentThroughOrchestrator(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	task := offlinetest.Task("pay")
 	srv := openaitest.NewServer(t,
@@ -227,6 +231,7 @@ func TestAgentThroughOrchestrator(t *testing.T) {
 }
 
 func TestInfrastructureError(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	task := offlinetest.Task("pay")
 	cases := []struct {
@@ -265,6 +270,7 @@ func TestInfrastructureError(t *testing.T) {
 // and account every call (LedgerAgent adds a ledger block; IRMA adds helper
 // calls).
 func TestHooks(t *testing.T) {
+	t.Parallel()
 	gen := &echo{}
 	a := baseline.New(gen, baseline.Options{SystemPrompt: "SYS"})
 	a.Observe([]message.Message{{Role: message.User, Content: "hi"}})

@@ -23,6 +23,7 @@ import (
 //	LEDGERBENCH_SOLO_ORACLE="python3 testdata/oracle/solo_prompt.py" \
 //	go test ./baseline -run SoloPromptOracle
 func TestSoloPromptOracle(t *testing.T) {
+	t.Parallel()
 	cmdline := os.Getenv("LEDGERBENCH_SOLO_ORACLE")
 	if cmdline == "" {
 		t.Skip("LEDGERBENCH_SOLO_ORACLE not set")

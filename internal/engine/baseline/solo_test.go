@@ -37,6 +37,7 @@ func tripleQuoted(t *testing.T, src []byte, name string) string {
 }
 
 func TestLoadSoloUpstream(t *testing.T) {
+	t.Parallel()
 	src := agentSource(t)
 	s, err := baseline.LoadSolo(datatest.Root(t))
 	if err != nil {
@@ -71,6 +72,7 @@ func TestLoadSoloUpstream(t *testing.T) {
 
 // A missing file or symbol is a load error naming it.
 func TestParseSoloMissing(t *testing.T) {
+	t.Parallel()
 	src := agentSource(t)
 	cases := []struct {
 		name, old, new, want string
@@ -111,6 +113,7 @@ func (r *replies) Generate(_ context.Context, _ llm.Request) (llm.Response, erro
 }
 
 func TestSoloAgentReplies(t *testing.T) {
+	t.Parallel()
 	s, err := baseline.LoadSolo(datatest.Root(t))
 	if err != nil {
 		t.Fatal(err)

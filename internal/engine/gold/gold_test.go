@@ -28,6 +28,7 @@ func load(tb testing.TB, name, split string) (envs.Domain, []tasks.Task) {
 // TestGoldTrajectoryShape checks what verify builds: the greeting, the gold
 // calls by their requestors with their results, and a user stop.
 func TestGoldTrajectoryShape(t *testing.T) {
+	t.Parallel()
 	dom, ts := load(t, "telecom", "small")
 	msgs, calls, err := gold.Trajectory(context.Background(), dom, &ts[0])
 	if err != nil {

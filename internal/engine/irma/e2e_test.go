@@ -96,6 +96,7 @@ func decodeReport(t *testing.T, rec results.Record) irma.Report {
 // the policy / tool schemas and the user's messages; their outputs reach the
 // agent's prompt; every token is counted.
 func TestFakeAPIRun(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	task := offlinetest.Task("pay")
 	srv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {
@@ -232,6 +233,7 @@ func loadRecords(t *testing.T, dir string) []results.Record {
 
 // `ledgerbench run --agent irma` on retail against the fake API.
 func TestCLIRunFakeAPI(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	dom, err := domains.Load("retail", root)
 	if err != nil {
@@ -283,6 +285,7 @@ func TestCLIRunFakeAPI(t *testing.T) {
 
 // `ledgerbench run --agent irma` with the offline backbones.
 func TestCLIRunOffline(t *testing.T) {
+	t.Parallel()
 	for _, bb := range []string{"gold", "sim"} {
 		t.Run(bb, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "run")
@@ -310,6 +313,7 @@ func TestCLIRunOffline(t *testing.T) {
 // registered domain, and runs its helpers once per user message the agent
 // answered.
 func TestOfflineSameTrajectories(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	limit := 6
 	if testing.Short() {
@@ -366,6 +370,7 @@ func TestOfflineSameTrajectories(t *testing.T) {
 // trajectory as the baseline: helper calls get the fixed offline reply and
 // do not consume recorded turns.
 func TestReplaySameTrajectories(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	dom, err := domains.Load("telecom", root)
 	if err != nil {

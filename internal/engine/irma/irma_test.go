@@ -191,6 +191,7 @@ func ownPrompt() *baseline.Prompt {
 }
 
 func TestSystemPromptGolden(t *testing.T) {
+	t.Parallel()
 	goldentest.Check(t, *update, "system_prompt.golden", irma.SystemPrompt(ownPrompt(), offlinetest.Policy))
 	p := ownPrompt()
 	if got, want := irma.SystemPrompt(p, "p"), p.SystemWith(p.Instruction+"\n\n"+irma.FACTInstruction, "p"); got != want {
@@ -203,6 +204,7 @@ func TestSystemPromptGolden(t *testing.T) {
 // agent's system message (reused on tool-result turns); the state holds no
 // block.
 func TestSchedulingAndContext(t *testing.T) {
+	t.Parallel()
 	a, gen, replies := shopConversation(t, irma.Options{Prompt: ownPrompt()})
 	reqs := gen.requests()
 	var kinds []string
@@ -289,6 +291,7 @@ func TestSchedulingAndContext(t *testing.T) {
 // Helper calls are accounted one by one; the reply of a helper turn carries
 // the helpers' usage, the report totals add up.
 func TestAccounting(t *testing.T) {
+	t.Parallel()
 	a, _, replies := shopConversation(t, irma.Options{Prompt: ownPrompt()})
 	helpers := constraintsUsage.Add(toolsUsage)
 	wantUsage := []message.Usage{mainUsage.Add(helpers), mainUsage.Add(helpers), mainUsage, mainUsage}
@@ -343,6 +346,7 @@ func near(a, b float64) bool { return a-b < 1e-12 && b-a < 1e-12 }
 // A helper backbone of its own gets every helper call; the agent's backbone
 // sees agent turns only.
 func TestSeparateHelper(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	main := newFake(message.Message{Content: "Which order?"})
 	help := newFake()
@@ -359,6 +363,7 @@ func TestSeparateHelper(t *testing.T) {
 }
 
 func TestHelperErrors(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	infra := &llm.Error{Backbone: "fake", Status: 500, Err: errors.New("boom")}
 	tests := []struct {
@@ -402,6 +407,7 @@ func TestHelperErrors(t *testing.T) {
 
 // Empty helper replies leave "(none)" in the block.
 func TestEmptyHelperOutput(t *testing.T) {
+	t.Parallel()
 	got := irma.Block([]string{"a"}, "  ", "")
 	if strings.Count(got, "(none)") != 2 || !strings.HasPrefix(got, "\n<reformulated_input>\n") {
 		t.Errorf("block %q", got)
@@ -411,6 +417,7 @@ func TestEmptyHelperOutput(t *testing.T) {
 // The offline backbones answer helper requests with a fixed text and do not
 // move their scripts: the gold agent's next turn is still its first step.
 func TestOfflineHelperReply(t *testing.T) {
+	t.Parallel()
 	if irma.HelperMarker != offline.HelperMarker {
 		t.Fatalf("markers differ: %q vs %q", irma.HelperMarker, offline.HelperMarker)
 	}

@@ -1,5 +1,5 @@
 // Package judge evaluates τ²-bench's natural-language assertions with a
-// model (port-tau2.md §9.5): one call, no tools, whose system prompt asks for
+// model (NLAssertionsEvaluator in src/tau2/evaluator/evaluator_nl_assertions.py): one call, no tools, whose system prompt asks for
 // a JSON verdict per expected outcome and whose user prompt is the
 // conversation as "role: content" lines followed by the expected outcomes as
 // a Python list. Both are upstream's text, read from the pulled

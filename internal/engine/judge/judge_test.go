@@ -46,6 +46,7 @@ func ownPrompt(t *testing.T) *judge.Prompt {
 }
 
 func TestUserPromptGolden(t *testing.T) {
+	t.Parallel()
 	goldentest.Check(t, *update, "user_prompt.golden", ownPrompt(t).UserPrompt(traj, assertions))
 }
 
@@ -54,6 +55,7 @@ func TestUserPromptGolden(t *testing.T) {
 // after the opening quotes and keeps its indentation), the user prompt is
 // the f-string with its two fields, and the rendering substitutes them.
 func TestLoadPrompt(t *testing.T) {
+	t.Parallel()
 	p, err := judge.LoadPrompt(datatest.Root(t))
 	if err != nil {
 		t.Fatal(err)
@@ -83,6 +85,7 @@ func TestLoadPrompt(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	good := `{"results": [{"expectedOutcome": "A", "reasoning": "r1", "metExpectation": true}, {"expectedOutcome": "B", "reasoning": "r2", "metExpectation": "false"}]}`
 	cases := []struct {
 		name, in string
@@ -158,6 +161,7 @@ func newJudge(t *testing.T, replies ...openaitest.Reply) (*judge.Judge, *openait
 }
 
 func TestJudgeNL(t *testing.T) {
+	t.Parallel()
 	reply := openaitest.Reply{Content: "```json\n" + `{"results": [{"expectedOutcome": "` + assertions[0] + `", "reasoning": "It refused.", "metExpectation": true}, {"expectedOutcome": "` + strings.ReplaceAll(assertions[1], `'`, `'`) + `", "reasoning": "No refund offered.", "metExpectation": true}]}` + "\n```",
 		Usage: &openaitest.Usage{PromptTokens: 1000, CompletionTokens: 100}}
 	j, srv := newJudge(t, reply)
@@ -182,6 +186,7 @@ func TestJudgeNL(t *testing.T) {
 }
 
 func TestJudgeErrors(t *testing.T) {
+	t.Parallel()
 	j, _ := newJudge(t, openaitest.Status(500, ""), openaitest.Status(502, ""))
 	if _, err := j.JudgeNL(t.Context(), traj, assertions); !errors.Is(err, fault.ErrInfrastructure) {
 		t.Errorf("transport failure: %v", err)

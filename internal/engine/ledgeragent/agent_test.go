@@ -118,6 +118,7 @@ func newAgent(t *testing.T, g *gen, mode ledgeragent.Mode) *ledgeragent.Agent {
 }
 
 func TestReviseRemovesCallAndKeepsTurn(t *testing.T) {
+	t.Parallel()
 	g := &gen{replies: []message.Message{
 		// reads and an unreadied write in one message: the write is revised, the read goes out
 		{ToolCalls: []message.ToolCall{call("r1", "get_user_details", `{"user_id": "u1"}`), call("w1", "pay_order", `{"order_id": "#O1", "payment_method_id": "card_1"}`)}},
@@ -156,6 +157,7 @@ func TestReviseRemovesCallAndKeepsTurn(t *testing.T) {
 }
 
 func TestAllCallsGatedRegenerates(t *testing.T) {
+	t.Parallel()
 	g := &gen{replies: []message.Message{
 		{ToolCalls: []message.ToolCall{call("w1", "pay_order", `{"order_id": "#O1", "payment_method_id": "card_1"}`)}},
 		{ToolCalls: []message.ToolCall{call("r1", "get_order_details", `{"order_id": "#O1"}`)}},
@@ -171,6 +173,7 @@ func TestAllCallsGatedRegenerates(t *testing.T) {
 }
 
 func TestBlockAndFailedReadsAndWrites(t *testing.T) {
+	t.Parallel()
 	g := &gen{replies: []message.Message{
 		{ToolCalls: []message.ToolCall{call("r1", "get_order_details", `{"order_id": "#O1"}`), call("r2", "get_order_details", `{"order_id": "#X"}`)}},
 		{ToolCalls: []message.ToolCall{call("w1", "pay_order", `{"order_id": "#O1", "payment_method_id": "card_1"}`)}},
@@ -200,6 +203,7 @@ func TestBlockAndFailedReadsAndWrites(t *testing.T) {
 }
 
 func TestModesAndModelCalls(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []ledgeragent.Mode{ledgeragent.LedgerOnly, ledgeragent.GateOnly} {
 		g := &gen{replies: []message.Message{{ToolCalls: []message.ToolCall{call("w1", "pay_order", `{"order_id": "#O1", "payment_method_id": "card_1"}`)}}}}
 		a := newAgent(t, g, mode)

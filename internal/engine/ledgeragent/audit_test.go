@@ -35,6 +35,7 @@ func (shop) Mutations(tool string, args json.RawMessage, l *ledger.Ledger) []led
 }
 
 func TestAudits(t *testing.T) {
+	t.Parallel()
 	dom := shop{offlinetest.New()}
 	ts := offlinetest.Tasks()[:1] // "pay"
 	// the gold script's evidence: the write lacks the reads its gate needs

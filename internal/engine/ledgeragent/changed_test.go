@@ -9,6 +9,7 @@ import (
 )
 
 func TestChangedLines(t *testing.T) {
+	t.Parallel()
 	block := func(lines ...string) string {
 		if len(lines) == 0 {
 			return ""

@@ -31,6 +31,7 @@ func decisions(vs []ledger.Verdict) []ledger.Decision {
 // TestShadowReusedIDs: a provider that reuses one tool-call id for every
 // call must not make the audit pair a read with another call's output.
 func TestShadowReusedIDs(t *testing.T) {
+	t.Parallel()
 	dom := shop{offlinetest.New()}
 	for _, tc := range []struct {
 		name string
@@ -77,6 +78,7 @@ func TestShadowReusedIDs(t *testing.T) {
 // message: live, the write is judged before the read returns; the shadow
 // audit of the same recorded message gives the same verdict.
 func TestShadowSameMessageSemantics(t *testing.T) {
+	t.Parallel()
 	dom := shop{offlinetest.New()}
 	msg := message.Message{Role: message.Assistant, ToolCalls: []message.ToolCall{
 		call("r1", "get_user_details", readUserU1), call("r2", "get_order_details", readO1), call("w1", "pay_order", payO1)}}
@@ -110,6 +112,7 @@ func TestShadowSameMessageSemantics(t *testing.T) {
 // TestLiveReusedIDs: the live agent pairs results with its calls in order
 // when a provider reuses an id inside one message.
 func TestLiveReusedIDs(t *testing.T) {
+	t.Parallel()
 	g := &gen{replies: []message.Message{
 		{ToolCalls: []message.ToolCall{call("x", "get_order_details", readO1), call("x", "get_user_details", readUserU1)}},
 		{Content: "ok"},
@@ -132,6 +135,7 @@ func TestLiveReusedIDs(t *testing.T) {
 // TestFailuresLabelled: every failing predicate is reported with its own id
 // and reason; the verdict's Reason is the deciding predicate's.
 func TestFailuresLabelled(t *testing.T) {
+	t.Parallel()
 	dom := shop{offlinetest.New()}
 	g := ledgeragent.NewGate(dom, dom)
 	v := g.Judge(ledger.New(), "pay_order", "c", []byte(payO1))

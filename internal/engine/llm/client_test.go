@@ -96,6 +96,7 @@ func conversation() []message.Message {
 }
 
 func TestGenerateReplies(t *testing.T) {
+	t.Parallel()
 	usage := &openaitest.Usage{PromptTokens: 1000, CompletionTokens: 200, CachedTokens: 400, ReasoningTokens: 50}
 	tests := []struct {
 		name      string
@@ -218,6 +219,7 @@ func TestGenerateReplies(t *testing.T) {
 }
 
 func TestMalformedArgumentsBecomeToolError(t *testing.T) {
+	t.Parallel()
 	srv := openaitest.NewServer(t,
 		openaitest.Calls(openaitest.ToolCall{ID: "call_m", Name: "cancel_reservation", Arguments: `{"reservation_id": "ABC`}),
 		openaitest.Text("ok"),
@@ -245,6 +247,7 @@ func TestMalformedArgumentsBecomeToolError(t *testing.T) {
 }
 
 func TestRequestFormat(t *testing.T) {
+	t.Parallel()
 	srv := openaitest.NewServer(t, openaitest.Text("a"), openaitest.Text("b"))
 	b := testBackbone(srv)
 	b.MaxCompletionTokens = 4096
@@ -354,6 +357,7 @@ func jsonEqual(t *testing.T, a, b json.RawMessage) bool {
 }
 
 func TestRequestParameters(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		mutate func(*Backbone)
@@ -431,6 +435,7 @@ func TestRequestParameters(t *testing.T) {
 }
 
 func TestStripThinkBackbone(t *testing.T) {
+	t.Parallel()
 	srv := openaitest.NewServer(t, openaitest.Text("<think>\nplan\n</think>\n\nHello!"))
 	b := testBackbone(srv)
 	b.StripThink = true
@@ -445,6 +450,7 @@ func TestStripThinkBackbone(t *testing.T) {
 }
 
 func TestReasoningRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, send := range []bool{true, false} {
 		srv := openaitest.NewServer(t,
 			openaitest.Reply{ReasoningContent: "Need the user id first.", ToolCalls: []openaitest.ToolCall{{Name: "get_user_details", Arguments: `{"user_id":"u1"}`}}},
@@ -480,6 +486,7 @@ func TestReasoningRoundTrip(t *testing.T) {
 }
 
 func TestRetries(t *testing.T) {
+	t.Parallel()
 	httpDate := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	tests := []struct {
 		name       string
@@ -623,11 +630,12 @@ func sumDurations(ds []time.Duration) time.Duration {
 }
 
 func TestBackoffFullJitter(t *testing.T) {
+	t.Parallel()
 	var asked []time.Duration
-	c := &Client{opts: Options{
+	c := &Options{
 		BackoffBase: time.Second, BackoffMax: 10 * time.Second,
 		Jitter: func(d time.Duration) time.Duration { asked = append(asked, d); return d - 1 },
-	}}
+	}
 	for n := 1; n <= 6; n++ {
 		c.backoff(n, 0)
 	}
@@ -644,6 +652,7 @@ func TestBackoffFullJitter(t *testing.T) {
 }
 
 func TestRetryAfterParse(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	tests := []struct {
 		name   string
@@ -667,6 +676,7 @@ func TestRetryAfterParse(t *testing.T) {
 }
 
 func TestContextLengthError(t *testing.T) {
+	t.Parallel()
 	srv := openaitest.NewServer(t, openaitest.Reply{Status: 400,
 		Message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens."})
 	c := newTestClient(t, testBackbone(srv), Options{})
@@ -677,6 +687,7 @@ func TestContextLengthError(t *testing.T) {
 }
 
 func TestAPIKeyNeverInErrors(t *testing.T) {
+	t.Parallel()
 	// A hostile provider echoes the Authorization header in its messages.
 	echo := func(r *openaitest.Request) openaitest.Reply {
 		return openaitest.Reply{Status: 401, Message: "invalid key: " + r.Header.Get("Authorization")}
@@ -719,7 +730,42 @@ func TestAPIKeyNeverInErrors(t *testing.T) {
 	}
 }
 
+// Only a value long enough to be a key is redacted: a one-letter "key"
+// must not redact the letters of the provider's message.
+func TestShortKeyNotRedacted(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.NewServer(t, openaitest.Reply{Status: 400, Message: "max_tokens is too large for this model"})
+	c := newTestClient(t, testBackbone(srv), Options{LookupEnv: func(string) (string, bool) { return "a", true }})
+	_, err := c.Generate(t.Context(), Request{Messages: conversation()})
+	if err == nil || !strings.Contains(err.Error(), "max_tokens is too large for this model") || strings.Contains(err.Error(), "[REDACTED]") {
+		t.Errorf("err = %v; want the provider's message intact", err)
+	}
+}
+
+func TestRedact(t *testing.T) {
+	t.Parallel()
+	msg := errors.New("invalid key sk-abcdefgh; a bad request")
+	tests := []struct {
+		key, want string
+	}{
+		{"", msg.Error()},
+		{"a", msg.Error()},
+		{"sk-abcd", msg.Error()}, // 7 characters: not a key
+		{"sk-abcdefgh", "invalid key [REDACTED]; a bad request"},
+		{"sk-other-key", msg.Error()},
+	}
+	for _, tc := range tests {
+		if got := Redact(msg, tc.key).Error(); got != tc.want {
+			t.Errorf("Redact(%q) = %q; want %q", tc.key, got, tc.want)
+		}
+	}
+	if Redact(nil, "sk-abcdefgh") != nil {
+		t.Error("Redact(nil) != nil")
+	}
+}
+
 func TestContextCancelStopsPromptly(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		reply openaitest.Reply
@@ -754,6 +800,7 @@ func TestContextCancelStopsPromptly(t *testing.T) {
 }
 
 func TestRateLimiter(t *testing.T) {
+	t.Parallel()
 	srv := openaitest.NewHandlerServer(t, func(*openaitest.Request) openaitest.Reply { return openaitest.Text("ok") })
 	b := testBackbone(srv)
 	b.RPM = 1200 // 20/s, burst 20
@@ -788,6 +835,7 @@ func TestRateLimiter(t *testing.T) {
 }
 
 func TestTokenLimiter(t *testing.T) {
+	t.Parallel()
 	l := newLimiter(0, 6000) // 100 tokens/s, burst 600
 	ctx := t.Context()
 	start := time.Now()
@@ -809,6 +857,7 @@ func TestTokenLimiter(t *testing.T) {
 }
 
 func TestCache(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	srv := openaitest.NewServer(t,
 		openaitest.Reply{Content: "One.", ReasoningContent: "r", ToolCalls: []openaitest.ToolCall{
@@ -874,6 +923,7 @@ func TestCache(t *testing.T) {
 }
 
 func TestCacheKeyIgnoresAPIKey(t *testing.T) {
+	t.Parallel()
 	srv := openaitest.NewServer(t, openaitest.Text("x"))
 	dir := t.TempDir()
 	b := testBackbone(srv)
@@ -889,13 +939,17 @@ func TestCacheKeyIgnoresAPIKey(t *testing.T) {
 }
 
 func TestRandomFaults(t *testing.T) {
+	t.Parallel()
 	srv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {
 		return openaitest.Calls(openaitest.Call("get_user_details", `{"user_id":"u1"}`))
 	})
 	srv.SetFaults(&openaitest.Faults{Seed: 7, RateLimit: 0.2, ServerError: 0.05, MalformedArgs: 0.02, Hang: 0.01, RetryAfter: "0"})
 	b := testBackbone(srv)
 	b.MaxRetries = ptr(20)
-	b.Timeout = time.Second // only the injected hangs reach it
+	// Only the injected hangs may reach the attempt timeout: 5s, not less,
+	// so that a reply slowed by a loaded machine (-race, parallel tests) is
+	// not retried and counted twice.
+	b.Timeout = 5 * time.Second
 	c := newTestClient(t, b, Options{BackoffBase: time.Millisecond})
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -930,6 +984,7 @@ func TestRandomFaults(t *testing.T) {
 }
 
 func TestPool(t *testing.T) {
+	t.Parallel()
 	cfg := &Config{Backbones: map[string]Backbone{
 		"b": {Name: "b", BaseURL: "https://example.com/v1", Model: "m", APIKeyEnv: "B_KEY"},
 		"a": {Name: "a", BaseURL: "http://localhost:8000/v1", Model: "m"},
@@ -952,6 +1007,7 @@ func TestPool(t *testing.T) {
 // is sent back as "" like upstream does; null content and text replies are
 // not. OnRequest sees every body once.
 func TestEmptyContentAndOnRequest(t *testing.T) {
+	t.Parallel()
 	call := openaitest.ToolCall{ID: "c", Name: "get_user_details", Arguments: `{}`}
 	cases := []struct {
 		name  string

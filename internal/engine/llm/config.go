@@ -12,7 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
+	"github.com/ledgerbench/ledgerbench/internal/core/strictyaml"
 )
 
 // Defaults for fields a backbone leaves out.
@@ -32,8 +34,8 @@ type Config struct {
 	// retrieval of banking_knowledge). The name is upstream's embedding
 	// model name (text-embedding-3-large, qwen3-embedding-8b).
 	Embeddings map[string]Embedding `yaml:"embeddings"`
-	// pos holds the lines of the file's keys (nil when not read from one).
-	pos *positions
+	// lines are the lines of the file's keys (none when not read from one).
+	lines strictyaml.Lines
 }
 
 // Backbone is one model endpoint speaking the OpenAI chat completions API.
@@ -233,11 +235,11 @@ func Load(path string) (*Config, error) {
 		return nil, fmt.Errorf("load backbones: %w", err)
 	}
 	cfg, probs := decode(b)
-	if len(probs) == 0 {
-		probs = cfg.located()
+	if cfg != nil {
+		probs = append(probs, cfg.located(probs)...)
 	}
 	if len(probs) > 0 {
-		return nil, probs.err(path)
+		return nil, probs.Err(path)
 	}
 	return cfg, nil
 }
@@ -251,7 +253,7 @@ func Decode(r io.Reader) (*Config, error) {
 	}
 	cfg, probs := decode(b)
 	if len(probs) > 0 {
-		return nil, probs.err("")
+		return nil, probs.Err("")
 	}
 	return cfg, nil
 }
@@ -334,14 +336,14 @@ func (b Backbone) problems() []problem {
 		bad("", "name must start with a letter or digit and use only letters, digits and . _ : / -")
 	}
 	if b.BaseURL == "" {
-		bad("", "base_url is required")
+		bad("base_url", "base_url is required")
 	} else if u, err := url.Parse(b.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		bad("base_url", "base_url %q is not an http(s) URL", b.BaseURL)
 	} else if u.User != nil {
 		bad("base_url", "base_url must not contain credentials; use api_key_env")
 	}
 	if b.Model == "" {
-		bad("", "model is required")
+		bad("model", "model is required")
 	}
 	if b.APIKeyEnv != "" && !envNameRE.MatchString(b.APIKeyEnv) {
 		// Never echo the value: it may be a key pasted in by mistake.
@@ -402,7 +404,7 @@ var ErrUnknownBackbone = errors.New("llm: unknown backbone")
 func (c *Config) Backbone(name string) (Backbone, error) {
 	b, ok := c.Backbones[name]
 	if !ok {
-		return Backbone{}, fmt.Errorf("%w %q (known: %s)", ErrUnknownBackbone, name, strings.Join(c.Names(), ", "))
+		return Backbone{}, errext.Usagef("%w %q (known: %s)", ErrUnknownBackbone, name, strings.Join(c.Names(), ", "))
 	}
 	return b, nil
 }

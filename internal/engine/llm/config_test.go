@@ -12,6 +12,7 @@ import (
 )
 
 func TestShippedBackbones(t *testing.T) {
+	t.Parallel()
 	cfg, err := Load("../../../backbones.yaml")
 	if err != nil {
 		t.Fatalf("Load: %v", err)
@@ -45,6 +46,7 @@ func TestShippedBackbones(t *testing.T) {
 }
 
 func TestDecodeStrict(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		doc     string
@@ -98,6 +100,7 @@ func TestPriceUnset(t *testing.T) {
 }
 
 func TestLoadMissingFile(t *testing.T) {
+	t.Parallel()
 	_, err := Load("testdata/nope.yaml")
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Load(missing) = %v; want fs.ErrNotExist", err)
@@ -105,6 +108,7 @@ func TestLoadMissingFile(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	good := func() Backbone {
 		return Backbone{Name: "ok", BaseURL: "https://api.example.com/v1", Model: "m", APIKeyEnv: "EXAMPLE_KEY"}
 	}
@@ -157,6 +161,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestConfigValidateJoinsEverything(t *testing.T) {
+	t.Parallel()
 	cfg := &Config{Judge: "missing", Backbones: map[string]Backbone{
 		"a": {Name: "a", Model: "m"},
 		"b": {Name: "b", BaseURL: "http://x/v1"},
@@ -173,6 +178,7 @@ func TestConfigValidateJoinsEverything(t *testing.T) {
 }
 
 func TestAPIKey(t *testing.T) {
+	t.Parallel()
 	b := Backbone{Name: "x", APIKeyEnv: "X_KEY"}
 	env := map[string]string{"X_KEY": "  sk-1  ", "EMPTY": ""}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
@@ -193,6 +199,7 @@ func TestAPIKey(t *testing.T) {
 }
 
 func TestPriceCost(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		p    Price
 		u    message.Usage

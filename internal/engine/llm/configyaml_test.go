@@ -12,6 +12,7 @@ import (
 // with the line it is on (the line of the key, of the value, or of the
 // backbone's name for a missing key), in full, in line order.
 func TestLoadLineNumbers(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file string
 		want []string // after "testdata/backbones/FILE"
@@ -49,6 +50,13 @@ func TestLoadLineNumbers(t *testing.T) {
 		{"syntax.yaml", []string{":4: not valid YAML: did not find expected key"}},
 		{"empty.yaml", []string{": empty document"}},
 		{"no_backbones.yaml", []string{":2: no backbones defined"}},
+		// Decoding and validation in one pass: a second run would find no
+		// more (the unknown key stands for the missing model it suggests).
+		{"one_pass.yaml", []string{
+			`:4: backbone "x": unknown key "modle" (did you mean "model"?)`,
+			`:8: backbone "y": temperature 3 is outside [0, 2]`,
+			":9: backbone \"y\": timeout: `soon` is not a duration such as 90s or 5m",
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
@@ -82,8 +90,8 @@ func FuzzDecode(f *testing.F) {
 		cfg, probs := decode(b)
 		if len(probs) > 0 {
 			for _, p := range probs {
-				if p.msg == "" {
-					t.Fatalf("problem without a message at line %d", p.line)
+				if p.Msg == "" {
+					t.Fatalf("problem without a message at line %d", p.Line)
 				}
 			}
 			return
@@ -92,6 +100,6 @@ func FuzzDecode(f *testing.F) {
 		if len(probs) > 0 || !reflect.DeepEqual(cfg.Backbones, again.Backbones) || cfg.Judge != again.Judge {
 			t.Fatalf("second decode differs: %v", probs)
 		}
-		_ = cfg.located()
+		_ = cfg.located(nil)
 	})
 }

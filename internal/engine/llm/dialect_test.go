@@ -11,6 +11,7 @@ import (
 // TestDialectTauBenchV1 checks the request τ-bench v1's litellm calls make
 // against the τ²-bench default, on the same conversation.
 func TestDialectTauBenchV1(t *testing.T) {
+	t.Parallel()
 	temp, zero := 0.5, 0.0
 	enc, err := newEncoder(Backbone{Model: "m", Temperature: &temp, MaxTokens: 64})
 	if err != nil {

@@ -93,11 +93,17 @@ func (c *Client) Generate(ctx context.Context, req Request) (Response, error) {
 // attempt's latency; a failed call is an *Error, an interrupted one wraps
 // the context's error.
 func (c *Client) exchange(ctx context.Context, body []byte, estimate int, send func(ctx context.Context, a *attempt) error) (*attempt, int, time.Duration, time.Duration, error) {
-	var waited time.Duration
-	for n := 1; ; n++ {
+	var (
+		waited, latency time.Duration
+		ok              *attempt // the attempt that succeeded
+		e               *Error   // the last failure
+		cause           error    // its cause as the SDK reported it
+		late            bool     // the last attempt timed out
+	)
+	n, last, exhausted, err := c.opts.Retry(ctx, c.b.maxRetries(), func(n int) Attempt {
 		t0 := time.Now()
 		if err := c.lim.wait(ctx, estimate); err != nil {
-			return nil, n, waited, 0, c.ctxError(ctx, err)
+			return Attempt{Err: c.ctxError(ctx, err), Final: true}
 		}
 		waited += time.Since(t0)
 
@@ -105,48 +111,52 @@ func (c *Client) exchange(ctx context.Context, body []byte, estimate int, send f
 		actx, cancel := context.WithTimeout(ctx, c.b.timeout())
 		t1 := time.Now()
 		err := send(actx, a)
-		latency := time.Since(t1)
+		took := time.Since(t1)
 		timedOut := actx.Err() != nil
 		cancel()
 		if err == nil {
-			return a, n, waited, latency, nil
+			ok, latency = a, took
+			return Attempt{}
 		}
 		if ctx.Err() != nil {
-			return nil, n, waited, 0, c.ctxError(ctx, ctx.Err())
+			return Attempt{Err: c.ctxError(ctx, ctx.Err()), Final: true}
 		}
-
 		status := statusOf(err, a)
-		e := &Error{Backbone: c.b.Name, Attempts: n, Status: status, Err: redact(describe(err), c.key), KeyEnv: c.b.APIKeyEnv}
+		e = &Error{Backbone: c.b.Name, Attempts: n, Status: status, Err: Redact(describe(err), c.key), KeyEnv: c.b.APIKeyEnv}
+		cause, late = err, timedOut
 		if timedOut {
 			e.Err = fmt.Errorf("attempt timed out after %s", c.b.timeout())
 		}
-		if !retryable(status) {
-			c.explain(e, err)
-			return nil, n, waited, 0, e
-		}
-		if n > c.b.maxRetries() {
-			e.Retryable = true
-			switch {
-			case status == http.StatusTooManyRequests:
-				e.Hint = "the provider keeps rate limiting; lower rpm/tpm or concurrency"
-			case timedOut:
-				e.Hint = "raise the backbone's timeout if the model is slow"
-			case status >= 500:
-				e.Hint = "the provider is failing; try again later"
-			case errors.As(err, new(*badReplyError)):
-				e.Hint = "the provider keeps answering without a completion; try again later"
-			default:
-				e.Hint = "check base_url and the network"
-			}
-			return nil, n, waited, 0, e
-		}
-		d := c.backoff(n, retryAfter(a.header, c.opts.now()))
-		c.opts.logf("llm %s: attempt %d failed (%v); retrying in %s", c.b.Name, n, e, d.Round(time.Millisecond))
-		if err := c.opts.sleep(ctx, d); err != nil {
-			return nil, n, waited, 0, c.ctxError(ctx, err)
-		}
+		return Attempt{Err: e, Status: status, Header: a.header}
+	}, func(n int, a Attempt, d time.Duration) {
+		c.opts.logf("llm %s: attempt %d failed (%v); retrying in %s", c.b.Name, n, a.Err, d.Round(time.Millisecond))
 		waited += d
+	})
+	switch {
+	case err != nil:
+		return nil, n, waited, 0, c.ctxError(ctx, err)
+	case last.Final:
+		return nil, n, waited, 0, last.Err
+	case last.Err == nil:
+		return ok, n, waited, latency, nil
+	case !exhausted:
+		c.explain(e, cause)
+		return nil, n, waited, 0, e
 	}
+	e.Retryable = true
+	switch {
+	case e.Status == http.StatusTooManyRequests:
+		e.Hint = "the provider keeps rate limiting; lower rpm/tpm or concurrency"
+	case late:
+		e.Hint = "raise the backbone's timeout if the model is slow"
+	case e.Status >= 500:
+		e.Hint = "the provider is failing; try again later"
+	case errors.As(cause, new(*badReplyError)):
+		e.Hint = "the provider keeps answering without a completion; try again later"
+	default:
+		e.Hint = "check base_url and the network"
+	}
+	return nil, n, waited, 0, e
 }
 
 // ctxError wraps the error of an interrupted wait or call.
@@ -158,20 +168,6 @@ func (c *Client) ctxError(ctx context.Context, err error) error {
 		err = fmt.Errorf("%v: %w", err, context.DeadlineExceeded)
 	}
 	return fmt.Errorf("llm %s: call interrupted: %w", c.b.Name, err)
-}
-
-// retryable reports whether a failure with this HTTP status (0: no response)
-// is worth retrying.
-func retryable(status int) bool {
-	switch {
-	case status == 0:
-		return true // connection error, timeout or unreadable response
-	case status == http.StatusRequestTimeout, status == http.StatusConflict, status == http.StatusTooManyRequests:
-		return true
-	case status >= 500:
-		return true
-	}
-	return false
 }
 
 // explain adds a hint to a non-retryable failure.
@@ -199,19 +195,6 @@ func (c *Client) explain(e *Error, err error) {
 	default:
 		e.Hint = "the provider refused the request"
 	}
-}
-
-// backoff returns the wait before retry n (n ≥ 1).
-func (c *Client) backoff(n int, retryAfter time.Duration) time.Duration {
-	base := c.opts.backoffBase()
-	if retryAfter > 0 {
-		return min(retryAfter, maxRetryAfter) + c.opts.jitter(base/4)
-	}
-	ceil := c.opts.backoffMax()
-	if n <= 30 {
-		ceil = min(ceil, base<<(n-1))
-	}
-	return c.opts.jitter(ceil)
 }
 
 // retryAfter reads retry-after-ms (OpenAI) or Retry-After (seconds or an
@@ -242,18 +225,6 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 	}
 	return 0
 }
-
-// redact removes the API key from an error's text.
-func redact(err error, key string) error {
-	if err == nil || key == "" || !strings.Contains(err.Error(), key) {
-		return err
-	}
-	return redactedError(strings.ReplaceAll(err.Error(), key, "[REDACTED]"))
-}
-
-type redactedError string
-
-func (e redactedError) Error() string { return string(e) }
 
 // fallbackCallID names a tool call the provider left without an ID,
 // deterministically from the request.

@@ -11,6 +11,7 @@ import (
 // 300 code points, never inside a multi-byte character (the text goes into
 // records and logs).
 func TestProviderMessageClipsOnCharacters(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		body string

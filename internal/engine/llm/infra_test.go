@@ -15,6 +15,7 @@ import (
 // pass it on; context errors and the participant's own errors keep their
 // kind.
 func TestFailed(t *testing.T) {
+	t.Parallel()
 	backbone := &llm.Error{Backbone: "gpt", Attempts: 4, Status: 429, Retryable: true, Err: errors.New("Too Many Requests")}
 	own := errors.New("no tool named x")
 	tests := []struct {

@@ -3,7 +3,7 @@
 // A Config (backbones.yaml) names endpoints; a Pool hands out one Client per
 // backbone, shared by every simulation that uses it, so rate limits hold for
 // the whole process. Client.Generate converts our messages and tools to the
-// wire format the way τ²-bench does (see port-tau2.md §7), retries transient
+// wire format the way τ²-bench does (to_litellm_messages in src/tau2/utils/llm_utils.py), retries transient
 // failures with backoff, accounts usage, latency and cost, and can answer
 // repeated requests from an on-disk cache.
 //

@@ -36,6 +36,7 @@ func goldenRequest() (Backbone, Request) {
 }
 
 func TestEncodeGolden(t *testing.T) {
+	t.Parallel()
 	b, req := goldenRequest()
 	enc, err := newEncoder(b)
 	if err != nil {
@@ -56,6 +57,7 @@ func TestEncodeGolden(t *testing.T) {
 }
 
 func TestEncodeUnknownRole(t *testing.T) {
+	t.Parallel()
 	enc, _ := newEncoder(Backbone{Model: "m"})
 	_, err := enc.encode(nil, &Request{Messages: []message.Message{{Role: "robot"}}})
 	if err == nil || !strings.Contains(err.Error(), `unknown role "robot"`) {
@@ -64,6 +66,7 @@ func TestEncodeUnknownRole(t *testing.T) {
 }
 
 func TestArgumentsText(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		raw  string
 		want string
@@ -306,6 +309,7 @@ func hasDuplicateKeys(s string) bool {
 }
 
 func TestStripThink(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		content, reasoning     string
 		wantContent, wantReasn string
@@ -326,6 +330,7 @@ func TestStripThink(t *testing.T) {
 
 // TestMessageShape: messages as upstream's to_litellm_messages writes them.
 func TestMessageShape(t *testing.T) {
+	t.Parallel()
 	call := message.ToolCall{ID: "c1", Name: "get_order", Arguments: json.RawMessage(`{"order_id":"#W1","n":[1,2.50],"s":"é"}`)}
 	cases := []struct {
 		name string
@@ -365,6 +370,7 @@ func TestMessageShape(t *testing.T) {
 // TestRequestSampling: tool_choice "auto" whenever tools are sent, the seed
 // when set, the backbone's temperature, and nothing else by default.
 func TestRequestSampling(t *testing.T) {
+	t.Parallel()
 	msgs := []message.Message{{Role: message.System, Content: "s"}, {Role: message.User, Content: "u"}}
 	cases := []struct {
 		name string

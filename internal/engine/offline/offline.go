@@ -50,6 +50,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
 	"github.com/ledgerbench/ledgerbench/internal/engine/orchestrator"
@@ -167,18 +168,18 @@ func Parse(name string) (b Backbone, ok bool, err error) {
 	switch Kind(kind) {
 	case Gold:
 		if hasArg {
-			return Backbone{}, true, fmt.Errorf("offline backbone %q: gold takes no parameters", name)
+			return Backbone{}, true, errext.Usagef("offline backbone %q: gold takes no parameters", name)
 		}
 		return Backbone{Kind: Gold}, true, nil
 	case Replay:
 		if strings.TrimSpace(arg) == "" {
-			return Backbone{}, true, fmt.Errorf("offline backbone %q: replay needs a file: replay:PATH/results.json", name)
+			return Backbone{}, true, errext.Usagef("offline backbone %q: replay needs a file: replay:PATH/results.json", name)
 		}
 		return Backbone{Kind: Replay, File: arg}, true, nil
 	case Sim:
 		r, err := parseRates(arg, hasArg)
 		if err != nil {
-			return Backbone{}, true, fmt.Errorf("offline backbone %q: %w", name, err)
+			return Backbone{}, true, errext.Usagef("offline backbone %q: %w", name, err)
 		}
 		return Backbone{Kind: Sim, Rates: r}, true, nil
 	}
@@ -311,7 +312,7 @@ func reasonForCall(task *tasks.Task) string {
 	// Free-text instructions (banking_knowledge's) tell the simulated user
 	// when to say a stop token; the scripted user states them without it,
 	// or the conversation would end at once.
-	for _, tok := range orchestrator.StopTokens {
+	for _, tok := range orchestrator.StopTokens() {
 		s = strings.ReplaceAll(s, tok, "")
 	}
 	s = strings.Join(strings.Fields(s), " ")

@@ -47,6 +47,7 @@ func run(t *testing.T, dom envs.Domain, task *tasks.Task, a orchestrator.Agent, 
 }
 
 func TestGoldShop(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	for _, id := range []string{"pay", "device"} {
 		t.Run(id, func(t *testing.T) {
@@ -139,6 +140,7 @@ func hasArg(c message.ToolCall, key, want string) bool {
 }
 
 func TestSimGateFeedback(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	task := offlinetest.Task("pay")
 	refuse := func(c message.ToolCall) bool {
@@ -181,6 +183,7 @@ func TestSimGateFeedback(t *testing.T) {
 // A gate that refuses the gold call itself (a false positive) must not make
 // the scripted agent loop: it records the refusal and moves on.
 func TestGateRefusesGold(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	task := offlinetest.Task("pay")
 	g := &gateAgent{Agent: newAgent(dom, offline.NewGoldAgent(dom, task, nil)), refuse: func(c message.ToolCall) bool { return c.Name == "pay_order" }, viaTool: true}
@@ -195,6 +198,7 @@ func TestGateRefusesGold(t *testing.T) {
 }
 
 func TestSimMissAndDeterminism(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	task := offlinetest.Task("device")
 	rec := run(t, dom, task, newAgent(dom, offline.NewSimAgent(dom, task, 3, offline.Rates{Miss: 1}, nil)), newUser(dom, task, offline.NewUser(task)))
@@ -223,6 +227,7 @@ func TestSimMissAndDeterminism(t *testing.T) {
 }
 
 func TestParseBackbone(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in      string
 		ok      bool
@@ -267,6 +272,7 @@ func TestParseBackbone(t *testing.T) {
 }
 
 func TestParseRequest(t *testing.T) {
+	t.Parallel()
 	msg := offline.RequestPrefix + "\n- restart_device {}\n- set_mode {\"mode\":\"4g\"}\nnot an item\n- bare"
 	calls, ok := offline.ParseRequest(msg)
 	if !ok || len(calls) != 3 {
@@ -293,6 +299,7 @@ func FuzzParseRequest(f *testing.F) {
 }
 
 func TestMutateUsesSiblings(t *testing.T) {
+	t.Parallel()
 	// Stale state on the "pay" task must take another payment method of
 	// the user (seen in get_user_details), never an invented value.
 	dom := offlinetest.New()
@@ -314,6 +321,7 @@ func TestMutateUsesSiblings(t *testing.T) {
 // A stale fault that has nothing to draw from is recorded as not applied
 // and the gold call is made.
 func TestStaleNotApplicable(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	task := offlinetest.Task("device")
 	task.EvaluationCriteria.Actions = task.EvaluationCriteria.Actions[3:] // cancel_order with no read before it
@@ -325,6 +333,7 @@ func TestStaleNotApplicable(t *testing.T) {
 }
 
 func TestReplay(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	task := offlinetest.Task("device")
 	// Record a gold run in τ²-bench's results format, then replay it.
@@ -406,6 +415,7 @@ func writeTau2(t *testing.T, path, taskID string, trial int, msgs []message.Mess
 }
 
 func TestContextCanceled(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	task := offlinetest.Task("pay")
 	ctx, cancel := context.WithCancel(t.Context())

@@ -15,6 +15,7 @@ import (
 // only when the simulation has a wall-clock limit; anything else that ended
 // the context is an infrastructure error.
 func TestInterrupted(t *testing.T) {
+	t.Parallel()
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()
 	expired, cancel2 := context.WithDeadline(context.Background(), time.Unix(0, 0))

@@ -54,14 +54,14 @@ type callCounter interface {
 }
 
 // Stop tokens of the user simulator.
-var StopTokens = []string{"###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###"}
+func StopTokens() []string { return []string{"###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###"} }
 
 // IsUserStop reports whether a user message ends the conversation.
 func IsUserStop(m message.Message) bool {
 	if m.IsToolCall() {
 		return false
 	}
-	for _, t := range StopTokens {
+	for _, t := range StopTokens() {
 		if strings.Contains(m.Content, t) {
 			return true
 		}

@@ -48,6 +48,7 @@ func calls(cs ...string) message.Message {
 }
 
 func TestRunPayTask(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	agent := &script{msgs: []message.Message{
 		calls(`get_user_details {"user_id": "u1"}`, `get_order_details {"order_id": "#O1"}`),
@@ -86,6 +87,7 @@ func TestRunPayTask(t *testing.T) {
 }
 
 func TestUserToolsRouteBackToUser(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	agent := &script{msgs: []message.Message{
 		calls(`get_user_details {"user_id": "u1"}`),
@@ -122,6 +124,7 @@ func TestUserToolsRouteBackToUser(t *testing.T) {
 }
 
 func TestTerminations(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	badCall := calls(`get_order_details {"order_id": "#nope"}`)
 	loopAgent := func(m message.Message, n int) *script {
@@ -169,6 +172,7 @@ func TestTerminations(t *testing.T) {
 }
 
 func TestMalformedArgumentsAreToolErrors(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	agent := &script{msgs: []message.Message{
 		{ToolCalls: []message.ToolCall{{ID: "x", Name: "get_user_details", Arguments: json.RawMessage(`"{not json"`)}}},
@@ -215,6 +219,7 @@ func BenchmarkTurnOverhead(b *testing.B) {
 // with agent_error or user_error and stays in the trajectory as its last
 // message.
 func TestEmptyMessageKept(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	cases := []struct {
 		name  string
@@ -247,6 +252,7 @@ func TestEmptyMessageKept(t *testing.T) {
 // step that stopped, so a stop on the last allowed step ends as max_steps;
 // one step earlier it stays a stop.
 func TestStopOnLastStep(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	cases := []struct {
 		name     string
@@ -292,6 +298,7 @@ func (e brokenEnv) Call(ctx context.Context, req message.Requestor, name string,
 // TestToolInfrastructureFailure: a tool's infrastructure failure ends the
 // simulation as an infrastructure error; the model never sees it.
 func TestToolInfrastructureFailure(t *testing.T) {
+	t.Parallel()
 	agent := &script{msgs: []message.Message{calls(`get_user_details {"user_id": "u1"}`, `lookup_kb {"query": "x"}`)}}
 	user := &script{msgs: []message.Message{text("Hi, I am u1.")}}
 	rec, err := orchestrator.Run(context.Background(), brokenDomain{offlinetest.New()}, offlinetest.Task("pay"), agent, user, orchestrator.Config{})

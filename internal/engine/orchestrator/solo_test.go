@@ -33,6 +33,7 @@ func loadSolo(t *testing.T) (*telecom.Solo, *tasks.Task) {
 }
 
 func TestSoloLoop(t *testing.T) {
+	t.Parallel()
 	stop := text("###STOP###")
 	cases := []struct {
 		name     string
@@ -101,6 +102,7 @@ func TestSoloLoop(t *testing.T) {
 // The agent's phone-tool calls run on the phone (upstream's solo routing);
 // user-requested calls are refused with upstream's error.
 func TestSoloEnvRouting(t *testing.T) {
+	t.Parallel()
 	dom, task := loadSolo(t)
 	env, err := evaluator.NewInitializedEnv(context.Background(), dom, task)
 	if err != nil {

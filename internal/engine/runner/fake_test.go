@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
@@ -69,8 +70,6 @@ type script struct {
 	pass func(Spec) bool
 	// infra makes the agent fail with an infrastructure error.
 	infra func(Spec) bool
-	// delay is spent in each agent turn (honouring ctx).
-	delay time.Duration
 	// block, if set, makes every agent turn wait until it is closed.
 	block chan struct{}
 }
@@ -82,9 +81,29 @@ type tracker struct {
 	running atomic.Int64
 	peak    atomic.Int64
 	started atomic.Int64
+	// entered receives one event per agent that started its first turn.
+	entered chan struct{}
 }
 
-func newTracker() *tracker { return &tracker{calls: map[results.UnitKey]int{}} }
+func newTracker() *tracker {
+	return &tracker{calls: map[results.UnitKey]int{}, entered: make(chan struct{}, 1024)}
+}
+
+// waitEntered waits until n agents have started their first turn; false
+// (and a test error) if they did not within 10s.
+func (tr *tracker) waitEntered(t *testing.T, n int) bool {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for range n {
+		select {
+		case <-tr.entered:
+		case <-timeout:
+			t.Errorf("%d agents did not start", n)
+			return false
+		}
+	}
+	return true
+}
 
 func (tr *tracker) makers(sc script) Makers {
 	return Makers{
@@ -110,6 +129,10 @@ func (a *fakeAgent) Next(ctx context.Context, _ []message.Message) (message.Mess
 		a.tr.started.Add(1)
 		n := a.tr.running.Add(1)
 		defer a.tr.running.Add(-1)
+		select {
+		case a.tr.entered <- struct{}{}:
+		default:
+		}
 		for {
 			p := a.tr.peak.Load()
 			if n <= p || a.tr.peak.CompareAndSwap(p, n) {
@@ -119,13 +142,6 @@ func (a *fakeAgent) Next(ctx context.Context, _ []message.Message) (message.Mess
 		if a.sc.block != nil {
 			select {
 			case <-a.sc.block:
-			case <-ctx.Done():
-				return message.Message{}, ctx.Err()
-			}
-		}
-		if a.sc.delay > 0 {
-			select {
-			case <-time.After(a.sc.delay):
 			case <-ctx.Done():
 				return message.Message{}, ctx.Err()
 			}

@@ -17,6 +17,7 @@ import (
 )
 
 func TestTrialSeedsMatchPython(t *testing.T) {
+	t.Parallel()
 	// Values printed by CPython 3.11:
 	//   random.seed(s); [random.randint(0, 1_000_000) for _ in range(n)]
 	tests := []struct {
@@ -43,12 +44,19 @@ func TestTrialSeedsMatchPython(t *testing.T) {
 }
 
 func TestRunEveryUnitOnceUnderLimit(t *testing.T) {
+	t.Parallel()
 	dom := newFakeDomain(13)
 	units := Units(dom.TaskList(), TrialSeeds(300, 4))
 	tr := newTracker()
 	sink := &memSink{}
 	const limit = 5
-	cfg := Config{Domain: dom, Makers: tr.makers(script{delay: 5 * time.Millisecond, pass: func(s Spec) bool { return s.Trial%2 == 0 }}),
+	// The first simulations wait until the limit is reached, then all go.
+	block := make(chan struct{})
+	go func() {
+		tr.waitEntered(t, limit)
+		close(block)
+	}()
+	cfg := Config{Domain: dom, Makers: tr.makers(script{block: block, pass: func(s Spec) bool { return s.Trial%2 == 0 }}),
 		Concurrency: limit, Labels: Labels{Agent: "fake", Backbone: "b", UserBackbone: "u"}}
 	out, err := Run(context.Background(), cfg, units, sink)
 	if err != nil {
@@ -88,6 +96,7 @@ func TestRunEveryUnitOnceUnderLimit(t *testing.T) {
 }
 
 func TestRunTrialsOfATaskRunTogether(t *testing.T) {
+	t.Parallel()
 	dom := newFakeDomain(3)
 	units := Units(dom.TaskList(), TrialSeeds(300, 4))
 	for i, u := range units[:4] {
@@ -98,6 +107,7 @@ func TestRunTrialsOfATaskRunTogether(t *testing.T) {
 }
 
 func TestResumeRunsOnlyMissingAndInfra(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, results.SimulationsFile)
 	dom := newFakeDomain(6)
@@ -160,6 +170,7 @@ func TestResumeRunsOnlyMissingAndInfra(t *testing.T) {
 }
 
 func TestShardPartition(t *testing.T) {
+	t.Parallel()
 	dom := newFakeDomain(50)
 	units := Units(dom.TaskList(), TrialSeeds(300, 4))
 	for _, n := range []int{1, 2, 3, 7} {
@@ -186,6 +197,7 @@ func TestShardPartition(t *testing.T) {
 }
 
 func TestParseShard(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in      string
 		want    Shard
@@ -208,6 +220,7 @@ func TestParseShard(t *testing.T) {
 }
 
 func TestRunStopsStartingOnCancel(t *testing.T) {
+	t.Parallel()
 	dom := newFakeDomain(20)
 	units := Units(dom.TaskList(), TrialSeeds(300, 1))
 	tr := newTracker()
@@ -222,9 +235,8 @@ func TestRunStopsStartingOnCancel(t *testing.T) {
 		out, err = Run(ctx, cfg, units, sink)
 		close(done)
 	}()
-	waitFor(t, func() bool { return tr.running.Load() == 4 })
-	cancel()
-	time.Sleep(20 * time.Millisecond)
+	tr.waitEntered(t, 4)
+	cancel()     // cancels Run's own context before it returns: no unit starts after it
 	close(block) // in-flight simulations finish
 	<-done
 	if !errors.Is(err, ErrStopped) || !errors.Is(err, context.Canceled) {
@@ -241,6 +253,7 @@ func TestRunStopsStartingOnCancel(t *testing.T) {
 }
 
 func TestRunDrainCancelsInFlight(t *testing.T) {
+	t.Parallel()
 	dom := newFakeDomain(4)
 	units := Units(dom.TaskList(), TrialSeeds(300, 1))
 	tr := newTracker()
@@ -248,7 +261,7 @@ func TestRunDrainCancelsInFlight(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cfg := Config{Domain: dom, Makers: tr.makers(script{block: make(chan struct{})}), Concurrency: 2, Drain: 10 * time.Millisecond}
 	go func() {
-		waitFor(t, func() bool { return tr.running.Load() == 2 })
+		tr.waitEntered(t, 2)
 		cancel()
 	}()
 	out, err := Run(ctx, cfg, units, sink)
@@ -266,6 +279,7 @@ func TestRunDrainCancelsInFlight(t *testing.T) {
 }
 
 func TestRunSinkFailureStops(t *testing.T) {
+	t.Parallel()
 	dom := newFakeDomain(10)
 	units := Units(dom.TaskList(), TrialSeeds(300, 2))
 	tr := newTracker()
@@ -280,6 +294,7 @@ func TestRunSinkFailureStops(t *testing.T) {
 }
 
 func TestProgressCounts(t *testing.T) {
+	t.Parallel()
 	dom := newFakeDomain(5)
 	units := Units(dom.TaskList(), TrialSeeds(300, 2))
 	tr := newTracker()
@@ -299,22 +314,12 @@ func TestProgressCounts(t *testing.T) {
 	}
 }
 
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not reached")
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 // TestProgressRejudgeAddsOnlyTheJudge: re-judging a judge_pending record
 // replays no conversation, so the progress (which an experiment's cost cap
 // reads) counts only what the new judgement adds, not the conversation's
 // cost a second time.
 func TestProgressRejudgeAddsOnlyTheJudge(t *testing.T) {
+	t.Parallel()
 	dom := newFakeDomain(1)
 	pending := results.Record{ID: "sim-1", TaskID: "0", TerminationReason: evaluator.InfrastructureError, JudgePending: evaluator.UserStop,
 		Messages:  []message.Message{{Role: message.Assistant, Content: "the secret"}},

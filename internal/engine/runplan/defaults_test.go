@@ -16,10 +16,11 @@ func config(t *testing.T, text string) *llm.Config {
 	return cfg
 }
 
-// Item 7 of issue 17: the user simulator and the judge default as
+// The user simulator and the judge default as
 // `tau2 run`'s (gpt-4.1-2025-04-14 at temperature 0), each default said;
 // judge: of the backbones file is the judge whatever the agent's backbone.
 func TestUpstreamDefaults(t *testing.T) {
+	t.Parallel()
 	const upstream = `
 backbones:
   fake: {base_url: "http://x/v1", model: fake-model, temperature: 0.7}

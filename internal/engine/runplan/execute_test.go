@@ -17,6 +17,7 @@ import (
 // API, as `experiment` does, then plans it again: the continued run has
 // nothing pending and takes its settings from the manifest.
 func TestPlanExecute(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	load := func(name string, solo bool, _ domains.Options) (envs.Domain, map[string]string, error) {
 		d, err := domains.Load(name, root)

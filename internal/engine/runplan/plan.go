@@ -25,6 +25,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
@@ -102,13 +103,6 @@ type Options struct {
 	Now func() time.Time
 }
 
-// UsageError marks an error in the settings themselves (exit status 2 in
-// the CLI).
-type UsageError struct{ Err error }
-
-func (u UsageError) Error() string { return u.Err.Error() }
-func (u UsageError) Unwrap() error { return u.Err }
-
 // Plan is a run resolved before starting.
 type Plan struct {
 	// Options are the settings after the manifest of a continued run and
@@ -171,7 +165,8 @@ func unpriced(cfg *llm.Config, agent, user, judge string, solo bool) (fields, na
 func (p *Plan) Close() error { return p.lock.Unlock() }
 
 // New resolves opts: the run being continued if Out holds one, the tasks,
-// the makers and the manifest. Errors in the settings are UsageErrors.
+// the makers and the manifest. Errors in the settings are usage errors
+// (errext.ExitUsage).
 func New(ctx context.Context, opts Options) (_ *Plan, err error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -189,7 +184,7 @@ func New(ctx context.Context, opts Options) (_ *Plan, err error) {
 		}
 	}()
 	if opts.Resume && opts.Out == "" {
-		return nil, UsageError{errors.New("--resume needs --out DIR (the run directory to continue)")}
+		return nil, errext.Usage(errors.New("--resume needs --out DIR (the run directory to continue)"))
 	}
 	if opts.Out != "" {
 		ok, err := results.Exists(opts.Out)
@@ -218,7 +213,7 @@ func New(ctx context.Context, opts Options) (_ *Plan, err error) {
 	}
 	shard, err := runner.ParseShard(opts.Shard)
 	if err != nil {
-		return nil, UsageError{err}
+		return nil, errext.Usage(err)
 	}
 	dopts, err := retrievalOptions(&opts)
 	if err != nil {
@@ -231,10 +226,10 @@ func New(ctx context.Context, opts Options) (_ *Plan, err error) {
 	p.Domain = dom
 	p.Tasks, err = dom.Tasks().Select(tasks.Selection{Split: opts.Split, TaskIDs: opts.TaskIDs, Limit: opts.Limit})
 	if err != nil {
-		return nil, UsageError{err}
+		return nil, errext.Usage(err)
 	}
 	if len(p.Tasks) == 0 {
-		return nil, UsageError{fmt.Errorf("no tasks selected in %s", opts.Domain)}
+		return nil, errext.Usagef("no tasks selected in %s", opts.Domain)
 	}
 
 	cfg, err := loadBackbones(&opts)
@@ -266,7 +261,7 @@ func New(ctx context.Context, opts Options) (_ *Plan, err error) {
 	}
 	traits, err := usersim.ParseTraits(opts.Traits)
 	if err != nil {
-		return nil, UsageError{fmt.Errorf("--traits: %w", err)}
+		return nil, errext.Usagef("--traits: %w", err)
 	}
 	bo := agents.Options{Domain: dom, DataRoot: opts.DataDir, Agent: opts.Agent, Backbone: opts.Backbone,
 		UserBackbone: opts.UserBackbone, JudgeBackbone: opts.JudgeBackbone, Getenv: opts.Getenv, LLM: llmOpts,
@@ -284,8 +279,8 @@ func New(ctx context.Context, opts Options) (_ *Plan, err error) {
 	}
 	if p.judge == nil && !opts.NoJudge {
 		if n := CountNL(p.Tasks); n > 0 {
-			return nil, UsageError{fmt.Errorf("%d of the %d selected tasks have NL assertions in their reward and need a judge: pass --judge-backbone NAME (or set judge: in %s), or --no-judge to run them unjudged (reports then say so)",
-				n, len(p.Tasks), opts.BackbonesFile)}
+			return nil, errext.Usagef("%d of the %d selected tasks have NL assertions in their reward and need a judge: pass --judge-backbone NAME (or set judge: in %s), or --no-judge to run them unjudged (reports then say so)",
+				n, len(p.Tasks), opts.BackbonesFile)
 		}
 	}
 	judgeName := ""
@@ -366,6 +361,9 @@ func fillFromManifest(opts *Options, m *results.Manifest) {
 	})
 }
 
+// validate checks how the settings go together; each flag's own value
+// (counts, durations, names) is checked where the flags are read (the CLI's
+// contract; an experiment file's validation).
 func validate(opts *Options) error {
 	var errs []error
 	if opts.Domain == "" {
@@ -377,26 +375,28 @@ func validate(opts *Options) error {
 	if opts.NoJudge && opts.JudgeBackbone != "" && opts.JudgeBackbone != agents.NoJudge {
 		errs = append(errs, errors.New("--no-judge and --judge-backbone exclude each other"))
 	}
-	if opts.Trials < 1 {
-		errs = append(errs, fmt.Errorf("--trials %d: need at least 1", opts.Trials))
-	}
-	if opts.Concurrency < 1 {
-		errs = append(errs, fmt.Errorf("--concurrency %d: need at least 1", opts.Concurrency))
-	}
-	if opts.MaxSteps < 1 || opts.MaxErrors < 1 {
-		errs = append(errs, errors.New("--max-steps and --max-errors must be positive"))
-	}
-	if opts.Limit < 0 || opts.Timeout < 0 || opts.Grace < 0 {
-		errs = append(errs, errors.New("--limit, --timeout and --grace must not be negative"))
-	}
-	if opts.Solo && ((opts.UserBackbone != "" && opts.UserBackbone != results.DummyUserImplementation) || opts.UserStyle != "" || opts.Traits != "" || opts.TraitMode != "") {
-		errs = append(errs, errors.New("--solo runs without a user: drop --user-backbone, --user-style, --traits and --trait-mode"))
+	if opts.Solo {
+		var given []string
+		for _, f := range []struct {
+			flag string
+			set  bool
+		}{{"--user-backbone", opts.UserBackbone != "" && opts.UserBackbone != results.DummyUserImplementation},
+			{"--user-style", opts.UserStyle != ""}, {"--traits", opts.Traits != ""}, {"--trait-mode", opts.TraitMode != ""}} {
+			if f.set {
+				given = append(given, f.flag)
+			}
+		}
+		if len(given) > 0 {
+			errs = append(errs, fmt.Errorf("--solo runs without a user: drop %s", strings.Join(given, ", ")))
+		}
+	} else if opts.TraitMode != "" && opts.Traits == "" {
+		errs = append(errs, fmt.Errorf("--trait-mode %s needs --traits (the traits it applies)", opts.TraitMode))
 	}
 	if !opts.Solo && opts.UserBackbone == results.DummyUserImplementation {
 		errs = append(errs, fmt.Errorf("user %s is the solo mode's: pass --solo (a solo run resumes in solo mode)", results.DummyUserImplementation))
 	}
 	if err := errors.Join(errs...); err != nil {
-		return UsageError{err}
+		return errext.Usage(err)
 	}
 	return nil
 }
@@ -443,7 +443,7 @@ func defaultOut(opts *Options) string {
 func retrievalOptions(opts *Options) (domains.Options, error) {
 	d, err := domains.RetrievalOptions(opts.Domain, opts.RetrievalConfig, opts.RetrievalConfigKwargs)
 	if err != nil {
-		return d, UsageError{err}
+		return d, errext.Usage(err)
 	}
 	return d, nil
 }

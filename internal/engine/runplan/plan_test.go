@@ -1,18 +1,19 @@
 package runplan
 
 import (
-	"errors"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 )
 
 // TestFillFromManifest: a continued run takes what the caller left to it
 // from the manifest, and keeps what the caller set.
 func TestFillFromManifest(t *testing.T) {
+	t.Parallel()
 	m := &results.Manifest{Domain: "retail", Agent: "ledger", Backbone: "gpt-4.1", UserBackbone: "u", JudgeBackbone: "j",
 		Split: "test", TaskIDs: []string{"1", "2"}, Trials: 3, Seed: 9, MaxSteps: 50, MaxErrors: 5, Timeout: "1m0s",
 		Shard: "1/2", UserStyle: "tau2", Loop: "tau2", BackbonesFile: "/abs/b.yaml"}
@@ -56,6 +57,7 @@ func TestFillFromManifest(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	ok := Options{Domain: "retail", Backbone: "sim", Trials: 1, Concurrency: 1, MaxSteps: 1, MaxErrors: 1}
 	tests := []struct {
 		name string
@@ -66,10 +68,9 @@ func TestValidate(t *testing.T) {
 		{"no domain", func(o *Options) { o.Domain = "" }, "--domain is required"},
 		{"no backbone", func(o *Options) { o.Backbone = "" }, "--backbone is required"},
 		{"judge and no judge", func(o *Options) { o.NoJudge, o.JudgeBackbone = true, "j" }, "exclude each other"},
-		{"zero trials", func(o *Options) { o.Trials = 0 }, "--trials 0"},
-		{"zero concurrency", func(o *Options) { o.Concurrency = 0 }, "--concurrency 0"},
-		{"negative limit", func(o *Options) { o.Limit = -1 }, "must not be negative"},
-		{"solo with a user", func(o *Options) { o.Solo, o.UserBackbone = true, "u" }, "--solo runs without a user"},
+		{"solo with a user", func(o *Options) { o.Solo, o.UserBackbone = true, "u" }, "--solo runs without a user: drop --user-backbone"},
+		{"solo with traits", func(o *Options) { o.Solo, o.Traits, o.TraitMode = true, "impatience=high", "ignore" }, "--solo runs without a user: drop --traits, --trait-mode"},
+		{"trait mode without traits", func(o *Options) { o.TraitMode = "ignore" }, "--trait-mode ignore needs --traits"},
 		{"dummy user without solo", func(o *Options) { o.UserBackbone = results.DummyUserImplementation }, "pass --solo"},
 	}
 	for _, tc := range tests {
@@ -83,8 +84,7 @@ func TestValidate(t *testing.T) {
 				}
 				return
 			}
-			var u UsageError
-			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.As(err, &u) {
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !errext.IsUsage(err) {
 				t.Errorf("validate: %v; want a usage error saying %q", err, tc.want)
 			}
 		})
@@ -92,6 +92,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestCheckResume(t *testing.T) {
+	t.Parallel()
 	old := &results.Manifest{Domain: "retail", Trials: 2, TrialSeeds: []int64{1, 2}, Defaults: []string{"user-backbone x"}}
 	tests := []struct {
 		name string

@@ -17,6 +17,7 @@ import (
 // evidence reads before each write, the gate judging every write): every
 // task earns full reward, and the gate refuses no gold write.
 func TestGoldTelecom(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root := datatest.Root(t)
 	dom, err := tautraittelecom.Load(root)

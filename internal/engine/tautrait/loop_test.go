@@ -38,6 +38,7 @@ func say(s string) message.Message { return message.Message{Content: s} }
 // TestLoopRules checks the loop rules of τ-Trait's ToolCallingAgent and
 // Env.step (see the package documentation).
 func TestLoopRules(t *testing.T) {
+	t.Parallel()
 	dom, err := telehealth.Load(datatest.Root(t))
 	if err != nil {
 		t.Fatal(err)

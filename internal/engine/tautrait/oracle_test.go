@@ -24,6 +24,7 @@ import (
 // flag of our bodies, and litellm's routing arguments (model,
 // custom_llm_provider) of upstream's calls.
 func TestOracleFirstRequests(t *testing.T) {
+	t.Parallel()
 	cmdline := os.Getenv("LEDGERBENCH_TAUTRAIT_ORACLE")
 	if cmdline == "" || os.Getenv("TAUTRAIT_SRC") == "" {
 		t.Skip("LEDGERBENCH_TAUTRAIT_ORACLE and TAUTRAIT_SRC not set")

@@ -26,6 +26,7 @@ import (
 // replay:F` does), and checks that each recorded reward and every recorded
 // tool output are reproduced.
 func TestReplayRecordings(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root := datatest.Root(t)
 	for _, td := range tauTraitDomains(t, root) {
@@ -131,6 +132,7 @@ func atoi(t *testing.T, s string) int {
 // removed before comparing. The user's requests must be the recorded turns
 // in upstream's user flow.
 func TestRequestsAlongRecordings(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	prompts, err := usersim.LoadTraitPrompts(root)
 	if err != nil {

@@ -168,6 +168,7 @@ func mustJSON(v any) string {
 // carries the tool's name; earlier replies go back dumped, the agent's
 // arguments as written.
 func TestRequests(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	dom, err := telehealth.Load(root)
 	if err != nil {
@@ -237,6 +238,7 @@ func TestRequests(t *testing.T) {
 // TestLedgerAgentRequest: LedgerAgent on the τ-Trait loop sends the
 // baseline's request plus the ledger block appended to the system message.
 func TestLedgerAgentRequest(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	dom, err := telehealth.Load(root)
 	if err != nil {

@@ -51,6 +51,7 @@ var v1Domains = []struct {
 // Only what is not model-facing is normalised: the model name and stream
 // flag of our bodies, litellm's routing arguments of upstream's calls.
 func TestV1OracleRequests(t *testing.T) {
+	t.Parallel()
 	cmdline := os.Getenv("LEDGERBENCH_V1_REQUESTS_ORACLE")
 	if cmdline == "" {
 		t.Skip("LEDGERBENCH_V1_REQUESTS_ORACLE not set")
@@ -176,6 +177,7 @@ func detect(t *testing.T, root, path string) (envs.Domain, string, bool) {
 // --backbone replay:F --user-backbone replay:F` does) and checks each
 // recorded reward and every recorded tool output are reproduced.
 func TestV1ReplayRecordings(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root := datatest.Repo(t, data.TauBench, data.TauTrait)
 	for _, path := range v1Recordings(t) {
@@ -253,6 +255,7 @@ func TestV1ReplayRecordings(t *testing.T) {
 // every step; OpenAI's "annotations" removed), and every user request the
 // recorded turns in upstream's user flow with the domain's user prompt.
 func TestV1RequestsAlongRecordings(t *testing.T) {
+	t.Parallel()
 	root := datatest.Repo(t, data.TauBench, data.TauTrait)
 	for _, path := range v1Recordings(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {

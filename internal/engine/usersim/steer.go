@@ -42,8 +42,9 @@ type SteerClient struct {
 	HTTP *http.Client
 	// Timeout bounds one attempt (0: 2 minutes).
 	Timeout time.Duration
-	// MaxRetries is the number of retries of transport failures and 429/5xx
-	// statuses (upstream makes one attempt; default 3).
+	// MaxRetries is the number of retries of the failures llm.Retry retries
+	// (no response, 408, 409, 429, 5xx), with its backoff and Retry-After
+	// (upstream makes one attempt; default 3).
 	MaxRetries *int
 	// Sleep waits between retries (nil: a timer watching ctx).
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -115,36 +116,26 @@ func (c *SteerClient) Steer(ctx context.Context, traits Traits, msgs []message.M
 	if c.MaxRetries != nil {
 		retries = *c.MaxRetries
 	}
-	var last error
-	for n := 1; ; n++ {
-		t0 := time.Now()
-		text, status, err := c.post(ctx, body)
-		if err == nil {
-			return SteerResponse{Content: text, Attempts: n, Latency: time.Since(t0)}, nil
-		}
-		if ctx.Err() != nil {
-			return SteerResponse{}, fmt.Errorf("%w: %w", ErrSteer, ctx.Err())
-		}
-		last = err
-		retry := status == 0 || status == http.StatusTooManyRequests || status >= 500
-		if !retry || n > retries {
-			return SteerResponse{}, fault.Infrastructure(fmt.Errorf("%w: after %d attempts: %w", ErrSteer, n, last))
-		}
-		if err := c.sleep(ctx, time.Duration(1<<(n-1))*time.Second); err != nil {
-			return SteerResponse{}, fmt.Errorf("%w: %w", ErrSteer, err)
-		}
+	var text string
+	t0 := time.Now()
+	retry := llm.Options{Sleep: c.Sleep}
+	n, last, _, err := retry.Retry(ctx, retries, func(int) llm.Attempt {
+		t0 = time.Now()
+		var a llm.Attempt
+		text, a = c.post(ctx, body)
+		return a
+	}, nil)
+	switch {
+	case err != nil:
+		return SteerResponse{}, fmt.Errorf("%w: %w", ErrSteer, err)
+	case last.Err != nil:
+		return SteerResponse{}, fault.Infrastructure(fmt.Errorf("%w: after %d attempts: %w", ErrSteer, n, last.Err))
 	}
+	return SteerResponse{Content: text, Attempts: n, Latency: time.Since(t0)}, nil
 }
 
-func (c *SteerClient) sleep(ctx context.Context, d time.Duration) error {
-	if c.Sleep != nil {
-		return c.Sleep(ctx, d)
-	}
-	return llm.Sleep(ctx, d)
-}
-
-// post makes one attempt; status is 0 when no response arrived.
-func (c *SteerClient) post(ctx context.Context, body []byte) (string, int, error) {
+// post makes one attempt (Status 0: no response arrived).
+func (c *SteerClient) post(ctx context.Context, body []byte) (string, llm.Attempt) {
 	timeout := c.Timeout
 	if timeout <= 0 {
 		timeout = 2 * time.Minute
@@ -153,7 +144,7 @@ func (c *SteerClient) post(ctx context.Context, body []byte) (string, int, error
 	defer cancel()
 	hr, err := http.NewRequestWithContext(actx, http.MethodPost, c.Endpoint, bytes.NewReader(body))
 	if err != nil {
-		return "", -1, err
+		return "", llm.Attempt{Err: err, Final: true}
 	}
 	hr.Header.Set("Content-Type", "application/json")
 	hr.Header.Set("API-Key", c.Key)
@@ -163,30 +154,23 @@ func (c *SteerClient) post(ctx context.Context, body []byte) (string, int, error
 	}
 	resp, err := hc.Do(hr)
 	if err != nil {
-		return "", 0, redactKey(err, c.Key)
+		return "", llm.Attempt{Err: llm.Redact(err, c.Key)}
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
 	if err != nil {
-		return "", 0, err
+		return "", llm.Attempt{Err: err}
 	}
 	if resp.StatusCode != http.StatusOK {
-		return "", resp.StatusCode, fmt.Errorf("status %d: %.200s", resp.StatusCode, strings.TrimSpace(string(raw)))
+		return "", llm.Attempt{Err: fmt.Errorf("status %d: %.200s", resp.StatusCode, strings.TrimSpace(string(raw))), Status: resp.StatusCode, Header: resp.Header}
 	}
 	var out struct {
 		Response *string `json:"response"`
 	}
 	if err := json.Unmarshal(raw, &out); err != nil || out.Response == nil {
-		return "", resp.StatusCode, fmt.Errorf("invalid response: %.200s", strings.TrimSpace(string(raw)))
+		return "", llm.Attempt{Err: fmt.Errorf("invalid response: %.200s", strings.TrimSpace(string(raw))), Status: resp.StatusCode}
 	}
-	return *out.Response, resp.StatusCode, nil
-}
-
-func redactKey(err error, key string) error {
-	if key == "" || !strings.Contains(err.Error(), key) {
-		return err
-	}
-	return errors.New(strings.ReplaceAll(err.Error(), key, "[REDACTED]"))
+	return *out.Response, llm.Attempt{Status: resp.StatusCode}
 }
 
 var _ Steerer = (*SteerClient)(nil)

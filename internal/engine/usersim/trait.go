@@ -143,6 +143,11 @@ const (
 	TraitIgnore TraitMode = "ignore"
 )
 
+// TraitModes are the ways a τ-Trait user can apply its traits.
+func TraitModes() []string {
+	return []string{string(TraitSteer), string(TraitPrompt), string(TraitIgnore)}
+}
+
 // TraitLabel is the trait label of a run's records and report groups
 // (results.Record.Trait): the traits as name=level pairs in a fixed order,
 // marked "(ignored)" when the mode ignores them; "" without traits. traits

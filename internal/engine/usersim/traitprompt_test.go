@@ -14,6 +14,7 @@ import (
 // user.py and checks how System assembles it, against the source text read
 // here at test time.
 func TestTraitPromptsFromSource(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	p, err := LoadTraitPrompts(root)
 	if err != nil {
@@ -60,6 +61,7 @@ func TestTraitPromptsFromSource(t *testing.T) {
 }
 
 func TestParseTraitPromptsErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, src, want string }{
 		{"no class", "def build_system_prompt(self):\n    return ''\n", "LLMUserSimulationEnv.build_system_prompt"},
 		{"no template fields", `class LLMUserSimulationEnv:
@@ -95,6 +97,7 @@ func TestParseTraitPromptsErrors(t *testing.T) {
 // user.py: the same template as τ-Trait's with the ordinary forthcomingness
 // rule written in and no final newline, and the same greeting.
 func TestV1PromptsFromSource(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	v1, err := LoadV1Prompts(root)
 	if err != nil {

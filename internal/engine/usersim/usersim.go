@@ -1,12 +1,12 @@
 // Package usersim simulates the user side of a conversation with a model:
 //
-//   - Simulator is τ²-bench's user simulator (port-tau2.md §8): a system
+//   - Simulator is τ²-bench's user simulator (src/tau2/user/user_simulator.py): a system
 //     prompt made of the global simulation guidelines (read from the pulled
 //     data) and the task's scenario in <scenario> tags; the conversation is
 //     sent with roles flipped (the simulated user speaks as "assistant");
 //     telecom users call their own phone tools, with requestor "user".
-//   - Trait is τ-Trait's user simulator for telehealth (port-telehealth.md
-//     §7): a different prompt and message flow, and user traits
+//   - Trait is τ-Trait's user simulator for telehealth (tau_trait/envs/user.py):
+//     a different prompt and message flow, and user traits
 //     (impatience, confusion, skeptical, incoherence at low, medium or high)
 //     applied either by τ-Trait's hosted steering endpoint (faithful) or by a
 //     prompt-based approximation on an ordinary chat model (ours; upstream

@@ -43,6 +43,7 @@ func ownPrompt(t *testing.T, guidelines string) *usersim.Prompt {
 }
 
 func TestSystemPromptGolden(t *testing.T) {
+	t.Parallel()
 	g, err := os.ReadFile("testdata/guidelines.md")
 	if err != nil {
 		t.Fatal(err)
@@ -57,6 +58,7 @@ func TestSystemPromptGolden(t *testing.T) {
 // fields, filled with the guidelines file (the tools variant for users
 // with tools) and the scenario, nothing trimmed.
 func TestLoadPrompt(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	p, err := usersim.LoadPrompt(root)
 	if err != nil {
@@ -102,6 +104,7 @@ func TestLoadPrompt(t *testing.T) {
 }
 
 func TestUserTools(t *testing.T) {
+	t.Parallel()
 	all := offlinetest.New().UserTools()
 	task := &tasks.Task{}
 	if got := usersim.UserTools(all, task); len(got) != 2 {
@@ -137,6 +140,7 @@ func roles(r openaitest.Request) string {
 // Role flipping, user tools with requestor user, skipped empty agent
 // messages, seed and temperature.
 func TestSimulatorFlow(t *testing.T) {
+	t.Parallel()
 	dom := offlinetest.New()
 	srv := openaitest.NewServer(t,
 		openaitest.Text("Hi, my phone is acting up."),
@@ -197,6 +201,7 @@ func TestSimulatorFlow(t *testing.T) {
 }
 
 func TestSimulatorInfrastructure(t *testing.T) {
+	t.Parallel()
 	srv := openaitest.NewServer(t, openaitest.Status(401, ""))
 	s := usersim.New(newClient(t, srv), usersim.Options{System: "G" + "\n" + "S"})
 	_, err := s.Next(t.Context(), []message.Message{{Role: message.Assistant, Content: "hi"}})
@@ -218,6 +223,7 @@ func traitPrompts(t *testing.T) *usersim.TraitPrompts {
 // TestTraitPrompt: without traits the prompt is upstream's build_system_prompt;
 // the prompt approximation appends our trait section (golden: ours only).
 func TestTraitPrompt(t *testing.T) {
+	t.Parallel()
 	p := traitPrompts(t)
 	instr := "\n        You are Sam Lee. You want to book a check-up next week.\n        "
 	traits := usersim.Traits{"impatience": "high", "confusion": "low", "skeptical": "medium", "incoherence": "high"}
@@ -235,6 +241,7 @@ func TestTraitPrompt(t *testing.T) {
 }
 
 func TestParseTraits(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in, want, err string
 	}{
@@ -281,6 +288,7 @@ func FuzzParseTraits(f *testing.F) {
 // τ-Trait's message flow with a chat model: system, greeting as user, then
 // alternating; traits as a prompt approximation by default; no tools.
 func TestTraitChatModel(t *testing.T) {
+	t.Parallel()
 	srv := openaitest.NewServer(t, openaitest.Text("I need an appointment."), openaitest.Text("###STOP###"))
 	traits := usersim.Traits{"impatience": "high"}
 	u, err := usersim.NewTrait(newClient(t, srv), nil, usersim.TraitOptions{Prompts: traitPrompts(t), Instruction: "Book a visit.", Traits: traits})
@@ -363,6 +371,7 @@ func status(code int, body string) func(w http.ResponseWriter) {
 }
 
 func TestSteer(t *testing.T) {
+	t.Parallel()
 	srv := newSteerServer(t, status(503, "busy"), respond("ugh, fine. I need a visit."), respond("###STOP###"))
 	env := map[string]string{usersim.SteerEndpointEnv: srv.URL + "/steer_bare", usersim.SteerKeyEnv: "k-123"}
 	sc, err := usersim.NewSteerClient(func(k string) string { return env[k] })
@@ -408,7 +417,29 @@ func TestSteer(t *testing.T) {
 	}
 }
 
+// The steering client retries as the backbones do: a Retry-After sets the
+// wait, and waits have jitter.
+func TestSteerRetryAfter(t *testing.T) {
+	t.Parallel()
+	slow := func(w http.ResponseWriter) {
+		w.Header().Set("Retry-After", "7")
+		http.Error(w, "slow down", http.StatusTooManyRequests)
+	}
+	srv := newSteerServer(t, slow, status(503, "busy"), respond("fine."))
+	sc := &usersim.SteerClient{Endpoint: srv.URL, Key: "k"}
+	var waits []time.Duration
+	sc.Sleep = func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
+	r, err := sc.Steer(t.Context(), nil, []message.Message{{Role: message.User, Content: "hi"}})
+	if err != nil || r.Content != "fine." || r.Attempts != 3 {
+		t.Fatalf("Steer = %+v, %v; want fine. after 3 attempts", r, err)
+	}
+	if len(waits) != 2 || waits[0] < 7*time.Second || waits[0] > 7*time.Second+250*time.Millisecond || waits[1] >= 2*time.Second {
+		t.Errorf("waits %v; want Retry-After's 7s (plus jitter), then a jittered wait under 2s", waits)
+	}
+}
+
 func TestSteerErrors(t *testing.T) {
+	t.Parallel()
 	if _, err := usersim.NewSteerClient(func(string) string { return "" }); err == nil ||
 		!strings.Contains(err.Error(), usersim.SteerEndpointEnv) || !strings.Contains(err.Error(), usersim.SteerKeyEnv) {
 		t.Errorf("missing env: %v", err)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestCheckAndEstimates(t *testing.T) {
+	t.Parallel()
 	bbs, err := llm.Decode(strings.NewReader(`
 judge: keyed
 backbones:
@@ -88,6 +89,7 @@ backbones:
 // environment variables, not the backbones file, and its calls are left out
 // of the estimate (no price).
 func TestCheckSteer(t *testing.T) {
+	t.Parallel()
 	bbs, err := llm.Decode(strings.NewReader(`
 backbones:
   fake: {base_url: "http://x/v1", model: fake-model, price: {input: 2, output: 8}}

@@ -10,16 +10,16 @@
 package experiment
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
+	"github.com/ledgerbench/ledgerbench/internal/core/strictyaml"
 	"github.com/ledgerbench/ledgerbench/internal/engine/usersim"
 )
 
@@ -94,31 +94,35 @@ const (
 	DefaultMaxErrors = 10
 )
 
-// Load reads an experiment file strictly (unknown keys are errors), fills
-// defaults and validates it.
+// Load reads an experiment file strictly, fills defaults and validates it.
+// Every problem of the file is reported at once with its line
+// ("FILE:LINE: …", a usage error); a file that cannot be read is not a
+// usage error.
 func Load(path string) (*Config, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read experiment: %w", err)
 	}
-	c, err := Parse(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return c, nil
+	return parse(b, path)
 }
 
-// Parse decodes an experiment file.
-func Parse(b []byte) (*Config, error) {
+// Parse decodes an experiment document (problems as "line N: …").
+func Parse(b []byte) (*Config, error) { return parse(b, "") }
+
+func parse(b []byte, path string) (*Config, error) {
 	var c Config
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("decode experiment: %w", err)
+	lines, probs := strictyaml.Decode(b, &c, strictyaml.Options{})
+	if !probs.Covers(nil) {
+		c.fill()
+		for _, p := range c.problems() {
+			if !probs.Covers(p.Path) {
+				p.Line = lines.Of(p.Path...)
+				probs = append(probs, p)
+			}
+		}
 	}
-	c.fill()
-	if err := c.Validate(); err != nil {
-		return nil, err
+	if err := probs.Err(path); err != nil {
+		return nil, errext.Usage(err)
 	}
 	return &c, nil
 }
@@ -156,68 +160,97 @@ func (c *Config) fill() {
 // Validate reports every problem at once.
 func (c *Config) Validate() error {
 	var errs []error
+	for _, p := range c.problems() {
+		errs = append(errs, errors.New(p.Msg))
+	}
+	return errors.Join(errs...)
+}
+
+// problems are Validate's, each with the key it is about.
+func (c *Config) problems() []strictyaml.Problem {
+	var out []strictyaml.Problem
+	bad := func(path strictyaml.Path, format string, args ...any) {
+		out = append(out, strictyaml.Problem{Path: path, Msg: fmt.Sprintf(format, args...)})
+	}
 	if c.Out == "" {
-		errs = append(errs, errors.New("out: the experiment directory is required"))
+		bad(strictyaml.Path{"out"}, "out: the experiment directory is required")
 	}
-	if c.Trials < 1 || c.Concurrency < 1 || c.ParallelCells < 1 || c.MaxSteps < 1 || c.MaxErrors < 1 {
-		errs = append(errs, errors.New("trials, concurrency, parallel_cells, max_steps and max_errors must be positive"))
+	for _, f := range []struct {
+		key string
+		n   int
+	}{{"trials", c.Trials}, {"concurrency", c.Concurrency}, {"parallel_cells", c.ParallelCells}, {"max_steps", c.MaxSteps}, {"max_errors", c.MaxErrors}} {
+		if f.n < 1 {
+			bad(strictyaml.Path{f.key}, "%s must be positive (got %d)", f.key, f.n)
+		}
 	}
-	if c.Limit < 0 || c.MaxCost < 0 || c.MaxSimulations < 0 {
-		errs = append(errs, errors.New("limit, max_cost and max_simulations must not be negative"))
+	if c.Limit < 0 {
+		bad(strictyaml.Path{"limit"}, "limit must not be negative (got %d)", c.Limit)
+	}
+	if c.MaxCost < 0 {
+		bad(strictyaml.Path{"max_cost"}, "max_cost must not be negative (got %v)", c.MaxCost)
+	}
+	if c.MaxSimulations < 0 {
+		bad(strictyaml.Path{"max_simulations"}, "max_simulations must not be negative (got %d)", c.MaxSimulations)
 	}
 	if len(c.Grid) == 0 {
-		errs = append(errs, errors.New("grid: at least one block is required"))
+		bad(strictyaml.Path{"grid"}, "grid: at least one block is required")
 	}
 	for i, b := range c.Grid {
+		at := func(key string) strictyaml.Path { return strictyaml.Path{"grid", strconv.Itoa(i), key} }
 		var missing []string
-		if len(b.Domains) == 0 {
-			missing = append(missing, "domains")
-		}
-		if len(b.Agents) == 0 {
-			missing = append(missing, "agents")
-		}
-		if len(b.Backbones) == 0 {
-			missing = append(missing, "backbones")
+		for _, d := range []struct {
+			key  string
+			list []string
+		}{{"domains", b.Domains}, {"agents", b.Agents}, {"backbones", b.Backbones}} {
+			if len(d.list) == 0 {
+				missing = append(missing, d.key)
+			}
 		}
 		if len(missing) > 0 {
-			errs = append(errs, fmt.Errorf("grid[%d]: %s required", i, strings.Join(missing, ", ")))
+			bad(at(missing[0]), "grid[%d]: %s required", i, strings.Join(missing, ", "))
 		}
-		if b.Trials < 0 || (b.Limit != nil && *b.Limit < 0) {
-			errs = append(errs, fmt.Errorf("grid[%d]: trials and limit must not be negative", i))
+		if b.Trials < 0 {
+			bad(at("trials"), "grid[%d]: trials must not be negative (got %d)", i, b.Trials)
 		}
-		for _, tr := range b.Traits {
+		if b.Limit != nil && *b.Limit < 0 {
+			bad(at("limit"), "grid[%d]: limit must not be negative (got %d)", i, *b.Limit)
+		}
+		for j, tr := range b.Traits {
 			if tr == NoTraits {
 				continue
 			}
 			if t, err := usersim.ParseTraits(tr); err != nil {
-				errs = append(errs, fmt.Errorf("grid[%d]: traits %q: %w", i, tr, err))
+				bad(strictyaml.Path{"grid", strconv.Itoa(i), "traits", strconv.Itoa(j)}, "grid[%d]: traits %q: %v", i, tr, err)
 			} else if len(t) == 0 {
-				errs = append(errs, fmt.Errorf("grid[%d]: traits %q: no traits (write %q)", i, tr, NoTraits))
+				bad(strictyaml.Path{"grid", strconv.Itoa(i), "traits", strconv.Itoa(j)}, "grid[%d]: traits %q: no traits (write %q)", i, tr, NoTraits)
 			}
 		}
-		for _, list := range [][]string{b.Domains, b.Agents, b.Backbones, b.UserBackbones} {
-			for _, v := range list {
+		for _, d := range []struct {
+			key  string
+			list []string
+		}{{"domains", b.Domains}, {"agents", b.Agents}, {"backbones", b.Backbones}, {"user_backbones", b.UserBackbones}} {
+			for j, v := range d.list {
 				if strings.TrimSpace(v) == "" {
-					errs = append(errs, fmt.Errorf("grid[%d]: empty name", i))
+					bad(at(d.key), "grid[%d]: %s[%d] is an empty name", i, d.key, j)
 				}
 			}
 		}
 	}
-	if len(errs) == 0 {
+	if len(out) == 0 {
 		seen := map[string]string{}
 		for _, cell := range c.Cells() {
 			if prev, dup := seen[cell.Dir]; dup {
 				if prev == cell.ID() {
-					errs = append(errs, fmt.Errorf("cell %s appears twice in the grid", cell.ID()))
+					bad(strictyaml.Path{"grid"}, "cell %s appears twice in the grid", cell.ID())
 				} else {
-					errs = append(errs, fmt.Errorf("cells %s and %s would share the run directory %s", prev, cell.ID(), cell.Dir))
+					bad(strictyaml.Path{"grid"}, "cells %s and %s would share the run directory %s", prev, cell.ID(), cell.Dir)
 				}
 				continue
 			}
 			seen[cell.Dir] = cell.ID()
 		}
 	}
-	return errors.Join(errs...)
+	return out
 }
 
 // Cell is one run of the grid.

@@ -12,6 +12,7 @@ import (
 // published trajectories: the mean, over their simulations, of the usage
 // their agent and user messages record.
 func TestTypicalUsage(t *testing.T) {
+	t.Parallel()
 	root := datatest.Trajectories(t)
 	for _, tc := range []struct{ domain, file string }{
 		{"airline", "claude-sonnet-4-5_airline_default_gpt4.1_1trials.json"},

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
@@ -34,6 +35,7 @@ grid:
 `
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	c, err := Parse([]byte(`
 name: x
 out: runs/x
@@ -89,6 +91,7 @@ grid:
 // TestTraitCells: a block's traits are a dimension of its cells, each in
 // its own run directory, canonically named; "none" runs without traits.
 func TestTraitCells(t *testing.T) {
+	t.Parallel()
 	c, err := Parse([]byte("out: x\ngrid: [{domains: [telehealth], agents: [baseline], backbones: [m], user_backbones: [steer], traits: [none, '{\"confusion\": \"high\"}']}]"))
 	if err != nil {
 		t.Fatal(err)
@@ -106,6 +109,7 @@ func TestTraitCells(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ name, yaml, want string }{
 		{"unknown key", "out: x\ntrails: 4\ngrid: [{domains: [a], agents: [b], backbones: [c]}]", "trails"},
 		{"no out", "grid: [{domains: [a], agents: [b], backbones: [c]}]", "out:"},
@@ -127,7 +131,59 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// Every problem of a file in one pass, each at its line, in the file's
+// terms, with a suggestion for a likely typo; an empty file is named as
+// empty.
+func TestParseProblems(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, yaml string
+		want       []string
+	}{
+		{"empty", "", []string{"empty document"}},
+		{"comments only", "# nothing yet\n", []string{"empty document"}},
+		{"not a mapping", "- a\n", []string{"line 1: want a mapping of settings (name, out, …), found a list"}},
+		{"one pass", "out: x\ntrails: 4\nmax_cost: -1\nconcurrency: many\ngrid:\n  - domains: [a]\n    backbones: [c]\n    limit: 1.5\n  - sim\n", []string{
+			`line 2: unknown key "trails" (did you mean "trials"?)`,
+			"line 3: max_cost must not be negative (got -1)",
+			"line 4: concurrency: `many` is not a whole number",
+			"line 6: grid[0]: agents required",
+			"line 8: grid[0]: limit: `1.5` is not a whole number",
+			"line 9: grid[1]: want a mapping of its settings (domains, agents, …), found `sim`",
+		}},
+		{"twice", "out: x\nout: y\ngrid: [{domains: [a], agents: [b], backbones: [c]}]\n", []string{`line 2: key "out" given twice (first on line 1)`}},
+		{"syntax", "out: x\ngrid:\n  - domains: [a\n", []string{"line 3: not valid YAML: did not find expected ',' or ']'"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse([]byte(tc.yaml))
+			if err == nil || err.Error() != strings.Join(tc.want, "\n") {
+				t.Errorf("Parse error:\n%v\nwant:\n%s", err, strings.Join(tc.want, "\n"))
+			}
+			if !errext.IsUsage(err) {
+				t.Errorf("Parse error %v is not a usage error", err)
+			}
+		})
+	}
+}
+
+func TestLoadMissing(t *testing.T) {
+	t.Parallel()
+	_, err := Load(filepath.Join(t.TempDir(), "missing.yaml"))
+	if err == nil || errext.IsUsage(err) {
+		t.Errorf("Load(missing) = %v; want an error that is not a usage error", err)
+	}
+	empty := filepath.Join(t.TempDir(), "empty.yaml")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(empty); err == nil || err.Error() != empty+": empty document" {
+		t.Errorf("Load(empty) = %v; want %q", err, empty+": empty document")
+	}
+}
+
 func TestShippedConfigs(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"paper.yaml", "sim.yaml", "tautrait.yaml"} {
 		c, err := Load(filepath.Join("..", "..", "..", "experiments", name))
 		if err != nil {
@@ -175,12 +231,14 @@ func TestShippedConfigs(t *testing.T) {
 
 // fakeRuns records simulations into run directories like the runner does.
 type fakeRuns struct {
-	mu     sync.Mutex
-	calls  []string
-	cost   float64       // per simulation
-	max    int           // simulations per call before returning (0: all)
-	delay  time.Duration // per simulation
-	failOn string        // cell id that fails
+	mu    sync.Mutex
+	calls []string
+	cost  float64 // per simulation
+	max   int     // simulations per call before returning (0: all)
+	// stopAt: once a call has spent this much, it waits for its context to
+	// end (the cost cap stops it) instead of going on.
+	stopAt float64
+	failOn string // cell id that fails
 	ids    []string
 }
 
@@ -224,7 +282,6 @@ func (f *fakeRuns) run(ctx context.Context, c Cell, concurrency int, track func(
 			if ctx.Err() != nil || (f.max > 0 && n == f.max) {
 				return ctx.Err()
 			}
-			time.Sleep(f.delay)
 			reward := 0.0
 			if trial == 0 || c.Agent == "ledger" {
 				reward = 1
@@ -235,8 +292,16 @@ func (f *fakeRuns) run(ctx context.Context, c Cell, concurrency int, track func(
 			if err := w.Write(rec); err != nil {
 				return err
 			}
-			spentNano.Add(int64(f.cost * 1e9))
+			spent := float64(spentNano.Add(int64(f.cost*1e9))) / 1e9
 			n++
+			if f.stopAt > 0 && spent >= f.stopAt-1e-9 {
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(10 * time.Second):
+					return errors.New("the cost cap did not stop the cell")
+				}
+			}
 		}
 	}
 	return nil
@@ -272,6 +337,7 @@ func states(res *Result) map[string]State {
 }
 
 func TestExecuteResumes(t *testing.T) {
+	t.Parallel()
 	cfg := load(t, gridYAML)
 	ids := []string{"0", "1", "2"}
 	f := &fakeRuns{ids: ids, max: 3}
@@ -351,6 +417,7 @@ func TestExecuteResumes(t *testing.T) {
 }
 
 func TestExecuteSimulationBudget(t *testing.T) {
+	t.Parallel()
 	cfg := load(t, gridYAML)
 	cfg.MaxSimulations = 9 // two cells of 4 fit, the third would make 12
 	ids := []string{"0", "1", "2"}
@@ -369,10 +436,11 @@ func TestExecuteSimulationBudget(t *testing.T) {
 }
 
 func TestExecuteCostBudget(t *testing.T) {
+	t.Parallel()
 	cfg := load(t, gridYAML)
 	cfg.MaxCost = 0.25 // each simulation costs 0.1
 	ids := []string{"0", "1", "2"}
-	f := &fakeRuns{ids: ids, cost: 0.1, delay: 20 * time.Millisecond}
+	f := &fakeRuns{ids: ids, cost: 0.1, stopAt: cfg.MaxCost}
 	res, err := Execute(context.Background(), cfg, Options{Run: f.run, Plan: plan(ids), Poll: 5 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -410,6 +478,7 @@ func TestExecuteCostBudget(t *testing.T) {
 }
 
 func TestExecuteFailures(t *testing.T) {
+	t.Parallel()
 	cfg := load(t, gridYAML)
 	cfg.Grid = append(cfg.Grid, Block{Domains: []string{"nowhere"}, Agents: []string{"baseline"}, Backbones: []string{"sim"}})
 	ids := []string{"0", "1", "2"}
@@ -425,6 +494,7 @@ func TestExecuteFailures(t *testing.T) {
 }
 
 func TestExecuteDryRun(t *testing.T) {
+	t.Parallel()
 	cfg := load(t, gridYAML)
 	ids := []string{"0", "1", "2"}
 	f := &fakeRuns{ids: ids}

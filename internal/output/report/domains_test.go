@@ -16,6 +16,7 @@ import (
 // list, relabelled with the v1 domain its recorded tasks point to (with
 // rescore's notes), and a domain that is not ported is noted, not loaded.
 func TestShadowVerdicts(t *testing.T) {
+	t.Parallel()
 	root := datatest.Repo(t, data.TauBench)
 	trajs := datatest.Trajectories(t)
 	tau2, err := Load(filepath.Join(trajs, "sierra-research+tau2-bench", "claude-sonnet-4-5_airline_default_gpt4.1_1trials.json"), Labels{})

@@ -164,7 +164,7 @@ func (r *Report) WriteFigures(dir string, formats ...FigureFormat) ([]string, er
 
 // ParseFigureFormat checks a figure format name.
 func ParseFigureFormat(s string) (FigureFormat, error) {
-	for _, f := range FigureFormats {
+	for _, f := range FigureFormats() {
 		if string(f) == s {
 			return f, nil
 		}
@@ -314,7 +314,7 @@ const (
 )
 
 // FigureFormats lists the figure formats.
-var FigureFormats = []FigureFormat{SVG, PNG, PDF}
+func FigureFormats() []FigureFormat { return []FigureFormat{SVG, PNG, PDF} }
 
 // pngDPI is the resolution of PNG figures (print quality).
 const pngDPI = 200

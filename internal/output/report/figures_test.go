@@ -47,6 +47,7 @@ func figuresDir(t *testing.T) string {
 }
 
 func TestFiguresPNG(t *testing.T) {
+	t.Parallel()
 	for name, rep := range map[string]*Report{"fixture": fixtureReport(), "sim": simFixture()} {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join(figuresDir(t), name)
@@ -120,6 +121,7 @@ func TestFiguresPNG(t *testing.T) {
 }
 
 func TestFigureContents(t *testing.T) {
+	t.Parallel()
 	figs, err := simFixture().Figures()
 	if err != nil {
 		t.Fatal(err)
@@ -153,6 +155,7 @@ func TestFigureContents(t *testing.T) {
 }
 
 func TestSuperscriptRuns(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want []textRun

@@ -12,6 +12,7 @@ import (
 )
 
 func TestLoadKinds(t *testing.T) {
+	t.Parallel()
 	traj := datatest.Trajectories(t)
 	v1, err := Load(filepath.Join(traj, "sierra-research+tau-bench", "gpt-4o-airline.json"), Labels{Agent: "tool-calling"})
 	if err != nil {

@@ -30,6 +30,7 @@ func shortFixture(k int) *Report {
 }
 
 func TestMissingIsNeverZero(t *testing.T) {
+	t.Parallel()
 	rep := shortFixture(4)
 	main, _ := rep.Table(TableMain)
 	var kimi [][]string
@@ -122,6 +123,7 @@ func TestMissingIsNeverZero(t *testing.T) {
 }
 
 func TestJSONHonoursTable(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	if err := fixtureReport().Write(&b, JSON, TableMain, TableComparison); err != nil {
 		t.Fatal(err)
@@ -167,6 +169,7 @@ func TestJSONHonoursTable(t *testing.T) {
 }
 
 func TestMachineCells(t *testing.T) {
+	t.Parallel()
 	tb := Table{Header: []string{"A", "B", "C", "D"}, Rows: [][]string{
 		{"x", "12.5 (3)", "2/3", "+5.0%"},
 		{"y", Missing, "1/4", "-2.5%"},

@@ -23,11 +23,11 @@ const (
 )
 
 // Formats lists the formats.
-var Formats = []Format{Text, Markdown, CSV, JSON}
+func Formats() []Format { return []Format{Text, Markdown, CSV, JSON} }
 
 // ParseFormat checks a format name.
 func ParseFormat(s string) (Format, error) {
-	for _, f := range Formats {
+	for _, f := range Formats() {
 		if string(f) == s {
 			return f, nil
 		}
@@ -118,7 +118,7 @@ func (r *Report) selectTables(ids []string) ([]Table, error) {
 	for _, id := range ids {
 		t, ok := r.Table(id)
 		if !ok {
-			return nil, fmt.Errorf("unknown table %q (have: %s)", id, strings.Join(TableIDs, ", "))
+			return nil, fmt.Errorf("unknown table %q (have: %s)", id, strings.Join(TableIDs(), ", "))
 		}
 		out = append(out, t)
 	}

@@ -71,7 +71,9 @@ const (
 )
 
 // TableIDs lists every table id.
-var TableIDs = []string{TableOverview, TableMain, TableComparison, TableWrite, TableActions, TableGate, TableErrors, TableCosts, TableTraits}
+func TableIDs() []string {
+	return []string{TableOverview, TableMain, TableComparison, TableWrite, TableActions, TableGate, TableErrors, TableCosts, TableTraits}
+}
 
 // Build orders groups (domains, backbones and agents in the paper's order)
 // and builds every table.
@@ -866,7 +868,7 @@ func (r *Report) JSON() []GroupJSON {
 		j.Actions = ActionsJSON{ActionReliability: g.Actions, Share: valueIf(g.Actions.Gold > 0, g.Actions.Share()),
 			WriteShare: valueIf(g.Actions.WriteGold > 0, g.Actions.WriteShare())}
 		j.Adherence = AdherenceJSON{Adherence: g.Adherence, Share: valueIf(g.Adherence.Runs > 0, g.Adherence.Share())}
-		for _, c := range metrics.Categories {
+		for _, c := range metrics.Categories() {
 			j.Errors.Set(string(c), g.Errors[c])
 			if c != metrics.Infrastructure {
 				j.ErrorShares.Set(string(c), valueIf(g.Failed > 0, g.ErrorShare(c)))

@@ -23,8 +23,9 @@ func fixtureReport() *Report {
 }
 
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	rep := fixtureReport()
-	for _, f := range Formats {
+	for _, f := range Formats() {
 		t.Run(string(f), func(t *testing.T) {
 			var b bytes.Buffer
 			if err := rep.Write(&b, f); err != nil {
@@ -37,6 +38,7 @@ func TestGolden(t *testing.T) {
 }
 
 func TestSingleTableCSV(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	if err := fixtureReport().Write(&b, CSV, TableMain); err != nil {
 		t.Fatal(err)
@@ -48,6 +50,7 @@ func TestSingleTableCSV(t *testing.T) {
 }
 
 func TestJSONShape(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	if err := fixtureReport().Write(&b, JSON); err != nil {
 		t.Fatal(err)
@@ -71,8 +74,8 @@ func TestJSONShape(t *testing.T) {
 	}
 	// Every table but τ-Trait's, which the default output has only when
 	// some group carries traits (none here).
-	if len(rep.Tables) != len(TableIDs)-1 {
-		t.Errorf("JSON carries %d tables; want %d", len(rep.Tables), len(TableIDs)-1)
+	if len(rep.Tables) != len(TableIDs())-1 {
+		t.Errorf("JSON carries %d tables; want %d", len(rep.Tables), len(TableIDs())-1)
 	}
 	groups := rep.Groups
 	if len(groups) != 12 {
@@ -126,6 +129,7 @@ func wellFormed(t *testing.T, name string, svg []byte) string {
 }
 
 func TestFigures(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	paths, err := fixtureReport().WriteFigures(dir)
 	if err != nil {
@@ -160,7 +164,8 @@ func TestFigures(t *testing.T) {
 }
 
 func TestParseFormat(t *testing.T) {
-	for _, f := range Formats {
+	t.Parallel()
+	for _, f := range Formats() {
 		if got, err := ParseFormat(string(f)); err != nil || got != f {
 			t.Errorf("ParseFormat(%q) = %q, %v", f, got, err)
 		}

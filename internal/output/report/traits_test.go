@@ -103,6 +103,7 @@ func equalStrings(a, b []string) bool {
 // confusion) are two groups, labelled from their names, with the recorded
 // pass rates.
 func TestRecordedTraitGroups(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(datatest.Trajectories(t), "collinear-ai+tau-trait")
 	var srcs []*Source
 	for _, f := range []string{"telehealth_none.json", "confusion_telehealth.json", "telecom_none.json"} {

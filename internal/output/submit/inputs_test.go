@@ -12,6 +12,7 @@ import (
 // *.json below it but manifest.json, each file without a manifest told
 // once; a path that is neither is an error.
 func TestInputs(t *testing.T) {
+	t.Parallel()
 	src := filepath.Join(datatest.Trajectories(t), "sierra-research+tau2-bench", "claude-sonnet-4-5_airline_default_gpt4.1_1trials.json")
 	b, err := os.ReadFile(src)
 	if err != nil {

@@ -125,8 +125,8 @@ func Prepare(out string, inputs []Input, opts Options) (*Prepared, error) {
 				simulated, modified = true, true
 			}
 		}
-		if !slices.Contains(Domains, d.Domain) {
-			return nil, fmt.Errorf("submit: %s: domain %q is not on the τ-bench leaderboard (%s)", d.Where, d.Domain, strings.Join(Domains, ", "))
+		if !slices.Contains(Domains(), d.Domain) {
+			return nil, fmt.Errorf("submit: %s: domain %q is not on the τ-bench leaderboard (%s)", d.Where, d.Domain, strings.Join(Domains(), ", "))
 		}
 		if seen[d.Domain] {
 			return nil, fmt.Errorf("submit: domain %s appears in more than one run", d.Domain)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestCompute(t *testing.T) {
+	t.Parallel()
 	f, err := results.ReadTau2(filepath.Join("testdata", "small.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -42,6 +43,7 @@ func TestCompute(t *testing.T) {
 }
 
 func TestPairwiseSum(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		n    int
@@ -72,6 +74,7 @@ func TestPairwiseSum(t *testing.T) {
 }
 
 func TestSlugify(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{"GPT 4.1/mini": "gpt-4-1-mini", "My-Organization": "my-organization"} {
 		if got := slugify(in); got != want {
 			t.Errorf("slugify(%q) = %q; want %q", in, got, want)

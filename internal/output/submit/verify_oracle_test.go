@@ -32,6 +32,7 @@ import (
 // Verdicts must agree check by check, and so must the counts upstream
 // names (tasks mismatched, tasks with wrong trial counts).
 func TestVerifyOracle(t *testing.T) {
+	t.Parallel()
 	cmdline := os.Getenv("LEDGERBENCH_SUBMIT_ORACLE")
 	if cmdline == "" {
 		t.Skip("LEDGERBENCH_SUBMIT_ORACLE not set")

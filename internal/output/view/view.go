@@ -238,7 +238,7 @@ func Write(ctx context.Context, w io.Writer, sources []*report.Source, opts Opti
 			}
 		}
 	}
-	for _, c := range metrics.Categories {
+	for _, c := range metrics.Categories() {
 		idx.Categories[string(c)] = c.Label()
 	}
 	groupOf := map[metrics.Key]int{}

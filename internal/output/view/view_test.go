@@ -32,6 +32,7 @@ func rec(task string, trial int, agent string, reward float64, info string, cont
 }
 
 func TestWrite(t *testing.T) {
+	t.Parallel()
 	hostile := "</script><script>alert(1)</script> & <!-- " + base64.StdEncoding.EncodeToString([]byte("x"))
 	src := &report.Source{Path: "run", Kind: report.RunDir, Records: []results.Record{
 		rec("2", 0, "ledger", 0, `{"mode":{"Ledger":true,"Gate":true},"verdicts":[{"turn":0,"tool":"cancel_reservation","call_id":"c1","arguments":{"reservation_id":"X"},"verdict":"BLOCK","predicate":"p","clause":"Cancel","reason":"r"}],"turns":[{"entries":1,"ledger":["user: 1"],"reply":0}]}`, hostile),

@@ -9,6 +9,7 @@ import (
 )
 
 func TestOrderAndJSON(t *testing.T) {
+	t.Parallel()
 	var m Map[int]
 	if err := json.Unmarshal([]byte(`{"z": 1, "a": 2, "m": 3}`), &m); err != nil {
 		t.Fatal(err)
@@ -44,6 +45,7 @@ func TestOrderAndJSON(t *testing.T) {
 }
 
 func TestLazy(t *testing.T) {
+	t.Parallel()
 	src := `{"z": {"n": 1}, "a": {"n": 2}, "z": {"n": 3}, "m": {"n": 4}}`
 	decoded := 0
 	decode := func(b []byte) (*struct{ N int }, error) {
@@ -90,6 +92,7 @@ func TestLazy(t *testing.T) {
 }
 
 func TestLazyConcurrent(t *testing.T) {
+	t.Parallel()
 	m, err := Lazy([]byte(`{"a": 1, "b": 2}`), func(b []byte) (int, error) {
 		var n int
 		return n, json.Unmarshal(b, &n)
@@ -115,6 +118,7 @@ func TestLazyConcurrent(t *testing.T) {
 }
 
 func TestLazyBadValuePanics(t *testing.T) {
+	t.Parallel()
 	m, err := Lazy([]byte(`{"a": "x"}`), func(b []byte) (int, error) {
 		var n int
 		return n, json.Unmarshal(b, &n)

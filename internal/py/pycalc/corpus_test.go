@@ -28,10 +28,12 @@ var knownDepartures = map[string]string{
 const maxDeepDepartures = 2
 
 func TestCPython311(t *testing.T) {
+	t.Parallel()
 	testCorpus(t, "testdata/cpython311.txt", Tau1)
 }
 
 func TestCPython312(t *testing.T) {
+	t.Parallel()
 	testCorpus(t, "testdata/cpython312.txt", func(expr string) string {
 		s, err := Tau2(expr)
 		switch {

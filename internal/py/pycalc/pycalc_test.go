@@ -11,6 +11,7 @@ import (
 // Tau2 where the releases differ); testdata/ holds thousands more.
 
 func TestTau2(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		expr, want, err string
 	}{
@@ -123,6 +124,7 @@ func TestTau2(t *testing.T) {
 }
 
 func TestTau1(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ expr, want string }{
 		{"(60 * 0.45) + (30 * 0.30)", "36.0"},
 		{"14.70 - 8.75", "5.95"},
@@ -149,6 +151,7 @@ func TestTau1(t *testing.T) {
 // TestNesting: deeply nested input is handled in time (CPython memoizes
 // its parser's rules; a naive second pass would take exponential time).
 func TestNesting(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ expr, want string }{
 		{strings.Repeat("(", 199) + "1" + strings.Repeat(")", 199) + " 2", "invalid syntax (<string>, line 1)"},
 		{strings.Repeat("(", 199) + "1 2" + strings.Repeat(")", 199), "invalid syntax. Perhaps you forgot a comma? (<string>, line 1)"},
@@ -165,6 +168,7 @@ func TestNesting(t *testing.T) {
 // TestEval checks values beyond what the tools show, and %, which Eval
 // takes and the tools refuse.
 func TestEval(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		expr, typ, str, errType, err string
 	}{
@@ -213,6 +217,7 @@ func TestEval(t *testing.T) {
 }
 
 func TestEvalUnsupported(t *testing.T) {
+	t.Parallel()
 	for _, expr := range []string{"2^3", "1e5", "x", "1\t+1", "½"} {
 		if _, err := Eval(expr, Py312); !errors.Is(err, ErrUnsupported) {
 			t.Errorf("Eval(%q) error = %v; want ErrUnsupported", expr, err)
@@ -221,6 +226,7 @@ func TestEvalUnsupported(t *testing.T) {
 }
 
 func TestValueString(t *testing.T) {
+	t.Parallel()
 	v, err := Eval("2**14285", Py311) // 4301 digits
 	if err != nil {
 		t.Fatal(err)
@@ -268,6 +274,7 @@ func ExampleTau1() {
 // than str (CPython 3.12 texts; the retail oracle compares them with
 // upstream's tool).
 func TestTau2Value(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		arg  any
 		want string // the result or the error text

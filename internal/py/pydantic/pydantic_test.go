@@ -102,6 +102,7 @@ func checkProbe(t *testing.T, inputs, answers []byte) {
 // TestProbe: Validator agrees with pydantic on testdata/probe.jsonl
 // (answers recorded from pydantic in probe.golden.jsonl).
 func TestProbe(t *testing.T) {
+	t.Parallel()
 	inputs, err := os.ReadFile("testdata/probe.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -118,6 +119,7 @@ func TestProbe(t *testing.T) {
 // installed) and checks Validator against its live answers; it skips when
 // the variable is unset.
 func TestProbeOracle(t *testing.T) {
+	t.Parallel()
 	py := os.Getenv("LEDGERBENCH_PYDANTIC_ORACLE")
 	if py == "" {
 		t.Skip("LEDGERBENCH_PYDANTIC_ORACLE not set (e.g. LEDGERBENCH_PYDANTIC_ORACLE=python3)")

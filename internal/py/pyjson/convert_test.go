@@ -5,6 +5,7 @@ import "testing"
 // TestTruthyToFloat: bool(json.loads(s)) and float(json.loads(s)) (repr, or
 // "!" and the exception text) as CPython 3 printed them.
 func TestTruthyToFloat(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		json  string
 		truth bool

@@ -9,6 +9,7 @@ import (
 // TestLoadsErrors: json.loads' messages and positions (CPython 3.11, as
 // measured by running it on each input).
 func TestLoadsErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ in, want string }{
 		{`{"a": "\q"}`, `Invalid \escape: line 1 column 8 (char 7)`},
 		{`"\u12"`, `Invalid \uXXXX escape: line 1 column 3 (char 2)`},
@@ -42,6 +43,7 @@ func TestLoadsErrors(t *testing.T) {
 }
 
 func TestLoadsValues(t *testing.T) {
+	t.Parallel()
 	v, err := Loads(` {"b": [1, 2.5, -0, 1e3, true, null, "x\u00e9\ud83d\ude00"], "a": {}, "b": NaN} `, LoadsOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 
 // Expected values below were printed by CPython 3.11 (repr / json.dumps).
 func TestFloat(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in   float64
 		want string
@@ -25,6 +26,7 @@ func TestFloat(t *testing.T) {
 }
 
 func TestMarshalMatchesPython(t *testing.T) {
+	t.Parallel()
 	d := &Dict{}
 	d.Set("a", "é\u2708\ufe0f 📶 \"q\" \\ \x7f")
 	d.Set("b", []any{1, 2.5, nil, true})
@@ -36,6 +38,7 @@ func TestMarshalMatchesPython(t *testing.T) {
 }
 
 func TestStructOrderAndIndent(t *testing.T) {
+	t.Parallel()
 	type inner struct {
 		X float64 `json:"x"`
 		Y *string `json:"y"`
@@ -63,6 +66,7 @@ func TestStructOrderAndIndent(t *testing.T) {
 }
 
 func TestDecodeKeepsOrderAndReencodes(t *testing.T) {
+	t.Parallel()
 	in := `{"z": 1, "a": [1.0, 2, "x"], "m": {"b": null, "a": false}}`
 	v, err := Decode([]byte(in))
 	if err != nil {
@@ -81,6 +85,7 @@ func TestDecodeKeepsOrderAndReencodes(t *testing.T) {
 }
 
 func TestRepr(t *testing.T) {
+	t.Parallel()
 	if got, want := Repr([]string{"sms", "it's"}), `['sms', "it's"]`; got != want {
 		t.Errorf("Repr = %s; want %s", got, want)
 	}
@@ -93,6 +98,7 @@ func TestRepr(t *testing.T) {
 }
 
 func TestRound(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ in, want float64 }{{2.675, 2.67}, {0.125, 0.12}, {1.005, 1.0}, {10.555, 10.55}}
 	for _, tc := range cases {
 		if got := Round(tc.in, 2); got != tc.want {

@@ -33,6 +33,7 @@ func (d sameDumped) EncodePy(e *Encoder) { e.Value(d.v * 2) }
 // values that are the same, that differ, and that differ while dumping the
 // same.
 func TestSameDumpIsDumpEquality(t *testing.T) {
+	t.Parallel()
 	s1, s2 := "x", "x"
 	base := func() sameOuter {
 		return sameOuter{Name: "n", In: sameInner{F: 1.5, P: &s1, L: []int{1, 2}}, Ptr: &sameInner{F: 2, P: &s2}, Any: 3.0,

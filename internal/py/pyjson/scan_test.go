@@ -41,6 +41,7 @@ func tokenEntries(t testing.TB, b []byte) (keys []string, vals []string) {
 }
 
 func TestObject(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, in string
 		keys     []string
@@ -82,6 +83,7 @@ func TestObject(t *testing.T) {
 }
 
 func TestObjectStops(t *testing.T) {
+	t.Parallel()
 	stop := errors.New("stop")
 	n := 0
 	err := Object([]byte(`{"a": 1, "b": 2}`), func(string, []byte) error { n++; return stop })
@@ -91,6 +93,7 @@ func TestObjectStops(t *testing.T) {
 }
 
 func TestArray(t *testing.T) {
+	t.Parallel()
 	var got []string
 	if err := Array([]byte(` [ {"id": "a"}, "x", 3, [ ] ] `), func(i int, e []byte) error {
 		got = append(got, string(e))
@@ -109,6 +112,7 @@ func TestArray(t *testing.T) {
 // TestObjectUpstreamData splits the largest upstream objects and compares
 // every entry with encoding/json's reading.
 func TestObjectUpstreamData(t *testing.T) {
+	t.Parallel()
 	b := datatest.Tau2File(t, "airline", "db.json")
 	err := Object(b, func(table string, v []byte) error {
 		wantK, wantV := tokenEntries(t, v)
@@ -214,6 +218,7 @@ func truncated(b []byte) []byte { return b[:len(b)-1000] }
 // TestElements: the two-core split gives exactly the sequential elements,
 // also when the guessed middle element is inside a string.
 func TestElements(t *testing.T) {
+	t.Parallel()
 	big := func(middle string) []byte {
 		var b bytes.Buffer
 		b.WriteString("[\n")
@@ -267,6 +272,7 @@ func TestElements(t *testing.T) {
 }
 
 func TestDecodeString(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in, want string
 		err      bool
@@ -292,6 +298,7 @@ func BenchmarkElements(b *testing.B) {
 // TestSkipString checks string ends around the eight-byte steps, with
 // escapes, and unterminated strings.
 func TestSkipString(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want int // -1: an error

@@ -5,6 +5,7 @@ import "testing"
 // TestStrMethods: Lower, Strip and Title against str.lower(), str.strip()
 // and str.title() as CPython 3 printed them for the same inputs.
 func TestStrMethods(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, lower, strip, title string }{
 		{"ABC", "abc", "ABC", "Abc"},
 		{"abc", "abc", "abc", "Abc"},

@@ -4,6 +4,7 @@ import "testing"
 
 // TestTypeName: type(json.loads(s)).__name__ as Python 3 gives it.
 func TestTypeName(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ json, want string }{
 		{`null`, "NoneType"},
 		{`true`, "bool"},

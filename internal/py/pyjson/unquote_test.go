@@ -26,6 +26,7 @@ func checkDecodeString(t *testing.T, raw []byte) {
 // (pairs, lone, reversed), invalid UTF-8, control bytes, and plain runs
 // around the eight-byte steps.
 func TestDecodeStringMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("abcdefgh", 3)
 	for _, in := range []string{
 		`""`, `"plain"`, `"` + long + `"`, `"` + long + `\n` + long + `"`,

@@ -58,6 +58,7 @@ func checkPythonValues(t *testing.T, cases []pythonValue) {
 // TestPythonValues: TypeName, Str and Repr of decoded JSON agree with what
 // CPython printed for the same texts (testdata/pyvalues.jsonl).
 func TestPythonValues(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("testdata/pyvalues.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -70,6 +71,7 @@ func TestPythonValues(t *testing.T) {
 // expectations are checked against a live Python as well as the recorded
 // ones; it skips when the variable is unset.
 func TestPythonValuesOracle(t *testing.T) {
+	t.Parallel()
 	py := os.Getenv("LEDGERBENCH_PYJSON_ORACLE")
 	if py == "" {
 		t.Skip("LEDGERBENCH_PYJSON_ORACLE not set (e.g. LEDGERBENCH_PYJSON_ORACLE=python3)")
@@ -102,6 +104,7 @@ func TestPythonValuesOracle(t *testing.T) {
 // TestGoValues: the Go values ports build print as the Python values they
 // stand for.
 func TestGoValues(t *testing.T) {
+	t.Parallel()
 	s := "it's"
 	var none *string
 	for _, tc := range []struct {
@@ -134,6 +137,7 @@ func TestGoValues(t *testing.T) {
 // TestPythonLookups: DictKey, KeyError, Iterate and Len raise and yield what
 // Python does (texts as CPython 3 words them).
 func TestPythonLookups(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		json    string
 		key     string

@@ -8,6 +8,7 @@ import (
 // TestParseDocstring compares with docstring_parser.parse (AUTO style); the
 // expected values are what docstring_parser 0.18 returns for these inputs.
 func TestParseDocstring(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, text  string
 		short, long string
@@ -50,6 +51,7 @@ func TestParseDocstring(t *testing.T) {
 }
 
 func TestDescription(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ short, long, want string }{
 		{"Short.", "", "Short."},
 		{"Short.", "Long\ntext.", "Short.\n\nLong\ntext."},
@@ -62,6 +64,7 @@ func TestDescription(t *testing.T) {
 
 // TestCleanDoc follows inspect.cleandoc.
 func TestCleanDoc(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"", ""},
 		{"  one line  ", "one line  "},
@@ -77,6 +80,7 @@ func TestCleanDoc(t *testing.T) {
 }
 
 func TestParseDocstringOtherStyles(t *testing.T) {
+	t.Parallel()
 	for _, text := range []string{
 		"F.\n\n:param x: an x\n",
 		"F.\n\n@param x: an x\n",

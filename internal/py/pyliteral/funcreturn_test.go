@@ -6,6 +6,7 @@ import (
 )
 
 func TestFuncReturn(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, src, fn string
 		want          string // show(value), or "" for an error

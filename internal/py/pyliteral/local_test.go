@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseTemplate(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in     string
 		parts  []string
@@ -74,6 +75,7 @@ def target2():
 `
 
 func TestLocalString(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		fn, name string
 		parts    []string
@@ -105,6 +107,7 @@ func TestLocalString(t *testing.T) {
 }
 
 func TestStringAssignmentStrip(t *testing.T) {
+	t.Parallel()
 	for name, want := range map[string]string{"X": "top", "Y": "ab"} {
 		if got, err := StringAssignment([]byte(localSrc), name); got != want || err != nil {
 			t.Errorf("StringAssignment(%s) = %q, %v; want %q", name, got, err, want)
@@ -151,6 +154,7 @@ func FuzzParseTemplate(f *testing.F) {
 }
 
 func TestLocalLiteralsAndReturns(t *testing.T) {
+	t.Parallel()
 	src := []byte(`
 def fmt(kind, model):
     if kind == "a":

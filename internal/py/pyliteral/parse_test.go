@@ -94,6 +94,7 @@ func show(v any) string {
 }
 
 func TestParseExpr(t *testing.T) {
+	t.Parallel()
 	// want is the value rendered back as Python source; each was checked
 	// against CPython 3.11's ast.literal_eval (or the ast for calls).
 	cases := []struct {
@@ -166,6 +167,7 @@ func TestParseExpr(t *testing.T) {
 }
 
 func TestParseExprErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, src string
 		line, col int
@@ -245,6 +247,7 @@ print(TASKS_TEST)
 `
 
 func TestAssignment(t *testing.T) {
+	t.Parallel()
 	isTasks := func(n string) bool { return strings.HasPrefix(n, "TASKS_") }
 	a, err := Assignment([]byte(module), isTasks)
 	if err != nil {

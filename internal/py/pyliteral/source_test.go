@@ -68,6 +68,7 @@ class Model(Base, metaclass=Meta):
 `
 
 func TestReadModule(t *testing.T) {
+	t.Parallel()
 	m, err := ReadModule([]byte(sourceSnippet))
 	if err != nil {
 		t.Fatal(err)
@@ -170,6 +171,7 @@ func TestReadModule(t *testing.T) {
 }
 
 func TestReadModuleLookupErrors(t *testing.T) {
+	t.Parallel()
 	m, err := ReadModule([]byte("class A:\n    def f(self):\n        pass\n\ndef g():\n    pass\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -185,6 +187,7 @@ func TestReadModuleLookupErrors(t *testing.T) {
 }
 
 func TestReadModuleSignatureError(t *testing.T) {
+	t.Parallel()
 	m, err := ReadModule([]byte("def f(x=lambda: 1):\n    \"\"\"Doc.\"\"\"\n\ndef g(y):\n    \"\"\"G.\"\"\"\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -198,6 +201,7 @@ func TestReadModuleSignatureError(t *testing.T) {
 }
 
 func TestReadModuleLexicalError(t *testing.T) {
+	t.Parallel()
 	var e *Error
 	if _, err := ReadModule([]byte("def f():\n    \"\"\"unterminated\n")); !errors.As(err, &e) || e.Line != 2 {
 		t.Errorf("error %v; want a positioned *Error at line 2", err)

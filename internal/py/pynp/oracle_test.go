@@ -21,6 +21,7 @@ import (
 //
 // skipped unless LEDGERBENCH_NUMPY_ORACLE is set.
 func TestOracle(t *testing.T) {
+	t.Parallel()
 	cmdline := os.Getenv("LEDGERBENCH_NUMPY_ORACLE")
 	if cmdline == "" {
 		t.Skip("LEDGERBENCH_NUMPY_ORACLE not set")

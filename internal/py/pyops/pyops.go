@@ -14,6 +14,7 @@ package pyops
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -32,6 +33,12 @@ type Error struct {
 }
 
 func (e *Error) Error() string { return e.Msg }
+
+// IsType reports whether err is (or wraps) a Python exception of class typ.
+func IsType(err error, typ string) bool {
+	var pe *Error
+	return errors.As(err, &pe) && pe.Type == typ
+}
 
 // TypeError, KeyError, … build exceptions.
 func TypeError(format string, a ...any) error {
@@ -443,8 +450,11 @@ func Contains(container, item any) (bool, error) {
 	switch c := container.(type) {
 	case *pyjson.Dict:
 		key, ok, err := pyjson.DictKey(item)
-		if err != nil || !ok {
-			return false, err
+		if err != nil {
+			return false, TypeError("%s", err.Error())
+		}
+		if !ok {
+			return false, nil
 		}
 		_, found := c.Get(key)
 		return found, nil

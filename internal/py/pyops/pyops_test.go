@@ -98,6 +98,7 @@ func cases() []map[string]any {
 //
 //	LEDGERBENCH_PYOPS_ORACLE="python3 testdata/pyops_oracle.py" go test ./internal/py/pyops -run Oracle
 func TestOracle(t *testing.T) {
+	t.Parallel()
 	cmdline := os.Getenv("LEDGERBENCH_PYOPS_ORACLE")
 	if cmdline == "" {
 		t.Skip("LEDGERBENCH_PYOPS_ORACLE not set")
@@ -145,6 +146,7 @@ func TestOracle(t *testing.T) {
 
 // TestPythonFacts: a few of CPython's results and texts the tools meet.
 func TestPythonFacts(t *testing.T) {
+	t.Parallel()
 	num := func(s string) any { return json.Number(s) }
 	tests := []struct {
 		name string

@@ -35,6 +35,7 @@ type oracleResult struct {
 }
 
 func TestDifferentialOracle(t *testing.T) {
+	t.Parallel()
 	cmdline := os.Getenv("LEDGERBENCH_PYRE_ORACLE")
 	if cmdline == "" {
 		t.Skip("LEDGERBENCH_PYRE_ORACLE not set")

@@ -26,6 +26,7 @@ func base() *omap.Map[*rec] {
 }
 
 func TestCopyOnWrite(t *testing.T) {
+	t.Parallel()
 	b := base()
 	t1 := New(b, cloneRec)
 	t2 := New(b, cloneRec)
@@ -67,6 +68,7 @@ func TestCopyOnWrite(t *testing.T) {
 // TestSnapshot: a snapshot keeps the view's records in order and shares only
 // the untouched base records; later changes to the view do not reach it.
 func TestSnapshot(t *testing.T) {
+	t.Parallel()
 	b := base()
 	v := New(b, cloneRec)
 	r, _ := v.Mut("a")

@@ -16,6 +16,7 @@ import (
 // TestRunGold: one domain's gold and mutation audit; the result's counts
 // are the reports' own.
 func TestRunGold(t *testing.T) {
+	t.Parallel()
 	res, err := Run(t.Context(), Options{DataDir: datatest.Root(t), Domains: []string{"retail"}})
 	if err != nil {
 		t.Fatal(err)
@@ -34,6 +35,7 @@ func TestRunGold(t *testing.T) {
 // TestRecordedFileNeedsDomain: a results file that names no domain is
 // refused before anything is loaded.
 func TestRecordedFileNeedsDomain(t *testing.T) {
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "r.json")
 	if err := os.WriteFile(p, []byte(`{"timestamp": "", "info": {}, "tasks": [], "simulations": []}`), 0o644); err != nil {
 		t.Fatal(err)
@@ -50,6 +52,7 @@ func TestRecordedFileNeedsDomain(t *testing.T) {
 // first tool call of each agent message naming a write tool), each run
 // rescored to its recorded outcome.
 func TestRecordedV1(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(datatest.Trajectories(t), "collinear-ai+tau-trait", "telecom_none.json")
 	raw, err := os.ReadFile(path)
 	if err != nil {

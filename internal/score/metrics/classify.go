@@ -48,7 +48,9 @@ const (
 )
 
 // Categories lists every category in report order.
-var Categories = []Category{MissedAction, WrongArguments, ExtraWrite, PrematureTransfer, MissingInfo, UserSimulator, Limits, Other, Infrastructure}
+func Categories() []Category {
+	return []Category{MissedAction, WrongArguments, ExtraWrite, PrematureTransfer, MissingInfo, UserSimulator, Limits, Other, Infrastructure}
+}
 
 // Label is the category's name in tables.
 func (c Category) Label() string {

@@ -57,6 +57,7 @@ func failedInfo(mut func(*evaluator.RewardInfo)) *evaluator.RewardInfo {
 }
 
 func TestClassify(t *testing.T) {
+	t.Parallel()
 	dbComm := []tasks.RewardType{tasks.RewardDB, tasks.RewardCommunicate}
 	cancelABC := act("cancel_reservation", `{"reservation_id": "ABC"}`)
 	readABC := act("get_reservation_details", `{"reservation_id": "ABC"}`)
@@ -183,8 +184,9 @@ func TestClassify(t *testing.T) {
 }
 
 func TestCategoriesLabelled(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
-	for _, c := range Categories {
+	for _, c := range Categories() {
 		if c.Label() == "other" && c != Other || c.Short() == "other" && c != Other {
 			t.Errorf("category %q has no label", c)
 		}

@@ -15,6 +15,7 @@ import (
 // registered domain against the paper's shares (52% airline, 91% retail, 82%
 // telecom of τ²-bench's base split; 95% telehealth).
 func TestWriteSubsetShares(t *testing.T) {
+	t.Parallel()
 	paper := map[string]float64{"airline": 52, "retail": 91, "telecom": 82, "telehealth": 95}
 	split := map[string]string{"airline": "base", "retail": "base", "telecom": "base"}
 	for _, name := range []string{"airline", "retail", "telecom", "telehealth"} {

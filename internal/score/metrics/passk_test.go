@@ -6,6 +6,7 @@ import (
 )
 
 func TestPassHatK(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		n, c, k int
 		want    float64

@@ -11,6 +11,7 @@ import (
 // lend one call another's outcome, neither in the action calls nor in the
 // gate's violations.
 func TestReusedCallIDs(t *testing.T) {
+	t.Parallel()
 	call := func(args string) message.Message {
 		return message.Message{Role: message.Assistant, ToolCalls: []message.ToolCall{{ID: "call_0", Name: "cancel_reservation", Arguments: []byte(args)}}}
 	}

@@ -8,6 +8,7 @@ import (
 )
 
 func TestSummarizeRunNamesLackingTasks(t *testing.T) {
+	t.Parallel()
 	mk := func(task string, trial int, pass, infra bool) results.Record {
 		r := results.Record{TaskID: task, Trial: trial, TerminationReason: evaluator.UserStop}
 		if infra {
@@ -49,6 +50,7 @@ func TestSummarizeRunNamesLackingTasks(t *testing.T) {
 // TestSummaryAddSuperseded: attempts replaced by a re-run were paid for,
 // so they count in the costs and in nothing else.
 func TestRunSummaryAddSuperseded(t *testing.T) {
+	t.Parallel()
 	re := results.Record{TaskID: "a", TerminationReason: evaluator.UserStop, RewardInfo: &evaluator.RewardInfo{Reward: 1}, AgentCost: 0.25, AgentCalls: 2}
 	old := results.Record{TaskID: "a", TerminationReason: evaluator.InfrastructureError, AgentCost: 0.5, UserCost: 0.125, JudgeCost: 0.0625, AgentCalls: 1}
 	s := SummarizeRun([]results.Record{re}, []results.UnitKey{{TaskID: "a"}})
@@ -62,6 +64,7 @@ func TestRunSummaryAddSuperseded(t *testing.T) {
 }
 
 func TestSummarizeRunCountsShortJudgeReplies(t *testing.T) {
+	t.Parallel()
 	recs := []results.Record{
 		{TaskID: "a", TerminationReason: evaluator.UserStop, RewardInfo: &evaluator.RewardInfo{Reward: 1, NLMissing: 2}},
 		{TaskID: "b", TerminationReason: evaluator.UserStop, RewardInfo: &evaluator.RewardInfo{Reward: 1}},

@@ -13,6 +13,7 @@ import (
 )
 
 func TestPassHatKs(t *testing.T) {
+	t.Parallel()
 	complete := []TaskCounts{{4, 4}, {4, 2}, {4, 0}, {4, 3}}
 	vals, used := PassHatKs(complete, 4)
 	for k := 1; k <= 4; k++ {
@@ -51,6 +52,7 @@ func rec(task string, trial int, reward float64, mut func(*results.Record)) resu
 }
 
 func TestSummarize(t *testing.T) {
+	t.Parallel()
 	cat := catalog{tasks: map[string]*tasks.Task{
 		"w": {ID: "w", EvaluationCriteria: &tasks.EvaluationCriteria{Actions: []tasks.Action{act("cancel_reservation", `{"reservation_id": "ABC"}`)}}},
 		"r": {ID: "r", EvaluationCriteria: &tasks.EvaluationCriteria{Actions: []tasks.Action{act("get_user_details", `{"user_id": "u"}`)}}},
@@ -129,6 +131,7 @@ func TestSummarize(t *testing.T) {
 }
 
 func TestAdherence(t *testing.T) {
+	t.Parallel()
 	gate := func(v string) func(*results.Record) {
 		return func(r *results.Record) {
 			r.AgentInfo = json.RawMessage(v)
@@ -158,6 +161,7 @@ func TestAdherence(t *testing.T) {
 }
 
 func TestCompareTaskIDs(t *testing.T) {
+	t.Parallel()
 	ids := map[string]int{"10": 0, "2": 0, "b": 0, "a": 0, "1": 0}
 	got := sortedIDs(ids)
 	want := []string{"1", "2", "10", "a", "b"}
@@ -172,6 +176,7 @@ func TestCompareTaskIDs(t *testing.T) {
 // re-run replaced was paid for, so it counts in its group's cost (and
 // nowhere else: not as a record, not as an infrastructure error).
 func TestSummarizeSupersededCost(t *testing.T) {
+	t.Parallel()
 	latest := rec("a", 0, 1, func(r *results.Record) { r.AgentCost = 0.25 })
 	paid := rec("a", 0, 0, func(r *results.Record) {
 		r.TerminationReason = evaluator.InfrastructureError

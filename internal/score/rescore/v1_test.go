@@ -31,6 +31,7 @@ func testOptions(t *testing.T) *Options {
 // v1 result lists) rescore to their recorded rewards, one result per entry in
 // the list's order.
 func TestRescoreV1Telehealth(t *testing.T) {
+	t.Parallel()
 	files := datatest.TauTraitRecordings(t)
 	loaded := map[string]envs.Domain{}
 	opts := testOptions(t)
@@ -69,6 +70,7 @@ func TestRescoreV1Telehealth(t *testing.T) {
 // TestRescoreV1NotAList: a τ²-bench results file (an object) is left to the
 // τ²-bench path.
 func TestRescoreV1NotAList(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "results.json")
 	if err := os.WriteFile(path, []byte(`{"simulations": []}`), 0o644); err != nil {
 		t.Fatal(err)
@@ -81,6 +83,7 @@ func TestRescoreV1NotAList(t *testing.T) {
 // TestRescoreV1OtherDomains: a v1 list of an environment no domain ports is
 // refused, not scored against the wrong tasks.
 func TestRescoreV1OtherDomains(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "x.json")
 	list := `[{"task_id": 0, "reward": 1.0, "info": {}, "trial": 0, "traj": [{"role": "system", "content": "# Banking agent policy"}]}]`
 	if err := os.WriteFile(path, []byte(list), 0o644); err != nil {
@@ -96,6 +99,7 @@ func TestRescoreV1OtherDomains(t *testing.T) {
 // v1's gpt-4o-airline list rescore to their recorded rewards, each on the
 // domain its recorded tasks and gold-replay hashes point to.
 func TestRescoreV1AirlineRetail(t *testing.T) {
+	t.Parallel()
 	datatest.Repo(t, data.TauBench, data.TauTrait)
 	dir := datatest.Trajectories(t)
 	cases := []struct {
@@ -131,6 +135,7 @@ func TestRescoreV1AirlineRetail(t *testing.T) {
 // branch) is scored with upstream's rule and noted; a list whose tasks match
 // no version is an error naming the entry.
 func TestRescoreV1Departures(t *testing.T) {
+	t.Parallel()
 	datatest.Repo(t, data.TauBench, data.TauTrait)
 	dir := datatest.Trajectories(t)
 	src := filepath.Join(dir, "collinear-ai+tau-trait", "confusion_airline.json")

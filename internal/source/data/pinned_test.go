@@ -11,6 +11,7 @@ import (
 )
 
 func TestPinned(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	const path = "data/tau2/domains/airline/split_tasks.json"
 	b, err := os.ReadFile(filepath.Join(root, data.Tau2, filepath.FromSlash(path)))
@@ -38,6 +39,7 @@ func TestPinned(t *testing.T) {
 }
 
 func TestDecodePinned(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	const path = "data/tau2/domains/airline/split_tasks.json"
 	b, err := os.ReadFile(filepath.Join(root, data.Tau2, filepath.FromSlash(path)))

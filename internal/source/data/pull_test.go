@@ -18,6 +18,7 @@ import (
 )
 
 func TestManifestMatchesSharedManifests(t *testing.T) {
+	t.Parallel()
 	m, err := data.LoadManifest()
 	if err != nil {
 		t.Fatal(err)
@@ -41,6 +42,7 @@ func TestManifestMatchesSharedManifests(t *testing.T) {
 }
 
 func TestPullFromDirAndCheck(t *testing.T) {
+	t.Parallel()
 	m, _ := data.LoadManifest()
 	dst := t.TempDir()
 	st, err := data.Pull(context.Background(), m, data.Source{Dir: datatest.Root(t)}, dst, nil)
@@ -66,6 +68,7 @@ func TestPullFromDirAndCheck(t *testing.T) {
 }
 
 func TestPullMismatchLeavesNothing(t *testing.T) {
+	t.Parallel()
 	m := &data.Manifest{Files: []data.File{
 		{Folder: "x", Path: "a.txt", SHA256: strings.Repeat("0", 64), Size: 5},
 		{Folder: "x", Path: "missing.txt", SHA256: strings.Repeat("0", 64), Size: 1},
@@ -94,6 +97,7 @@ func TestPullMismatchLeavesNothing(t *testing.T) {
 }
 
 func TestPullFromURL(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/x/a.txt" {
 			w.Write([]byte("hello"))

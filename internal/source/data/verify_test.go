@@ -12,6 +12,7 @@ import (
 )
 
 func TestDomainFiles(t *testing.T) {
+	t.Parallel()
 	m, err := data.LoadManifest()
 	if err != nil {
 		t.Fatal(err)
@@ -56,6 +57,7 @@ func TestDomainFiles(t *testing.T) {
 // TestCheckDomainCorrupted copies the airline files, corrupts the database,
 // and checks that the check refuses it unless allowed, naming the file.
 func TestCheckDomainCorrupted(t *testing.T) {
+	t.Parallel()
 	m, err := data.LoadManifest()
 	if err != nil {
 		t.Fatal(err)

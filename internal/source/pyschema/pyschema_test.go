@@ -80,6 +80,7 @@ func checkKit(t *testing.T, path, class string, want []oracleTool, models ...str
 // which is the output of testdata/oracle/schema_oracle.py — upstream's Tool
 // and pydantic run over the same file (TestKitOracle re-runs it).
 func TestKit(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile(filepath.Join("testdata", "kit_schemas.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -124,12 +125,14 @@ func oracle(t *testing.T, path, class string) []oracleTool {
 }
 
 func TestKitOracle(t *testing.T) {
+	t.Parallel()
 	checkKit(t, filepath.Join("testdata", "kit.py"), "Kit", oracle(t, filepath.Join("testdata", "kit.py"), "Kit"))
 }
 
 // TestUpstreamOracle compares the four τ² toolkits read from the pulled
 // source with what upstream's code generates from the same files.
 func TestUpstreamOracle(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	for _, tk := range []struct{ file, class, model string }{
 		{"domains/airline/tools.py", "AirlineTools", "domains/airline/data_model.py"},
@@ -145,6 +148,7 @@ func TestUpstreamOracle(t *testing.T) {
 }
 
 func TestTitle(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"reservation_id", "Reservation Id"},
 		{"gb_amount", "Gb Amount"},
@@ -164,6 +168,7 @@ func TestTitle(t *testing.T) {
 // TestErrors checks that what the generator cannot reproduce is an error
 // naming the file and the symbol.
 func TestErrors(t *testing.T) {
+	t.Parallel()
 	const header = "from tau2.environment.toolkit import ToolKitBase, ToolType, is_tool\n\n"
 	for _, tc := range []struct {
 		name, src, tool string
@@ -208,6 +213,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestLoadErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tools := filepath.Join(dir, "tools.py")
 	if err := os.WriteFile(tools, []byte("class Other:\n    pass\n"), 0o644); err != nil {
@@ -239,6 +245,7 @@ func TestLoadErrors(t *testing.T) {
 }
 
 func TestNames(t *testing.T) {
+	t.Parallel()
 	src := `class K(ToolKitBase):
     @is_tool(ToolType.READ)
     def a(self):

@@ -37,6 +37,7 @@ func checkFast(t *testing.T, raw []byte) bool {
 // TestDecodeFastEdgeCases: the fast path decodes the forms upstream writes
 // exactly as encoding/json does, and gives up on what it does not mirror.
 func TestDecodeFastEdgeCases(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		json string
@@ -80,6 +81,7 @@ func TestDecodeFastEdgeCases(t *testing.T) {
 // TestDecodeFastUpstream: every task of every pinned tasks file takes the
 // fast path and decodes as strictDecode does.
 func TestDecodeFastUpstream(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	for _, f := range []string{"airline/tasks.json", "retail/tasks.json", "telecom/tasks.json", "telecom/tasks_small.json"} {
 		t.Run(f, func(t *testing.T) {

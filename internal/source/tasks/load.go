@@ -369,18 +369,13 @@ func LoadTau2(dir, domain string) (*Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read tasks: %w", err)
 	}
-	var f *file
-	if elems, ok := indexed(path, dir, m); ok {
-		f, err = newFile(path, elems)
-	} else {
-		f, err = index(path, m.Bytes)
-	}
+	f, err := index(path, m.Bytes)
 	if err != nil {
 		m.Close()
 		return nil, err
 	}
 	// The tasks are decoded from the mapped file, which is released with
-	// the index (decoded tasks hold copies).
+	// the split file (decoded tasks hold copies).
 	runtime.AddCleanup(f, func(m *data.Mapped) { m.Close() }, m)
 	splits, err := LoadSplits(filepath.Join(dir, "split_tasks.json"))
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 )
 
 func TestParseErrorsNameFileTaskField(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, json string
 		wants      []string
@@ -49,6 +50,7 @@ func TestParseErrorsNameFileTaskField(t *testing.T) {
 }
 
 func TestScenarioStringMatchesUpstreamLayout(t *testing.T) {
+	t.Parallel()
 	known := "Order #1"
 	persona := "Calm.\nPolite."
 	s := UserScenario{Persona: &persona, Instructions: Instructions{Structured: &StructuredInstructions{
@@ -60,6 +62,7 @@ func TestScenarioStringMatchesUpstreamLayout(t *testing.T) {
 }
 
 func TestLoadAndSelectUpstream(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	set, err := LoadTau2(data.Tau2Domain(root, "airline"), "airline")
 	if err != nil {
@@ -120,6 +123,7 @@ func FuzzParse(f *testing.F) {
 // broken task elsewhere in the file is reported only when it is selected
 // (naming the file and task) and by All.
 func TestLazyLoad(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, body string) {
 		t.Helper()
@@ -170,6 +174,7 @@ func TestLazyLoad(t *testing.T) {
 // TestLazyMatchesParse: every upstream tasks file gives the same tasks read
 // lazily as decoded in full.
 func TestLazyMatchesParse(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	for _, d := range []string{"airline", "retail", "telecom"} {
 		dir := data.Tau2Domain(root, d)
@@ -212,35 +217,29 @@ func TestLazyMatchesParse(t *testing.T) {
 	}
 }
 
-// BenchmarkLoadTau2 loads each domain's tasks and decodes the base split,
-// from the test data (scanned: it has no index) and from a copy indexed as
-// data pull indexes it.
+// BenchmarkLoadTau2 loads each domain's tasks and decodes the base split.
 func BenchmarkLoadTau2(b *testing.B) {
-	roots := map[string]string{"scanned": datatest.Root(b), "indexed": copyTau2Tasks(b)}
-	if err := WriteIndexes(roots["indexed"]); err != nil {
-		b.Fatal(err)
-	}
-	for _, how := range []string{"scanned", "indexed"} {
-		for _, d := range []string{"airline", "retail", "telecom"} {
-			b.Run(d+"/base/"+how, func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					set, err := LoadTau2(data.Tau2Domain(roots[how], d), d)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if _, err := set.Select(Selection{}); err != nil {
-						b.Fatal(err)
-					}
+	root := datatest.Root(b)
+	for _, d := range []string{"airline", "retail", "telecom"} {
+		b.Run(d+"/base", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				set, err := LoadTau2(data.Tau2Domain(root, d), d)
+				if err != nil {
+					b.Fatal(err)
 				}
-			})
-		}
+				if _, err := set.Select(Selection{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
 // TestParseSplitsMatchesEncodingJSON compares the scanner-based split
 // decoder with encoding/json on each domain's split file and on edge cases.
 func TestParseSplitsMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"empty":      `{}`,
 		"null":       `null`,
@@ -310,6 +309,7 @@ func TestSelectUnavailable(t *testing.T) {
 // task_091 misspells persona; tasks 058 and 059 put their data beside
 // agent_data), in both decoders.
 func TestIgnoredKeys(t *testing.T) {
+	t.Parallel()
 	raw := `[{"id": "t", "user_scenario": {"persoca": "calm", "instructions": "x"},
 		"initial_state": {"initialization_data": {"users": {"u": {}}, "agent_data": {"a": 1}}}}]`
 	ts, err := Parse("f.json", []byte(raw))

@@ -15,6 +15,7 @@ import (
 )
 
 func TestLoad(t *testing.T) {
+	t.Parallel()
 	d := testDomain(t)
 	db := d.DB()
 	if db.Flights.Len() != 300 || db.Users.Len() != 500 || db.Reservations.Len() != 2000 {
@@ -41,6 +42,7 @@ func TestLoad(t *testing.T) {
 }
 
 func TestLoadMissingData(t *testing.T) {
+	t.Parallel()
 	_, err := Load(t.TempDir())
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Load(empty dir) = %v; want an fs.ErrNotExist error", err)
@@ -48,6 +50,7 @@ func TestLoadMissingData(t *testing.T) {
 }
 
 func TestDecodeDBRejectsBadData(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, json string }{
 		{"extra top-level key", `{"flights": {}, "users": {}, "reservations": {}, "x": 1}`},
 		{"missing table", `{"flights": {}, "users": {}}`},
@@ -63,6 +66,7 @@ func TestDecodeDBRejectsBadData(t *testing.T) {
 }
 
 func TestRequestors(t *testing.T) {
+	t.Parallel()
 	d := testDomain(t)
 	e := d.Env()
 	ctx := context.Background()
@@ -101,6 +105,7 @@ func mustCall(t *testing.T, e *Env, name, args string) {
 }
 
 func TestSameDB(t *testing.T) {
+	t.Parallel()
 	d := testDomain(t)
 	fresh := d.Env()
 	a, b := d.Env(), d.Env()
@@ -162,6 +167,7 @@ func TestSameDB(t *testing.T) {
 // TestEnvIsolation checks copy-on-write: writes in one env are invisible to
 // another and never reach the shared database.
 func TestEnvIsolation(t *testing.T) {
+	t.Parallel()
 	d := testDomain(t)
 	before := canonical(mustGet(t, d, "NO6JO3"))
 	a := d.Env()
@@ -195,6 +201,7 @@ func mustGet(t *testing.T, d *Domain, id string) *Reservation {
 }
 
 func TestDumpDB(t *testing.T) {
+	t.Parallel()
 	d := testDomain(t)
 	e := d.Env()
 	mustCall(t, e, "cancel_reservation", `{"reservation_id": "NO6JO3"}`)

@@ -28,7 +28,6 @@ package airline
 import (
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"slices"
 	"strconv"
 
@@ -55,18 +54,6 @@ const (
 	MutAlreadyCancelled   = "already_cancelled"
 )
 
-func toolCall(name string, kv ...string) message.ToolCall {
-	d := &pyjson.Dict{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		d.Set(kv[i], kv[i+1])
-	}
-	b, err := d.MarshalJSON()
-	if err != nil {
-		b = []byte("{}")
-	}
-	return message.ToolCall{Name: name, Arguments: b}
-}
-
 // EvidenceReads implements ledgeragent.Auditor: before a write, a careful
 // agent reads the user's profile and the reservation, searches the flights it
 // books or changes to (a direct search on each leg's route and date), checks
@@ -91,10 +78,10 @@ func (d *Domain) EvidenceReads(tool string, args json.RawMessage) []message.Tool
 	}
 	var calls []message.ToolCall
 	if _, ok := d.db.Users.Get(uid); ok {
-		calls = append(calls, toolCall("get_user_details", "user_id", uid))
+		calls = append(calls, ledger.ToolCall("get_user_details", "user_id", uid))
 	}
 	if r != nil {
-		calls = append(calls, toolCall("get_reservation_details", "reservation_id", resID))
+		calls = append(calls, ledger.ToolCall("get_reservation_details", "reservation_id", resID))
 	}
 	switch a := a.(type) {
 	case flightChoice:
@@ -107,7 +94,7 @@ func (d *Domain) EvidenceReads(tool string, args json.RawMessage) []message.Tool
 			k := f.Origin + f.Destination + fi.Date
 			if !seen[k] {
 				seen[k] = true
-				calls = append(calls, toolCall("search_direct_flight", "origin", f.Origin, "destination", f.Destination, "date", fi.Date))
+				calls = append(calls, ledger.ToolCall("search_direct_flight", "origin", f.Origin, "destination", f.Destination, "date", fi.Date))
 			}
 		}
 	case *reservationArgs: // cancel_reservation
@@ -118,7 +105,7 @@ func (d *Domain) EvidenceReads(tool string, args json.RawMessage) []message.Tool
 		if u, ok := d.db.Users.Get(uid); ok && u != nil {
 			for _, id := range u.Reservations {
 				if ur, ok := d.db.Reservations.Get(id); ok && ur != nil {
-					calls = append(calls, toolCall("get_reservation_details", "reservation_id", id))
+					calls = append(calls, ledger.ToolCall("get_reservation_details", "reservation_id", id))
 					calls = append(calls, d.statusReads(ur)...)
 				}
 			}
@@ -130,7 +117,7 @@ func (d *Domain) EvidenceReads(tool string, args json.RawMessage) []message.Tool
 func (d *Domain) statusReads(r *Reservation) []message.ToolCall {
 	var calls []message.ToolCall
 	for _, f := range r.Flights {
-		calls = append(calls, toolCall("get_flight_status", "flight_number", f.FlightNumber, "date", f.Date))
+		calls = append(calls, ledger.ToolCall("get_flight_status", "flight_number", f.FlightNumber, "date", f.Date))
 	}
 	return calls
 }
@@ -174,26 +161,6 @@ func flightsValue(fs []FlightInfo) []any {
 		out[i] = d
 	}
 	return out
-}
-
-func offset(s string, n int) int {
-	if n == 0 {
-		return 0
-	}
-	h := fnv.New32a()
-	h.Write([]byte(s))
-	return int(h.Sum32() % uint32(n))
-}
-
-// scan visits keys starting at offset(seed), wrapping around, until fn
-// returns true.
-func scan(keys []string, seed string, fn func(k string) bool) {
-	start := offset(seed, len(keys))
-	for i := range keys {
-		if fn(keys[(start+i)%len(keys)]) {
-			return
-		}
-	}
 }
 
 // nextDay is date + 1 day for the data's May 2024 dates ("" otherwise).
@@ -282,7 +249,7 @@ func (d *Domain) Mutations(tool string, args json.RawMessage, l *ledger.Ledger) 
 
 	if r != nil {
 		// foreign_reservation: another user's active reservation.
-		scan(d.db.Reservations.Keys(), rc.reservationID(), func(id string) bool {
+		ledger.Scan(d.db.Reservations.Keys(), rc.reservationID(), func(id string) bool {
 			o, _ := d.db.Reservations.Get(id)
 			if o == nil || o.UserID == u.UserID || o.Status != nil {
 				return false
@@ -463,7 +430,7 @@ func (d *Domain) foreignPayment(u *User, pmID string, fn func(id string)) {
 	if pm, ok := u.PaymentMethods.Get(pmID); ok && pm != nil {
 		source = pm.PaymentSource()
 	}
-	scan(d.db.Users.Keys(), pmID, func(uid string) bool {
+	ledger.Scan(d.db.Users.Keys(), pmID, func(uid string) bool {
 		if uid == u.UserID {
 			return false
 		}

@@ -30,6 +30,7 @@ var knownMismatches = map[callRef]string{}
 // (claude-sonnet-4-5 on the 50 base tasks) on a fresh environment per
 // simulation and compares each tool message with the recorded one.
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	d := testDomain(t)
 	path := filepath.Join(datatest.Trajectories(t), "sierra-research+tau2-bench", "claude-sonnet-4-5_airline_default_gpt4.1_1trials.json")
 	f, err := results.ReadTau2(path)
@@ -97,6 +98,7 @@ var knownDBMismatches = map[string]string{}
 // predates later fixes of tasks.json, e.g. tasks 2, 9, 27, 38 lost their
 // gold writes).
 func TestConformanceDBMatch(t *testing.T) {
+	t.Parallel()
 	d := testDomain(t)
 	path := filepath.Join(datatest.Trajectories(t), "sierra-research+tau2-bench", "claude-sonnet-4-5_airline_default_gpt4.1_1trials.json")
 	f, err := results.ReadTau2(path)

@@ -11,6 +11,7 @@ import (
 // full by the validating decoder and lazily, it gives the same tables in the
 // same order, record for record, and the same canonical hash string.
 func TestPinnedDBLazy(t *testing.T) {
+	t.Parallel()
 	eager, lazy := datatest.PinnedDB(t, Name, DecodeDB, loadDB)
 	if lazy.Flights.Len() != eager.Flights.Len() || lazy.Users.Len() != eager.Users.Len() || lazy.Reservations.Len() != eager.Reservations.Len() {
 		t.Fatalf("table sizes differ")
@@ -35,6 +36,7 @@ func TestPinnedDBLazy(t *testing.T) {
 // TestLoadDBValidatesOtherContent: a db.json that is not the pinned file is
 // decoded in full, so a bad record is a load error, not a later panic.
 func TestLoadDBValidatesOtherContent(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, in string }{
 		{"bad flight status", `{"flights": {"F": {"flight_number": "F", "origin": "A", "destination": "B", "scheduled_departure_time_est": "", "scheduled_arrival_time_est": "", "dates": {"2024-05-01": {"status": "gone"}}}}, "users": {}, "reservations": {}}`},
 		{"wrong type", `{"flights": {}, "users": {"u": {"user_id": 1}}, "reservations": {}}`},

@@ -12,7 +12,8 @@ package airline
 //	rule                tools                               clause                   verdict
 //	------------------  ----------------------------------  -----------------------  --------------------------------------
 //	arguments           all six                             the tool's section       REVISE
-//	user_read           all six                             the tool's section       REVISE (get_user_details first)
+//	user_read           book, update flights and baggages,  the tool's section       REVISE (get_user_details first)
+//	                    send_certificate (profileFacts)
 //	own_user            book, send_certificate              the tool's section       BLOCK
 //	reservation_read    the four reservation tools          the tool's section       REVISE (get_reservation_details first)
 //	own_reservation     the four reservation tools          the tool's section       BLOCK
@@ -43,14 +44,13 @@ package airline
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/ledger"
-	"github.com/ledgerbench/ledgerbench/internal/core/clip"
+	"github.com/ledgerbench/ledgerbench/internal/core/tool"
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 )
 
@@ -194,152 +194,30 @@ func (a paymentsArg) list() []Payment {
 	})
 }
 
-// argProblems collects what the gate cannot judge in a write's arguments:
-// a value of another type than the documented one (the tools would fail on
-// it or read it differently from its documented meaning).
-type argProblems []string
-
-func (p *argProblems) add(format string, args ...any) { *p = append(*p, fmt.Sprintf(format, args...)) }
-
-func (p *argProblems) str(name string, a strArg, enum []string) {
-	s, ok := a.V.(string)
-	switch {
-	case !ok:
-		p.add("%s must be a string, got %s", name, short(a.V))
-	case enum != nil && !slices.Contains(enum, s):
-		p.add("%s must be one of %s, got %s", name, pyjson.Repr(enum), q(s))
-	}
-}
-
-// isInt reports whether v is a JSON integer within 64 bits.
-func isInt(v any) bool {
-	n, ok := v.(json.Number)
-	if !ok {
-		return false
-	}
-	_, err := strconv.ParseInt(string(n), 10, 64)
-	return err == nil
-}
-
-func (p *argProblems) count(name string, a intArg) {
-	if !isInt(a.V) || countOf(a.V) < 0 {
-		p.add("%s must be a non-negative integer, got %s", name, short(a.V))
-	}
-}
-
-func (p *argProblems) amount(name string, a intArg) {
-	n, ok := a.V.(json.Number)
-	if f, err := strconv.ParseFloat(string(n), 64); !ok || err != nil || f <= 0 {
-		p.add("%s must be a positive number, got %s", name, short(a.V))
-	}
-}
-
-// list checks a list of objects whose fields are strings (and integers
-// where isInt names them): a field of another type is a malformed list; a
-// missing or null field, or a null item, is an incomplete one.
-func (p *argProblems) list(v any, nonEmpty bool, fields []string, intField string, malformed, incomplete string) {
-	items, ok := v.([]any)
-	if !ok || (nonEmpty && len(items) == 0) {
-		p.add("%s, got %s", malformed, short(v))
-		return
-	}
-	missing := false
-	for _, it := range items {
-		if it == nil {
-			missing = true
-			continue
-		}
-		d, ok := it.(*pyjson.Dict)
-		if !ok {
-			p.add("%s, got %s", malformed, short(v))
-			return
-		}
-		for _, f := range fields {
-			x, _ := d.Get(f)
-			if _, isStr := x.(string); x != nil && (f == intField && !isInt(x) || f != intField && !isStr) {
-				p.add("%s, got %s", malformed, short(v))
-				return
-			}
-			missing = missing || x == nil
-		}
-	}
-	if missing {
-		p.add("%s", incomplete)
-	}
-}
-
-func (p *argProblems) flights(a flightsArg) {
-	p.list(a.V, true, []string{"flight_number", "date"}, "", "flights must be a non-empty list of {flight_number, date} objects",
-		"every flight in flights needs a flight_number and a date string")
-}
-
-func (p *argProblems) passengers(a passengersArg) {
-	p.list(a.V, false, []string{"first_name", "last_name", "dob"}, "", "passengers must be a list of {first_name, last_name, dob} objects",
-		"every passenger in passengers needs first_name, last_name and dob strings")
-}
-
-func (p *argProblems) payments(a paymentsArg) {
-	p.list(a.V, false, []string{"payment_id", "amount"}, "amount", "payment_methods must be a list of {payment_id, amount} objects with integer amounts",
-		"every payment method in payment_methods needs a payment_id string and an integer amount")
-}
-
-// checkArgs describes what is wrong with a write's decoded arguments ("" when
-// nothing is), in signature order.
-func checkArgs(args any) string {
-	var p argProblems
-	switch a := args.(type) {
-	case *bookArgs:
-		p.str("user_id", a.UserID, nil)
-		p.str("origin", a.Origin, nil)
-		p.str("destination", a.Destination, nil)
-		p.str("flight_type", a.FlightType, flightTypes)
-		p.str("cabin", a.Cabin, cabinTypes)
-		p.flights(a.Flights)
-		p.passengers(a.Passengers)
-		p.payments(a.PaymentMethods)
-		p.count("total_baggages", a.TotalBaggages)
-		p.count("nonfree_baggages", a.NonfreeBaggages)
-		p.str("insurance", a.Insurance, insurances)
-	case *reservationArgs:
-		p.str("reservation_id", a.ReservationID, nil)
-	case *baggagesArgs:
-		p.str("reservation_id", a.ReservationID, nil)
-		p.count("total_baggages", a.TotalBaggages)
-		p.count("nonfree_baggages", a.NonfreeBaggages)
-		p.str("payment_id", a.PaymentID, nil)
-	case *flightsUpdateArgs:
-		p.str("reservation_id", a.ReservationID, nil)
-		p.str("cabin", a.Cabin, cabinTypes)
-		p.flights(a.Flights)
-		p.str("payment_id", a.PaymentID, nil)
-	case *passengersUpdateArgs:
-		p.str("reservation_id", a.ReservationID, nil)
-		p.passengers(a.Passengers)
-	case *certificateArgs:
-		p.str("user_id", a.UserID, nil)
-		p.amount("amount", a.Amount)
-	default:
-		return "not a write tool's arguments"
-	}
-	return strings.Join(p, "; ")
-}
-
-// short is a value as the problem quotes it.
-func short(v any) string {
-	return clip.Runes(pyjson.String(v), 40, "…")
+// argRules are what the gate asks of a write's arguments beyond their
+// documented types (tool.CheckTypes; enums come from the argument structs'
+// tags): JSON integers for bag counts, a positive number for a certificate,
+// lists of objects whose fields have their types.
+var argRules = []tool.Rule{
+	tool.Objects("flights", true, tool.Field{Name: "flight_number", Type: "str"}, tool.Field{Name: "date", Type: "str"}),
+	tool.Objects("passengers", false, tool.Field{Name: "first_name", Type: "str"}, tool.Field{Name: "last_name", Type: "str"}, tool.Field{Name: "dob", Type: "str"}),
+	tool.Objects("payment_methods", false, tool.Field{Name: "payment_id", Type: "str"}, tool.Field{Name: "amount", Type: "int"}),
+	tool.NonNegative("total_baggages"),
+	tool.NonNegative("nonfree_baggages"),
+	tool.Positive("amount"),
 }
 
 func q(s string) string { return pyjson.ReprString(s) }
 
 // decodeArgs decodes a write's arguments as its tool does and checks their
 // types.
-func (d *Domain) decodeArgs(tool string, raw json.RawMessage) (any, error) {
-	a, err := d.Toolset().Decode(tool, raw)
+func (d *Domain) decodeArgs(name string, raw json.RawMessage) (any, error) {
+	a, err := d.Toolset().Decode(name, raw)
 	if err != nil {
 		return nil, err
 	}
-	if problem := checkArgs(a); problem != "" {
-		return nil, errors.New(problem)
+	if err := tool.CheckTypes(a, argRules...); err != nil {
+		return nil, err
 	}
 	return a, nil
 }

@@ -43,11 +43,14 @@ func withArg(t testing.TB, args, name, raw string) json.RawMessage {
 // the listed ones), is a REVISE by the arguments check alone: an odd type
 // never slips past the predicates.
 func TestOddArgumentsRevise(t *testing.T) {
+	t.Parallel()
 	d, g := testGate(t)
-	user := func(id string) message.ToolCall { return toolCall("get_user_details", "user_id", id) }
-	res := func(id string) message.ToolCall { return toolCall("get_reservation_details", "reservation_id", id) }
+	user := func(id string) message.ToolCall { return ledger.ToolCall("get_user_details", "user_id", id) }
+	res := func(id string) message.ToolCall {
+		return ledger.ToolCall("get_reservation_details", "reservation_id", id)
+	}
 	direct := func(o, dst, date string) message.ToolCall {
-		return toolCall("search_direct_flight", "origin", o, "destination", dst, "date", date)
+		return ledger.ToolCall("search_direct_flight", "origin", o, "destination", dst, "date", date)
 	}
 	const miaBook = `{"user_id": "mia_li_3668", "origin": "JFK", "destination": "SEA", "flight_type": "one_way", "cabin": "economy", "flights": [{"flight_number": "HAT136", "date": "2024-05-20"}, {"flight_number": "HAT039", "date": "2024-05-20"}], "passengers": [{"first_name": "Mia", "last_name": "Li", "dob": "1990-04-05"}], "payment_methods": [{"payment_id": "certificate_7504069", "amount": 250}, {"payment_id": "credit_card_4421486", "amount": 5}], "total_baggages": 3, "nonfree_baggages": 0, "insurance": "no"}`
 	cases := []struct {

@@ -14,16 +14,16 @@ import (
 // of their reservations, several searches and flight statuses.
 func longLedger(b *testing.B, d *Domain, env envs.Env) *ledger.Ledger {
 	l := ledger.New()
-	calls := []message.ToolCall{toolCall("get_user_details", "user_id", "amelia_davis_8890")}
+	calls := []message.ToolCall{ledger.ToolCall("get_user_details", "user_id", "amelia_davis_8890")}
 	u, _ := d.DB().Users.Get("amelia_davis_8890")
 	for _, id := range u.Reservations {
-		calls = append(calls, toolCall("get_reservation_details", "reservation_id", id))
+		calls = append(calls, ledger.ToolCall("get_reservation_details", "reservation_id", id))
 	}
 	calls = append(calls,
-		toolCall("search_direct_flight", "origin", "JFK", "destination", "SEA", "date", "2024-05-20"),
-		toolCall("search_onestop_flight", "origin", "JFK", "destination", "SEA", "date", "2024-05-20"),
-		toolCall("search_onestop_flight", "origin", "LGA", "destination", "SFO", "date", "2024-05-10"),
-		toolCall("get_flight_status", "flight_number", "HAT247", "date", "2024-05-24"))
+		ledger.ToolCall("search_direct_flight", "origin", "JFK", "destination", "SEA", "date", "2024-05-20"),
+		ledger.ToolCall("search_onestop_flight", "origin", "JFK", "destination", "SEA", "date", "2024-05-20"),
+		ledger.ToolCall("search_onestop_flight", "origin", "LGA", "destination", "SFO", "date", "2024-05-10"),
+		ledger.ToolCall("get_flight_status", "flight_number", "HAT247", "date", "2024-05-24"))
 	readInto(b, d, env, l, calls...)
 	return l
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/ledger"
 )
 
-// Regression tests of issue 13 built from synthetic ledgers: small records
+// Regression tests built from synthetic ledgers: small records
 // absorbed through the path map, writes logged as a live agent logs them.
 
 // synthUser is a member with a gift card worth $10 and a credit card.
@@ -84,6 +84,7 @@ const (
 )
 
 func TestGateRegressions(t *testing.T) {
+	t.Parallel()
 	d := testDomain(t)
 	g := ledger.NewGate(d.GatePredicates(), []string{toolBook, toolCancel, toolBaggages, toolFlights, toolPassengers, toolCertificate}, d.DecodeArgs)
 	cases := []struct {

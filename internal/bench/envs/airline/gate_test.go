@@ -20,6 +20,7 @@ func testGate(t testing.TB) (*Domain, *ledger.Gate) {
 // TestCancelSI5UKWGolden is the paper's BLOCK message, on the ledger built
 // from the real tool outputs.
 func TestCancelSI5UKWGolden(t *testing.T) {
+	t.Parallel()
 	d, g := testGate(t)
 	l := ledger.New()
 	readInto(t, d, d.NewEnv(), l, si5ukwReads()...)
@@ -31,14 +32,17 @@ func TestCancelSI5UKWGolden(t *testing.T) {
 }
 
 func TestPredicates(t *testing.T) {
+	t.Parallel()
 	d, g := testGate(t)
-	user := func(id string) message.ToolCall { return toolCall("get_user_details", "user_id", id) }
-	res := func(id string) message.ToolCall { return toolCall("get_reservation_details", "reservation_id", id) }
+	user := func(id string) message.ToolCall { return ledger.ToolCall("get_user_details", "user_id", id) }
+	res := func(id string) message.ToolCall {
+		return ledger.ToolCall("get_reservation_details", "reservation_id", id)
+	}
 	status := func(n, date string) message.ToolCall {
-		return toolCall("get_flight_status", "flight_number", n, "date", date)
+		return ledger.ToolCall("get_flight_status", "flight_number", n, "date", date)
 	}
 	direct := func(o, dst, date string) message.ToolCall {
-		return toolCall("search_direct_flight", "origin", o, "destination", dst, "date", date)
+		return ledger.ToolCall("search_direct_flight", "origin", o, "destination", dst, "date", date)
 	}
 	mia := []message.ToolCall{user("mia_li_3668"), direct("JFK", "ATL", "2024-05-20"), direct("ATL", "SEA", "2024-05-20")}
 	const miaBook = `{"user_id": "mia_li_3668", "origin": "JFK", "destination": "SEA", "flight_type": "one_way", "cabin": "economy", "flights": [{"flight_number": "HAT136", "date": "2024-05-20"}, {"flight_number": "HAT039", "date": "2024-05-20"}], "passengers": [{"first_name": "Mia", "last_name": "Li", "dob": "1990-04-05"}], "payment_methods": [{"payment_id": "certificate_7504069", "amount": 250}, {"payment_id": "credit_card_4421486", "amount": 5}], "total_baggages": 3, "nonfree_baggages": 0, "insurance": "no"}`
@@ -125,6 +129,7 @@ func replace(s, old, new string) string {
 
 // TestPredicateIDs: every predicate is named and cites a policy heading.
 func TestPredicateIDs(t *testing.T) {
+	t.Parallel()
 	d := testDomain(t)
 	seen := map[string]bool{}
 	for _, p := range d.GatePredicates() {
@@ -171,6 +176,7 @@ var allKinds = []string{MutAlreadyCancelled, MutBasicEconomyModify, MutCabinMism
 
 // TestGateAuditMutations: the gate catches at least 95% of every kind.
 func TestGateAuditMutations(t *testing.T) {
+	t.Parallel()
 	d := testDomain(t)
 	ts, err := d.Tasks().Select(tasks.Selection{})
 	if err != nil {

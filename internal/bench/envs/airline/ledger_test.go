@@ -38,25 +38,26 @@ func readInto(t testing.TB, d *Domain, env envs.Env, l *ledger.Ledger, calls ...
 // profile, the reservation and the status of both flights.
 func si5ukwReads() []message.ToolCall {
 	return []message.ToolCall{
-		toolCall("get_user_details", "user_id", "amelia_rossi_1297"),
-		toolCall("get_reservation_details", "reservation_id", "SI5UKW"),
-		toolCall("get_flight_status", "flight_number", "HAT062", "date", "2024-05-16"),
-		toolCall("get_flight_status", "flight_number", "HAT284", "date", "2024-05-17"),
+		ledger.ToolCall("get_user_details", "user_id", "amelia_rossi_1297"),
+		ledger.ToolCall("get_reservation_details", "reservation_id", "SI5UKW"),
+		ledger.ToolCall("get_flight_status", "flight_number", "HAT062", "date", "2024-05-16"),
+		ledger.ToolCall("get_flight_status", "flight_number", "HAT284", "date", "2024-05-17"),
 	}
 }
 
 func TestRoute(t *testing.T) {
+	t.Parallel()
 	d := testDomain(t)
 	env := d.NewEnv()
 	l := ledger.New()
 	readInto(t, d, env, l,
-		toolCall("get_user_details", "user_id", "amelia_rossi_1297"),
-		toolCall("get_reservation_details", "reservation_id", "SI5UKW"),
-		toolCall("search_direct_flight", "origin", "JFK", "destination", "SEA", "date", "2024-05-20"),
-		toolCall("search_onestop_flight", "origin", "JFK", "destination", "SEA", "date", "2024-05-20"),
-		toolCall("get_flight_status", "flight_number", "HAT062", "date", "2024-05-16"),
-		toolCall("list_all_airports"),
-		toolCall("calculate", "expression", "1 + 1"),
+		ledger.ToolCall("get_user_details", "user_id", "amelia_rossi_1297"),
+		ledger.ToolCall("get_reservation_details", "reservation_id", "SI5UKW"),
+		ledger.ToolCall("search_direct_flight", "origin", "JFK", "destination", "SEA", "date", "2024-05-20"),
+		ledger.ToolCall("search_onestop_flight", "origin", "JFK", "destination", "SEA", "date", "2024-05-20"),
+		ledger.ToolCall("get_flight_status", "flight_number", "HAT062", "date", "2024-05-16"),
+		ledger.ToolCall("list_all_airports"),
+		ledger.ToolCall("calculate", "expression", "1 + 1"),
 	)
 	if u := ledgerUser(l); u == nil || u.UserID != "amelia_rossi_1297" || u.Membership != "regular" {
 		t.Errorf("user = %+v", u)
@@ -92,9 +93,10 @@ func TestRoute(t *testing.T) {
 // TestRenderGolden is the rendered ledger of the paper's SI5UKW case study,
 // built from real tool outputs.
 func TestRenderGolden(t *testing.T) {
+	t.Parallel()
 	d := testDomain(t)
 	l := ledger.New()
 	readInto(t, d, d.NewEnv(), l, append(si5ukwReads(),
-		toolCall("search_direct_flight", "origin", "JFK", "destination", "SEA", "date", "2024-05-20"))...)
+		ledger.ToolCall("search_direct_flight", "origin", "JFK", "destination", "SEA", "date", "2024-05-20"))...)
 	goldentest.Check(t, *update, "ledger_si5ukw.golden", l.Render())
 }

@@ -15,6 +15,7 @@ import (
 // TestSchemas compares the loaded tools, generated from upstream's source,
 // with the schemas upstream's own code sends.
 func TestSchemas(t *testing.T) {
+	t.Parallel()
 	d := testDomain(t)
 	root := datatest.Root(t)
 	schematest.Check(t, root, Name, "assistant", d.AgentTools())
@@ -24,6 +25,7 @@ func TestSchemas(t *testing.T) {
 // TestLoadSourceErrors: a missing or changed upstream source file is a load
 // error naming the file and the symbol.
 func TestLoadSourceErrors(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	toolsPy, err := os.ReadFile(data.Tau2Source(root, "domains/airline/tools.py"))
 	if err != nil {

@@ -116,6 +116,7 @@ func hashTable[V any](h io.Writer, t *table.Table[V], base map[string]string) {
 
 // TestDBHashMatchesCanonicalDB checks the cached hash against the plain one.
 func TestDBHashMatchesCanonicalDB(t *testing.T) {
+	t.Parallel()
 	d := testDomain(t)
 	e := d.Env()
 	ctx := context.Background()
@@ -146,6 +147,7 @@ func TestDBHashMatchesCanonicalDB(t *testing.T) {
 // $LEDGERBENCH_AIRLINE_CASES adds another cases file (its golden file is the
 // same path ending in .golden.json), for larger differential runs.
 func TestToolCases(t *testing.T) {
+	t.Parallel()
 	d := testDomain(t)
 	files := []string{filepath.Join("testdata", "tool_cases.json"), filepath.Join("testdata", "random_cases.json")}
 	if p := os.Getenv("LEDGERBENCH_AIRLINE_CASES"); p != "" {

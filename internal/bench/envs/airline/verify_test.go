@@ -12,6 +12,7 @@ import (
 // TestVerifyBase checks that every base task's gold trajectory earns full
 // reward (DB and COMMUNICATE; NL assertions are not in the airline basis).
 func TestVerifyBase(t *testing.T) {
+	t.Parallel()
 	d := testDomain(t)
 	base, err := d.Tasks().Select(tasks.Selection{Split: "base"})
 	if err != nil {

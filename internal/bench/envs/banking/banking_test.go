@@ -20,6 +20,7 @@ import (
 // TestPinnedDBLazy: the pinned db.json decoded lazily (records split, each
 // decoded on first use) is the database the full decoder validates.
 func TestPinnedDBLazy(t *testing.T) {
+	t.Parallel()
 	raw := datatest.Tau2File(t, Name, dbFile)
 	lazy, err := decodePinnedDB(raw)
 	if err != nil {
@@ -36,6 +37,7 @@ func TestPinnedDBLazy(t *testing.T) {
 }
 
 func TestDecodeDBErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ name, in, want string }{
 		{"unknown table", `{"bogus": {"data": {}}}`, `unknown table "bogus"`},
 		{"record not a dict", `{"users": {"data": {"u": 1}}}`, "data.u: want a dict"},
@@ -82,6 +84,7 @@ func copyDomain(t *testing.T, drop ...string) string {
 // TestMissingFiles: a document or task missing from the data is a load
 // error naming it, for every variant.
 func TestMissingFiles(t *testing.T) {
+	t.Parallel()
 	dir := data.Tau2DomainPath(Name)
 	for _, c := range []struct{ drop, variant string }{
 		{dir + "/documents/doc_bank_accounts_bank_accounts_(general)_001.json", "no_knowledge"},
@@ -100,6 +103,7 @@ func TestMissingFiles(t *testing.T) {
 }
 
 func TestResolveVariant(t *testing.T) {
+	t.Parallel()
 	if got := len(VariantNames()); got != 20 {
 		t.Errorf("%d variants; upstream registers 20", got)
 	}
@@ -131,6 +135,7 @@ func TestResolveVariant(t *testing.T) {
 // TestToolKindsAndMutation: upstream's tool types and mutates_state, which
 // decide what an evaluation replays.
 func TestToolKindsAndMutation(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	for _, c := range []struct {
 		side    message.Requestor
@@ -174,6 +179,7 @@ func TestToolKindsAndMutation(t *testing.T) {
 // TestPolicyClauses: the headings the gate cites are in every variant's
 // policy.
 func TestPolicyClauses(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	for _, v := range []string{"no_knowledge", "bm25", "golden_retrieval", "alltools", "terminal_use"} {
 		d, err := LoadVariant(root, Options{Variant: v})

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
+	"github.com/ledgerbench/ledgerbench/internal/py/pyops"
 )
 
 // The agent's discoverable tools (KnowledgeTools' @is_discoverable_tool
@@ -79,7 +80,7 @@ func agentDiscoverable() *dset {
 func strArg(v any, method string) (string, error) {
 	s, ok := v.(string)
 	if !ok {
-		return "", attrErr(v, method)
+		return "", pyops.AttributeError(v, method)
 	}
 	return s, nil
 }
@@ -888,8 +889,7 @@ func getPaymentHistory(_ context.Context, e *Env, a dargs) (string, error) {
 }
 
 func isValueError(err error) bool {
-	pe, ok := err.(*pyError)
-	return ok && pe.kind == "ValueError"
+	return pyops.IsType(err, "ValueError")
 }
 
 // sortByKeyDesc is list.sort(key=..., reverse=True): stable, so equal keys
@@ -904,15 +904,18 @@ func sortByKeyDesc[T any](items []T, keys []any) error {
 		if sortErr != nil {
 			return 0
 		}
-		c, err := order(keys[y], keys[x], "<")
+		lt, err := pyops.Compare("<", keys[y], keys[x])
 		if err != nil {
 			sortErr = err
 			return 0
 		}
-		if c == 2 {
-			return 0
+		if lt {
+			return -1
 		}
-		return c
+		if gt, _ := pyops.Compare("<", keys[x], keys[y]); gt {
+			return 1
+		}
+		return 0 // equal, or a NaN
 	})
 	if sortErr != nil {
 		return sortErr

@@ -39,6 +39,7 @@ func oracleCmd(t *testing.T) string {
 // compares each tool output and error flag, the final database dump and
 // the reward.
 func TestGoldOracle(t *testing.T) {
+	t.Parallel()
 	cmd := oracleCmd(t)
 	d := domainForTest(t)
 	all, err := d.Tasks().All()

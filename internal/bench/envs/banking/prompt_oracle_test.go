@@ -25,6 +25,7 @@ const oracleModel = "gpt-4.1-2025-04-14"
 // The bodies are compared key by key as JSON values with object key order
 // kept (json.dumps of each side), the model name apart.
 func TestFirstRequestOracle(t *testing.T) {
+	t.Parallel()
 	cmd := oracleCmd(t)
 	root := datatest.Root(t)
 	n := oracletest.EnvInt(t, "LEDGERBENCH_BANKING_ORACLE_TASKS", 97)

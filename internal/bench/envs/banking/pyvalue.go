@@ -2,7 +2,6 @@ package banking
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
+	"github.com/ledgerbench/ledgerbench/internal/py/pyops"
 )
 
 // Python semantics over the values records and arguments hold: nil, bool,
@@ -56,153 +56,23 @@ func truthy(v any) bool {
 	return pyjson.Truthy(v)
 }
 
-// eq is v == w.
-func eq(v, w any) bool {
-	if a, _, ok := number(v); ok {
-		b, _, ok := number(w)
-		return ok && a == b
-	}
-	switch x := v.(type) {
-	case nil:
-		return w == nil
-	case string:
-		y, ok := w.(string)
-		return ok && x == y
-	case []any:
-		y, ok := w.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !eq(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case *pyjson.Dict:
-		y, ok := w.(*pyjson.Dict)
-		if !ok || x.Len() != y.Len() {
-			return false
-		}
-		for i, k := range x.Keys {
-			yv, ok := y.Get(k)
-			if !ok || !eq(x.Values[i], yv) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
+// Equality, ordering, membership and exceptions are CPython's, as pyops
+// has them for every ported environment.
+var (
+	eq       = pyops.Eq
+	contains = pyops.Contains
+)
 
-// errType is a Python TypeError; errValue a ValueError.
-type pyError struct {
-	kind string
-	msg  string
-}
+// compare is the ordering v OP w for OP one of < <= > >=, or the TypeError
+// Python raises.
+func compare(v, w any, op string) (bool, error) { return pyops.Compare(op, v, w) }
 
-func (e *pyError) Error() string { return e.msg }
+func typeErr(format string, a ...any) error { return pyops.TypeError(format, a...) }
 
-func typeErr(format string, a ...any) error {
-	return &pyError{kind: "TypeError", msg: fmt.Sprintf(format, a...)}
-}
-
-func valueErr(format string, a ...any) error {
-	return &pyError{kind: "ValueError", msg: fmt.Sprintf(format, a...)}
-}
+func valueErr(format string, a ...any) error { return pyops.ValueError(fmt.Sprintf(format, a...)) }
 
 // isTypeError reports whether err is a Python TypeError.
-func isTypeError(err error) bool {
-	var pe *pyError
-	return errors.As(err, &pe) && pe.kind == "TypeError"
-}
-
-// compare is the ordering v OP w for OP one of < <= > >= (cmp is -1, 0 or
-// 1 meaning <, == or >), or the TypeError Python raises.
-func compare(v, w any, op string) (bool, error) {
-	c, err := order(v, w, op)
-	if err != nil {
-		return false, err
-	}
-	switch op {
-	case "<":
-		return c < 0, nil
-	case "<=":
-		return c <= 0, nil
-	case ">":
-		return c > 0, nil
-	}
-	return c >= 0, nil
-}
-
-func order(v, w any, op string) (int, error) {
-	if a, _, ok := number(v); ok {
-		if b, _, ok := number(w); ok {
-			switch {
-			case a < b:
-				return -1, nil
-			case a > b:
-				return 1, nil
-			case a == b:
-				return 0, nil
-			}
-			return 2, nil // NaN: every comparison false
-		}
-	}
-	switch x := v.(type) {
-	case string:
-		if y, ok := w.(string); ok {
-			return strings.Compare(x, y), nil
-		}
-	case []any:
-		if y, ok := w.([]any); ok {
-			for i := 0; i < len(x) && i < len(y); i++ {
-				if eq(x[i], y[i]) {
-					continue
-				}
-				return order(x[i], y[i], op)
-			}
-			switch {
-			case len(x) < len(y):
-				return -1, nil
-			case len(x) > len(y):
-				return 1, nil
-			}
-			return 0, nil
-		}
-	}
-	return 0, typeErr("'%s' not supported between instances of '%s' and '%s'", op, typeName(v), typeName(w))
-}
-
-// contains is `item in container`.
-func contains(container, item any) (bool, error) {
-	switch c := container.(type) {
-	case string:
-		s, ok := item.(string)
-		if !ok {
-			return false, typeErr("'in <string>' requires string as left operand, not %s", typeName(item))
-		}
-		return strings.Contains(c, s), nil
-	case []any:
-		for _, el := range c {
-			if eq(el, item) {
-				return true, nil
-			}
-		}
-		return false, nil
-	case *pyjson.Dict:
-		k, ok, err := pyjson.DictKey(item)
-		if err != nil {
-			return false, typeErr("%s", err.Error())
-		}
-		if !ok {
-			return false, nil
-		}
-		_, found := c.Get(k)
-		return found, nil
-	}
-	return false, typeErr("argument of type '%s' is not iterable", typeName(container))
-}
+func isTypeError(err error) bool { return pyops.IsType(err, "TypeError") }
 
 // toFloat is float(v).
 func toFloat(v any) (float64, error) {
@@ -239,7 +109,7 @@ func toInt(v any) (int64, error) {
 		return x, nil
 	case float64:
 		if math.IsInf(x, 0) {
-			return 0, &pyError{kind: "OverflowError", msg: "cannot convert float infinity to integer"}
+			return 0, &pyops.Error{Type: "OverflowError", Msg: "cannot convert float infinity to integer"}
 		}
 		if math.IsNaN(x) {
 			return 0, valueErr("cannot convert float NaN to integer")
@@ -274,11 +144,6 @@ func fixed(v any, n int) (string, error) {
 
 // mustFixed is fixed for a value known to be a number.
 func mustFixed(f float64, n int) string { return pyjson.FormatFixed(f, n) }
-
-// attrErr is the AttributeError of calling a str method on another type.
-func attrErr(v any, method string) error {
-	return &pyError{kind: "AttributeError", msg: fmt.Sprintf("'%s' object has no attribute '%s'", typeName(v), method)}
-}
 
 // isDigit is str.isdigit() for the characters a JSON string can hold
 // (Unicode decimal and digit characters; ASCII digits in practice).

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/core/tool"
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
+	"github.com/ledgerbench/ledgerbench/internal/py/pyops"
 )
 
 // Upstream's KnowledgeTools (the agent's banking tools, src/tau2/domains/
@@ -175,7 +176,7 @@ func getCreditCardAccountsByUser(_ context.Context, e *Env, a userIDArgs) (any, 
 func verificationID(userID, timeVerified any) (string, error) {
 	t, ok := timeVerified.(string)
 	if !ok {
-		return "", attrErr(timeVerified, "replace")
+		return "", pyops.AttributeError(timeVerified, "replace")
 	}
 	t = strings.NewReplacer(" ", "_", ":", "", "-", "").Replace(t)
 	return str(userID) + "_" + t, nil

@@ -20,6 +20,7 @@ func domainForTest(tb testing.TB) *Domain {
 // TestGoldTrajectories plays every task's gold actions and checks the
 // reward is 1 (upstream: all 97 earn 1.0).
 func TestGoldTrajectories(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	all, err := d.Tasks().All()
 	if err != nil {

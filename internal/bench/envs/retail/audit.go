@@ -27,7 +27,6 @@ package retail
 
 import (
 	"encoding/json"
-	"hash/fnv"
 	"slices"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/ledger"
@@ -51,18 +50,6 @@ const (
 	MutOtherUser            = "other_user"
 )
 
-func toolCall(name string, kv ...string) message.ToolCall {
-	d := &pyjson.Dict{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		d.Set(kv[i], kv[i+1])
-	}
-	b, err := d.MarshalJSON()
-	if err != nil {
-		b = []byte("{}")
-	}
-	return message.ToolCall{Name: name, Arguments: b}
-}
-
 // EvidenceReads implements ledgeragent.Auditor: before a write, a careful
 // agent authenticates the user (by email), reads their details and the
 // order, and for item changes the products of the items it changes.
@@ -79,18 +66,18 @@ func (d *Domain) EvidenceReads(tool string, args json.RawMessage) []message.Tool
 	var calls []message.ToolCall
 	if u, ok := d.db.Users.Get(uid); ok && u != nil {
 		calls = append(calls,
-			toolCall("find_user_id_by_email", "email", u.Email),
-			toolCall("get_user_details", "user_id", uid))
+			ledger.ToolCall("find_user_id_by_email", "email", u.Email),
+			ledger.ToolCall("get_user_details", "user_id", uid))
 	}
 	if a.OrderID != "" {
-		calls = append(calls, toolCall("get_order_details", "order_id", a.OrderID))
+		calls = append(calls, ledger.ToolCall("get_order_details", "order_id", a.OrderID))
 	}
 	if o != nil && (tool == toolExchange || tool == toolModifyItems) {
 		var seen []string
 		for _, id := range a.ItemIDs {
 			if k := firstItem(o, id); k >= 0 && !slices.Contains(seen, o.Items[k].ProductID) {
 				seen = append(seen, o.Items[k].ProductID)
-				calls = append(calls, toolCall("get_product_details", "product_id", o.Items[k].ProductID))
+				calls = append(calls, ledger.ToolCall("get_product_details", "product_id", o.Items[k].ProductID))
 			}
 		}
 	}
@@ -195,25 +182,6 @@ func (d *Domain) encodeWrite(tool string, a writeArgs) json.RawMessage {
 
 // offset picks a deterministic starting point for scans of the database, so
 // that different calls draw different wrong values.
-func offset(s string, n int) int {
-	if n == 0 {
-		return 0
-	}
-	h := fnv.New32a()
-	h.Write([]byte(s))
-	return int(h.Sum32() % uint32(n))
-}
-
-// scan visits keys starting at offset(seed), wrapping around, until
-// fn returns true.
-func scan(keys []string, seed string, fn func(k string) bool) {
-	start := offset(seed, len(keys))
-	for i := range keys {
-		if fn(keys[(start+i)%len(keys)]) {
-			return
-		}
-	}
-}
 
 // Mutations implements ledgeragent.Auditor.
 func (d *Domain) Mutations(tool string, args json.RawMessage, l *ledger.Ledger) []ledger.Mutation {
@@ -239,7 +207,7 @@ func (d *Domain) Mutations(tool string, args json.RawMessage, l *ledger.Ledger) 
 
 	if tool == toolUserAddress {
 		users := d.db.Users.Keys()
-		scan(users, a.UserID, func(id string) bool {
+		ledger.Scan(users, a.UserID, func(id string) bool {
 			if id == a.UserID || id == auth {
 				return false
 			}
@@ -260,7 +228,7 @@ func (d *Domain) Mutations(tool string, args json.RawMessage, l *ledger.Ledger) 
 
 	// foreign_order: another user's order in the same status.
 	orders := d.db.Orders.Keys()
-	scan(orders, a.OrderID, func(id string) bool {
+	ledger.Scan(orders, a.OrderID, func(id string) bool {
 		other, _ := d.db.Orders.Get(id)
 		if other == nil || other.UserID == auth || other.Status != status {
 			return false
@@ -458,7 +426,7 @@ func (d *Domain) newItemMutations(l *ledger.Ledger, o *Order, a writeArgs, clone
 		}
 	})
 	if cross == "" {
-		scan(d.db.Products.Keys(), pid, func(id string) bool {
+		ledger.Scan(d.db.Products.Keys(), pid, func(id string) bool {
 			if p, ok := d.db.Products.Get(id); ok && p != nil && id != pid {
 				cross = firstAvailable(p)
 			}
@@ -501,7 +469,7 @@ func (d *Domain) foreignPayment(auth string, a writeArgs, clone func() writeArgs
 		}
 	}
 	own, _ := d.db.Users.Get(auth)
-	scan(d.db.Users.Keys(), a.PaymentMethodID, func(uid string) bool {
+	ledger.Scan(d.db.Users.Keys(), a.PaymentMethodID, func(uid string) bool {
 		if uid == auth {
 			return false
 		}

@@ -17,6 +17,7 @@ import (
 )
 
 func TestEvidenceReads(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	names := func(calls []message.ToolCall) string {
 		var s []string
@@ -52,6 +53,7 @@ var allKinds = []string{MutCrossProductItem, MutForeignOrder, MutForeignPayment,
 // TestGateAuditMutations: the gate catches at least 95% of every mutation
 // kind (currently all of them).
 func TestGateAuditMutations(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	ts, err := d.Tasks().Select(tasks.Selection{})
 	if err != nil {
@@ -90,6 +92,7 @@ var envEnforced = map[string]bool{
 // otherwise target another user's order or profile, or repeat a write that
 // already succeeded.
 func TestMutationsViolate(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	ts, err := d.Tasks().Select(tasks.Selection{})
 	if err != nil {

@@ -76,6 +76,7 @@ func replayRecording(t *testing.T, d *Domain) (int, []replayed) {
 }
 
 func TestConformanceRecordedRun(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	total, bad := replayRecording(t, d)
 	t.Logf("%d/%d recorded tool calls reproduced exactly (%.2f%%)", total-len(bad), total, 100*float64(total-len(bad))/float64(total))

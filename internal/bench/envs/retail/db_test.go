@@ -11,6 +11,7 @@ import (
 // full validation, and decoded lazily it dumps byte for byte as decoded in
 // full, table by table in order.
 func TestPinnedDBLazy(t *testing.T) {
+	t.Parallel()
 	eager, lazy := datatest.PinnedDB(t, Name, DecodeDB, loadDB)
 	if err := lazy.validate(); err != nil {
 		t.Errorf("lazily decoded db: %v", err)
@@ -32,6 +33,7 @@ func TestPinnedDBLazy(t *testing.T) {
 // TestLoadDBValidatesOtherContent: content that is not the pinned file is
 // decoded and validated in full.
 func TestLoadDBValidatesOtherContent(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{
 		`{"products": {}, "users": {}, "orders": {"o": {"order_id": "o", "user_id": "u", "address": {}, "items": [], "status": "lost", "fulfillments": [], "payment_history": []}}}`,
 		`{"products": {}, "users": {}, "orders": {}, "extra": {}}`,

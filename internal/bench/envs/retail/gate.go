@@ -128,10 +128,10 @@ func (a *returnArgs) items() []string         { return a.ItemIDs.Texts() }
 func (a *returnArgs) newItems() []string      { return nil }
 
 // validateArgs is what the gate rejects in a write's arguments before its
-// predicates read them: a value of another type than the documented one
-// (tool.CheckTypes; a null id reads as ""), then what the tool rejects
-// before it reads the database: an address pydantic refuses, a null item
-// list (not iterable). DecodeArgs reports it as the arguments failure.
+// predicates read them: a value of another type than the documented one, or
+// null (tool.CheckTypes), then what the tool rejects before it reads the
+// database: an address pydantic refuses. DecodeArgs reports it as the
+// arguments failure.
 func validateArgs(args any) error {
 	if err := tool.CheckTypes(args); err != nil {
 		return err
@@ -143,18 +143,6 @@ func validateArgs(args any) error {
 	case *userAddressArgs:
 		_, err := a.address()
 		return err
-	case *exchangeArgs:
-		if a.ItemIDs.V == nil || a.NewItemIDs.V == nil {
-			return errNotIterable
-		}
-	case *modifyItemsArgs:
-		if a.ItemIDs.V == nil || a.NewItemIDs.V == nil {
-			return errNotIterable
-		}
-	case *returnArgs:
-		if a.ItemIDs.V == nil {
-			return errNotIterable
-		}
 	}
 	return nil
 }

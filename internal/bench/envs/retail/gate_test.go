@@ -20,6 +20,7 @@ const paperRevise = "Per retail policy, refunds must go to the original payment 
 // refund on her Mastercard credit_card_1565124. The gate revises the call
 // with the paper's message; the resubmitted call to the gift card is allowed.
 func TestPaperRevise(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	l := ledger.New()
 	readInto(t, d, d.NewEnv(), l, chenSilvaReads()...)
@@ -42,14 +43,14 @@ func TestPaperRevise(t *testing.T) {
 // gift_card_7794233 holds $56.
 func oliviaReads() []message.ToolCall {
 	return []message.ToolCall{
-		toolCall("find_user_id_by_email", "email", "olivia.ito5204@example.com"),
-		toolCall("get_user_details", "user_id", "olivia_ito_3591"),
-		toolCall("get_order_details", "order_id", "#W5442520"),
-		toolCall("get_order_details", "order_id", "#W3657213"),
-		toolCall("get_order_details", "order_id", "#W5866402"),
-		toolCall("get_order_details", "order_id", "#W5353646"),
-		toolCall("get_product_details", "product_id", "5713490933"),
-		toolCall("get_product_details", "product_id", "4354588079"),
+		ledger.ToolCall("find_user_id_by_email", "email", "olivia.ito5204@example.com"),
+		ledger.ToolCall("get_user_details", "user_id", "olivia_ito_3591"),
+		ledger.ToolCall("get_order_details", "order_id", "#W5442520"),
+		ledger.ToolCall("get_order_details", "order_id", "#W3657213"),
+		ledger.ToolCall("get_order_details", "order_id", "#W5866402"),
+		ledger.ToolCall("get_order_details", "order_id", "#W5353646"),
+		ledger.ToolCall("get_product_details", "product_id", "5713490933"),
+		ledger.ToolCall("get_product_details", "product_id", "4354588079"),
 	}
 }
 
@@ -83,10 +84,11 @@ const (
 )
 
 func TestGatePredicates(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	gate := ledger.NewGate(d.GatePredicates(), writeTools(d), d.DecodeArgs)
 	all := oliviaReads()
-	withShoes := append(slices.Clone(all), toolCall("get_product_details", "product_id", "7471004230"))
+	withShoes := append(slices.Clone(all), ledger.ToolCall("get_product_details", "product_id", "7471004230"))
 	cases := []struct {
 		name   string
 		reads  []message.ToolCall // nil: oliviaReads()
@@ -105,7 +107,7 @@ func TestGatePredicates(t *testing.T) {
 		{name: "arguments/numbers-in-list", tool: toolReturn, args: `{"order_id": "#W5866402", "item_ids": [6242772310], "payment_method_id": "paypal_8049766"}`,
 			want: ledger.Revise, rule: "arguments", reason: "argument 'item_ids' must be str"},
 		{name: "arguments/null", tool: toolModifyAddress, args: `{"order_id": "#W5442520", "address1": "1 Main St", "address2": null, "city": "Denver", "state": "CO", "country": "USA", "zip": "80218"}`,
-			want: ledger.Revise, rule: "arguments", reason: "address2\n  Input should be a valid string"},
+			want: ledger.Revise, rule: "arguments", reason: "argument 'address2' must be str, not None"},
 		{name: "arguments/missing-and-unknown", tool: toolCancel, args: `{"order": "#W5442520", "reason": "no longer needed"}`,
 			want: ledger.Revise, rule: "arguments", reason: "got an unexpected keyword argument 'order'"},
 		{name: "arguments/not-an-object", tool: toolModifyPayment, args: `["#W5442520"]`,
@@ -113,7 +115,7 @@ func TestGatePredicates(t *testing.T) {
 		{name: "arguments/empty", tool: toolUserAddress, args: ``,
 			want: ledger.Revise, rule: "arguments"},
 		{name: "arguments/null-list", tool: toolReturn, args: `{"order_id": "#W5866402", "item_ids": null, "payment_method_id": "paypal_8049766"}`,
-			want: ledger.Revise, rule: "arguments", reason: "'NoneType' object is not iterable"},
+			want: ledger.Revise, rule: "arguments", reason: "argument 'item_ids' must be list, not None"},
 		// other JSON types the tool takes (as upstream's does) are still
 		// asked for as documented
 		{name: "arguments/dict-for-list", tool: toolModifyItems, args: `{"order_id": "#W5442520", "item_ids": [], "new_item_ids": {}, "payment_method_id": "paypal_8049766"}`,
@@ -138,7 +140,7 @@ func TestGatePredicates(t *testing.T) {
 		{name: "order_read/unread-order", tool: toolCancel, args: `{"order_id": "#W7941031", "reason": "ordered by mistake"}`,
 			want: ledger.Revise, rule: "order_read", reason: "call get_order_details(order_id='#W7941031') first"},
 		// own_order
-		{name: "own_order/other-users-order", reads: append(slices.Clone(all), toolCall("get_order_details", "order_id", "#W9571698")),
+		{name: "own_order/other-users-order", reads: append(slices.Clone(all), ledger.ToolCall("get_order_details", "order_id", "#W9571698")),
 			tool: toolReturn, args: `{"order_id": "#W9571698", "item_ids": ["6065192424"], "payment_method_id": "gift_card_7250692"}`,
 			want: ledger.Block, rule: "own_order", reason: "order #W9571698 belongs to another user (chen_silva_7485)"},
 		// status
@@ -230,7 +232,7 @@ func TestGatePredicates(t *testing.T) {
 			args: `{"order_id": "#W5866402", "item_ids": ["6242772310"], "new_item_ids": ["3379843752"], "payment_method_id": "gift_card_7794233"}`,
 			want: ledger.Revise, rule: "payment_owned", reason: "get_user_details"},
 		{name: "gift_card_balance/original-gift-card-needs-user",
-			reads: append(without(all, "get_user_details"), toolCall("get_product_details", "product_id", "3377618313")), tool: toolModifyItems,
+			reads: append(without(all, "get_user_details"), ledger.ToolCall("get_product_details", "product_id", "3377618313")), tool: toolModifyItems,
 			args: `{"order_id": "#W3657213", "item_ids": ["6700049080"], "new_item_ids": ["7523669277"], "payment_method_id": "gift_card_7794233"}`,
 			want: ledger.Revise, rule: "gift_card_balance", reason: "to check the balance of 'gift_card_7794233', call get_user_details(user_id='olivia_ito_3591') first"},
 		// refund_destination
@@ -290,6 +292,7 @@ func TestGatePredicates(t *testing.T) {
 // retail.<tool>.<rule> over the seven write tools, every clause a heading of
 // policy.md (or the named loop-prevention rule), and a golden listing.
 func TestGatePredicateList(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	preds := d.GatePredicates()
 	headings := map[string]bool{clauseLoop: true}

@@ -42,18 +42,19 @@ func readInto(t testing.TB, d *Domain, env envs.Env, l *ledger.Ledger, calls ...
 // with the tablet and the tablet's product.
 func chenSilvaReads() []message.ToolCall {
 	return []message.ToolCall{
-		toolCall("find_user_id_by_name_zip", "first_name", "Chen", "last_name", "Silva", "zip", "46281"),
-		toolCall("get_user_details", "user_id", "chen_silva_7485"),
-		toolCall("get_order_details", "order_id", "#W9571698"),
-		toolCall("get_product_details", "product_id", "8024098596"),
+		ledger.ToolCall("find_user_id_by_name_zip", "first_name", "Chen", "last_name", "Silva", "zip", "46281"),
+		ledger.ToolCall("get_user_details", "user_id", "chen_silva_7485"),
+		ledger.ToolCall("get_order_details", "order_id", "#W9571698"),
+		ledger.ToolCall("get_product_details", "product_id", "8024098596"),
 	}
 }
 
 func TestRoute(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	env := d.NewEnv()
-	out := func(name string, kv ...string) string {
-		tc := toolCall(name, kv...)
+	out := func(name string, kv ...any) string {
+		tc := ledger.ToolCall(name, kv...)
 		tc.ID = "x"
 		res := envs.Respond(context.Background(), env, tc)
 		if res.Error {
@@ -145,6 +146,7 @@ func FuzzRoute(f *testing.F) {
 // TestRenderGolden renders the ledger of the paper's retail case study after
 // absorbing the real tool outputs.
 func TestRenderGolden(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	l := ledger.New()
 	readInto(t, d, d.NewEnv(), l, chenSilvaReads()...)
@@ -155,8 +157,8 @@ func TestRenderGolden(t *testing.T) {
 	l = ledger.New()
 	readInto(t, d, d.NewEnv(), l, oliviaReads()...)
 	readInto(t, d, d.NewEnv(), l,
-		toolCall("get_item_details", "item_id", "8214883393"),
-		toolCall("list_all_product_types"))
+		ledger.ToolCall("get_item_details", "item_id", "8214883393"),
+		ledger.ToolCall("list_all_product_types"))
 	golden(t, "ledger_olivia_ito.golden", l.Render())
 }
 
@@ -170,13 +172,13 @@ func longConversation(b testing.TB, d *Domain) (*ledger.Ledger, message.ToolCall
 	u, _ := d.DB().Users.Get("olivia_ito_3591")
 	for _, id := range u.Orders {
 		o, _ := d.DB().Orders.Get(id)
-		reads = append(reads, toolCall("get_order_details", "order_id", id))
+		reads = append(reads, ledger.ToolCall("get_order_details", "order_id", id))
 		for _, it := range o.Items {
-			reads = append(reads, toolCall("get_product_details", "product_id", it.ProductID))
+			reads = append(reads, ledger.ToolCall("get_product_details", "product_id", it.ProductID))
 		}
 	}
 	readInto(b, d, env, l, reads...)
-	next := toolCall("get_order_details", "order_id", "#W5442520")
+	next := ledger.ToolCall("get_order_details", "order_id", "#W5442520")
 	res := envs.Respond(context.Background(), env, message.ToolCall{ID: "n", Name: next.Name, Arguments: next.Arguments})
 	return l, next, res.Content
 }
@@ -227,6 +229,7 @@ func writeTools(d *Domain) []string {
 // records as the reflective ones, on every order and product of the
 // database, and odd shapes fall back to the reflective decoder.
 func TestRouteFastDecode(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	for id, o := range d.DB().Orders.All() {
 		raw := []byte(pyjson.String(o))

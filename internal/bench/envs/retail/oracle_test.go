@@ -39,6 +39,7 @@ import (
 // (plausible and implausible arguments: nulls, unknown ids, missing and
 // extra arguments) and the final databases.
 func TestDifferentialOracle(t *testing.T) {
+	t.Parallel()
 	cmdline := os.Getenv("LEDGERBENCH_RETAIL_ORACLE")
 	if cmdline == "" {
 		t.Skip("LEDGERBENCH_RETAIL_ORACLE not set")
@@ -326,6 +327,7 @@ func normalizeOracle(s string) string {
 // TestCalculateOracle compares calculate on random expressions with the
 // reference command (one sequence of calculate calls).
 func TestCalculateOracle(t *testing.T) {
+	t.Parallel()
 	cmdline := os.Getenv("LEDGERBENCH_RETAIL_ORACLE")
 	if cmdline == "" {
 		t.Skip("LEDGERBENCH_RETAIL_ORACLE not set")
@@ -424,6 +426,7 @@ func randomExpr(r *rand.Rand) string {
 // command (LEDGERBENCH_RETAIL_ORACLE, given "db_path" of the fixture) and
 // compares every tool message.
 func TestFixtureCasesOracle(t *testing.T) {
+	t.Parallel()
 	cmdline := os.Getenv("LEDGERBENCH_RETAIL_ORACLE")
 	if cmdline == "" {
 		t.Skip("LEDGERBENCH_RETAIL_ORACLE not set")
@@ -462,6 +465,7 @@ func TestFixtureCasesOracle(t *testing.T) {
 // TestGoldOracle replays every task's gold actions through the reference
 // command and compares each tool message and the final database.
 func TestGoldOracle(t *testing.T) {
+	t.Parallel()
 	cmdline := os.Getenv("LEDGERBENCH_RETAIL_ORACLE")
 	if cmdline == "" {
 		t.Skip("LEDGERBENCH_RETAIL_ORACLE not set")

@@ -19,6 +19,7 @@ import (
 )
 
 func TestLoad(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	if got := []int{d.db.Products.Len(), d.db.Users.Len(), d.db.Orders.Len()}; got[0] != 50 || got[1] != 500 || got[2] != 1000 {
 		t.Errorf("products, users, orders = %v; want [50 500 1000]", got)
@@ -38,6 +39,7 @@ func TestLoad(t *testing.T) {
 }
 
 func TestLoadMissingData(t *testing.T) {
+	t.Parallel()
 	_, err := Load(t.TempDir())
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("Load(empty dir) = %v; want an fs.ErrNotExist error", err)
@@ -48,6 +50,7 @@ func TestLoadMissingData(t *testing.T) {
 }
 
 func TestLoadBadDB(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	dir := data.Tau2Domain(root, Name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -63,6 +66,7 @@ func TestLoadBadDB(t *testing.T) {
 }
 
 func TestDecodeDBValidates(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, json, want string }{
 		{"status", `{"orders": {"#W1": {"order_id": "#W1", "status": "lost", "items": [], "fulfillments": [], "payment_history": []}}}`, "invalid status"},
 		{"source", `{"users": {"u": {"user_id": "u", "payment_methods": {"x": {"source": "cash", "id": "x"}}, "orders": []}}}`, "unknown source"},
@@ -86,6 +90,7 @@ func TestDecodeDBValidates(t *testing.T) {
 // and field of db.json in file order, plus the unset optional order fields
 // as null (pydantic's model_dump).
 func TestDumpDBMatchesFile(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	raw, err := os.ReadFile(filepath.Join(data.Tau2Domain(datatest.Root(t), Name), "db.json"))
 	if err != nil {
@@ -126,6 +131,7 @@ func callJSON(t *testing.T, e envs.Env, name, args string) message.Message {
 }
 
 func TestCopyOnWrite(t *testing.T) {
+	t.Parallel()
 	d := fixtureDomain(t)
 	before := pyjson.String(d.DB())
 	a, b := d.Env(), d.Env()
@@ -171,6 +177,7 @@ func TestCopyOnWrite(t *testing.T) {
 }
 
 func TestSameDBAcrossDomains(t *testing.T) {
+	t.Parallel()
 	a, b := fixtureDomain(t).Env(), fixtureDomain(t).Env()
 	if ag, _ := a.SameDB(b); !ag {
 		t.Error("fresh envs of two loads of the same data differ")
@@ -182,6 +189,7 @@ func TestSameDBAcrossDomains(t *testing.T) {
 }
 
 func TestRequestorsAndFunctions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := fixtureDomain(t).Env()
 	for _, tc := range []struct {
@@ -219,6 +227,7 @@ func TestRequestorsAndFunctions(t *testing.T) {
 // TestQuirks pins upstream behaviour that looks like a bug, independently of
 // the golden file.
 func TestQuirks(t *testing.T) {
+	t.Parallel()
 	d := fixtureDomain(t)
 	t.Run("modify items: every item gets the last variant", func(t *testing.T) {
 		e := d.Env()

@@ -11,6 +11,7 @@ import (
 // TestSchemas compares the loaded tools, generated from upstream's source,
 // with the schemas upstream's own code sends.
 func TestSchemas(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	root := datatest.Root(t)
 	schematest.Check(t, root, Name, "assistant", d.AgentTools())
@@ -18,6 +19,7 @@ func TestSchemas(t *testing.T) {
 }
 
 func TestToolKinds(t *testing.T) {
+	t.Parallel()
 	d := New(&DB{}, "", nil)
 	writes := map[string]bool{
 		"cancel_pending_order": true, "exchange_delivered_order_items": true, "modify_pending_order_address": true,

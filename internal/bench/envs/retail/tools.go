@@ -216,9 +216,6 @@ func (e *Env) mutPaymentMethod(userID, id string) *PaymentMethod {
 // the address and payment modifications; the others require "pending".
 func isPending(o *Order) bool { return strings.Contains(o.Status, "pending") }
 
-// errNotIterable is Python's error for iterating a null argument.
-var errNotIterable = errors.New("'NoneType' object is not iterable")
-
 func countOf(list []string, s string) int {
 	n := 0
 	for _, x := range list {

@@ -390,6 +390,7 @@ func runCase(ctx context.Context, d *Domain, tc toolCase) []message.Message {
 }
 
 func TestToolsGolden(t *testing.T) {
+	t.Parallel()
 	d := fixtureDomain(t)
 	ctx := context.Background()
 	var b strings.Builder

@@ -43,6 +43,7 @@ var goldErrors = map[string]string{
 // reward. Retail's basis is DB (plus NL_ASSERTION, which needs a judge and
 // is reported as not evaluated here).
 func TestVerifyBase(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	base, err := d.Tasks().Select(tasks.Selection{Split: "base"})
 	if err != nil {

@@ -37,19 +37,6 @@ const (
 	MutRepeatWrite         = "repeat_write"
 )
 
-func toolCall(name string, kv ...any) message.ToolCall {
-	d := &pyjson.Dict{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		k, _ := kv[i].(string)
-		d.Set(k, kv[i+1])
-	}
-	b, err := d.MarshalJSON()
-	if err != nil {
-		b = []byte("{}")
-	}
-	return message.ToolCall{Name: name, Arguments: b}
-}
-
 // EvidenceReads implements ledgeragent.Auditor: before a write for a
 // customer a careful agent reads the customer's details (their services and
 // devices, as the write finds them); before a payment also the billing;
@@ -61,17 +48,17 @@ func (d *Domain) EvidenceReads(name string, args json.RawMessage) []message.Tool
 	case name == toolManageService && a.Action == "list":
 		return nil
 	case name == toolModifyTicket:
-		out := []message.ToolCall{toolCall("get_support_ticket_details", "ticket_id", a.TicketID)}
+		out := []message.ToolCall{ledger.ToolCall("get_support_ticket_details", "ticket_id", a.TicketID)}
 		if t, ok := d.ticket(a.TicketID); ok {
-			out = append(out, toolCall("get_customer_details", "customer_id", t))
+			out = append(out, ledger.ToolCall("get_customer_details", "customer_id", t))
 		}
 		return out
 	case a.CustomerID == "":
 		return nil
 	case name == toolRecordPayment:
-		return []message.ToolCall{toolCall("get_customer_details", "customer_id", a.CustomerID), toolCall("get_billing_details", "customer_id", a.CustomerID)}
+		return []message.ToolCall{ledger.ToolCall("get_customer_details", "customer_id", a.CustomerID), ledger.ToolCall("get_billing_details", "customer_id", a.CustomerID)}
 	}
-	return []message.ToolCall{toolCall("get_customer_details", "customer_id", a.CustomerID)}
+	return []message.ToolCall{ledger.ToolCall("get_customer_details", "customer_id", a.CustomerID)}
 }
 
 // ticket is the customer of a ticket in the data as loaded.

@@ -23,6 +23,7 @@ import (
 // the recorded gt_data_hash (recorded for tasks without outputs); and the
 // reward of the converted trajectory with the recorded reward.
 func TestConformanceRecordings(t *testing.T) {
+	t.Parallel()
 	files := datatest.TauTraitRecordingsOf(t, UpstreamEnv)
 	d := loadDomain(t)
 	ctx := context.Background()

@@ -58,6 +58,7 @@ func call(name, args string) message.ToolCall {
 }
 
 func TestRoute(t *testing.T) {
+	t.Parallel()
 	d := loadDomain(t)
 	l, _ := absorb(t, d,
 		call("find_customer_by_phone", `{"phone": "(555) 234-5678"}`),
@@ -94,6 +95,7 @@ func TestRoute(t *testing.T) {
 
 // TestPredicates judges calls against ledgers built by real calls.
 func TestPredicates(t *testing.T) {
+	t.Parallel()
 	d := loadDomain(t)
 	gate := ledgeragent.NewGate(d, d)
 	details := call("get_customer_details", `{"customer_id": "lisa_chen_3456"}`)
@@ -185,6 +187,7 @@ var intended = map[string][]string{
 // do not show (the tool refuses them too), a device still on a service not
 // removed, or an earlier write sent again.
 func TestGateAuditMutations(t *testing.T) {
+	t.Parallel()
 	d := loadDomain(t)
 	ts, err := d.Tasks().Select(tasks.Selection{Split: "test"})
 	if err != nil {

@@ -43,6 +43,7 @@ func copyEnv(t *testing.T) (root, dir string) {
 // TestLoadErrors: bad or missing files are errors naming the file and the
 // item, and nothing is returned.
 func TestLoadErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		change func(dir string) error

@@ -95,6 +95,7 @@ func goldCases(d *Domain) []oracleCase {
 //	LEDGERBENCH_TAUTRAIT_TELECOM_ORACLE="python3 testdata/oracle/telecom_oracle.py" \
 //	go test ./internal/bench/envs/tautraittelecom -run Oracle -v
 func TestOracle(t *testing.T) {
+	t.Parallel()
 	cmdline := os.Getenv("LEDGERBENCH_TAUTRAIT_TELECOM_ORACLE")
 	if cmdline == "" || os.Getenv("TAUTRAIT_SRC") == "" {
 		t.Skip("LEDGERBENCH_TAUTRAIT_TELECOM_ORACLE and TAUTRAIT_SRC not set")

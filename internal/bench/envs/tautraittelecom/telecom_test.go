@@ -26,6 +26,7 @@ func loadDomain(t testing.TB) *Domain {
 // loaded database, shared by all simulations, is unchanged, and that a
 // fresh environment sees none of the changes.
 func TestToolCasesKeepSharedData(t *testing.T) {
+	t.Parallel()
 	d := loadDomain(t)
 	before := dump(d.Env())
 	ctx := context.Background()

@@ -18,6 +18,7 @@ import (
 // environment accepts is stopped by the gate, and every named mutation kind
 // is caught at least 95% of the time.
 func TestGateAudit(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root := datatest.Repo(t, data.TauBench, data.TauTrait)
 	for _, vd := range v1Domains {

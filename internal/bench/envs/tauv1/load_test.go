@@ -45,6 +45,7 @@ func copyEnv(t *testing.T, src tauv1.Source, env string) string {
 // shape, a missing or altered tool module, a missing data file or a record
 // that is not a dict is a load error naming the file and the item.
 func TestLoadBadInput(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		src    tauv1.Source
@@ -129,6 +130,7 @@ func TestLoadBadInput(t *testing.T) {
 // TestSplits: only the splits each env.py imports are offered, the default
 // first; the older tasks.py is not among them, nor pulled.
 func TestSplits(t *testing.T) {
+	t.Parallel()
 	want := map[string]string{
 		"taubench-airline": "test:50", "tautrait-airline": "test:60",
 		"taubench-retail": "test:115 train:500 dev:20", "tautrait-retail": "test:120 train:500 dev:20",

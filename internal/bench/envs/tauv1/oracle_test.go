@@ -104,6 +104,7 @@ type oracleResult struct {
 //	LEDGERBENCH_TAUV1_ORACLE="python3 testdata/oracle/v1_env.py" \
 //	go test ./internal/bench/envs/tauv1 -run OracleEnvironments -v
 func TestOracleEnvironments(t *testing.T) {
+	t.Parallel()
 	cmdline := os.Getenv("LEDGERBENCH_TAUV1_ORACLE")
 	if cmdline == "" {
 		t.Skip("LEDGERBENCH_TAUV1_ORACLE not set")

@@ -39,6 +39,7 @@ func loadV1(t *testing.T, vd v1Domain) *tauv1.Domain {
 // full reward, as upstream's own code gives it (TestOracleEnvironments
 // measures that against upstream).
 func TestVerifyGold(t *testing.T) {
+	t.Parallel()
 	for _, vd := range v1Domains {
 		t.Run(vd.name, func(t *testing.T) {
 			t.Parallel()

@@ -11,6 +11,7 @@ import (
 // texts were printed by pydantic 2 running upstream's class definitions,
 // the errors URL normalised to upstream's pinned 2.12).
 func TestParseAPN(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, dump, err string }{
 		{"{\"apn_name\": \"internet\", \"mmsc_url\": \"http://x\", \"mms_port\": 8080}", "{\"apn_name\": \"internet\", \"reset_at_reboot\": false, \"mms_apn\": \"mms\", \"mmsc_url\": \"http://x\", \"mms_proxy\": null, \"mms_port\": 8080}", ""},
 		{"{\"apn_name\": \"INTERNET\"}", "", "1 validation error for APNSettings\napn_name\n  Input should be 'internet' or 'broken' [type=enum, input_value='INTERNET', input_type=str]\n    For further information visit https://errors.pydantic.dev/2.12/v/enum"},

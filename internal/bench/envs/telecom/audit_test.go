@@ -46,6 +46,7 @@ var wantKinds = []string{
 
 // TestGateAuditMutations: recall of at least 95% per kind (in fact all).
 func TestGateAuditMutations(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	for _, s := range auditSplits {
 		t.Run(s.split, func(t *testing.T) {
@@ -141,6 +142,7 @@ var mutationRules = map[string][]string{
 // violates, not only by some other predicate (e.g. missing evidence), and
 // the gold call itself is allowed at that point.
 func TestMutationsHitTheirRule(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	gate := ledger.NewGate(d.GatePredicates(), writeToolNames(d), d.DecodeArgs)
 	ts := selectSplit(t, d, "base")
@@ -169,6 +171,7 @@ func TestMutationsHitTheirRule(t *testing.T) {
 }
 
 func TestEvidenceReads(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	tests := []struct {
 		tool, args string
@@ -216,6 +219,7 @@ func TestEvidenceReads(t *testing.T) {
 }
 
 func TestMutationsOnOddArguments(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	l := fixture{sc: scOverdue, reads: careful()}.build(t, d)
 	for _, args := range []string{`null`, `[]`, `{"customer_id": 5}`, `{}`, `{"customer_id": "C1001", "line_id": 7}`} {
@@ -234,6 +238,7 @@ func TestMutationsOnOddArguments(t *testing.T) {
 // refused (the agents of these runs read the evidence first). The refused
 // writes are logged.
 func TestRecordedShadow(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	byID := map[string]*tasks.Task{}
 	main, err := d.Tasks().All()

@@ -114,6 +114,7 @@ func replayRecording(t *testing.T, d *Domain, file string) (calls int, bad []mis
 }
 
 func TestConformanceRecordedRuns(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	seen := map[string]bool{}
 	for _, file := range recordedRuns {
@@ -138,6 +139,7 @@ func TestConformanceRecordedRuns(t *testing.T) {
 // TestRecordedPolicy checks the composed policy against the policy recorded
 // in both runs' environment info.
 func TestRecordedPolicy(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	for _, file := range recordedRuns {
 		b, err := os.ReadFile(filepath.Join(datatest.Trajectories(t), "sierra-research+tau2-bench", file))
@@ -167,6 +169,7 @@ func TestRecordedPolicy(t *testing.T) {
 // TestRecordedTasksMatchTaskFile checks that the task definitions embedded in
 // the recorded runs equal those of tasks.json.
 func TestRecordedTasksMatchTaskFile(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(filepath.Join(data.Tau2Domain(datatest.Root(t), Name), "tasks.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -207,6 +210,7 @@ func TestRecordedTasksMatchTaskFile(t *testing.T) {
 // assertions, action checks) and compares the reward, the DB match, and
 // each env assertion and action check with upstream's recorded reward info.
 func TestRecordedRewards(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	ctx := context.Background()
 	for _, file := range recordedRuns {

@@ -12,6 +12,7 @@ import (
 // required-keys check LoadDB skips for it, is the database the full decode
 // gives.
 func TestPinnedDBDecodesAsChecked(t *testing.T) {
+	t.Parallel()
 	raw := datatest.Tau2File(t, Name, "db.toml")
 	if !data.Pinned(data.Tau2, data.Tau2DomainPath(Name)+"/db.toml", raw) {
 		t.Skip("db.toml in the test data is not the pinned file")

@@ -20,6 +20,7 @@ import (
 )
 
 func TestLoadMissingData(t *testing.T) {
+	t.Parallel()
 	_, err := Load(t.TempDir())
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("Load(empty dir) = %v; want an error wrapping fs.ErrNotExist", err)
@@ -27,6 +28,7 @@ func TestLoadMissingData(t *testing.T) {
 }
 
 func TestPolicyVariants(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	if d.Name() != "telecom" {
 		t.Errorf("Name() = %q", d.Name())
@@ -52,6 +54,7 @@ func TestPolicyVariants(t *testing.T) {
 }
 
 func TestTaskSets(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	set := d.Tasks()
 	for _, c := range []struct {
@@ -108,6 +111,7 @@ func run(t *testing.T, e *Env, side message.Requestor, name, args string) any {
 }
 
 func TestRequestorRouting(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	e := d.newEnv()
 	cases := []struct {
@@ -137,6 +141,7 @@ func TestRequestorRouting(t *testing.T) {
 // TestWiFiConnected covers the states no function can reach (nothing
 // connects Wi-Fi): a user database whose phone is connected to Wi-Fi.
 func TestWiFiConnected(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, ssid                 string
 		bar, status, wifi, network string
@@ -174,6 +179,7 @@ func TestWiFiConnected(t *testing.T) {
 }
 
 func TestParseUserDB(t *testing.T) {
+	t.Parallel()
 	u, err := ParseUserDB(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -242,6 +248,7 @@ sms = true
 }
 
 func TestParseDB(t *testing.T) {
+	t.Parallel()
 	db, err := ParseDB([]byte(`
 [[plans]]
 plan_id = "P1"
@@ -319,6 +326,7 @@ activation_date = "2025-01-20T14:30:00.5"
 // TestSimulationsAreIsolated checks copy-on-write: changes in one
 // simulation are invisible to another and to the shared databases.
 func TestSimulationsAreIsolated(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	fresh := d.newEnv()
 	a0, u0 := dumps(fresh)
@@ -350,6 +358,7 @@ func TestSimulationsAreIsolated(t *testing.T) {
 }
 
 func TestSameDB(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	a, b := d.newEnv(), d.newEnv()
 	for _, e := range []*Env{a, b} {
@@ -369,6 +378,7 @@ func TestSameDB(t *testing.T) {
 }
 
 func TestSyncMirrorsLineState(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	e := d.newEnv()
 	run(t, e, message.ByUser, "set_user_info", `{"name": "John Smith", "phone_number": "555-123-2002"}`)
@@ -400,6 +410,7 @@ func TestSyncMirrorsLineState(t *testing.T) {
 // descriptions), while Describe, and so whoever shows the tools to a model,
 // fails naming the file and the class.
 func TestToolDescriptionsLazy(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	tmp := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(tmp, data.Tau2), 0o755); err != nil {

@@ -112,7 +112,7 @@ func (d *Domain) decodeArgs(name string, raw json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := tool.CheckTypes(a, "gb_amount"); err != nil {
+	if err := tool.CheckTypes(a, tool.Except("gb_amount")...); err != nil {
 		return nil, err
 	}
 	return a, nil

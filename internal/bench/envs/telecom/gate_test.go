@@ -136,6 +136,7 @@ func edits(es ...func(*ledger.Ledger)) func(*ledger.Ledger) {
 }
 
 func TestGatePredicates(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	gate := ledger.NewGate(d.GatePredicates(), writeToolNames(d), d.DecodeArgs)
 	byID := read("get_customer_by_id", "customer_id", "C1001")
@@ -240,7 +241,7 @@ func TestGatePredicates(t *testing.T) {
 			"send_payment_request", pay("B1234321"), ledger.Allow, nil},
 
 		// enable_roaming / disable_roaming
-		// a harmless no-op is revised, not blocked (issue 13)
+		// a harmless no-op is revised, not blocked
 		{"enable on an enabled line", full, "enable_roaming", c1l2, ledger.Revise, []string{"not_enabled"}},
 		{"enable twice", fixture{sc: scRoamingOff, reads: careful(), edit: logged("enable_roaming", c1l2, true)}, "enable_roaming", c1l2, ledger.Block, []string{"once"}},
 		{"enable, earlier call pending", fixture{sc: scRoamingOff, reads: careful(), edit: func(l *ledger.Ledger) {
@@ -296,6 +297,7 @@ func TestGatePredicates(t *testing.T) {
 
 // TestGateMessages pins a few messages in the paper's style.
 func TestGateMessages(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	gate := ledger.NewGate(d.GatePredicates(), writeToolNames(d), d.DecodeArgs)
 	contract := fixture{sc: scContract, reads: careful()}.build(t, d)
@@ -336,6 +338,7 @@ func writeToolNames(d *Domain) []string {
 // TestPredicateCatalogue checks the predicates' names, tools and clauses,
 // for both policy variants.
 func TestPredicateCatalogue(t *testing.T) {
+	t.Parallel()
 	t.Run("manual", func(t *testing.T) { checkCatalogue(t, domainForTest(t)) })
 	t.Run("workflow", func(t *testing.T) {
 		if testing.Short() {

@@ -18,6 +18,7 @@ var update = flag.Bool("update", false, "update golden files")
 // and compares the transcript with testdata/cases.golden. The same scenarios
 // are checked against upstream's code by TestDifferentialOracle.
 func TestScenarios(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	ctx := context.Background()
 	var b strings.Builder
@@ -45,6 +46,7 @@ func TestScenarios(t *testing.T) {
 // TestScenariosCoverEverything checks that testdata/cases.json calls every
 // tool and every environment function of both sides at least once.
 func TestScenariosCoverEverything(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	called := map[string]bool{}
 	for _, c := range loadScenarios(t) {

@@ -55,6 +55,7 @@ func absorbAll(tb testing.TB, d *Domain, env envs.Env, l *ledger.Ledger, calls .
 }
 
 func TestRoute(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	env := d.NewEnv()
 	ctx := context.Background()
@@ -142,6 +143,7 @@ func TestRoute(t *testing.T) {
 // TestRouteRoundTrip: every record routed from a tool return renders (with
 // pyjson, as the ledger does) to the same JSON the tool returned.
 func TestRouteRoundTrip(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	env := d.NewEnv()
 	var calls []message.ToolCall
@@ -171,6 +173,7 @@ func TestRouteRoundTrip(t *testing.T) {
 }
 
 func TestRouteIgnores(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	tests := []struct {
 		name, tool, args, output string
@@ -272,6 +275,7 @@ func hasGold(names ...string) func(*tasks.Task) bool {
 }
 
 func TestLedgerGolden(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	user := func(name string, kv ...string) message.ToolCall {
 		tc := read(name, kv...)

@@ -19,6 +19,7 @@ import (
 //
 // (see that script: it drives upstream's own telecom toolkits).
 func TestDifferentialOracle(t *testing.T) {
+	t.Parallel()
 	cmdline := os.Getenv("LEDGERBENCH_TELECOM_ORACLE")
 	if cmdline == "" {
 		t.Skip("LEDGERBENCH_TELECOM_ORACLE not set")

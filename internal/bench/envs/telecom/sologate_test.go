@@ -43,6 +43,7 @@ func soloTrajectory(t *testing.T, solo *Solo) []message.Message {
 // asks for the price to confirm with the user; in the solo domain (no user)
 // it does not.
 func TestSoloAudit(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	solo, err := LoadSolo(testRoot(t), Manual)
 	if err != nil {
@@ -81,6 +82,7 @@ func TestSoloAudit(t *testing.T) {
 	}
 }
 func TestRouteUser(t *testing.T) {
+	t.Parallel()
 	d := domainForTest(t)
 	if es := d.RouteUser("check_status_bar", nil, "Status Bar: ..."); len(es) != 1 || es[0].Path != "phone.check_status_bar" {
 		t.Errorf("check_status_bar → %+v; want phone.check_status_bar", es)

@@ -86,8 +86,9 @@ func verifySplit(t *testing.T, split string, want int) (dbMismatch int) {
 }
 
 func TestVerifyBase(t *testing.T) {
-	// The porting notes (§9.2) count 71 of the 114 base tasks whose DB check
-	// fails even for a perfect trajectory.
+	t.Parallel()
+	// 71 of the 114 base tasks fail τ²-bench's own DB check even for their
+	// gold trajectory (upstream's evaluator gives them db_match false).
 	if n := verifySplit(t, "base", 114); n != 71 {
 		t.Errorf("base: %d tasks with db_match false; upstream has 71", n)
 	}
@@ -96,11 +97,13 @@ func TestVerifyBase(t *testing.T) {
 func TestVerifySmall(t *testing.T) { verifySplit(t, "small", 20) }
 
 func TestVerifyTrainTest(t *testing.T) {
+	t.Parallel()
 	verifySplit(t, "train", 74)
 	verifySplit(t, "test", 40)
 }
 
 func TestVerifyFull(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("2285 tasks; skipped with -short")
 	}

@@ -31,7 +31,6 @@ package telehealth
 
 import (
 	"encoding/json"
-	"hash/fnv"
 	"slices"
 	"strings"
 	"time"
@@ -55,19 +54,6 @@ const (
 	MutRepeatWrite            = "repeat_write"
 )
 
-func toolCall(name string, kv ...any) message.ToolCall {
-	d := &pyjson.Dict{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		k, _ := kv[i].(string)
-		d.Set(k, kv[i+1])
-	}
-	b, err := d.MarshalJSON()
-	if err != nil {
-		b = []byte("{}")
-	}
-	return message.ToolCall{Name: name, Arguments: b}
-}
-
 // authenticationRead locates a patient as a careful agent would: by email
 // when the patient has one that leads to them (children have none or share
 // a parent's), else by name and date of birth.
@@ -79,12 +65,12 @@ func (d *Domain) authenticationRead(pid string) (message.ToolCall, bool) {
 	for id, other := range d.db.Patients.All() {
 		if p.Demographics.Email != "" && other.Demographics.Email == p.Demographics.Email {
 			if id == pid {
-				return toolCall("find_patient_by_email", "email", p.Demographics.Email), true
+				return ledger.ToolCall("find_patient_by_email", "email", p.Demographics.Email), true
 			}
 			break
 		}
 	}
-	return toolCall("find_patient_by_name_dob", "first_name", p.Name.FirstName, "last_name", p.Name.LastName,
+	return ledger.ToolCall("find_patient_by_name_dob", "first_name", p.Name.FirstName, "last_name", p.Name.LastName,
 		"date_of_birth", p.Demographics.DateOfBirth), true
 }
 
@@ -126,31 +112,31 @@ func (d *Domain) EvidenceReads(tool string, args json.RawMessage) []message.Tool
 	switch tool {
 	case toolSchedule:
 		if p, ok := d.db.Providers.Get(a.ProviderID); ok && p != nil {
-			calls = append(calls, toolCall("list_available_providers", "specialty", p.Specialty))
+			calls = append(calls, ledger.ToolCall("list_available_providers", "specialty", p.Specialty))
 		}
 		if a.ProviderID != "" {
-			calls = append(calls, toolCall("get_provider_details", "provider_id", a.ProviderID))
+			calls = append(calls, ledger.ToolCall("get_provider_details", "provider_id", a.ProviderID))
 		}
 	case toolCancel, toolReschedule:
 		if pid != "" {
-			calls = append(calls, toolCall("list_patient_appointments", "patient_id", pid))
+			calls = append(calls, ledger.ToolCall("list_patient_appointments", "patient_id", pid))
 		}
 		if a.AppointmentID != "" {
-			calls = append(calls, toolCall("get_appointment_details", "appointment_id", a.AppointmentID))
+			calls = append(calls, ledger.ToolCall("get_appointment_details", "appointment_id", a.AppointmentID))
 		}
 	case toolSupplier:
 		if pid != "" {
-			calls = append(calls, toolCall("list_patient_medical_records", "patient_id", pid))
+			calls = append(calls, ledger.ToolCall("list_patient_medical_records", "patient_id", pid))
 		}
 		if a.RecordID != "" {
-			calls = append(calls, toolCall("get_medical_record", "record_id", a.RecordID))
+			calls = append(calls, ledger.ToolCall("get_medical_record", "record_id", a.RecordID))
 		}
 		if a.Medication != "" {
-			calls = append(calls, toolCall("list_medication_suppliers", "medication", a.Medication))
+			calls = append(calls, ledger.ToolCall("list_medication_suppliers", "medication", a.Medication))
 		}
 	case toolNote:
 		if a.RecordID != "" {
-			calls = append(calls, toolCall("get_medical_record", "record_id", a.RecordID))
+			calls = append(calls, ledger.ToolCall("get_medical_record", "record_id", a.RecordID))
 		}
 	}
 	return calls
@@ -158,25 +144,6 @@ func (d *Domain) EvidenceReads(tool string, args json.RawMessage) []message.Tool
 
 // offset picks a deterministic starting point for scans of the database, so
 // that different calls draw different wrong values.
-func offset(s string, n int) int {
-	if n == 0 {
-		return 0
-	}
-	h := fnv.New32a()
-	h.Write([]byte(s))
-	return int(h.Sum32() % uint32(n))
-}
-
-// scan visits keys starting at offset(seed), wrapping around, until fn
-// returns true.
-func scan(keys []string, seed string, fn func(k string) bool) {
-	start := offset(seed, len(keys))
-	for i := range keys {
-		if fn(keys[(start+i)%len(keys)]) {
-			return
-		}
-	}
-}
 
 // mutator builds mutated copies of one call's arguments.
 type mutator struct {
@@ -204,7 +171,7 @@ func (m *mutator) add(kind string, kv ...any) {
 // addCall records a mutation that replaces the call by another tool's call
 // with the given arguments.
 func (m *mutator) addCall(kind, tool string, kv ...any) {
-	call := toolCall(tool, kv...)
+	call := ledger.ToolCall(tool, kv...)
 	m.out = append(m.out, ledger.Mutation{Kind: kind, Tool: tool, Args: call.Arguments})
 }
 
@@ -238,7 +205,7 @@ func (d *Domain) Mutations(tool string, args json.RawMessage, l *ledger.Ledger) 
 }
 
 func (d *Domain) mutateSchedule(m *mutator, a writeArgs, l *ledger.Ledger, auth []string) {
-	scan(d.db.Patients.Keys(), a.PatientID, func(id string) bool {
+	ledger.Scan(d.db.Patients.Keys(), a.PatientID, func(id string) bool {
 		if id == a.PatientID || slices.Contains(auth, id) {
 			return false
 		}
@@ -251,7 +218,7 @@ func (d *Domain) mutateSchedule(m *mutator, a writeArgs, l *ledger.Ledger, auth 
 	}
 	unchecked := func(sameSpecialty bool) bool {
 		found := false
-		scan(d.db.Providers.Keys(), a.ProviderID, func(id string) bool {
+		ledger.Scan(d.db.Providers.Keys(), a.ProviderID, func(id string) bool {
 			p, _ := d.db.Providers.Get(id)
 			if id == a.ProviderID || ledgerProvider(l, id) != nil || providerListed(l, id) || p == nil || (sameSpecialty && p.Specialty != specialty) {
 				return false
@@ -315,7 +282,7 @@ func unofferedSlot(m *mutator, p *ProviderView, date, tm, dateArg, timeArg strin
 }
 
 func (d *Domain) mutateAppointment(m *mutator, a writeArgs, l *ledger.Ledger, auth []string) {
-	scan(d.db.Appointments.Keys(), a.AppointmentID, func(id string) bool {
+	ledger.Scan(d.db.Appointments.Keys(), a.AppointmentID, func(id string) bool {
 		ap, _ := d.db.Appointments.Get(id)
 		if id == a.AppointmentID || ap == nil || slices.Contains(auth, ap.PatientID) || !activeStatus(ap.Status) {
 			return false
@@ -335,7 +302,7 @@ func (d *Domain) mutateAppointment(m *mutator, a writeArgs, l *ledger.Ledger, au
 		}
 	})
 	if len(closed) > 0 {
-		m.add(MutClosedAppointment, "appointment_id", closed[offset(a.AppointmentID, len(closed))])
+		m.add(MutClosedAppointment, "appointment_id", closed[ledger.Offset(a.AppointmentID, len(closed))])
 	}
 	if m.tool != toolReschedule {
 		return
@@ -359,13 +326,13 @@ func (d *Domain) mutateAppointment(m *mutator, a writeArgs, l *ledger.Ledger, au
 		}
 	})
 	if len(taken) > 0 {
-		s := taken[offset(a.AppointmentID, len(taken))]
+		s := taken[ledger.Offset(a.AppointmentID, len(taken))]
 		m.add(MutSlotTaken, "new_date", s.date, "new_time", s.time)
 	}
 }
 
 func (d *Domain) mutateRecord(m *mutator, a writeArgs, l *ledger.Ledger, auth []string) {
-	scan(d.db.MedicalRecords.Keys(), a.RecordID, func(id string) bool {
+	ledger.Scan(d.db.MedicalRecords.Keys(), a.RecordID, func(id string) bool {
 		r, _ := d.db.MedicalRecords.Get(id)
 		if id == a.RecordID || r == nil || slices.Contains(auth, r.PatientID) {
 			return false
@@ -390,7 +357,7 @@ func (d *Domain) mutateRecord(m *mutator, a writeArgs, l *ledger.Ledger, auth []
 		return
 	}
 	if s := ledgerSummary(l, a.RecordID); s != nil {
-		scan(d.db.MedicationSuppliers.Keys(), a.RecordID+a.Medication, func(med string) bool {
+		ledger.Scan(d.db.MedicationSuppliers.Keys(), a.RecordID+a.Medication, func(med string) bool {
 			want := pyjson.Lower(pyjson.Strip(med))
 			for _, rx := range s.Medications {
 				have := pyjson.Lower(pyjson.Strip(rx))
@@ -409,7 +376,7 @@ func (d *Domain) mutateRecord(m *mutator, a writeArgs, l *ledger.Ledger, auth []
 	// Another listed offer's price (rows mixed up), else a misremembered one.
 	var prices []float64
 	for i := range offers {
-		prices = append(prices, offers[(offset(a.RecordID+a.Medication, len(offers))+i)%len(offers)].PriceUSD)
+		prices = append(prices, offers[(ledger.Offset(a.RecordID+a.Medication, len(offers))+i)%len(offers)].PriceUSD)
 	}
 	prices = append(prices, pyjson.Round(a.PriceUSD+1, 2))
 	for _, price := range prices {

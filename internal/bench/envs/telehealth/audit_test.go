@@ -14,6 +14,7 @@ import (
 )
 
 func TestEvidenceReads(t *testing.T) {
+	t.Parallel()
 	d := loadDomain(t)
 	names := func(calls []message.ToolCall) string {
 		var s []string
@@ -52,6 +53,7 @@ var allKinds = []string{MutClosedAppointment, MutForeignAppointment, MutForeignR
 // TestGateAuditMutations: the gate catches at least 95% of every mutation
 // kind (currently all of them).
 func TestGateAuditMutations(t *testing.T) {
+	t.Parallel()
 	d := loadDomain(t)
 	ts, err := d.Tasks().Select(tasks.Selection{Split: "test"})
 	if err != nil {
@@ -101,6 +103,7 @@ var toolEnforced = map[string]bool{MutUnofferedSlot: true, MutClosedAppointment:
 // looked up, with an offer the catalog does not list, or repeat a write that
 // already went through.
 func TestMutationsViolate(t *testing.T) {
+	t.Parallel()
 	d := loadDomain(t)
 	gate := ledgeragent.NewGate(d, d)
 	ts, err := d.Tasks().Select(tasks.Selection{Split: "test"})

@@ -44,6 +44,7 @@ type v1Result struct {
 // TestConformanceTrajectories replays every recorded tool call and compares
 // the output, the gold-replay data hash and the reward.
 func TestConformanceTrajectories(t *testing.T) {
+	t.Parallel()
 	files := datatest.TauTraitRecordings(t)
 	d, err := Load(datatest.Root(t))
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 
 // TestConvertTasks reproduces the reference conversions byte for byte.
 func TestConvertTasks(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	for _, split := range []string{"test", "dev", "train"} {
 		t.Run(split, func(t *testing.T) {
@@ -44,6 +45,7 @@ func TestConvertTasks(t *testing.T) {
 }
 
 func TestConvertTasksErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ name, file, src, want string }{
 		{"no list", "tasks_test.py", "x = 1\n", "no TASKS_TEST = [...] assignment"},
 		{"wrong name", "tasks_dev.py", "TASKS_TEST = []\n", "defines TASKS_TEST, not TASKS_DEV"},
@@ -73,6 +75,7 @@ func TestConvertTasksErrors(t *testing.T) {
 }
 
 func TestLoadTasksMapping(t *testing.T) {
+	t.Parallel()
 	set := loadDomain(t).Tasks()
 	if set.DefaultSplit != "test" || strings.Join(set.SplitNames(), ",") != "dev,test,train" {
 		t.Errorf("default %q, splits %v", set.DefaultSplit, set.SplitNames())

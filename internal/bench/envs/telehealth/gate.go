@@ -88,7 +88,6 @@ import (
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/ledger"
-	"github.com/ledgerbench/ledgerbench/internal/core/clip"
 	"github.com/ledgerbench/ledgerbench/internal/core/tool"
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 )
@@ -201,75 +200,37 @@ func (d *Domain) decodeWrite(tool string, raw json.RawMessage) (writeArgs, strin
 }
 
 // view reads a write's decoded arguments (the tool's argument struct) into
-// writeArgs. It describes what the gate cannot judge: a value of another
-// Python type than the parameter's (the tools would fail on it or read it
-// differently from its documented meaning). An explicit null for an
+// writeArgs, once tool.CheckTypes found them of their documented types (what
+// the gate cannot judge otherwise: the tools would fail on another type or
+// read it differently from its documented meaning). An explicit null for an
 // optional parameter is its default.
 func view(decoded any) (writeArgs, string) {
 	var a writeArgs
-	var problems []string
-	str := func(name string, x tool.StrValue, optional bool, dst *string) {
-		switch v := x.V; {
-		case !x.Passed || (v == nil && optional):
-		case v == nil:
-			problems = append(problems, fmt.Sprintf("%s must be a string, got null", name))
-		default:
-			s, ok := v.(string)
-			if !ok {
-				problems = append(problems, fmt.Sprintf("%s must be a string, got %s", name, short(v)))
-			}
-			*dst = s
-		}
+	if err := tool.CheckTypes(decoded, tool.Note("bill_insurance", "any non-empty string counts as true")); err != nil {
+		return a, err.Error()
 	}
 	switch x := decoded.(type) {
 	case *scheduleArgs:
-		str("patient_id", x.PatientID, false, &a.PatientID)
-		str("provider_id", x.ProviderID, false, &a.ProviderID)
-		str("date", x.Date, false, &a.Date)
-		str("time", x.Time, false, &a.Time)
-		str("appointment_type", x.AppointmentType, false, &a.AppointmentType)
-		if b := x.BillInsurance; b.Passed && b.V != nil {
-			if v, ok := b.V.(bool); ok {
-				a.BillInsurance = &v
-			} else {
-				problems = append(problems, fmt.Sprintf("bill_insurance must be a JSON boolean (true or false), got %s; any non-empty string counts as true", short(b.V)))
-			}
+		a.PatientID, a.ProviderID, a.Date, a.Time = x.PatientID.Text(), x.ProviderID.Text(), x.Date.Text(), x.Time.Text()
+		a.AppointmentType, a.VoucherID, a.PaymentNotes = x.AppointmentType.Text(), x.VoucherID.Text(), x.PaymentNotes.Text()
+		if v, ok := x.BillInsurance.V.(bool); ok {
+			a.BillInsurance = &v
 		}
-		str("voucher_id", x.VoucherID, true, &a.VoucherID)
-		str("payment_notes", x.PaymentNotes, true, &a.PaymentNotes)
 	case *appointmentArgs:
-		str("appointment_id", x.AppointmentID, false, &a.AppointmentID)
+		a.AppointmentID = x.AppointmentID.Text()
 	case *rescheduleArgs:
-		str("appointment_id", x.AppointmentID, false, &a.AppointmentID)
-		str("new_date", x.NewDate, false, &a.Date)
-		str("new_time", x.NewTime, false, &a.Time)
+		a.AppointmentID, a.Date, a.Time = x.AppointmentID.Text(), x.NewDate.Text(), x.NewTime.Text()
 	case *supplierUpdateArgs:
-		str("record_id", x.RecordID, false, &a.RecordID)
-		str("medication", x.Medication, false, &a.Medication)
-		str("supplier_company", x.SupplierCompany, false, &a.SupplierCompany)
-		str("brand_name", x.BrandName, false, &a.BrandName)
-		if n, ok := x.PriceUSD.V.(json.Number); ok {
-			a.PriceUSD, _ = strconv.ParseFloat(string(n), 64) // ±Inf when out of range
-		} else {
-			problems = append(problems, fmt.Sprintf("price_usd must be a number, got %s", short(x.PriceUSD.V)))
-		}
-		str("currency", x.Currency, true, &a.Currency)
+		a.RecordID, a.Medication, a.SupplierCompany, a.BrandName = x.RecordID.Text(), x.Medication.Text(), x.SupplierCompany.Text(), x.BrandName.Text()
+		n, _ := x.PriceUSD.V.(json.Number)
+		a.PriceUSD, _ = strconv.ParseFloat(string(n), 64) // ±Inf when out of range
+		a.Currency = x.Currency.Text()
 	case *noteArgs:
-		str("record_id", x.RecordID, false, &a.RecordID)
-		str("note", x.Note, false, &a.Note)
-		if m := x.Metadata; m.Passed && m.V != nil {
-			if _, ok := m.V.(*pyjson.Dict); !ok {
-				problems = append(problems, fmt.Sprintf("metadata must be a JSON object, got %s", short(m.V)))
-			}
-		}
+		a.RecordID, a.Note = x.RecordID.Text(), x.Note.Text()
 	default:
 		return a, "not a write tool's arguments"
 	}
-	return a, strings.Join(problems, "; ")
-}
-
-func short(v any) string {
-	return clip.Runes(pyjson.String(v), 40, "…")
+	return a, ""
 }
 
 // proposal is one proposed write with its ledger.

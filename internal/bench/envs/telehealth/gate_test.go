@@ -17,22 +17,22 @@ import (
 // REC012-REC014), David Martinez (completed APPT002, cancelled APPT005,
 // record REC001) and Maya Chen (therapy sessions with OT Sullivan).
 var (
-	authYumi     = toolCall("find_patient_by_email", "email", "yumi.tanaka7410@pacificcare.org")
-	authDavid    = toolCall("find_patient_by_email", "email", "david.martinez@email.com")
-	authMaya     = toolCall("find_patient_by_name_dob", "first_name", "Maya", "last_name", "Chen", "date_of_birth", "2018-07-22")
-	listYumi     = toolCall("list_patient_appointments", "patient_id", "yumi_tanaka_7410")
-	listDavid    = toolCall("list_patient_appointments", "patient_id", "david_martinez_5678")
-	listMaya     = toolCall("list_patient_appointments", "patient_id", "maya_chen_3318")
-	appt029      = toolCall("get_appointment_details", "appointment_id", "APPT029")
-	appt002      = toolCall("get_appointment_details", "appointment_id", "APPT002")
-	saito        = toolCall("get_provider_details", "provider_id", "dr_saito_cardiology")
-	thompson     = toolCall("get_provider_details", "provider_id", "dr_thompson_cardiology")
-	cardiology   = toolCall("list_available_providers", "specialty", "Cardiology")
-	recordsYumi  = toolCall("list_patient_medical_records", "patient_id", "yumi_tanaka_7410")
-	rec012       = toolCall("get_medical_record", "record_id", "REC012")
-	rec001       = toolCall("get_medical_record", "record_id", "REC001")
-	warfarin     = toolCall("list_medication_suppliers", "medication", "Warfarin")
-	rosuvastatin = toolCall("list_medication_suppliers", "medication", "Rosuvastatin")
+	authYumi     = ledger.ToolCall("find_patient_by_email", "email", "yumi.tanaka7410@pacificcare.org")
+	authDavid    = ledger.ToolCall("find_patient_by_email", "email", "david.martinez@email.com")
+	authMaya     = ledger.ToolCall("find_patient_by_name_dob", "first_name", "Maya", "last_name", "Chen", "date_of_birth", "2018-07-22")
+	listYumi     = ledger.ToolCall("list_patient_appointments", "patient_id", "yumi_tanaka_7410")
+	listDavid    = ledger.ToolCall("list_patient_appointments", "patient_id", "david_martinez_5678")
+	listMaya     = ledger.ToolCall("list_patient_appointments", "patient_id", "maya_chen_3318")
+	appt029      = ledger.ToolCall("get_appointment_details", "appointment_id", "APPT029")
+	appt002      = ledger.ToolCall("get_appointment_details", "appointment_id", "APPT002")
+	saito        = ledger.ToolCall("get_provider_details", "provider_id", "dr_saito_cardiology")
+	thompson     = ledger.ToolCall("get_provider_details", "provider_id", "dr_thompson_cardiology")
+	cardiology   = ledger.ToolCall("list_available_providers", "specialty", "Cardiology")
+	recordsYumi  = ledger.ToolCall("list_patient_medical_records", "patient_id", "yumi_tanaka_7410")
+	rec012       = ledger.ToolCall("get_medical_record", "record_id", "REC012")
+	rec001       = ledger.ToolCall("get_medical_record", "record_id", "REC001")
+	warfarin     = ledger.ToolCall("list_medication_suppliers", "medication", "Warfarin")
+	rosuvastatin = ledger.ToolCall("list_medication_suppliers", "medication", "Rosuvastatin")
 )
 
 // yumi is a careful agent's reads for Yumi Tanaka.
@@ -90,6 +90,7 @@ const (
 )
 
 func TestSchedulePredicates(t *testing.T) {
+	t.Parallel()
 	const ok = `{"patient_id": "yumi_tanaka_7410", "provider_id": "dr_saito_cardiology", "date": "2025-05-22", "time": "08:30", "appointment_type": "specialist_consultation"}`
 	booked := logged{toolSchedule, ok, true, true}
 	runGateCases(t, []gateCase{
@@ -116,6 +117,7 @@ func TestSchedulePredicates(t *testing.T) {
 }
 
 func TestCancelPredicates(t *testing.T) {
+	t.Parallel()
 	const ok = `{"appointment_id": "APPT029"}`
 	runGateCases(t, []gateCase{
 		{"allowed (pending)", yumi, nil, toolCancel, ok, allow, nil},
@@ -134,6 +136,7 @@ func TestCancelPredicates(t *testing.T) {
 }
 
 func TestReschedulePredicates(t *testing.T) {
+	t.Parallel()
 	const ok = `{"appointment_id": "APPT030", "new_date": "2025-05-20", "new_time": "14:00"}`
 	runGateCases(t, []gateCase{
 		{"allowed", yumi, nil, toolReschedule, ok, allow, nil},
@@ -155,6 +158,7 @@ func TestReschedulePredicates(t *testing.T) {
 }
 
 func TestSupplierPredicates(t *testing.T) {
+	t.Parallel()
 	const ok = `{"record_id": "REC012", "medication": "Warfarin", "supplier_company": "VedaRx Labs", "brand_name": "Vedarin", "price_usd": 4.28}`
 	runGateCases(t, []gateCase{
 		{"allowed", yumi, nil, toolSupplier, ok, allow, nil},
@@ -162,7 +166,7 @@ func TestSupplierPredicates(t *testing.T) {
 		{"price as a string", yumi, nil, toolSupplier, strings.Replace(ok, "4.28", `"4.28"`, 1), revise, []string{"arguments"}},
 		{"not authenticated", []message.ToolCall{recordsYumi, rec012, warfarin}, nil, toolSupplier, ok, revise, []string{"authenticated"}},
 		{"record not read", []message.ToolCall{authYumi, warfarin}, nil, toolSupplier, ok, revise, []string{"record_read"}},
-		{"another patient's record", []message.ToolCall{authYumi, rec001, toolCall("list_medication_suppliers", "medication", "Sertraline")}, nil, toolSupplier,
+		{"another patient's record", []message.ToolCall{authYumi, rec001, ledger.ToolCall("list_medication_suppliers", "medication", "Sertraline")}, nil, toolSupplier,
 			`{"record_id": "REC001", "medication": "Sertraline", "supplier_company": "Triveni Pharma", "brand_name": "Setrina", "price_usd": 4.55}`, revise, []string{"own_record"}},
 		{"prescriptions not read", []message.ToolCall{authYumi, rec012, warfarin}, nil, toolSupplier, ok, revise, []string{"prescription_on_record"}},
 		{"not prescribed in the record", append(slices.Clone(yumi), rosuvastatin), nil, toolSupplier,
@@ -180,6 +184,7 @@ func TestSupplierPredicates(t *testing.T) {
 }
 
 func TestNotePredicates(t *testing.T) {
+	t.Parallel()
 	const ok = `{"record_id": "REC012", "note": "Patient confirmed the ablation date."}`
 	runGateCases(t, []gateCase{
 		{"allowed", yumi, nil, toolNote, ok, allow, nil},
@@ -198,6 +203,7 @@ func TestNotePredicates(t *testing.T) {
 // TestPredicateCatalog: ids name their tool, every write tool is guarded,
 // and every clause is a heading of wiki.md (or the loop-prevention rule).
 func TestPredicateCatalog(t *testing.T) {
+	t.Parallel()
 	d := loadDomain(t)
 	headings := map[string]bool{clauseLoop: true}
 	for _, line := range strings.Split(d.Policy(), "\n") {

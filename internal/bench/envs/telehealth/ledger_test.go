@@ -80,16 +80,17 @@ func paths(es []ledger.Entry) []string {
 // TestRouteRoundTrip reads every record of the database through the tools
 // and checks that the parsed ledger values hold the database's values.
 func TestRouteRoundTrip(t *testing.T) {
+	t.Parallel()
 	d := loadDomain(t)
 	db := d.DB()
 
 	t.Run("find_patient", func(t *testing.T) {
-		es, _ := routeOne(t, d, toolCall("find_patient_by_email", "email", "sarah.johnson@email.com"))
+		es, _ := routeOne(t, d, ledger.ToolCall("find_patient_by_email", "email", "sarah.johnson@email.com"))
 		a := only[*Authentication](t, es, "authenticated.sarah_johnson_1234")
 		if a.Method != "email" || a.Email != "sarah.johnson@email.com" {
 			t.Errorf("%+v", a)
 		}
-		es, _ = routeOne(t, d, toolCall("find_patient_by_name_dob", "first_name", "maya", "last_name", "Chen", "date_of_birth", "2018-07-22"))
+		es, _ = routeOne(t, d, ledger.ToolCall("find_patient_by_name_dob", "first_name", "maya", "last_name", "Chen", "date_of_birth", "2018-07-22"))
 		a = only[*Authentication](t, es, "authenticated.maya_chen_3318")
 		if a.Method != "name_dob" || a.FirstName != "maya" || a.DateOfBirth != "2018-07-22" {
 			t.Errorf("%+v", a)
@@ -98,7 +99,7 @@ func TestRouteRoundTrip(t *testing.T) {
 
 	t.Run("patients", func(t *testing.T) {
 		for id, p := range db.Patients.All() {
-			es, _ := routeOne(t, d, toolCall("get_patient_details", "patient_id", id))
+			es, _ := routeOne(t, d, ledger.ToolCall("get_patient_details", "patient_id", id))
 			v := only[*PatientView](t, es, "patients."+id)
 			mh := &p.MedicalHistory
 			if v.Name != p.Name.FirstName+" "+p.Name.LastName || v.DateOfBirth != p.Demographics.DateOfBirth || v.Email != p.Demographics.Email ||
@@ -114,7 +115,7 @@ func TestRouteRoundTrip(t *testing.T) {
 	t.Run("appointments", func(t *testing.T) {
 		var failed []string
 		for id, ap := range db.Appointments.All() {
-			es, ok := routeOne(t, d, toolCall("get_appointment_details", "appointment_id", id))
+			es, ok := routeOne(t, d, ledger.ToolCall("get_appointment_details", "appointment_id", id))
 			if !ok {
 				failed = append(failed, id) // a record without meeting_link or chief_complaint: KeyError
 				continue
@@ -142,7 +143,7 @@ func TestRouteRoundTrip(t *testing.T) {
 	t.Run("providers", func(t *testing.T) {
 		var unreadable []string
 		for id, p := range db.Providers.All() {
-			es, ok := routeOne(t, d, toolCall("get_provider_details", "provider_id", id))
+			es, ok := routeOne(t, d, ledger.ToolCall("get_provider_details", "provider_id", id))
 			if !ok {
 				unreadable = append(unreadable, id)
 				continue
@@ -168,10 +169,10 @@ func TestRouteRoundTrip(t *testing.T) {
 
 	t.Run("provider_search", func(t *testing.T) {
 		for _, spec := range []string{"", "Cardiology", "primary care"} {
-			call := toolCall("list_available_providers")
+			call := ledger.ToolCall("list_available_providers")
 			path := "provider_search.all"
 			if spec != "" {
-				call, path = toolCall("list_available_providers", "specialty", spec), "provider_search."+strings.ToLower(spec)
+				call, path = ledger.ToolCall("list_available_providers", "specialty", spec), "provider_search."+strings.ToLower(spec)
 			}
 			es, _ := routeOne(t, d, call)
 			s := only[*ProviderSearch](t, es, path)
@@ -198,7 +199,7 @@ func TestRouteRoundTrip(t *testing.T) {
 	t.Run("appointment_listing", func(t *testing.T) {
 		n := 0
 		for pid := range db.Patients.All() {
-			es, _ := routeOne(t, d, toolCall("list_patient_appointments", "patient_id", pid))
+			es, _ := routeOne(t, d, ledger.ToolCall("list_patient_appointments", "patient_id", pid))
 			for _, e := range es {
 				v := e.Value.(*AppointmentView)
 				ap, _ := db.Appointments.Get(v.AppointmentID)
@@ -222,7 +223,7 @@ func TestRouteRoundTrip(t *testing.T) {
 		if n != db.Appointments.Len() {
 			t.Errorf("%d appointments listed; want %d", n, db.Appointments.Len())
 		}
-		es, _ := routeOne(t, d, toolCall("list_patient_appointments", "patient_id", "maria_rodriguez_4567", "status_filter", "pending_approval"))
+		es, _ := routeOne(t, d, ledger.ToolCall("list_patient_appointments", "patient_id", "maria_rodriguez_4567", "status_filter", "pending_approval"))
 		if got := paths(es); !slices.Equal(got, []string{"appointments.APPT009"}) {
 			t.Errorf("filtered listing: %v", got)
 		}
@@ -230,7 +231,7 @@ func TestRouteRoundTrip(t *testing.T) {
 
 	t.Run("records", func(t *testing.T) {
 		for id, r := range db.MedicalRecords.All() {
-			es, _ := routeOne(t, d, toolCall("get_medical_record", "record_id", id))
+			es, _ := routeOne(t, d, ledger.ToolCall("get_medical_record", "record_id", id))
 			v := only[*RecordView](t, es, "medical_records."+id)
 			wantAppt := ""
 			if r.AppointmentID != nil && db.Appointments.Has(*r.AppointmentID) {
@@ -243,7 +244,7 @@ func TestRouteRoundTrip(t *testing.T) {
 			}
 		}
 		// By appointment: the same record.
-		es, _ := routeOne(t, d, toolCall("get_medical_record", "appointment_id", "APPT029"))
+		es, _ := routeOne(t, d, ledger.ToolCall("get_medical_record", "appointment_id", "APPT029"))
 		if v := only[*RecordView](t, es, "medical_records.REC012"); v.PatientID != "yumi_tanaka_7410" {
 			t.Errorf("%+v", v)
 		}
@@ -252,7 +253,7 @@ func TestRouteRoundTrip(t *testing.T) {
 	t.Run("record_listing", func(t *testing.T) {
 		n := 0
 		for pid := range db.Patients.All() {
-			es, _ := routeOne(t, d, toolCall("list_patient_medical_records", "patient_id", pid))
+			es, _ := routeOne(t, d, ledger.ToolCall("list_patient_medical_records", "patient_id", pid))
 			for _, e := range es {
 				s := e.Value.(*RecordSummary)
 				r, _ := db.MedicalRecords.Get(s.RecordID)
@@ -274,7 +275,7 @@ func TestRouteRoundTrip(t *testing.T) {
 
 	t.Run("suppliers", func(t *testing.T) {
 		for med, list := range db.MedicationSuppliers.All() {
-			es, _ := routeOne(t, d, toolCall("list_medication_suppliers", "medication", med))
+			es, _ := routeOne(t, d, ledger.ToolCall("list_medication_suppliers", "medication", med))
 			var got, want []string
 			for _, e := range es {
 				o := e.Value.(*SupplierOffer)
@@ -295,7 +296,7 @@ func TestRouteRoundTrip(t *testing.T) {
 	})
 
 	t.Run("interactions", func(t *testing.T) {
-		es, _ := routeOne(t, d, toolCall("check_drug_interactions", "primary_medication", "Warfarin", "current_medications", []any{"Rosuvastatin"}))
+		es, _ := routeOne(t, d, ledger.ToolCall("check_drug_interactions", "primary_medication", "Warfarin", "current_medications", []any{"Rosuvastatin"}))
 		if got := paths(es); !slices.Equal(got, []string{"interactions.Warfarin+Rosuvastatin", "interaction_checks.Warfarin vs Rosuvastatin"}) {
 			t.Fatalf("paths %v", got)
 		}
@@ -303,14 +304,14 @@ func TestRouteRoundTrip(t *testing.T) {
 		if iv.Severity != "moderate" || iv.RiskScore != "6" || iv.OverlapHours != 24 || c.Emergency || c.Highest != "Warfarin + Rosuvastatin (moderate)" {
 			t.Errorf("%+v %+v", iv, c)
 		}
-		es, _ = routeOne(t, d, toolCall("check_drug_interactions", "primary_medication", "Metformin", "current_medications", []any{"Lisinopril"}))
+		es, _ = routeOne(t, d, ledger.ToolCall("check_drug_interactions", "primary_medication", "Metformin", "current_medications", []any{"Lisinopril"}))
 		if c := only[*InteractionCheck](t, es, "interaction_checks.Metformin vs Lisinopril"); len(c.Pairs) != 0 {
 			t.Errorf("%+v", c)
 		}
 	})
 
 	t.Run("regimen", func(t *testing.T) {
-		es, _ := routeOne(t, d, toolCall("get_regimen_options", "patient_id", "sarah_johnson_1234"))
+		es, _ := routeOne(t, d, ledger.ToolCall("get_regimen_options", "patient_id", "sarah_johnson_1234"))
 		r := only[*RegimenView](t, es, "regimens.sarah_johnson_1234")
 		plan, _ := db.RegimenPlans.Get("sarah_johnson_1234")
 		if len(r.Current) != len(plan.CurrentRegimen.Components) || len(r.Options) != len(plan.OptimizedRegimens) ||
@@ -321,7 +322,7 @@ func TestRouteRoundTrip(t *testing.T) {
 	})
 
 	t.Run("telemetry", func(t *testing.T) {
-		es, _ := routeOne(t, d, toolCall("list_telemetry_devices"))
+		es, _ := routeOne(t, d, ledger.ToolCall("list_telemetry_devices"))
 		if len(es) != len(db.TelemetryInventory) {
 			t.Fatalf("%d devices; want %d", len(es), len(db.TelemetryInventory))
 		}
@@ -333,11 +334,11 @@ func TestRouteRoundTrip(t *testing.T) {
 				t.Errorf("%s: %+v", e.Path, dev)
 			}
 		}
-		es, _ = routeOne(t, d, toolCall("list_telemetry_uploads", "device_id", "VC-449"))
+		es, _ = routeOne(t, d, ledger.ToolCall("list_telemetry_uploads", "device_id", "VC-449"))
 		if len(es) != 7 || es[3].Path != "telemetry.uploads.VC-449.2025-06-04" || es[3].Value.(*Upload).Event != "upload_missing" {
 			t.Errorf("uploads %v", paths(es))
 		}
-		es, _ = routeOne(t, d, toolCall("get_telemetry_upload", "device_id", "VC-449", "date", "2025-06-04"))
+		es, _ = routeOne(t, d, ledger.ToolCall("get_telemetry_upload", "device_id", "VC-449", "date", "2025-06-04"))
 		if u := only[*Upload](t, es, "telemetry.uploads.VC-449.2025-06-04"); u.SyncedAt != nil || len(u.Alerts) != 2 {
 			t.Errorf("%+v", u)
 		}
@@ -366,33 +367,34 @@ func pyjson2(f float64) float64 { return money(fixed2(f)) }
 // TestRouteNothing: not-found texts, other tools, writes and garbage give no
 // entries.
 func TestRouteNothing(t *testing.T) {
+	t.Parallel()
 	d := loadDomain(t)
 	cases := []struct {
 		call message.ToolCall
 		out  string // used when call has no name
 	}{
-		{call: toolCall("find_patient_by_email", "email", "nobody@example.com")},
-		{call: toolCall("find_patient_by_name_dob", "first_name", "A", "last_name", "B", "date_of_birth", "2000-01-01")},
-		{call: toolCall("get_patient_details", "patient_id", "nobody")},
-		{call: toolCall("get_appointment_details", "appointment_id", "APPT999")},
-		{call: toolCall("get_provider_details", "provider_id", "dr_nobody")},
-		{call: toolCall("get_medical_record", "record_id", "REC999")},
-		{call: toolCall("get_medical_record")},
-		{call: toolCall("get_regimen_options", "patient_id", "david_martinez_5678")},
-		{call: toolCall("list_patient_medical_records", "patient_id", "nobody")},
-		{call: toolCall("list_available_providers", "specialty", "Astrology")},
-		{call: toolCall("list_patient_appointments", "patient_id", "nobody")},
-		{call: toolCall("list_patient_appointments", "patient_id", "david_martinez_5678", "status_filter", "no_such_status")},
-		{call: toolCall("list_medication_suppliers", "medication", "Unobtainium")},
-		{call: toolCall("list_medication_suppliers", "medication", "Warfarin", "country_filter", "Atlantis")},
-		{call: toolCall("list_telemetry_uploads", "device_id", "nope")},
-		{call: toolCall("list_telemetry_devices", "status_filter", "lost")},
-		{call: toolCall("get_telemetry_upload", "device_id", "VC-449", "date", "1999-01-01")},
-		{call: toolCall("calculate", "expression", "1 + 2")},
-		{call: toolCall("think", "thought", "x")},
-		{call: toolCall("transfer_to_human_support", "reason", "x")},
-		{call: toolCall("cancel_appointment", "appointment_id", "APPT001")},
-		{call: toolCall("update_medical_record_note", "record_id", "REC001", "note", "x")},
+		{call: ledger.ToolCall("find_patient_by_email", "email", "nobody@example.com")},
+		{call: ledger.ToolCall("find_patient_by_name_dob", "first_name", "A", "last_name", "B", "date_of_birth", "2000-01-01")},
+		{call: ledger.ToolCall("get_patient_details", "patient_id", "nobody")},
+		{call: ledger.ToolCall("get_appointment_details", "appointment_id", "APPT999")},
+		{call: ledger.ToolCall("get_provider_details", "provider_id", "dr_nobody")},
+		{call: ledger.ToolCall("get_medical_record", "record_id", "REC999")},
+		{call: ledger.ToolCall("get_medical_record")},
+		{call: ledger.ToolCall("get_regimen_options", "patient_id", "david_martinez_5678")},
+		{call: ledger.ToolCall("list_patient_medical_records", "patient_id", "nobody")},
+		{call: ledger.ToolCall("list_available_providers", "specialty", "Astrology")},
+		{call: ledger.ToolCall("list_patient_appointments", "patient_id", "nobody")},
+		{call: ledger.ToolCall("list_patient_appointments", "patient_id", "david_martinez_5678", "status_filter", "no_such_status")},
+		{call: ledger.ToolCall("list_medication_suppliers", "medication", "Unobtainium")},
+		{call: ledger.ToolCall("list_medication_suppliers", "medication", "Warfarin", "country_filter", "Atlantis")},
+		{call: ledger.ToolCall("list_telemetry_uploads", "device_id", "nope")},
+		{call: ledger.ToolCall("list_telemetry_devices", "status_filter", "lost")},
+		{call: ledger.ToolCall("get_telemetry_upload", "device_id", "VC-449", "date", "1999-01-01")},
+		{call: ledger.ToolCall("calculate", "expression", "1 + 2")},
+		{call: ledger.ToolCall("think", "thought", "x")},
+		{call: ledger.ToolCall("transfer_to_human_support", "reason", "x")},
+		{call: ledger.ToolCall("cancel_appointment", "appointment_id", "APPT001")},
+		{call: ledger.ToolCall("update_medical_record_note", "record_id", "REC001", "note", "x")},
 	}
 	for _, tc := range cases {
 		res := respond(t, d.NewEnv(), tc.call)
@@ -428,19 +430,19 @@ func FuzzRoute(f *testing.F) {
 	d := loadDomain(f)
 	env := d.NewEnv()
 	seeds := []message.ToolCall{
-		toolCall("find_patient_by_email", "email", "sarah.johnson@email.com"),
-		toolCall("get_patient_details", "patient_id", "sarah_johnson_1234"),
-		toolCall("get_appointment_details", "appointment_id", "APPT005"),
-		toolCall("list_patient_appointments", "patient_id", "maya_chen_3318"),
-		toolCall("get_provider_details", "provider_id", "slp_martinez"),
-		toolCall("list_available_providers"),
-		toolCall("get_medical_record", "record_id", "REC021"),
-		toolCall("list_patient_medical_records", "patient_id", "yumi_tanaka_7410"),
-		toolCall("get_regimen_options", "patient_id", "sarah_johnson_1234"),
-		toolCall("list_medication_suppliers", "medication", "Fluticasone Inhaler"),
-		toolCall("check_drug_interactions", "primary_medication", "Xywav", "current_medications", []any{"Xywav", "Bupropion"}),
-		toolCall("list_telemetry_devices", "limit", 3),
-		toolCall("list_telemetry_uploads", "device_id", "VC-449"),
+		ledger.ToolCall("find_patient_by_email", "email", "sarah.johnson@email.com"),
+		ledger.ToolCall("get_patient_details", "patient_id", "sarah_johnson_1234"),
+		ledger.ToolCall("get_appointment_details", "appointment_id", "APPT005"),
+		ledger.ToolCall("list_patient_appointments", "patient_id", "maya_chen_3318"),
+		ledger.ToolCall("get_provider_details", "provider_id", "slp_martinez"),
+		ledger.ToolCall("list_available_providers"),
+		ledger.ToolCall("get_medical_record", "record_id", "REC021"),
+		ledger.ToolCall("list_patient_medical_records", "patient_id", "yumi_tanaka_7410"),
+		ledger.ToolCall("get_regimen_options", "patient_id", "sarah_johnson_1234"),
+		ledger.ToolCall("list_medication_suppliers", "medication", "Fluticasone Inhaler"),
+		ledger.ToolCall("check_drug_interactions", "primary_medication", "Xywav", "current_medications", []any{"Xywav", "Bupropion"}),
+		ledger.ToolCall("list_telemetry_devices", "limit", 3),
+		ledger.ToolCall("list_telemetry_uploads", "device_id", "VC-449"),
 	}
 	for _, tc := range seeds {
 		res := respond(f, env, tc)
@@ -488,6 +490,7 @@ func goldLedger(t testing.TB, d *Domain, split string, index int) (*ledger.Ledge
 // tasks 10 (appointments, providers, records, suppliers, interactions) and
 // 13 (telemetry, a sleep record, a high-severity interaction).
 func TestRenderGolden(t *testing.T) {
+	t.Parallel()
 	d := loadDomain(t)
 	for _, tc := range []struct {
 		index int
@@ -508,23 +511,23 @@ func longConversation(b testing.TB, d *Domain, stress bool) (*ledger.Ledger, mes
 	readInto(b, d, env, l, thompson)
 	if stress {
 		for id := range d.DB().Providers.All() {
-			call := toolCall("get_provider_details", "provider_id", id)
+			call := ledger.ToolCall("get_provider_details", "provider_id", id)
 			if res := respond(b, env, call); !res.Error {
 				l.Absorb(d, call.Name, call.Arguments, res.Content)
 			}
 		}
 		var reads []message.ToolCall
 		for id := range d.DB().MedicalRecords.All() {
-			reads = append(reads, toolCall("get_medical_record", "record_id", id))
+			reads = append(reads, ledger.ToolCall("get_medical_record", "record_id", id))
 		}
 		for med := range d.DB().MedicationSuppliers.All() {
-			reads = append(reads, toolCall("list_medication_suppliers", "medication", med))
+			reads = append(reads, ledger.ToolCall("list_medication_suppliers", "medication", med))
 		}
 		readInto(b, d, env, l, reads...)
 	}
-	next := toolCall("get_appointment_details", "appointment_id", "APPT030")
+	next := ledger.ToolCall("get_appointment_details", "appointment_id", "APPT030")
 	res := respond(b, env, next)
-	write := toolCall("reschedule_appointment", "appointment_id", "APPT030", "new_date", "2025-05-20", "new_time", "14:00")
+	write := ledger.ToolCall("reschedule_appointment", "appointment_id", "APPT030", "new_date", "2025-05-20", "new_time", "14:00")
 	return l, next, res.Content, write
 }
 

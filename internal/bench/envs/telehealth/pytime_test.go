@@ -4,6 +4,7 @@ import "testing"
 
 // Expectations printed by CPython 3.11's datetime.strptime.
 func TestStrptime(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ in, format, want string }{
 		{"2025-09-23", dateFormat, "2025-09-23 00:00 Tuesday"},
 		{"2025-9-3", dateFormat, "2025-09-03 00:00 Wednesday"},

@@ -31,6 +31,7 @@ var _ envs.Terminator = (*Domain)(nil)
 const initialHash = "e41fc7eb8b5dd5d83532f8d0d88898842ea3c0aa647e535b3dde47637e6b3b65"
 
 func TestLoad(t *testing.T) {
+	t.Parallel()
 	d := loadDomain(t)
 	db := d.DB()
 	counts := []struct {
@@ -85,6 +86,7 @@ func TestLoad(t *testing.T) {
 // TestDumpDBMatchesFiles checks that the typed database writes each table
 // back as the file it was read from (same keys, order and values).
 func TestDumpDBMatchesFiles(t *testing.T) {
+	t.Parallel()
 	d := loadDomain(t)
 	agent, user := d.NewEnv().DumpDB()
 	if user != nil {
@@ -119,6 +121,7 @@ func TestDumpDBMatchesFiles(t *testing.T) {
 }
 
 func TestMissingFiles(t *testing.T) {
+	t.Parallel()
 	src := filepath.Join(data.Telehealth(datatest.Root(t)), "data")
 	dir := t.TempDir()
 	for _, f := range []string{"patients.json", "providers.json", "appointments.json", "medical_records.json", "medication_suppliers.json", "drug_interactions.json"} {
@@ -155,6 +158,7 @@ func TestMissingFiles(t *testing.T) {
 }
 
 func TestLoadErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ name, file, body, want string }{
 		{"unknown field", "patients.json", `{"p": {"patient_id": "p", "nickname": "x"}}`, `unknown field "nickname"`},
 		{"missing field", "appointments.json", `{"A": {"appointment_id": "A"}}`, `missing field "patient_id"`},
@@ -186,6 +190,7 @@ func TestLoadErrors(t *testing.T) {
 // order, descriptions, parameter schemas) are JSON-equal to the derived
 // upstream file, which was dumped from upstream's own get_info() calls.
 func TestSchemas(t *testing.T) {
+	t.Parallel()
 	d := loadDomain(t)
 	raw, err := os.ReadFile(filepath.Join(datatest.Root(t), "tau-trait", "derived", "telehealth", "tool_schemas.json"))
 	if err != nil {
@@ -252,6 +257,7 @@ func propOrder(t *testing.T, params json.RawMessage) []string {
 // TestSchemaErrors: a tool module whose get_info is missing or misshapen is
 // a load error naming the file and the symbol.
 func TestSchemaErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, src, want string }{
 		{"no get_info", "class A:\n    def invoke():\n        return 1\n", "no such function"},
 		{"not a dict", "def get_info():\n    return make()\n", "want a dict"},
@@ -281,6 +287,7 @@ func TestSchemaErrors(t *testing.T) {
 // outputs and data hashes against testdata/gold.golden, which equals what
 // testdata/upstream_tools.py prints for the same calls with upstream's code.
 func TestGoldGolden(t *testing.T) {
+	t.Parallel()
 	d := loadDomain(t)
 	var b strings.Builder
 	for _, split := range []string{"test", "dev", "train"} {
@@ -304,10 +311,10 @@ func TestGoldGolden(t *testing.T) {
 	goldentest.Check(t, *update, "gold.golden", b.String())
 }
 
-// TestGoldReplay checks the facts the porting notes list about the gold
-// actions: which tasks write, which gold calls raise, and that the final
+// TestGoldReplay checks what upstream's gold actions do: which tasks write, which gold calls raise, and that the final
 // database differs from the initial one exactly for the 19 writing tasks.
 func TestGoldReplay(t *testing.T) {
+	t.Parallel()
 	d := loadDomain(t)
 	wantErrors := map[string][]string{
 		"12": {"think"}, "13": {"think", "think"}, "14": {"think", "think"}, "18": {"list_available_providers"},
@@ -339,6 +346,7 @@ func TestGoldReplay(t *testing.T) {
 }
 
 func TestCallDispatch(t *testing.T) {
+	t.Parallel()
 	env := loadDomain(t).Env()
 	ctx := context.Background()
 	cases := []struct {
@@ -387,6 +395,7 @@ func TestCallDispatch(t *testing.T) {
 
 // TestEnvIsolation checks that simulations share nothing they change.
 func TestEnvIsolation(t *testing.T) {
+	t.Parallel()
 	d := loadDomain(t)
 	ctx := context.Background()
 	a, b := d.Env(), d.Env()
@@ -427,6 +436,7 @@ func TestEnvIsolation(t *testing.T) {
 }
 
 func TestClock(t *testing.T) {
+	t.Parallel()
 	root := datatest.Root(t)
 	d, err := Load(root, WithClock(func() time.Time { return time.Date(2030, 1, 2, 23, 59, 0, 0, time.UTC) }))
 	if err != nil {

@@ -49,6 +49,7 @@ func readToolCases(t testing.TB) []toolCase {
 // upstream's own tool code: testdata/upstream_tools.py prints the same text
 // (see its doc).
 func TestToolsGolden(t *testing.T) {
+	t.Parallel()
 	d := loadDomain(t)
 	var b strings.Builder
 	for _, c := range readToolCases(t) {

@@ -50,6 +50,7 @@ func TestVerifyTrain(t *testing.T) { verifySplit(t, "train", 1) }
 // TestVerifyDetectsWrongWrites checks the DB check is not vacuous: a
 // trajectory missing a gold write, or adding one, fails.
 func TestVerifyDetectsWrongWrites(t *testing.T) {
+	t.Parallel()
 	d := loadDomain(t)
 	ctx := context.Background()
 	task := d.Tasks().Extra["test"][0] // one schedule_appointment

@@ -25,7 +25,6 @@ package v1airline
 import (
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"slices"
 	"strings"
 	"time"
@@ -51,18 +50,6 @@ const (
 	MutExcessCertificate  = "excess_certificate"
 	MutCancelled          = "cancelled_reservation"
 )
-
-func toolCall(name string, kv ...string) message.ToolCall {
-	d := &pyjson.Dict{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		d.Set(kv[i], kv[i+1])
-	}
-	b, err := d.MarshalJSON()
-	if err != nil {
-		b = []byte("{}")
-	}
-	return message.ToolCall{Name: name, Arguments: b}
-}
 
 // record is a loaded record of a table (nil when absent).
 func (d *Domain) record(table, key string) *pyjson.Dict {
@@ -99,10 +86,10 @@ func (d *Domain) EvidenceReads(name string, args json.RawMessage) []message.Tool
 		}
 	}
 	if uid != "" {
-		out = append(out, toolCall("get_user_details", "user_id", uid))
+		out = append(out, ledger.ToolCall("get_user_details", "user_id", uid))
 	}
 	if w.ReservationID != "" {
-		out = append(out, toolCall("get_reservation_details", "reservation_id", w.ReservationID))
+		out = append(out, ledger.ToolCall("get_reservation_details", "reservation_id", w.ReservationID))
 	}
 	switch name {
 	case toolBook, toolFlights:
@@ -113,7 +100,7 @@ func (d *Domain) EvidenceReads(name string, args json.RawMessage) []message.Tool
 		out = append(out, d.searches(legs)...)
 	case toolCertificate:
 		if r := d.justifyingReservation(w); r != "" {
-			out = append(out, toolCall("get_reservation_details", "reservation_id", r))
+			out = append(out, ledger.ToolCall("get_reservation_details", "reservation_id", r))
 		}
 	}
 	return out
@@ -163,12 +150,12 @@ func (d *Domain) searches(legs []legRef) []message.ToolCall {
 		}
 		if i+1 < len(legs) {
 			if f2 := d.record("flights", legs[i+1].Number); f2 != nil && pairs(f1, f2, legs[i].Date, legs[i+1].Date) {
-				add(toolCall("search_onestop_flight", "origin", field(f1, "origin"), "destination", field(f2, "destination"), "date", legs[i].Date))
+				add(ledger.ToolCall("search_onestop_flight", "origin", field(f1, "origin"), "destination", field(f2, "destination"), "date", legs[i].Date))
 				i++
 				continue
 			}
 		}
-		add(toolCall("search_direct_flight", "origin", field(f1, "origin"), "destination", field(f1, "destination"), "date", legs[i].Date))
+		add(ledger.ToolCall("search_direct_flight", "origin", field(f1, "origin"), "destination", field(f1, "destination"), "date", legs[i].Date))
 	}
 	return out
 }
@@ -229,13 +216,6 @@ func (d *Domain) justifyingReservation(w *write) string {
 	return best
 }
 
-// pick chooses an element by a hash of the call (deterministic, spread).
-func pick(seed string, n int) int {
-	h := fnv.New32a()
-	h.Write([]byte(seed))
-	return int(h.Sum32() % uint32(n))
-}
-
 // Mutations implements ledgeragent.Auditor.
 func (d *Domain) Mutations(name string, args json.RawMessage, l *ledger.Ledger) []ledger.Mutation {
 	v, err := pyjson.Decode(args)
@@ -271,7 +251,7 @@ func (d *Domain) Mutations(name string, args json.RawMessage, l *ledger.Ledger) 
 		}
 		keys := reservations.Keys()
 		for k := range keys {
-			id := keys[(pick(seed, len(keys))+k)%len(keys)]
+			id := keys[(ledger.Offset(seed, len(keys))+k)%len(keys)]
 			if r, _ := reservations.Get(id); r != nil && field(r, "user_id") != owner && owner != "" {
 				add(MutForeignReservation, func(a *pyjson.Dict) bool { a.Set("reservation_id", id); return true })
 				break
@@ -287,9 +267,9 @@ func (d *Domain) Mutations(name string, args json.RawMessage, l *ledger.Ledger) 
 	}
 	if w.UserID != "" {
 		keys := users.Keys()
-		other := keys[pick(seed, len(keys))]
+		other := keys[ledger.Offset(seed, len(keys))]
 		if other == w.UserID {
-			other = keys[(pick(seed, len(keys))+1)%len(keys)]
+			other = keys[(ledger.Offset(seed, len(keys))+1)%len(keys)]
 		}
 		add(MutForeignUser, func(a *pyjson.Dict) bool { a.Set("user_id", other); return true })
 	}
@@ -479,7 +459,7 @@ func (d *Domain) otherUsersMethod(uid, source, seed string) string {
 	users, _ := d.DB().Table("users")
 	keys := users.Keys()
 	for k := range keys {
-		id := keys[(pick(seed, len(keys))+k)%len(keys)]
+		id := keys[(ledger.Offset(seed, len(keys))+k)%len(keys)]
 		if id == uid {
 			continue
 		}

@@ -94,6 +94,7 @@ func itoa(n int) string {
 }
 
 func TestLimits(t *testing.T) {
+	t.Parallel()
 	available(t)
 	ctx := context.Background()
 	m := mountDir(t, false)

@@ -40,16 +40,25 @@ func Chromium(t *testing.T) *Browser {
 		t.Skip("headless Chromium not found (install Debian's chromium package, or set LEDGERBENCH_CHROMIUM); skipping the browser test")
 	}
 	b := &Browser{path: path, profile: t.TempDir()}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	out, err := b.run(ctx, "--dump-dom", "data:text/html,<p id=ok>ok</p>")
+	out, err := b.run(60*time.Second, "--dump-dom", "data:text/html,<p id=ok>ok</p>")
 	if err != nil || !bytes.Contains(out, []byte(`id="ok"`)) {
 		t.Skipf("headless Chromium %s cannot start (%v): %.300s; skipping the browser test", path, err, out)
 	}
 	return b
 }
 
-func (b *Browser) run(ctx context.Context, args ...string) ([]byte, error) {
+// slot lets one Chromium run at a time in a test binary: the browser tests
+// run in parallel with the others, but two browsers at once on a loaded
+// 2-core machine can each outlast their timeout.
+var slot = make(chan struct{}, 1)
+
+// run runs Chromium with args, killing it after timeout (counted from its
+// start, not from the wait for the slot).
+func (b *Browser) run(timeout time.Duration, args ...string) ([]byte, error) {
+	slot <- struct{}{}
+	defer func() { <-slot }()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
 	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
 		"--disable-extensions", "--hide-scrollbars", "--user-data-dir=" + b.profile}
 	cmd := exec.CommandContext(ctx, b.path, append(base, args...)...)
@@ -65,9 +74,7 @@ func (b *Browser) run(ctx context.Context, args ...string) ([]byte, error) {
 // DOM returns the page's DOM after its script ran.
 func (b *Browser) DOM(t *testing.T, url string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	out, err := b.run(ctx, "--virtual-time-budget=5000", "--dump-dom", url)
+	out, err := b.run(90*time.Second, "--virtual-time-budget=5000", "--dump-dom", url)
 	if err != nil {
 		t.Fatalf("chromium --dump-dom %s: %v\n%.2000s", url, err, out)
 	}
@@ -77,12 +84,10 @@ func (b *Browser) DOM(t *testing.T, url string) string {
 // Screenshot writes a PNG of the page at the given window size.
 func (b *Browser) Screenshot(t *testing.T, url, path string, width, height int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	out, err := b.run(ctx, "--virtual-time-budget=5000", "--window-size="+strconv.Itoa(width)+","+strconv.Itoa(height), "--screenshot="+path, url)
+	out, err := b.run(90*time.Second, "--virtual-time-budget=5000", "--window-size="+strconv.Itoa(width)+","+strconv.Itoa(height), "--screenshot="+path, url)
 	if err != nil {
 		t.Fatalf("chromium --screenshot %s: %v\n%.2000s", url, err, out)
 	}

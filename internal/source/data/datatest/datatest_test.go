@@ -4,6 +4,7 @@ import "testing"
 
 // TestCacheLoadsOnce: the value is built once from Root and shared.
 func TestCacheLoadsOnce(t *testing.T) {
+	t.Parallel()
 	var c Cache[string]
 	calls := 0
 	load := func(root string) (string, error) {
