@@ -104,7 +104,7 @@ func checkReplayV1(ctx context.Context, errOut io.Writer, backbone, path, domain
 		return nil // LoadRecording reports it
 	}
 	if d, ok := known.Lookup(domain); !ok || !d.Benchmark.V1() {
-		return usageError{fmt.Errorf("--backbone %s: a τ-bench v1 results list replays on τ-Trait's and τ-bench v1's domains, not %s", backbone, domain)}
+		return errext.Usagef("--backbone %s: a τ-bench v1 results list replays on τ-Trait's and τ-bench v1's domains, not %s", backbone, domain)
 	}
 	list, err := results.ReadV1List(path)
 	if err != nil {
@@ -115,10 +115,10 @@ func checkReplayV1(ctx context.Context, errOut io.Writer, backbone, path, domain
 		return err
 	}
 	if det.Domain != domain && !slices.Contains(det.Alike, domain) {
-		return usageError{fmt.Errorf("--backbone %s: the recording is of domain %s, not %s", backbone, det.Domain, domain)}
+		return errext.Usagef("--backbone %s: the recording is of domain %s, not %s", backbone, det.Domain, domain)
 	}
 	if det.Split != split {
-		return usageError{fmt.Errorf("--backbone %s: the recording is of %s's %s split, not %s (--split %s)", backbone, domain, det.Split, split, det.Split)}
+		return errext.Usagef("--backbone %s: the recording is of %s's %s split, not %s (--split %s)", backbone, domain, det.Split, split, det.Split)
 	}
 	for _, n := range det.Notes {
 		fmt.Fprintf(errOut, "warning: --backbone %s: %s\n", backbone, n)
