@@ -150,8 +150,12 @@ func (opts *runOptions) planOptions() runplan.Options {
 		}
 		return loadDomain(l, name, opts.DataDir, opts.AllowModifiedData, s.ErrOut) // datacheck.go
 	}
-	po.CheckReplay = func(backbone, domain string, sel []tasks.Task, trials int) error {
-		return checkReplay(s.ErrOut, backbone, domain, sel, trials) // replaycheck.go
+	po.CheckReplay = func(ctx context.Context, backbone, domain, split string, sel []tasks.Task, trials int) error {
+		load := func(name string) (envs.Domain, error) {
+			d, _, err := loadDomain(domains.Load, name, opts.DataDir, opts.AllowModifiedData, io.Discard) // datacheck.go
+			return d, err
+		}
+		return checkReplay(ctx, s.ErrOut, backbone, domain, split, sel, trials, load) // replaycheck.go
 	}
 	po.Getenv = s.Getenv
 	po.HarnessVersion = Version

@@ -39,6 +39,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/engine/tautrait"
 	"github.com/ledgerbench/ledgerbench/internal/engine/usersim"
 	"github.com/ledgerbench/ledgerbench/internal/source/known"
+	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
 // User simulator styles.
@@ -217,8 +218,11 @@ type builder struct {
 	poolErr   error
 	recording map[string]*offline.Recording
 
-	mu    sync.Mutex // guards plans
-	plans map[string][][]message.ToolCall
+	mu sync.Mutex // guards plans
+	// plans is keyed by the task itself, not its id: splits reuse ids
+	// (τ-Trait telecom's test and dev tasks 0…), and one build may serve
+	// tasks of several splits.
+	plans map[*tasks.Task][][]message.ToolCall
 }
 
 // Build resolves the names of opts into the makers of every simulation and
@@ -252,7 +256,7 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 		return runner.Makers{}, nil, err
 	}
 	opts.Loop = loop
-	b := &builder{opts: opts, pool: opts.Pool, recording: map[string]*offline.Recording{}, plans: map[string][][]message.ToolCall{}}
+	b := &builder{opts: opts, pool: opts.Pool, recording: map[string]*offline.Recording{}, plans: map[*tasks.Task][][]message.ToolCall{}}
 	factory, err := agentFactoryOf(opts.Agent)
 	if err != nil {
 		return runner.Makers{}, nil, err
@@ -535,14 +539,14 @@ func (b *builder) generator(ctx context.Context, name string, user bool) (genera
 func (b *builder) evidence(ctx context.Context, spec runner.Spec) ([][]message.ToolCall, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if p, ok := b.plans[spec.Task.ID]; ok {
+	if p, ok := b.plans[spec.Task]; ok {
 		return p, nil
 	}
 	p, err := ledgeragent.EvidencePlan(ctx, spec.Domain, spec.Task)
 	if err != nil {
 		return nil, fmt.Errorf("task %s: evidence reads of the gold script: %w", spec.Task.ID, err)
 	}
-	b.plans[spec.Task.ID] = p.Reads
+	b.plans[spec.Task] = p.Reads
 	return p.Reads, nil
 }
 

@@ -100,9 +100,9 @@ type Options struct {
 	// let through. Required.
 	LoadDomain func(name string, solo bool, o domains.Options) (envs.Domain, map[string]string, error)
 	// CheckReplay refuses, before anything starts, a replay:FILE backbone
-	// whose recording does not hold the selected simulations (nil: no
-	// check).
-	CheckReplay func(backbone, domain string, sel []tasks.Task, trials int) error
+	// whose recording does not hold the selected simulations of the split
+	// (the domain's default when opts.Split is empty; nil: no check).
+	CheckReplay func(ctx context.Context, backbone, domain, split string, sel []tasks.Task, trials int) error
 	// Getenv reads the environment (API keys).
 	Getenv func(string) string
 	// LLM are the model clients' options; LookupEnv defaults to Getenv.
@@ -280,7 +280,11 @@ func New(ctx context.Context, opts Options) (_ *Plan, err error) {
 	}
 
 	if opts.CheckReplay != nil {
-		if err := opts.CheckReplay(opts.Backbone, opts.Domain, p.Tasks, opts.Trials); err != nil {
+		split := opts.Split
+		if split == "" {
+			split = dom.Tasks().DefaultSplit
+		}
+		if err := opts.CheckReplay(ctx, opts.Backbone, opts.Domain, split, p.Tasks, opts.Trials); err != nil {
 			return nil, err
 		}
 	}
