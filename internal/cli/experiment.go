@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ledgerbench/ledgerbench/internal/core/errext"
+	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runplan"
 	"github.com/ledgerbench/ledgerbench/internal/output/experiment"
@@ -168,8 +169,11 @@ func runExperiment(ctx context.Context, opts *experimentOptions) error {
 // cell's settings are authoritative: a run directory whose manifest differs
 // is refused (more trials extend it). Without backbones_file the default
 // file may be absent (offline backbones), and a continued cell keeps the
-// file its manifest names.
+// file its manifest names. Every cell's clients share one llm.Shared: a
+// backbone's rpm and tpm hold for the whole experiment, whatever runs in
+// parallel (cells, user simulators, judges, rerankers).
 func cellRunner(s *Streams, opts *experimentOptions, cfg *experiment.Config) experiment.RunFunc {
+	shared := llm.NewShared()
 	return func(ctx context.Context, c experiment.Cell, concurrency int, track func(experiment.Meter)) error {
 		cellStreams := *s
 		cellStreams.Out = s.ErrOut // the cell's summary is progress; stdout carries the report
@@ -196,6 +200,7 @@ func cellRunner(s *Streams, opts *experimentOptions, cfg *experiment.Config) exp
 		}
 		errOut := &lockedWriter{w: cellStreams.ErrOut}
 		po.LLM.Logf = stderrLogf(errOut, cellStreams.ErrTTY) // term.go
+		po.LLM.Shared = shared
 		p, err := runplan.New(ctx, po)
 		if err != nil {
 			return err

@@ -69,7 +69,8 @@ func writeEstimates(s *Streams, est []experiment.Estimate, file string) (total f
 		}
 		fmt.Fprintf(s.ErrOut, "estimate: %-50s %d simulations to run × ($%.4f agent + $%.4f user) ≈ $%.2f\n", e.Cell.ID(), e.Simulations, e.Agent, e.User, e.Total())
 	}
-	fmt.Fprintf(s.ErrOut, "estimate: ≈ $%.2f in all (an estimate: prices of %s × typical tokens per simulation; judge calls, banking_knowledge's embeddings and reranker calls and cells of unknown cost not included)\n", total, file)
+	fmt.Fprintf(s.ErrOut, "estimate: ≈ $%.2f in all (an estimate: prices of %s × typical tokens per simulation, %.0f%% of prompt tokens assumed served from the provider's cache at cached_input; judge calls, banking_knowledge's embeddings and reranker calls and cells of unknown cost not included)\n",
+		total, file, 100*experiment.AssumedCacheShare)
 	for _, b := range basis {
 		fmt.Fprintf(s.ErrOut, "estimate basis %s\n", b)
 	}

@@ -59,6 +59,7 @@ grid:
 		"retail/baseline/sim",
 		"6 simulations to run × ($0.0000 agent + $0.0000 user) ≈ $0.00",
 		fmt.Sprintf("estimate: ≈ $%.2f in all (an estimate", 6*(agent+user)),
+		fmt.Sprintf("%.0f%% of prompt tokens assumed served from the provider's cache", 100*experiment.AssumedCacheShare),
 		"estimate basis retail: no recorded usage for retail: airline's figures",
 		"nothing was written",
 	} {

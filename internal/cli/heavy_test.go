@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,7 +26,7 @@ func TestHeavyConcurrentMemory(t *testing.T) {
 	if os.Getenv("LEDGERBENCH_HEAVY") == "" {
 		t.Skip("set LEDGERBENCH_HEAVY=1 to run 1,000 concurrent simulations")
 	}
-	heavyRun(t, 1000, 9) // 114×9 = 1026 simulations
+	heavyRun(t, 1000, 9, 0) // 114×9 = 1026 simulations
 }
 
 // TestHeavyScale is the scale benchmark: 10,000 retail simulations at once
@@ -36,19 +38,46 @@ func TestHeavyScale(t *testing.T) {
 	if os.Getenv("LEDGERBENCH_HEAVY") != "10000" {
 		t.Skip("set LEDGERBENCH_HEAVY=10000 to run 10,000 concurrent simulations")
 	}
-	heavyRun(t, 10000, 88)
+	heavyRun(t, 10000, 88, 0)
+}
+
+// TestHeavyScaleSharedPool is TestHeavyScale with the backbone's rate limit
+// in force: 10,032 simulations at once on one backbone (agent, user
+// simulator and judge) told 300,000 rpm, against a provider enforcing that
+// limit per second, so thousands of simulations wait in the process's one
+// limiter at a time. Peak RSS must stay under 2 GB and no request may be
+// answered 429. Opt-in:
+// LEDGERBENCH_HEAVY=10000 go test -run TestHeavyScaleSharedPool -v -timeout 30m ./internal/cli
+func TestHeavyScaleSharedPool(t *testing.T) {
+	if os.Getenv("LEDGERBENCH_HEAVY") != "10000" {
+		t.Skip("set LEDGERBENCH_HEAVY=10000 to run 10,000 concurrent simulations at a rate limit")
+	}
+	heavyRun(t, 10000, 88, 300_000)
 }
 
 // heavyRun runs 114×trials retail simulations at concurrency conc in the
 // binary against the slow fake API, after a 10-simulation baseline, and
 // logs peak RSS, memory per running simulation and CPU per simulation.
-func heavyRun(t *testing.T, conc, trials int) {
+//
+// rpm > 0 sets the backbone's rpm and has the fake API enforce it.
+func heavyRun(t *testing.T, conc, trials, rpm int) {
 	bin := buildBinary(t)
 	srv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {
 		return openaitest.Slow(200*time.Millisecond, fakeRetail(r))
 	})
 	tmp := t.TempDir()
 	bb := writeBackbones(t, tmp, srv.BaseURL(), 10*time.Minute)
+	if rpm > 0 {
+		srv.SetLimits(&openaitest.Limits{RPM: rpm})
+		f, err := os.OpenFile(bb, os.O_APPEND|os.O_WRONLY, 0)
+		if err == nil {
+			_, err = fmt.Fprintf(f, "    rpm: %d\n", rpm)
+			err = errors.Join(err, f.Close())
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	type usage struct {
 		peakKB  int64 // Maxrss, KB on Linux
 		cpu     time.Duration
@@ -74,6 +103,14 @@ func heavyRun(t *testing.T, conc, trials int) {
 	t.Logf("%d simulations, concurrency %d, 200ms per reply: peak RSS %.1f MB in %s (%d requests)", sims, conc, float64(heavy.peakKB)/1024, heavy.elapsed.Round(time.Millisecond), st.Requests)
 	t.Logf("memory per concurrent simulation: %.0f KB", float64(heavy.peakKB-base.peakKB)/float64(conc))
 	t.Logf("harness CPU per simulation: %s (%s in all, %.1f requests each)", (heavy.cpu / time.Duration(sims)).Round(time.Microsecond), heavy.cpu.Round(time.Millisecond), float64(st.Requests)/float64(sims))
+	if rpm > 0 {
+		allowed := time.Duration(float64(st.Requests) / (float64(rpm) / 60) * float64(time.Second))
+		t.Logf("rate limit %d rpm: %d requests answered 429; the limit allows the requests in %s (×%.2f of it)",
+			rpm, st.OverLimit, allowed.Round(time.Millisecond), heavy.elapsed.Seconds()/allowed.Seconds())
+		if st.OverLimit > 0 {
+			t.Errorf("%d requests answered 429 under the shared limiter", st.OverLimit)
+		}
+	}
 	if heavy.peakKB > 2<<20 {
 		t.Errorf("peak RSS %.0f MB; target < 2048 MB", float64(heavy.peakKB)/1024)
 	}

@@ -123,6 +123,7 @@ with status 3 when pass^1 is below P.`,
 	f.StringVar(&opts.UserStyle, "user-style", "", "user simulator: tau2, tau-trait or tau-bench (default: tau-trait for τ-Trait's domains, tau-bench for taubench-*, tau2 elsewhere)")
 	f.StringVar(&opts.Traits, "traits", "", `τ-Trait user traits, "impatience=high,confusion=low" or a JSON object (impatience, confusion, skeptical, incoherence: low|medium|high)`)
 	f.StringVar(&opts.Loop, "loop", "", "conversation loop: tau2 (τ²-bench's orchestrator) or tau-trait (τ-Trait's and τ-bench v1's ToolCallingAgent loop; default for their domains)")
+	f.StringVar(&opts.LedgerPlacement, "ledger-placement", "", "where LedgerAgent (ledger, ledger-only) puts its ledger: system (appended to the system message; default) or tail (a system message after the history, leaving the history a cacheable prefix)")
 	f.StringVar(&opts.TraitMode, "trait-mode", "", "how traits are applied: steer (τ-Trait's endpoint; --user-backbone steer), prompt-approximation (default for chat models; labelled), or ignore (as upstream does for chat models)")
 	f.BoolVar(&opts.RecordRequests, "record-requests", false, "append the body of every model request (agent, user, judge) to DIR/"+requestsFile+" (no keys or headers)")
 	f.StringVar(&opts.RetrievalConfig, "retrieval-config", "", retrievalConfigUsage+strings.Join(banking.VariantNames(), ", "))
@@ -149,8 +150,12 @@ func (opts *runOptions) planOptions() runplan.Options {
 		}
 		return loadDomain(l, name, opts.DataDir, opts.AllowModifiedData, s.ErrOut) // datacheck.go
 	}
-	po.CheckReplay = func(backbone, domain string, sel []tasks.Task, trials int) error {
-		return checkReplay(s.ErrOut, backbone, domain, sel, trials) // replaycheck.go
+	po.CheckReplay = func(ctx context.Context, backbone, domain, split string, sel []tasks.Task, trials int) error {
+		load := func(name string) (envs.Domain, error) {
+			d, _, err := loadDomain(domains.Load, name, opts.DataDir, opts.AllowModifiedData, io.Discard) // datacheck.go
+			return d, err
+		}
+		return checkReplay(ctx, s.ErrOut, backbone, domain, split, sel, trials, load) // replaycheck.go
 	}
 	po.Getenv = s.Getenv
 	po.HarnessVersion = Version
@@ -226,6 +231,9 @@ func executePlan(ctx context.Context, ui progressOptions, errOut io.Writer, p *r
 	writeSummary(ui.Streams.Out, p.Manifest, sum, res.Run.Records, out)
 	if errors.Is(err, runner.ErrStopped) {
 		return sum, fmt.Errorf("interrupted: %w (continue with: ledgerbench run --resume --out %s)", err, out)
+	}
+	if errors.Is(err, runner.ErrRateLimited) {
+		return sum, fmt.Errorf("%w (continue with: ledgerbench run --resume --out %s)", err, out)
 	}
 	return sum, err
 }
@@ -467,14 +475,26 @@ func writeSummary(w io.Writer, m *results.Manifest, s metrics.RunSummary, recs [
 		if c.Unknown > 0 {
 			usd = fmt.Sprintf("$— (unknown in %d simulations: no price)", c.Unknown)
 		}
-		return fmt.Sprintf("%s %s in / %s out, %s", name, humanCount(int64(c.Usage.PromptTokens)), humanCount(int64(c.Usage.CompletionTokens)), usd)
+		// The share of the prompt served from the provider's cache: — when
+		// a call's usage did not report it.
+		cached := ""
+		if sh, ok := c.Usage.CachedShare(); ok {
+			cached = fmt.Sprintf(" (%.1f%% cached)", 100*sh)
+		} else if c.Usage.PromptTokens > 0 {
+			cached = " (cached —)"
+		}
+		return fmt.Sprintf("%s %s in%s / %s out, %s", name, humanCount(int64(c.Usage.PromptTokens)), cached, humanCount(int64(c.Usage.CompletionTokens)), usd)
 	}
 	fmt.Fprintf(w, "tokens       %s · %s · %s\n", cost("agent", s.Agent), cost("user", s.User), cost("judge", s.Judge))
 	known := s.Agent.USD + s.User.USD + s.Judge.USD
 	if s.Agent.Unknown+s.User.Unknown+s.Judge.Unknown > 0 {
 		fmt.Fprintf(w, "cost         unknown: a backbone has no price (set price: in the backbones file); $%.4f for the priced calls\n", known)
 	} else {
-		fmt.Fprintf(w, "cost         $%.4f total\n", known)
+		perSim := ""
+		if s.Records > 0 {
+			perSim = fmt.Sprintf(", $%.4f per simulation", known/float64(s.Records))
+		}
+		fmt.Fprintf(w, "cost         $%.4f total%s\n", known, perSim)
 	}
 }
 

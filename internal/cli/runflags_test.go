@@ -88,6 +88,9 @@ func TestRunFlags(t *testing.T) {
 			o.UserStyle, o.Traits, o.TraitMode, o.Loop = "tau-trait", "impatience=high", "ignore", "tau2"
 			o.Set = map[string]bool{"user-style": true, "traits": true, "trait-mode": true, "loop": true}
 		}},
+		{"ledger placement", []string{"--ledger-placement", "tail"}, func(o *runOptions) {
+			o.LedgerPlacement, o.Set = "tail", map[string]bool{"ledger-placement": true}
+		}},
 		{"solo", []string{"--solo"}, func(o *runOptions) { o.Solo, o.Set = true, map[string]bool{"solo": true} }},
 	}
 	checkOptions(t, func(f func(context.Context, *runOptions) error) *cobra.Command { return newCmdRun(s, g, f) }, def, tests)

@@ -22,8 +22,8 @@ func TestRunSummaryGolden(t *testing.T) {
 	t.Parallel()
 	mk := func(task string, trial int, reward float64, term evaluator.Termination) results.Record {
 		r := results.Record{TaskID: task, Trial: trial, TerminationReason: term,
-			AgentUsage: message.Usage{PromptTokens: 12000, CompletionTokens: 300}, AgentCost: 0.0123, AgentCalls: 6,
-			UserUsage: message.Usage{PromptTokens: 3000, CompletionTokens: 90}, UserCost: 0.002, UserCalls: 4}
+			AgentUsage: message.Usage{PromptTokens: 12000, CompletionTokens: 300, CachedTokens: 9000}, AgentCost: 0.0123, AgentCalls: 6,
+			UserUsage: message.Usage{PromptTokens: 3000, CompletionTokens: 90, CacheUnknown: 1}, UserCost: 0.002, UserCalls: 4}
 		if term == evaluator.InfrastructureError {
 			r.Error = "agent: infrastructure error: llm gpt: giving up after 4 attempts: status 429: Too Many Requests"
 			return r

@@ -70,6 +70,10 @@ type Manifest struct {
 	UserStyle string `json:"user_style,omitempty"`
 	Traits    string `json:"traits,omitempty"`
 	TraitMode string `json:"trait_mode,omitempty"`
+	// LedgerPlacement is where LedgerAgent put its ledger when not the
+	// default ("": system, appended to the system message; "tail": a
+	// system message after the history).
+	LedgerPlacement string `json:"ledger_placement,omitempty"`
 	// Solo marks a run in τ²-bench's solo mode (no user; the agent holds
 	// the user's tools and works from the ticket). UserBackbone is then
 	// DummyUserImplementation.

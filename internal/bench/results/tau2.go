@@ -135,8 +135,10 @@ func (m Tau2Message) Message() message.Message {
 		out.ReasoningContent = *m.Reasoning
 	}
 	if len(m.Usage) > 0 && string(m.Usage) != "null" {
-		var u message.Usage
-		if json.Unmarshal(m.Usage, &u) == nil {
+		// τ²-bench records prompt and completion tokens only: the cached
+		// share of its files is unknown (a file that copies the provider's
+		// cached count keeps it).
+		if u, err := message.ParseUsage(m.Usage); err == nil {
 			out.Usage = &u
 		}
 	}

@@ -120,9 +120,17 @@ type tau2ToolCallOut struct {
 	Requestor string          `json:"requestor"`
 }
 
+// tau2UsageOut is upstream's usage dict; prompt_tokens_details.cached_tokens
+// (the provider's field, which upstream does not copy) is added when the
+// cached count is known, so a file read back keeps it.
 type tau2UsageOut struct {
-	CompletionTokens int `json:"completion_tokens"`
-	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens    int               `json:"completion_tokens"`
+	PromptTokens        int               `json:"prompt_tokens"`
+	PromptTokensDetails *tau2PromptDetail `json:"prompt_tokens_details,omitempty"`
+}
+
+type tau2PromptDetail struct {
+	CachedTokens int `json:"cached_tokens"`
 }
 
 type tau2ToolOut struct {
@@ -369,6 +377,9 @@ func tau2Msg(m message.Message) any {
 	}
 	if u := m.Usage; u != nil {
 		out.Usage = &tau2UsageOut{CompletionTokens: u.CompletionTokens, PromptTokens: u.PromptTokens}
+		if u.CacheUnknown == 0 {
+			out.Usage.PromptTokensDetails = &tau2PromptDetail{CachedTokens: u.CachedTokens}
+		}
 	}
 	for _, tc := range m.ToolCalls {
 		req := string(tc.Requestor)

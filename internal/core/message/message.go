@@ -36,12 +36,19 @@ type ToolCall struct {
 	Requestor Requestor       `json:"requestor,omitempty"`
 }
 
-// Usage counts the tokens one model call consumed.
+// Usage counts the tokens one model call consumed (or, summed, several).
 type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	ReasoningTokens  int `json:"reasoning_tokens,omitempty"`
-	CachedTokens     int `json:"cached_tokens,omitempty"`
+	// CachedTokens are the prompt tokens the provider served from its
+	// prompt cache (part of PromptTokens).
+	CachedTokens int `json:"cached_tokens,omitempty"`
+	// CacheUnknown counts the calls whose usage reported no cached count
+	// (ParseUsage): CachedTokens then holds the known part only and the
+	// cached share is unknown. Records written before the field existed
+	// read as known.
+	CacheUnknown int `json:"cache_unknown,omitempty"`
 }
 
 // Add returns the sum of two usages.
@@ -51,7 +58,18 @@ func (u Usage) Add(o Usage) Usage {
 		CompletionTokens: u.CompletionTokens + o.CompletionTokens,
 		ReasoningTokens:  u.ReasoningTokens + o.ReasoningTokens,
 		CachedTokens:     u.CachedTokens + o.CachedTokens,
+		CacheUnknown:     u.CacheUnknown + o.CacheUnknown,
 	}
+}
+
+// CachedShare is the share of the prompt tokens served from the provider's
+// cache; false when some call did not report it, or there were no prompt
+// tokens.
+func (u Usage) CachedShare() (float64, bool) {
+	if u.CacheUnknown > 0 || u.PromptTokens <= 0 {
+		return 0, false
+	}
+	return float64(min(u.CachedTokens, u.PromptTokens)) / float64(u.PromptTokens), true
 }
 
 // Total is prompt plus completion tokens.

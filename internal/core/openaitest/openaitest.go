@@ -21,6 +21,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -129,10 +130,27 @@ type Faults struct {
 	SlowDelay  time.Duration
 }
 
+// Limits make the server enforce a provider's rate limits (SetLimits), as
+// providers quantize them: requests per calendar second, tokens from a
+// bucket. A request over a limit gets a 429 with Retry-After-Ms (the
+// milliseconds until it would pass) and Retry-After (whole seconds, rounded
+// up) and is not counted against the limits.
+type Limits struct {
+	// RPM allows RPM/60 requests (at least 1) in each calendar second.
+	RPM int
+	// TPM is a bucket of TPM/10 tokens refilled at TPM/60 a second, full at
+	// the start: a request needs its prompt tokens (body bytes / 4 + 1, the
+	// usage estimate of replies without Usage) in the bucket, and its reply's
+	// completion tokens are taken when it is sent (the bucket may go below
+	// zero).
+	TPM int
+}
+
 // Stats counts what the server did.
 type Stats struct {
 	Requests      int
 	Replies       int // completions sent (status 200)
+	OverLimit     int // 429s for the limits of SetLimits
 	RateLimited   int // injected 429s
 	ServerErrors  int // injected 500s
 	MalformedArgs int // injected malformed arguments
@@ -156,6 +174,59 @@ type Server struct {
 	rng      *rand.Rand
 	stats    Stats
 	replyN   int
+	limits   *limitState
+}
+
+// limitState is the enforcement of Limits.
+type limitState struct {
+	Limits
+	second time.Time // the calendar second being counted
+	inSec  int
+	tokens float64 // the bucket
+	filled time.Time
+	now    func() time.Time
+}
+
+// admit reports whether a request of tokens passes, and if not how long
+// until it would.
+func (l *limitState) admit(tokens int) (bool, time.Duration) {
+	now := l.now()
+	if l.RPM > 0 {
+		if sec := now.Truncate(time.Second); !sec.Equal(l.second) {
+			l.second, l.inSec = sec, 0
+		}
+		if l.inSec >= max(1, l.RPM/60) {
+			return false, l.second.Add(time.Second).Sub(now)
+		}
+	}
+	if l.TPM > 0 {
+		l.refill(now)
+		if l.tokens < float64(tokens) {
+			need := min(float64(tokens), float64(l.TPM)/10) - l.tokens
+			return false, time.Duration(need / (float64(l.TPM) / 60) * float64(time.Second))
+		}
+		l.tokens -= float64(tokens)
+	}
+	l.inSec++
+	return true, 0
+}
+
+func (l *limitState) refill(now time.Time) {
+	rate := float64(l.TPM) / 60
+	l.tokens = min(float64(l.TPM)/10, l.tokens+now.Sub(l.filled).Seconds()*rate)
+	l.filled = now
+}
+
+// SetLimits makes the server enforce l from now on (nil: no limits).
+func (s *Server) SetLimits(l *Limits) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l == nil {
+		s.limits = nil
+		return
+	}
+	now := time.Now
+	s.limits = &limitState{Limits: *l, tokens: float64(l.TPM) / 10, filled: now(), now: now}
 }
 
 // NewServer starts a server that answers requests with replies, in order.
@@ -227,13 +298,31 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	req, derr := decodeRequest(body)
 	req.Header = r.Header.Clone()
 	req.Path = r.URL.Path
+	req.Received = time.Now()
 
 	s.mu.Lock()
+	var over time.Duration
+	if s.limits != nil {
+		if ok, wait := s.limits.admit(len(body)/4 + 1); !ok {
+			s.stats.OverLimit++
+			over = max(wait, time.Millisecond)
+			req.OverLimit = true
+		}
+	}
 	s.requests = append(s.requests, req)
 	s.stats.Requests++
-	fault := s.drawFault()
+	fault := faultNone
+	if over == 0 {
+		fault = s.drawFault()
+	}
 	s.mu.Unlock()
 
+	if over > 0 {
+		w.Header().Set("Retry-After-Ms", strconv.FormatInt(over.Milliseconds()+1, 10))
+		w.Header().Set("Retry-After", strconv.Itoa(int((over+time.Second-1)/time.Second)))
+		writeError(w, http.StatusTooManyRequests, errorType(http.StatusTooManyRequests), "openaitest: rate limit reached")
+		return
+	}
 	if derr != nil {
 		writeError(w, http.StatusBadRequest, "", "openaitest: cannot decode request: "+derr.Error())
 		return
@@ -380,8 +469,15 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, req *Request, rep
 	n := s.replyN
 	s.stats.Replies++
 	s.mu.Unlock()
+	body, u := completion(n, req, reply)
+	s.mu.Lock()
+	if l := s.limits; l != nil && l.TPM > 0 {
+		l.refill(l.now())
+		l.tokens -= float64(u.CompletionTokens)
+	}
+	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
-	w.Write(completion(n, req, reply))
+	w.Write(body)
 }
 
 func errorType(status int) string {
@@ -403,7 +499,8 @@ func writeError(w http.ResponseWriter, status int, typ, msg string) {
 	w.Write(b)
 }
 
-func completion(n int, req *Request, r Reply) []byte {
+// completion is the body of a completion and the usage it reports.
+func completion(n int, req *Request, r Reply) ([]byte, Usage) {
 	type fn struct {
 		Name      string `json:"name"`
 		Arguments string `json:"arguments"`
@@ -468,5 +565,5 @@ func completion(n int, req *Request, r Reply) []byte {
 	if err := enc.Encode(resp); err != nil {
 		panic(err) // only plain values above
 	}
-	return buf.Bytes()
+	return buf.Bytes(), *u
 }

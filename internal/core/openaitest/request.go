@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"time"
 )
 
 // Request is one decoded chat completion request.
@@ -30,6 +31,10 @@ type Request struct {
 	// Header is the request's headers (including Authorization).
 	Header http.Header
 	Path   string
+	// Received is when the request arrived; OverLimit marks one answered
+	// with a 429 for the server's Limits.
+	Received  time.Time
+	OverLimit bool
 }
 
 // Message is one request message.

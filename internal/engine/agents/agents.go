@@ -39,6 +39,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/engine/tautrait"
 	"github.com/ledgerbench/ledgerbench/internal/engine/usersim"
 	"github.com/ledgerbench/ledgerbench/internal/source/known"
+	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
 // User simulator styles.
@@ -86,6 +87,9 @@ type Options struct {
 	// τ-Trait's for τ-Trait's domains (known.TauTrait), τ-bench v1's for
 	// v1's (known.TauBench), τ²-bench's otherwise.
 	UserStyle string
+	// LedgerPlacement is where LedgerAgent puts its ledger ("": system);
+	// other agents refuse one other than the default.
+	LedgerPlacement ledgeragent.Placement
 	// Traits and TraitMode configure the τ-Trait user.
 	Traits    usersim.Traits
 	TraitMode usersim.TraitMode
@@ -214,8 +218,11 @@ type builder struct {
 	poolErr   error
 	recording map[string]*offline.Recording
 
-	mu    sync.Mutex // guards plans
-	plans map[string][][]message.ToolCall
+	mu sync.Mutex // guards plans
+	// plans is keyed by the task itself, not its id: splits reuse ids
+	// (τ-Trait telecom's test and dev tasks 0…), and one build may serve
+	// tasks of several splits.
+	plans map[*tasks.Task][][]message.ToolCall
 }
 
 // Build resolves the names of opts into the makers of every simulation and
@@ -249,10 +256,25 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 		return runner.Makers{}, nil, err
 	}
 	opts.Loop = loop
-	b := &builder{opts: opts, pool: opts.Pool, recording: map[string]*offline.Recording{}, plans: map[string][][]message.ToolCall{}}
+	b := &builder{opts: opts, pool: opts.Pool, recording: map[string]*offline.Recording{}, plans: map[*tasks.Task][][]message.ToolCall{}}
 	factory, err := agentFactoryOf(opts.Agent)
 	if err != nil {
 		return runner.Makers{}, nil, err
+	}
+	placement, err := ledgerPlacement(opts.Agent, opts.LedgerPlacement)
+	if err != nil {
+		return runner.Makers{}, nil, err
+	}
+	b.opts.LedgerPlacement = placement
+	if placement != ledgeragent.PlacementSystem {
+		inner := factory
+		factory = func(spec runner.Spec, gen baseline.Generator, bo baseline.Options) (orchestrator.Agent, error) {
+			ag, err := inner(spec, gen, bo)
+			if la, ok := ag.(*ledgeragent.Agent); ok {
+				la.Placement = placement
+			}
+			return ag, err
+		}
 	}
 	if opts.Backbone == "" {
 		return runner.Makers{}, nil, errors.New("agents: no agent backbone (name one of backbones.yaml, or gold, replay:FILE, sim)")
@@ -329,6 +351,7 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 		system = b.String()
 	}
 	hashes["agent_system"] = hash(system)
+	placementHash(hashes, opts.Agent, placement)
 	hashes["agent_tools"] = hash(toolsText(tools))
 	if ut := dom.UserTools(); len(ut) > 0 {
 		hashes["user_tools"] = hash(toolsText(ut))
@@ -516,14 +539,14 @@ func (b *builder) generator(ctx context.Context, name string, user bool) (genera
 func (b *builder) evidence(ctx context.Context, spec runner.Spec) ([][]message.ToolCall, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if p, ok := b.plans[spec.Task.ID]; ok {
+	if p, ok := b.plans[spec.Task]; ok {
 		return p, nil
 	}
 	p, err := ledgeragent.EvidencePlan(ctx, spec.Domain, spec.Task)
 	if err != nil {
 		return nil, fmt.Errorf("task %s: evidence reads of the gold script: %w", spec.Task.ID, err)
 	}
-	b.plans[spec.Task.ID] = p.Reads
+	b.plans[spec.Task] = p.Reads
 	return p.Reads, nil
 }
 
@@ -682,4 +705,27 @@ func (b *builder) newJudge(c *llm.Client) (evaluator.Judge, error) {
 		return nil, err
 	}
 	return judge.New(c, p, judge.Options{}), nil
+}
+
+// placementHash names the ledger's place among the prompt hashes of the
+// agents that render one when it is not the default (system; absent, so
+// runs from before the option keep their hashes): it changes every request
+// after the first ledger entry (the ledger's text is the same).
+func placementHash(hashes map[string]string, agent string, p ledgeragent.Placement) {
+	if (agent == "ledger" || agent == "ledger-only") && p != ledgeragent.PlacementSystem {
+		hashes["ledger_placement"] = hash(string(p))
+	}
+}
+
+// ledgerPlacement checks the placement of agent's ledger: the default for
+// any agent, tail only for the agents that render a ledger.
+func ledgerPlacement(agent string, p ledgeragent.Placement) (ledgeragent.Placement, error) {
+	pl, err := ledgeragent.ParsePlacement(string(p))
+	if err != nil {
+		return "", err
+	}
+	if pl != ledgeragent.PlacementSystem && agent != "ledger" && agent != "ledger-only" {
+		return "", fmt.Errorf("ledger placement %s: agent %s renders no ledger (ledger and ledger-only do)", pl, agentName(agent))
+	}
+	return pl, nil
 }

@@ -59,6 +59,7 @@ func buildSolo(ctx context.Context, b *builder, factory agentFactory) (runner.Ma
 	}
 	policy, tools := dom.Policy(), dom.AgentTools()
 	hashes := map[string]string{"agent_system_solo": hash(text.SystemPrompt(policy, ""))}
+	placementHash(hashes, b.opts.Agent, b.opts.LedgerPlacement)
 	makers := runner.Makers{
 		Agent: func(spec runner.Spec) (orchestrator.Agent, error) {
 			ticket, err := SoloTicket(spec.Task)

@@ -11,6 +11,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/ledger"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/engine/baseline"
+	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
 	"github.com/ledgerbench/ledgerbench/internal/engine/orchestrator"
 )
 
@@ -19,6 +20,34 @@ import (
 type Mode struct {
 	Ledger bool // render the ledger into every prompt
 	Gate   bool // judge write calls before they run
+}
+
+// Placement is where the rendered ledger goes in each request.
+type Placement string
+
+const (
+	// PlacementSystem appends the ledger to the system message (the
+	// paper's reading; the default): the conversation after it stops
+	// being a cacheable prefix whenever the ledger changes.
+	PlacementSystem Placement = "system"
+	// PlacementTail sends the ledger as a system message after the
+	// history, the last one before generation: the system message and the
+	// history stay a stable prefix for the provider's prompt cache.
+	PlacementTail Placement = "tail"
+)
+
+// Placements lists the placements, the default first.
+var Placements = []Placement{PlacementSystem, PlacementTail}
+
+// ParsePlacement reads a placement name ("" is the default, system).
+func ParsePlacement(s string) (Placement, error) {
+	switch p := Placement(s); p {
+	case "":
+		return PlacementSystem, nil
+	case PlacementSystem, PlacementTail:
+		return p, nil
+	}
+	return "", fmt.Errorf("unknown ledger placement %q (known: %s, %s)", s, PlacementSystem, PlacementTail)
 }
 
 // Modes by agent name.
@@ -103,6 +132,9 @@ type Agent struct {
 	gate   *ledger.Gate
 	led    *ledger.Ledger
 	mode   Mode
+	// Placement is where the ledger goes ("": PlacementSystem); the
+	// ledger's text is the same either way.
+	Placement Placement
 	// pending holds the calls sent out per id, oldest first: a result
 	// answers the oldest unanswered call with its id (providers reuse ids).
 	pending map[string][]pendingCall
@@ -157,7 +189,7 @@ func (a *Agent) next(ctx context.Context, incoming []message.Message) (message.M
 		stats := TurnStats{Entries: a.led.Len(), Ledger: changedLines(a.shown, block), Reply: a.replies}
 		a.shown = block
 		if a.mode.Ledger && block != "" {
-			req = baseline.AppendToSystem(req, "\n"+block)
+			req = placeLedger(req, block, a.Placement)
 			stats.RenderChars = len(block)
 		}
 		for _, m := range req.Messages {
@@ -370,3 +402,16 @@ var (
 	_ orchestrator.Agent    = (*Agent)(nil)
 	_ orchestrator.Reporter = (*Agent)(nil)
 )
+
+// placeLedger adds the rendered ledger block to a request: appended to the
+// system message (PlacementSystem) or as a system message after the
+// history (PlacementTail), the same text either way.
+func placeLedger(req llm.Request, block string, p Placement) llm.Request {
+	if p != PlacementTail {
+		return baseline.AppendToSystem(req, "\n"+block)
+	}
+	msgs := make([]message.Message, len(req.Messages), len(req.Messages)+1)
+	copy(msgs, req.Messages)
+	req.Messages = append(msgs, message.Message{Role: message.System, Content: block})
+	return req
+}

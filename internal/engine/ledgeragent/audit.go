@@ -111,7 +111,13 @@ type state struct {
 // all), or whose records may have changed since they were read (a user's own
 // action, e.g. paying a bill on their phone, reaches the agent only through
 // what it reads again), gets them. A read identical to one made since the
-// last write or user action is not repeated: it would return the same.
+// last write or user action is not repeated: it would return the same. Nor,
+// at first, is one made since the last user action whose answer the writes
+// since left as it was (the user's id found by email after an order was
+// cancelled): only when the gate still does not allow the write without it
+// is it made again. A τ-Trait episode has 30 steps, and a gold script of
+// seven writes (tautrait-retail train 351) cannot re-read every record
+// before each.
 //
 // The walk is the live run's: the gold calls in order, successful agent
 // reads absorbed by the agent's router, writes logged and resolved, in solo
@@ -133,6 +139,16 @@ func EvidencePlan(ctx context.Context, dom envs.Domain, task *tasks.Task) (GoldS
 	rejected := make([]bool, len(gold))
 	solo := envs.IsSolo(dom)
 	made := map[string]bool{} // reads since the last state change
+	// answers holds what each read returned when last made since the last
+	// user action.
+	answers := map[string]string{}
+	read := func(tc message.ToolCall) {
+		res := s.call(ctx, tc)
+		answers[tc.Name+string(tc.Arguments)] = res.Content
+	}
+	allowed := func(a tasks.Action) bool {
+		return s.gate.Judge(s.led, a.Name, "", a.Arguments).Decision == ledger.Allow
+	}
 	for i, a := range gold {
 		req := message.Requestor(a.By())
 		if solo {
@@ -142,20 +158,38 @@ func EvidencePlan(ctx context.Context, dom envs.Domain, task *tasks.Task) (GoldS
 		if req != message.ByAssistant {
 			s.call(ctx, tc)
 			clear(made)
+			clear(answers)
 			continue
 		}
 		ti, _ := envs.ToolInfo(dom, message.ByAssistant, a.Name)
 		if !ti.Mutates() || observes(s.pol, a.Name, a.Arguments) {
-			s.call(ctx, tc)
+			if ti.Mutates() {
+				s.call(ctx, tc)
+			} else {
+				read(tc)
+			}
 			made[a.Name+string(a.Arguments)] = true
 			continue
 		}
-		if s.gate.Guards(a.Name) && s.gate.Judge(s.led, a.Name, "", a.Arguments).Decision != ledger.Allow {
+		if s.gate.Guards(a.Name) && !allowed(a) {
+			var unchanged []message.ToolCall
 			for _, r := range s.aud.EvidenceReads(a.Name, a.Arguments) {
-				if key := r.Name + string(r.Arguments); !made[key] {
-					made[key] = true
+				key := r.Name + string(r.Arguments)
+				if made[key] {
+					continue
+				}
+				made[key] = true
+				if last, ok := answers[key]; ok && s.peek(ctx, r) == last {
+					unchanged = append(unchanged, r)
+					continue
+				}
+				plan[i] = append(plan[i], r)
+				read(r)
+			}
+			if len(unchanged) > 0 && !allowed(a) {
+				for _, r := range unchanged {
 					plan[i] = append(plan[i], r)
-					s.call(ctx, r)
+					read(r)
 				}
 			}
 		}
@@ -206,6 +240,14 @@ func (s *state) call(ctx context.Context, tc message.ToolCall) message.Message {
 		s.led.Absorb(s.router, tc.Name, tc.Arguments, res.Content)
 	}
 	return res
+}
+
+// peek is what a read would return now, without making it (reads change no
+// state, and its answer is not absorbed).
+func (s *state) peek(ctx context.Context, tc message.ToolCall) string {
+	tc.ID = "audit_peek"
+	tc.Requestor = message.ByAssistant
+	return envs.Respond(ctx, s.env, tc).Content
 }
 
 // walk plays the gold actions; before each agent write it makes the evidence

@@ -95,7 +95,8 @@ func TestAudits(t *testing.T) {
 // write, only when the gold reads so far do not hold it; a user action in
 // between makes earlier reads stale (what the user did reaches the agent
 // only through what it reads again), and a read is not repeated while
-// nothing changed.
+// nothing changed, nor after a write that left its answer as it was unless
+// the gate needs it.
 func TestEvidencePlan(t *testing.T) {
 	t.Parallel()
 	dom := shop{offlinetest.New()}
@@ -113,6 +114,9 @@ func TestEvidencePlan(t *testing.T) {
 		{"one read missing, the other not repeated", []tasks.Action{act("", "get_order_details", `{"order_id": "#O1"}`), pay}, []int{0, 1}},
 		{"reads before a user action are made again", []tasks.Action{act("", "get_order_details", `{"order_id": "#O1"}`), act("user", "restart_device", `{}`), pay}, []int{0, 0, 2}},
 		{"the gold reads suffice after a user action", []tasks.Action{act("", "get_user_details", `{"user_id": "u1"}`), act("user", "restart_device", `{}`), act("", "get_order_details", `{"order_id": "#O1"}`), pay}, []int{0, 0, 0, 0}},
+		// the user record the first payment left as it was is not read again
+		{"a read a write left unchanged is not repeated", []tasks.Action{pay, act("", "pay_order", `{"order_id": "#O2", "payment_method_id": "card_1"}`)}, []int{2, 1}},
+		{"a user action makes an unchanged read count again", []tasks.Action{pay, act("user", "restart_device", `{}`), act("", "pay_order", `{"order_id": "#O2", "payment_method_id": "card_1"}`)}, []int{2, 0, 2}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -501,8 +502,8 @@ func TestRetries(t *testing.T) {
 		hint    string
 	}{
 		{name: "429 with Retry-After seconds then success",
-			script:     []openaitest.Reply{openaitest.Status(429, "2"), openaitest.Text("ok")},
-			maxRetries: 3, attempts: 2, minWait: []time.Duration{2 * time.Second}},
+			script:     []openaitest.Reply{openaitest.Status(429, "0.3"), openaitest.Text("ok")},
+			maxRetries: 3, attempts: 2, minWait: []time.Duration{300 * time.Millisecond}},
 		{name: "503 with Retry-After HTTP date then success",
 			script:     []openaitest.Reply{openaitest.Status(503, httpDate.Add(7*time.Second).Format(http.TimeFormat)), openaitest.Text("ok")},
 			maxRetries: 3, attempts: 2, minWait: []time.Duration{7 * time.Second}},
@@ -512,9 +513,9 @@ func TestRetries(t *testing.T) {
 		{name: "500s exhaust retries",
 			script:     []openaitest.Reply{openaitest.Status(500, ""), openaitest.Status(500, ""), openaitest.Status(500, "")},
 			maxRetries: 2, wantErr: true, attempts: 3, status: 500, hint: "try again later"},
-		{name: "429s exhaust retries",
-			script:     []openaitest.Reply{openaitest.Status(429, "1"), openaitest.Status(429, "1")},
-			maxRetries: 1, wantErr: true, attempts: 2, status: 429, hint: "lower rpm/tpm"},
+		{name: "429s exhaust their own retries, not max_retries",
+			script:     slices.Repeat([]openaitest.Reply{openaitest.Status(429, "0.001")}, RateLimitRetries+1),
+			maxRetries: 1, wantErr: true, attempts: RateLimitRetries + 1, status: 429, hint: "lower rpm/tpm"},
 		{name: "408 and 409 are retried",
 			script:     []openaitest.Reply{openaitest.Status(408, ""), openaitest.Status(409, ""), openaitest.Text("ok")},
 			maxRetries: 3, attempts: 3},
@@ -588,6 +589,9 @@ func TestRetries(t *testing.T) {
 				}
 				if !strings.Contains(err.Error(), tc.hint) {
 					t.Errorf("err = %q; want hint %q", err, tc.hint)
+				}
+				if errors.Is(err, ErrRateLimited) != (tc.status == 429) {
+					t.Errorf("errors.Is(err, ErrRateLimited) = %v for status %d", errors.Is(err, ErrRateLimited), tc.status)
 				}
 				if auth := tc.status == 401 || tc.status == 403; errors.Is(err, ErrAuth) != auth || (auth && e.KeyEnv != "TEST_API_KEY") {
 					t.Errorf("errors.Is(err, ErrAuth) = %v, KeyEnv %q for status %d", errors.Is(err, ErrAuth), e.KeyEnv, tc.status)
@@ -803,7 +807,7 @@ func TestRateLimiter(t *testing.T) {
 	t.Parallel()
 	srv := openaitest.NewHandlerServer(t, func(*openaitest.Request) openaitest.Reply { return openaitest.Text("ok") })
 	b := testBackbone(srv)
-	b.RPM = 1200 // 20/s, burst 20
+	b.RPM = 1200 // one start every 1/19s, no burst
 	cfg := &Config{Backbones: map[string]Backbone{"test": b}}
 	pool := NewPool(cfg, Options{LookupEnv: testEnv})
 	c1, err := pool.Client("test")
@@ -828,9 +832,9 @@ func TestRateLimiter(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	// 20 pass at once, the other 10 at 20 per second.
-	if d := time.Since(start); d < 400*time.Millisecond {
-		t.Errorf("30 calls at 1200 rpm took %v; want ≥ 400ms", d)
+	// 30 starts 1/19s apart (95% of 20 a second): the last after 1.53s.
+	if d := time.Since(start); d < 1500*time.Millisecond {
+		t.Errorf("30 calls at 1200 rpm took %v; want ≥ 1.53s", d)
 	}
 }
 

@@ -21,6 +21,9 @@ import (
 const (
 	DefaultTimeout    = 5 * time.Minute
 	DefaultMaxRetries = 3 // as upstream's num_retries
+	// RateLimitRetries is the least number of 429s a call retries, whatever
+	// max_retries says.
+	RateLimitRetries = 10
 )
 
 // Config is a backbones file: named model endpoints and the default judge.
@@ -226,6 +229,11 @@ func (b Backbone) maxRetries() int {
 	return DefaultMaxRetries
 }
 
+// rateLimitRetries is the number of 429s a call retries: max_retries, at
+// least RateLimitRetries (a 429 under the process's own pacing is the
+// provider smoothing its load, not a failure of the call).
+func (b Backbone) rateLimitRetries() int { return max(b.maxRetries(), RateLimitRetries) }
+
 // Load reads and validates a backbones file. Every problem is reported at
 // once, each on its own line as "PATH:LINE: message" (unknown keys, values
 // of the wrong type, missing fields, bad values).
@@ -372,8 +380,8 @@ func (b Backbone) problems() []problem {
 	if p := b.Price; p != nil && (p.Input < 0 || p.CachedInput < 0 || p.Output < 0) {
 		bad("price."+cmpKey(p.Input < 0, "input", cmpKey(p.CachedInput < 0, "cached_input", "output")), "prices must not be negative")
 	}
-	if b.RPM < 0 || b.TPM < 0 {
-		bad(cmpKey(b.RPM < 0, "rpm", "tpm"), "rpm and tpm must not be negative")
+	if key, msg := rateProblem(b.RPM, b.TPM); msg != "" {
+		bad(key, "%s", msg)
 	}
 	if b.Timeout < 0 {
 		bad("timeout", "timeout must not be negative")

@@ -36,7 +36,7 @@ func NewEmbedding(e Embedding, opts Options) (*EmbeddingClient, error) {
 	if _, err := e.backbone().APIKey(opts.LookupEnv); err != nil {
 		return nil, fmt.Errorf("embeddings %s: %w: set %s (the environment variable is empty or unset)", e.Name, ErrNoAPIKey, e.APIKeyEnv)
 	}
-	c, err := New(e.backbone(), opts)
+	c, err := newClient(e.backbone(), "embedding", opts)
 	if err != nil {
 		return nil, err
 	}

@@ -87,20 +87,27 @@ func (c *Client) Generate(ctx context.Context, req Request) (Response, error) {
 // limits (estimate tokens), makes an attempt with send, and retries 408,
 // 409, 429, 5xx, per-attempt timeouts, connection errors and unreadable
 // or error-carrying replies (send's *badReplyError) with exponential
-// backoff and full jitter, a Retry-After header setting the wait instead,
-// up to the backbone's max_retries. It returns the attempt that succeeded,
-// the number of attempts, the time spent waiting and the successful
-// attempt's latency; a failed call is an *Error, an interrupted one wraps
-// the context's error.
+// backoff and full jitter (Options.Retry), a Retry-After header setting the
+// wait instead. Other failures are retried up to the backbone's
+// max_retries, 429s up to rateLimitRetries; a 429 also pauses every call to
+// the backbone for its Retry-After (RateLimitPause without one). It returns
+// the attempt that succeeded, the number of attempts, the time spent
+// waiting and the successful attempt's latency; a failed call is an *Error,
+// an interrupted one wraps the context's error.
 func (c *Client) exchange(ctx context.Context, body []byte, estimate int, send func(ctx context.Context, a *attempt) error) (*attempt, int, time.Duration, time.Duration, error) {
 	var (
-		waited, latency time.Duration
-		ok              *attempt // the attempt that succeeded
-		e               *Error   // the last failure
-		cause           error    // its cause as the SDK reported it
-		late            bool     // the last attempt timed out
+		waited, latency   time.Duration
+		ok                *attempt // the attempt that succeeded
+		e                 *Error   // the last failure
+		cause             error    // its cause as the SDK reported it
+		late              bool     // the last attempt timed out
+		failures, limited int      // failures retried on each budget
+		spent             bool     // a budget ran out (the attempt is Final)
 	)
-	n, last, exhausted, err := c.opts.Retry(ctx, c.b.maxRetries(), func(n int) Attempt {
+	// Each budget is kept here (an attempt past its budget is Final); the
+	// loop's own bound only backs them.
+	bound := c.b.maxRetries() + c.b.rateLimitRetries() + 1
+	n, last, exhausted, err := c.opts.Retry(ctx, bound, func(n int) Attempt {
 		t0 := time.Now()
 		if err := c.lim.wait(ctx, estimate); err != nil {
 			return Attempt{Err: c.ctxError(ctx, err), Final: true}
@@ -127,7 +134,24 @@ func (c *Client) exchange(ctx context.Context, body []byte, estimate int, send f
 		if timedOut {
 			e.Err = fmt.Errorf("attempt timed out after %s", c.b.timeout())
 		}
-		return Attempt{Err: e, Status: status, Header: a.header}
+		if Retryable(status) {
+			if status == http.StatusTooManyRequests {
+				limited++
+				spent = limited > c.b.rateLimitRetries()
+				// The whole backbone waits, not only this call: the
+				// provider counts every call of the process against one
+				// limit.
+				pause := retryAfter(a.header, c.opts.now())
+				if pause <= 0 {
+					pause = RateLimitPause
+				}
+				c.lim.pause(time.Now(), min(pause, maxRetryAfter))
+			} else {
+				failures++
+				spent = failures > c.b.maxRetries()
+			}
+		}
+		return Attempt{Err: e, Status: status, Header: a.header, Final: spent}
 	}, func(n int, a Attempt, d time.Duration) {
 		c.opts.logf("llm %s: attempt %d failed (%v); retrying in %s", c.b.Name, n, a.Err, d.Round(time.Millisecond))
 		waited += d
@@ -135,17 +159,18 @@ func (c *Client) exchange(ctx context.Context, body []byte, estimate int, send f
 	switch {
 	case err != nil:
 		return nil, n, waited, 0, c.ctxError(ctx, err)
-	case last.Final:
+	case last.Final && !spent:
 		return nil, n, waited, 0, last.Err
 	case last.Err == nil:
 		return ok, n, waited, latency, nil
-	case !exhausted:
+	case !exhausted && !spent:
 		c.explain(e, cause)
 		return nil, n, waited, 0, e
 	}
 	e.Retryable = true
 	switch {
 	case e.Status == http.StatusTooManyRequests:
+		e.rateLimited = true
 		e.Hint = "the provider keeps rate limiting; lower rpm/tpm or concurrency"
 	case late:
 		e.Hint = "raise the backbone's timeout if the model is slow"
@@ -158,6 +183,10 @@ func (c *Client) exchange(ctx context.Context, body []byte, estimate int, send f
 	}
 	return nil, n, waited, 0, e
 }
+
+// RateLimitPause is how long a 429 without Retry-After pauses its backbone
+// (providers enforce per-minute limits per second).
+const RateLimitPause = time.Second
 
 // ctxError wraps the error of an interrupted wait or call.
 func (c *Client) ctxError(ctx context.Context, err error) error {

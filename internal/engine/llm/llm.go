@@ -116,6 +116,11 @@ func Failed(who string, err error) error {
 // a failure no retry or later unit can heal.
 var ErrAuth = errors.New("llm: authentication refused")
 
+// ErrRateLimited is also wrapped when the provider kept answering 429 after
+// the call's retries (RateLimitRetries): the process's pacing did not
+// satisfy it, so later calls would meet the same.
+var ErrRateLimited = errors.New("llm: rate limited")
+
 // ErrContextLength is also wrapped when the provider rejected the request
 // because the conversation exceeds the model's context window (upstream's
 // context_window_exceeded).
@@ -142,6 +147,7 @@ type Error struct {
 
 	contextLength bool
 	auth          bool
+	rateLimited   bool
 }
 
 func (e *Error) Error() string {
@@ -170,6 +176,9 @@ func (e *Error) Unwrap() []error {
 	}
 	if e.auth {
 		errs = append(errs, ErrAuth)
+	}
+	if e.rateLimited {
+		errs = append(errs, ErrRateLimited)
 	}
 	if e.Err != nil {
 		errs = append(errs, e.Err)

@@ -32,9 +32,13 @@ type Options struct {
 	LookupEnv func(string) (string, bool)
 	// CacheDir enables the on-disk response cache ("" disables it).
 	CacheDir string
-	// Transport is the base HTTP transport; nil: a transport tuned for many
-	// concurrent calls (a Pool shares one among its clients).
+	// Transport is the base HTTP transport; nil: Shared's, else a transport
+	// tuned for many concurrent calls (a Pool shares one among its clients).
 	Transport http.RoundTripper
+	// Shared holds the process's rate limiters (one per backbone) and
+	// transport; nil: a client paces only its own calls (a Pool makes one
+	// for its clients).
+	Shared *Shared
 	// BackoffBase and BackoffMax bound the exponential backoff (defaults 1s
 	// and 60s); each wait is uniform in [0, min(max, base·2^(n-1))).
 	BackoffBase, BackoffMax time.Duration
@@ -137,8 +141,14 @@ type Client struct {
 }
 
 // New returns a client for b, reading its API key through opts.LookupEnv.
-// Prefer Pool, which shares one client (and its rate limits) per backbone.
+// Prefer Pool, which shares one client per backbone; clients built with one
+// Options.Shared share their backbone's rate limits.
 func New(b Backbone, opts Options) (*Client, error) {
+	return newClient(b, "", opts)
+}
+
+// newClient is New for an entry of kind ("" a chat backbone, "embedding").
+func newClient(b Backbone, kind string, opts Options) (*Client, error) {
 	if err := b.Validate(); err != nil {
 		return nil, err
 	}
@@ -151,6 +161,9 @@ func New(b Backbone, opts Options) (*Client, error) {
 		return nil, fmt.Errorf("backbone %s: %w", b.Name, err)
 	}
 	base := opts.Transport
+	if base == nil && opts.Shared != nil {
+		base = opts.Shared.transport
+	}
 	if base == nil {
 		base = newTransport()
 	}
@@ -163,7 +176,11 @@ func New(b Backbone, opts Options) (*Client, error) {
 		opts: opts,
 		api:  openai.NewClientWithConfig(cfg),
 		enc:  enc,
-		lim:  newLimiter(b.RPM, b.TPM),
+	}
+	if opts.Shared != nil {
+		c.lim = opts.Shared.limiter(limiterKey{kind: kind, name: b.Name, rpm: b.RPM, tpm: b.TPM})
+	} else {
+		c.lim = newLimiter(b.RPM, b.TPM)
 	}
 	if opts.CacheDir != "" {
 		c.cache = &cache{dir: opts.CacheDir}
@@ -300,17 +317,7 @@ func replyError(resp *openai.ChatCompletionResponse, raw []byte) error {
 // convert turns a successful response into our Response (without cost and
 // timings). A response without choices is an empty reply.
 func (c *Client) convert(resp *openai.ChatCompletionResponse, a *attempt) Response {
-	r := Response{Model: resp.Model}
-	r.Usage = message.Usage{
-		PromptTokens:     resp.Usage.PromptTokens,
-		CompletionTokens: resp.Usage.CompletionTokens,
-	}
-	if d := resp.Usage.PromptTokensDetails; d != nil {
-		r.Usage.CachedTokens = d.CachedTokens
-	}
-	if d := resp.Usage.CompletionTokensDetails; d != nil {
-		r.Usage.ReasoningTokens = d.ReasoningTokens
-	}
+	r := Response{Model: resp.Model, Usage: replyUsage(a.raw)}
 	m := message.Message{Role: message.Assistant}
 	if len(resp.Choices) > 0 {
 		ch := resp.Choices[0]
@@ -341,6 +348,22 @@ func (c *Client) convert(resp *openai.ChatCompletionResponse, a *attempt) Respon
 	}
 	r.Message = m
 	return r
+}
+
+// replyUsage reads the reply's usage block with message.ParseUsage: the
+// SDK's Usage has OpenAI's cached count only and cannot tell an absent one
+// from 0. A reply without a readable usage block has no tokens and an
+// unknown cached count.
+func replyUsage(raw []byte) message.Usage {
+	var v struct {
+		Usage json.RawMessage `json:"usage"`
+	}
+	if json.Unmarshal(raw, &v) == nil && len(v.Usage) > 0 && string(v.Usage) != "null" {
+		if u, err := message.ParseUsage(v.Usage); err == nil {
+			return u
+		}
+	}
+	return message.Usage{CacheUnknown: 1}
 }
 
 // emptyContent reports whether the first choice's content was the empty

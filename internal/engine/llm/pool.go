@@ -6,9 +6,11 @@ import (
 )
 
 // Pool hands out one Client per backbone, created on first use and shared
-// by every caller, so a backbone's rate limits hold across all simulations
-// of the process. Clients share one HTTP transport unless Options.Transport
-// is set.
+// by every caller. A backbone's rate limits hold for every client built with
+// the same Options.Shared, from this pool or another (each cell of an
+// experiment has its pool, with its own request log and log prefix, and all
+// share the process's Shared); a pool given none makes one. Clients share
+// one HTTP transport unless Options.Transport is set.
 type Pool struct {
 	cfg  *Config
 	opts Options
@@ -20,8 +22,8 @@ type Pool struct {
 
 // NewPool returns a pool over cfg's backbones.
 func NewPool(cfg *Config, opts Options) *Pool {
-	if opts.Transport == nil {
-		opts.Transport = newTransport()
+	if opts.Shared == nil {
+		opts.Shared = NewShared()
 	}
 	return &Pool{cfg: cfg, opts: opts, clients: map[string]*Client{}, embeddings: map[string]*EmbeddingClient{}}
 }

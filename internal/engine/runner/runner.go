@@ -71,7 +71,8 @@ type Outcome struct {
 // simulation are data (an infrastructure_error record); Run's error reports
 // only what stops the run: a maker that fails (a configuration problem, the
 // same for every unit), a sink that cannot write, or a backbone that refused
-// its API key (ErrAuth: the unit is recorded, none starts after it).
+// its API key (ErrAuth: the unit is recorded, none starts after it) or kept
+// answering 429 past a call's retries (ErrRateLimited: likewise).
 func Run(ctx context.Context, cfg Config, units []Unit, sink Sink) (Outcome, error) {
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = 1
@@ -130,6 +131,9 @@ func Run(ctx context.Context, cfg Config, units []Unit, sink Sink) (Outcome, err
 				// No later unit can do better: start none.
 				return authError(rec.Cause)
 			}
+			if rec.Cause != nil && errors.Is(rec.Cause, llm.ErrRateLimited) {
+				return rateLimitError(rec.Cause)
+			}
 			return nil
 		})
 	}
@@ -147,6 +151,20 @@ func Run(ctx context.Context, cfg Config, units []Unit, sink Sink) (Outcome, err
 // ErrAuth is wrapped by Run's error when a backbone refused its API key
 // (401, 403): the unit that met it is recorded, no unit starts after it.
 var ErrAuth = errors.New("a backbone refused its API key")
+
+// ErrRateLimited is wrapped by Run's error when a backbone kept answering
+// 429 after a call's retries: the unit that met it is recorded (an
+// infrastructure error, re-run on resume), no unit starts after it.
+var ErrRateLimited = errors.New("a backbone kept rate limiting")
+
+// rateLimitError is the one line that names the backbone and what to do.
+func rateLimitError(cause error) error {
+	var e *llm.Error
+	if !errors.As(cause, &e) {
+		return fmt.Errorf("%w: %w", ErrRateLimited, cause)
+	}
+	return fmt.Errorf("%w: backbone %s answered 429 %d times in a row: lower its rpm/tpm in the backbones file (or wait for the provider's quota), then resume", ErrRateLimited, e.Backbone, e.Attempts)
+}
 
 // authError is the one line that names the backbone and its key variable.
 func authError(cause error) error {

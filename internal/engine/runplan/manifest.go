@@ -10,6 +10,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs/banking"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/engine/ledgeragent"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
 	"github.com/ledgerbench/ledgerbench/internal/engine/offline"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
@@ -50,6 +51,7 @@ func buildManifest(opts *Options, p *Plan, modified map[string]string, cfg *llm.
 		UserStyle:       opts.UserStyle,
 		Traits:          opts.Traits,
 		TraitMode:       opts.TraitMode,
+		LedgerPlacement: manifestPlacement(opts.LedgerPlacement),
 		Solo:            opts.Solo,
 		Loop:            p.makers.LoopName,
 		Defaults:        p.Defaults,
@@ -172,4 +174,13 @@ func checkResume(old, cur *results.Manifest) error {
 	}
 	return fmt.Errorf("cannot continue the run: its manifest differs from this run's settings:\n  %s\n(start a new run with another --out, or give the same settings)",
 		strings.Join(diff, "\n  "))
+}
+
+// manifestPlacement is the manifest's ledger_placement: absent for the
+// default (system), as in runs from before the option.
+func manifestPlacement(p string) string {
+	if ledgeragent.Placement(p) == ledgeragent.PlacementSystem {
+		return ""
+	}
+	return p
 }

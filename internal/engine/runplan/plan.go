@@ -27,6 +27,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
+	"github.com/ledgerbench/ledgerbench/internal/engine/ledgeragent"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
 	"github.com/ledgerbench/ledgerbench/internal/engine/usersim"
@@ -72,8 +73,11 @@ type Options struct {
 	UserStyle string
 	Traits    string
 	TraitMode string
-	Solo      bool
-	Loop      string
+	// LedgerPlacement is where LedgerAgent puts its ledger: "system" (or
+	// ""; the default) or "tail".
+	LedgerPlacement string
+	Solo            bool
+	Loop            string
 	// RetrievalConfig and RetrievalConfigKwargs choose banking_knowledge's
 	// retrieval variant and its overrides (JSON).
 	RetrievalConfig       string
@@ -96,12 +100,15 @@ type Options struct {
 	// let through. Required.
 	LoadDomain func(name string, solo bool, o domains.Options) (envs.Domain, map[string]string, error)
 	// CheckReplay refuses, before anything starts, a replay:FILE backbone
-	// whose recording does not hold the selected simulations (nil: no
-	// check).
-	CheckReplay func(backbone, domain string, sel []tasks.Task, trials int) error
+	// whose recording does not hold the selected simulations of the split
+	// (the domain's default when opts.Split is empty; nil: no check).
+	CheckReplay func(ctx context.Context, backbone, domain, split string, sel []tasks.Task, trials int) error
 	// Getenv reads the environment (API keys).
 	Getenv func(string) string
 	// LLM are the model clients' options; LookupEnv defaults to Getenv.
+	// LLM.Shared holds the rate limiters: nil, the run gets its own; runs
+	// given the same one (an experiment's cells) pace every backbone
+	// together.
 	LLM llm.Options
 	// HarnessVersion goes into the manifest.
 	HarnessVersion string
@@ -233,6 +240,9 @@ func New(ctx context.Context, opts Options) (_ *Plan, err error) {
 		return nil, err
 	}
 	llmOpts := opts.LLM
+	if llmOpts.Shared == nil {
+		llmOpts.Shared = llm.NewShared()
+	}
 	if llmOpts.LookupEnv == nil {
 		get := opts.Getenv
 		llmOpts.LookupEnv = func(k string) (string, bool) {
@@ -270,7 +280,11 @@ func New(ctx context.Context, opts Options) (_ *Plan, err error) {
 	}
 
 	if opts.CheckReplay != nil {
-		if err := opts.CheckReplay(opts.Backbone, opts.Domain, p.Tasks, opts.Trials); err != nil {
+		split := opts.Split
+		if split == "" {
+			split = dom.Tasks().DefaultSplit
+		}
+		if err := opts.CheckReplay(ctx, opts.Backbone, opts.Domain, split, p.Tasks, opts.Trials); err != nil {
 			return nil, err
 		}
 	}
@@ -283,7 +297,8 @@ func New(ctx context.Context, opts Options) (_ *Plan, err error) {
 	}
 	bo := agents.Options{Domain: dom, DataRoot: opts.DataDir, Agent: opts.Agent, Backbone: opts.Backbone,
 		UserBackbone: opts.UserBackbone, JudgeBackbone: opts.JudgeBackbone, Getenv: opts.Getenv, LLM: llmOpts,
-		UserStyle: opts.UserStyle, Traits: traits, TraitMode: usersim.TraitMode(opts.TraitMode), Solo: opts.Solo, Loop: opts.Loop}
+		UserStyle: opts.UserStyle, Traits: traits, TraitMode: usersim.TraitMode(opts.TraitMode), Solo: opts.Solo, Loop: opts.Loop,
+		LedgerPlacement: ledgeragent.Placement(opts.LedgerPlacement)}
 	if opts.NoJudge {
 		bo.JudgeBackbone = agents.NoJudge
 	}
@@ -371,6 +386,7 @@ func fillFromManifest(opts *Options, m *results.Manifest) {
 	set("user-style", func() { opts.UserStyle = m.UserStyle })
 	set("traits", func() { opts.Traits = m.Traits })
 	set("trait-mode", func() { opts.TraitMode = m.TraitMode })
+	set("ledger-placement", func() { opts.LedgerPlacement = m.LedgerPlacement })
 	set("solo", func() { opts.Solo = m.Solo })
 	set("loop", func() { opts.Loop = m.Loop })
 	set("retrieval-config", func() { opts.RetrievalConfig = m.RetrievalConfig })

@@ -281,7 +281,7 @@ func TestV1RequestsAlongRecordings(t *testing.T) {
 			if err := json.Unmarshal(raw, &list); err != nil {
 				t.Fatal(err)
 			}
-			agentReqs, agentEq, agentModulo, userReqs, userEq, convs := 0, 0, 0, 0, 0, 0
+			agentReqs, agentEq, agentModulo, otherClient, userReqs, userEq, convs := 0, 0, 0, 0, 0, 0, 0
 			for _, rec := range list {
 				if len(rec.Traj) == 0 {
 					continue // an episode that failed before its first step
@@ -324,7 +324,14 @@ func TestV1RequestsAlongRecordings(t *testing.T) {
 						if reflect.DeepEqual(withoutOutputs(got), withoutOutputs(want)) {
 							agentModulo++
 						}
-					case agentReqs-agentEq <= 3:
+					case reflect.DeepEqual(withoutNullKeys(got), withoutNullKeys(want)):
+						// skeptical_airline.json was recorded by another
+						// client, as τ-Trait's other skeptical_*.json
+						// (TestRequestsAlongRecordings): its assistant
+						// messages lack the null keys ToolCallingAgent's
+						// model_dump() keeps.
+						otherClient++
+					case agentReqs-agentEq-otherClient <= 3:
 						t.Errorf("%s: agent request %d:\n%.1500s\nupstream sent\n%.1500s", name, n, mustJSON(got), mustJSON(want))
 					}
 				}
@@ -350,7 +357,7 @@ func TestV1RequestsAlongRecordings(t *testing.T) {
 					}
 				}
 			}
-			t.Logf("%s (%s, %d conversations): requests equal to upstream's: agent %d/%d, user %d/%d", filepath.Base(path), dom.Name(), convs, agentEq, agentReqs, userEq, userReqs)
+			t.Logf("%s (%s, %d conversations): requests equal to upstream's: agent %d/%d (%d more equal but for the null keys another client left out), user %d/%d", filepath.Base(path), dom.Name(), convs, agentEq, agentReqs, otherClient, userEq, userReqs)
 			if otherData {
 				t.Logf("%s was recorded on other data and an older litellm: agent requests equal but for tool outputs and litellm's newer null keys (function_call, tool_calls): %d/%d", filepath.Base(path), agentModulo, agentReqs)
 				if agentModulo != agentReqs || userEq != userReqs {
@@ -358,8 +365,8 @@ func TestV1RequestsAlongRecordings(t *testing.T) {
 				}
 				return
 			}
-			if agentEq != agentReqs || userEq != userReqs {
-				t.Errorf("%d agent and %d user requests differ", agentReqs-agentEq, userReqs-userEq)
+			if agentEq+otherClient != agentReqs || userEq != userReqs {
+				t.Errorf("%d agent and %d user requests differ", agentReqs-agentEq-otherClient, userReqs-userEq)
 			}
 		})
 	}

@@ -110,7 +110,8 @@ func Check(cfg *Config, file string, bbs *llm.Config, lookup func(string) (strin
 
 // Estimate is a cell's estimated cost: the simulations it still has to run
 // × the agent's and the user's prices applied to its domain's typical
-// usage per simulation (TypicalUsage). Judge calls are not included.
+// usage per simulation (TypicalUsage), AssumedCacheShare of its prompt
+// tokens priced at cached_input. Judge calls are not included.
 type Estimate struct {
 	Cell        Cell
 	Simulations int
@@ -188,7 +189,8 @@ func Estimates(cfg *Config, res *Result, file string, bbs *llm.Config) []Estimat
 			up, uok, e.UserUnpriced = llm.Price{}, true, true
 		}
 		if e.Priced = aok && uok; e.Priced {
-			e.Agent, e.User = ap.Cost(typ.Agent), up.Cost(typ.User)
+			e.Agent = ap.Cost(WithCacheShare(typ.Agent, AssumedCacheShare))
+			e.User = up.Cost(WithCacheShare(typ.User, AssumedCacheShare))
 		}
 		out = append(out, e)
 	}

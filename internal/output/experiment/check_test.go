@@ -13,7 +13,7 @@ func TestCheckAndEstimates(t *testing.T) {
 	bbs, err := llm.Decode(strings.NewReader(`
 judge: keyed
 backbones:
-  fake: {base_url: "http://x/v1", model: fake-model, price: {input: 2, output: 8}}
+  fake: {base_url: "http://x/v1", model: fake-model, price: {input: 2, cached_input: 0.5, output: 8}}
   gpt-4.1: {base_url: "http://x/v1", model: gpt-4.1-2025-04-14, temperature: 0, price: {input: 1, output: 4}}
   keyed: {base_url: "http://x/v1", model: k, api_key_env: K_KEY}
 `))
@@ -70,7 +70,14 @@ backbones:
 	for _, e := range Estimates(cfg, res, "b.yaml", bbs) {
 		switch e.Cell.Backbone {
 		case "fake":
-			agent, user := llm.Price{Input: 2, Output: 8}.Cost(typ.Agent), llm.Price{Input: 1, Output: 4}.Cost(typ.User)
+			// AssumedCacheShare of the prompt at cached_input (the user's
+			// price has none: its cached tokens cost the input price).
+			cachedAgent := typ.Agent
+			cachedAgent.CachedTokens = int(float64(typ.Agent.PromptTokens) * AssumedCacheShare)
+			agent, user := llm.Price{Input: 2, CachedInput: 0.5, Output: 8}.Cost(cachedAgent), llm.Price{Input: 1, Output: 4}.Cost(typ.User)
+			if full := (llm.Price{Input: 2, Output: 8}).Cost(typ.Agent); agent >= full {
+				t.Errorf("agent estimate $%v with a cached_input price; want below the uncached $%v", agent, full)
+			}
 			if !e.Priced || e.Agent != agent || e.User != user || e.Total() != 2*(agent+user) {
 				t.Errorf("%s: %+v; want $%v agent, $%v user (the default user's price) per simulation", e.Cell.ID(), e, agent, user)
 			}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/py/omap"
 	"github.com/ledgerbench/ledgerbench/internal/score/metrics"
 	"github.com/ledgerbench/ledgerbench/internal/source/known"
@@ -652,7 +653,7 @@ func (r *Report) errors() Table {
 func (r *Report) costs() Table {
 	t := Table{ID: TableCosts, Title: "Tokens and cost: per-simulation means and run totals (USD)"}
 	t.Header = []string{"Domain", "Backbone", "Agent", "Sims", "Agent calls/sim", "Agent prompt tok/sim", "Agent completion tok/sim",
-		"User tok/sim", "Judge tok/sim", "Agent $", "User $", "Judge $", "Total $", "$/sim"}
+		"User tok/sim", "Judge tok/sim", "Agent $", "User $", "Judge $", "Total $", "$/sim", "Agent cached %", "User cached %"}
 	var all metrics.Cost
 	for _, g := range r.Groups {
 		t.add(costRow(g.Domain, r.backboneLabel(g), g.Agent, g.Cost)...)
@@ -687,6 +688,10 @@ func unknownNotes(name string, c metrics.Cost) []string {
 	if len(parts) > 0 {
 		out = append(out, fmt.Sprintf("%s: unknown (a backbone without a price, or not recorded in the file): %s simulations, so those columns are —",
 			name, strings.Join(parts, ", ")))
+	}
+	if n := c.Agent.CacheUnknown + c.User.CacheUnknown; n > 0 && c.Agent.PromptTokens+c.User.PromptTokens > 0 {
+		out = append(out, fmt.Sprintf("%s: %d model calls reported no cached prompt tokens (τ²-bench's files record none), so the cached share is —",
+			name, n))
 	}
 	if c.Unjudged > 0 {
 		out = append(out, fmt.Sprintf("%s: NL assertions not judged in %d of %d simulations (--no-judge): the judge columns are —; totals are what was spent",
@@ -723,12 +728,20 @@ func costRow(domain, backbone, agent string, c metrics.Cost) []any {
 			perSim = fixed(c.PerSim(c.Total()), 4)
 		}
 	}
+	// The share of prompt tokens served from the provider's cache: unknown
+	// when a call's usage did not report it (τ²-bench files never do).
+	cached := func(field string, u message.Usage) num {
+		if sh, ok := c.CachedShare(field, u); ok {
+			return fixed(100*sh, 1)
+		}
+		return missing
+	}
 	return []any{domain, backbone, agent, strconv.Itoa(c.Simulations),
 		mean(results.UnknownAgentUsage, float64(c.AgentCalls)), mean(results.UnknownAgentUsage, float64(c.Agent.PromptTokens)),
 		mean(results.UnknownAgentUsage, float64(c.Agent.CompletionTokens)),
 		mean(results.UnknownUserUsage, float64(c.User.Total())), judgeTokens,
 		usd(results.UnknownAgentCost, c.AgentCost), usd(results.UnknownUserCost, c.UserCost), usd(results.UnknownJudgeCost, c.JudgeCost),
-		total, perSim}
+		total, perSim, cached(results.UnknownAgentUsage, c.Agent), cached(results.UnknownUserUsage, c.User)}
 }
 
 // dropColumns removes columns (by index) from a table; tables drop their

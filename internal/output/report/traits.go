@@ -91,6 +91,7 @@ func (r *Report) traitsTable() Table {
 	var rows []rowKey
 	cells := map[rowKey]map[string]metrics.Summary{}
 	users := map[rowKey][]string{}
+	simulated := map[rowKey]bool{} // a group of the row on the sim backbone
 	var extras []string
 	for _, g := range r.Groups {
 		if g.Trait == "" && known.BenchmarkOf(g.Domain) != known.TauTrait {
@@ -107,6 +108,7 @@ func (r *Report) traitsTable() Table {
 			continue
 		}
 		cells[k][col] = g
+		simulated[k] = simulated[k] || g.Simulated > 0
 		if g.UserBackbone != "" && !slices.Contains(users[k], g.UserBackbone) {
 			users[k] = append(users[k], g.UserBackbone)
 		}
@@ -129,7 +131,11 @@ func (r *Report) traitsTable() Table {
 		if hasNone {
 			base = passCell(none.PassK, 1)
 		}
-		row := []any{k.domain, k.agent, k.backbone, strings.Join(users[k], ", "), base}
+		bb := k.backbone
+		if simulated[k] {
+			bb += " (simulated)" // as the run groups table marks it
+		}
+		row := []any{k.domain, k.agent, bb, strings.Join(users[k], ", "), base}
 		// cell is a column's pass^1 and relative change (ok: both known).
 		cell := func(col string) (pass, delta num, d float64, ok bool) {
 			g, found := c[col]

@@ -72,6 +72,15 @@ func TestTraitsTable(t *testing.T) {
 	if h := tb.Header[len(tb.Header)-2]; h != "skeptical (ignored)" {
 		t.Errorf("extra column %q", h)
 	}
+	// A row of sim groups is marked simulated, as in every table.
+	sim := traitRecords("tautrait-telecom", "", 2)
+	for i := range sim {
+		sim[i].Backbone, sim[i].Simulated = "sim", true
+	}
+	tb, ok = Build(Summarize([]*Source{{Kind: RunDir, Records: sim}}, nil), Options{}).Table(TableTraits)
+	if !ok || len(tb.Rows) != 1 || tb.Rows[0][2] != "sim (simulated)" {
+		t.Errorf("traits table of a sim run: %v rows %q; want the backbone \"sim (simulated)\"", ok, tb.Rows)
+	}
 	// Without trait groups the default output leaves the table out.
 	plain := Build(Summarize([]*Source{{Kind: RunDir, Records: traitRecords("airline", "", 2)}}, nil), Options{})
 	for _, x := range plain.Tables {

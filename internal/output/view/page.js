@@ -188,7 +188,7 @@
     var head = h("tr", null, h("th", null, "domain"), h("th", null, "agent"), h("th", null, "backbone"), h("th", null, "user"),
       h("th", { cls: "num" }, "sims"), h("th", { cls: "num" }, "tasks"));
     for (var k = 1; k <= ks; k++) head.appendChild(h("th", { cls: "num" }, "pass^" + k));
-    add(head, [h("th", { cls: "num" }, "avg reward"), h("th", { cls: "num" }, "failed"), h("th", { cls: "num" }, "infra"), h("th", { cls: "num" }, "cost/sim")]);
+    add(head, [h("th", { cls: "num" }, "avg reward"), h("th", { cls: "num" }, "failed"), h("th", { cls: "num" }, "infra"), h("th", { cls: "num" }, "cost/sim"), h("th", { cls: "num", title: "share of prompt tokens served from the provider's cache" }, "cached")]);
     var gt = h("table", { id: "groups" }, h("thead", null, head));
     var gb = h("tbody");
     groups.forEach(function (g, i) {
@@ -198,7 +198,7 @@
         h("td", null, g.user_backbone, g.trait ? h("span", { cls: "muted" }, " · trait " + g.trait) : ""),
         h("td", { cls: "num" }, g.records), h("td", { cls: "num" }, g.tasks));
       for (var k = 0; k < ks; k++) tr.appendChild(h("td", { cls: "num" }, pct((g.pass_k || [])[k])));
-      add(tr, [h("td", { cls: "num" }, num(g.avg_reward, 3)), h("td", { cls: "num" }, g.failed), h("td", { cls: "num" }, g.infra), h("td", { cls: "num" }, money(g.cost))]);
+      add(tr, [h("td", { cls: "num" }, num(g.avg_reward, 3)), h("td", { cls: "num" }, g.failed), h("td", { cls: "num" }, g.infra), h("td", { cls: "num" }, money(g.cost)), h("td", { cls: "num" }, pct(g.cached))]);
       gb.appendChild(tr);
     });
     gt.appendChild(gb);

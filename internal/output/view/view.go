@@ -116,7 +116,11 @@ type group struct {
 	AvgReward *float64   `json:"avg_reward"`
 	// Cost is the mean cost per simulation, null when some simulation's
 	// cost is unknown (a backbone without a price).
-	Cost   *float64 `json:"cost"`
+	Cost *float64 `json:"cost"`
+	// Cached is the share of the agent's and the user simulator's prompt
+	// tokens the provider served from its cache, null when a call did not
+	// report it (τ²-bench's files never do).
+	Cached *float64 `json:"cached"`
 	Failed int      `json:"failed"`
 	// NLUnjudged counts scored simulations whose NL assertions were not
 	// judged; Simulated the records of the offline sim backbone.
@@ -249,6 +253,9 @@ func Write(ctx context.Context, w io.Writer, sources []*report.Source, opts Opti
 		if s.Cost.TotalKnown() && s.Cost.Simulations > 0 {
 			c := s.Cost.PerSim(s.Cost.Total())
 			g.Cost = &c
+		}
+		if sh, ok := s.Cost.CachedShare(results.UnknownUserUsage, s.Cost.Agent.Add(s.Cost.User)); ok && s.Cost.Unknown[results.UnknownAgentUsage] == 0 {
+			g.Cached = &sh
 		}
 		if s.Scored > 0 {
 			avg := s.AvgReward

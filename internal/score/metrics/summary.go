@@ -219,6 +219,17 @@ func (c Cost) TotalKnown() bool {
 	return c.Unknown[results.UnknownAgentCost] == 0 && c.Unknown[results.UnknownUserCost] == 0 && c.Unknown[results.UnknownJudgeCost] == 0
 }
 
+// CachedShare is the share of a role's prompt tokens u (c.Agent, c.User,
+// c.Judge) served from the provider's prompt cache; false when a
+// simulation's usage of the role (field, results.Unknown*Usage) is unknown,
+// a call did not report its cached count, or there were no prompt tokens.
+func (c Cost) CachedShare(field string, u message.Usage) (float64, bool) {
+	if c.Unknown[field] > 0 {
+		return 0, false
+	}
+	return u.CachedShare()
+}
+
 // PerSim divides a quantity by the number of simulations.
 func (c Cost) PerSim(x float64) float64 { return ratio(x, float64(c.Simulations)) }
 

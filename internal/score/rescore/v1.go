@@ -99,6 +99,10 @@ func fileV1(ctx context.Context, path string, opts *Options, loaded map[string]e
 type V1Detection struct {
 	Domain string
 	Split  string
+	// Alike are the domains the file fits as well as Domain (Domain
+	// included) when the recorded tasks and gold-replay hashes do not tell
+	// them apart; nil otherwise.
+	Alike []string
 	// Notes say where the file differs from the domain as pinned: task
 	// instructions of another version, gold-replay data hashes of other
 	// data, rewards upstream's code cannot give.
@@ -232,6 +236,9 @@ func DetectV1(ctx context.Context, path, env string, list []results.V1Result, lo
 		var names []string
 		for _, g := range fits {
 			names = append(names, g.d.Name())
+			if g.same == f.same {
+				det.Alike = append(det.Alike, g.d.Name())
+			}
 		}
 		det.Notes = append(det.Notes, fmt.Sprintf("the recorded tasks are %s's and %s's alike and the recorded gold-replay hashes do not tell them apart: scored as %s's", strings.Join(names[:len(names)-1], "'s, "), names[len(names)-1], f.d.Name()))
 	}
