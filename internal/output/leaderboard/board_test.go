@@ -62,7 +62,7 @@ func TestToyGolden(t *testing.T) {
 		{"overall-limit", Options{Metric: PassK(1), Limit: 1, Runs: []*Run{modelRun()}}},
 		{"retail-pass4", Options{Domain: "retail", Metric: PassK(4), Runs: []*Run{simRun(), modelRun()}}},
 		{"retail-cost", Options{Domain: "retail", Metric: Cost, Type: TypeAll}},
-		{"banking", Options{Domain: "banking_knowledge", Metric: PassK(1), Type: TypeStandard}},
+		{"banking", Options{Domain: "banking_knowledge", Metric: PassK(1), Type: TypeStandard, Runs: []*Run{modelRun()}}},
 	}
 	var all bytes.Buffer
 	for _, tc := range cases {

@@ -118,6 +118,8 @@ func (b *Board) table(opts Options, typ string) report.Table {
 			rows = append(rows, row{run: r, score: *v})
 		} else if d := r.domainsOf(opts.Domain); len(d) > 0 {
 			unplaced = append(unplaced, fmt.Sprintf("%s (%s): no %s", r.Label, strings.Join(d, ", "), opts.Metric))
+		} else {
+			unplaced = append(unplaced, fmt.Sprintf("%s (%s): not a %s run", r.Label, strings.Join(r.domainsOf(""), ", "), opts.Domain))
 		}
 	}
 	slices.SortStableFunc(rows, func(x, y row) int { return cmp.Compare(y.score, x.score) })
@@ -264,6 +266,15 @@ func (r *Run) note(domain string, sims []string) string {
 			differs = append(differs, fmt.Sprintf("user simulator %s (the standard entries': %s)", rd.userModel, strings.Join(sims, ", ")))
 		}
 		s := d + " " + rd.Where
+		var ks []string
+		for k := 1; k <= leaderboardTrials; k++ {
+			if v := rd.Results.PassK(k); v != nil {
+				ks = append(ks, fmt.Sprintf("pass^%d %.1f", k, *v))
+			}
+		}
+		if len(ks) > 0 {
+			s += " (" + strings.Join(ks, ", ") + ")"
+		}
 		if len(differs) > 0 {
 			s += ": " + strings.Join(differs, "; ")
 		} else {
