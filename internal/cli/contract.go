@@ -18,7 +18,9 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
 	"github.com/ledgerbench/ledgerbench/internal/engine/usersim"
+	"github.com/ledgerbench/ledgerbench/internal/output/leaderboard"
 	"github.com/ledgerbench/ledgerbench/internal/output/report"
+	"github.com/ledgerbench/ledgerbench/internal/output/submit"
 )
 
 // The command line's contract, applied to the whole tree in one place so
@@ -265,7 +267,11 @@ func complete(c *cobra.Command) {
 		}
 	}
 	label := slices.Contains(labelCommands, c.Name())
-	if !label {
+	if c.Name() == "leaderboard" {
+		reg("domain", fixed(submit.Domains()...))
+		reg("metric", fixed(leaderboard.Metrics()...))
+		reg("type", fixed(leaderboard.TypeStandard, leaderboard.TypeCustom, leaderboard.TypeAll))
+	} else if !label {
 		reg("domain", fixed(domains.Names()...))
 		reg("agent", fixed(agents.AgentNames()...))
 	}
