@@ -33,6 +33,7 @@ func newCmdLeaderboard(s *Streams, g *globalOptions, runF func(context.Context, 
 	opts := &leaderboardOptions{}
 	cmd := &cobra.Command{
 		Use:   "leaderboard [RUN…] [--domain D] [--metric M]",
+		Args:  cobra.ArbitraryArgs, // runs to place
 		Short: "τ²-bench's published leaderboard, with your runs placed among its entries",
 		Long: `Ranks the published submissions pinned by data pull (τ²-bench's
 web/leaderboard/public/submissions) as "tau2 leaderboard" does: by --domain (all domains
