@@ -1,6 +1,7 @@
 package knowledge
 
 import (
+	"math/bits"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -61,42 +62,46 @@ func NewBM25(texts []string) *BM25 {
 	for _, t := range texts {
 		size += len(t)
 	}
-	// About one distinct word per 40 bytes of text, one token per 7, and a
-	// distinct (document, word) pair per 15 here; the tables grow when a
-	// corpus has more.
-	x.vocab.init(max(1024, pow2(size/20)))
+	// About one distinct word per 80 bytes of text and a distinct
+	// (document, word) pair per 11 here; the tables grow when a corpus has
+	// more.
+	x.vocab.init(size / 80)
 	type docPosting struct{ id, tf int32 }
-	post := make([]docPosting, 0, size/12)
+	post := make([]docPosting, 0, size/10)
 	docEnd := make([]int32, len(texts)) // each document's end in post
 	var df []int32                      // by id; then the postings' starts
-	cnt := make([]int32, 0, size/40)    // by id: the current document's frequency
+	cnt := make([]int32, 0, size/80)    // by id: the current document's frequency
 	total := 0
 	var tok tokenizer
 	for d, t := range texts {
+		ids := tok.scan(t, &x.vocab, true)
+		for len(cnt) < len(x.vocab.hash) {
+			cnt = append(cnt, 0)
+			df = append(df, 0)
+		}
 		first := len(post)
-		n := 0
-		tok.scan(t, func(k key, long []byte) {
-			n++
-			id := x.vocab.findOrInsert(k, long)
-			if int(id) == len(cnt) {
-				cnt = append(cnt, 0)
-				df = append(df, 0)
-			}
-			if cnt[id] == 0 {
-				post = append(post, docPosting{id: id})
-			}
-			cnt[id]++
-		})
-		for i := first; i < len(post); i++ {
+		post = slices.Grow(post, len(ids))[:first+len(ids)]
+		np := first
+		for _, id := range ids {
+			// The first occurrence in this document adds a posting: the
+			// id is written always and kept when the count was 0 (no
+			// branch to mispredict on half the tokens).
+			c := cnt[id]
+			post[np].id = id
+			np += int(uint32(c-1) >> 31)
+			cnt[id] = c + 1
+		}
+		post = post[:np]
+		for i := first; i < np; i++ {
 			id := post[i].id
 			post[i].tf = cnt[id]
 			cnt[id] = 0
 			df[id]++
 		}
-		docEnd[d] = int32(len(post))
+		docEnd[d] = int32(np)
 		// _initialize: avgdl = num_doc / corpus_size, below.
-		x.denom[d] = float64(n)
-		total += n
+		x.denom[d] = float64(len(ids))
+		total += len(ids)
 	}
 	// Postings by term, documents in order (a stable counting sort).
 	x.start = make([]int32, len(df)+1)
@@ -163,14 +168,13 @@ func (x *BM25) Scores(query string) []float64 {
 
 func (x *BM25) accumulate(query string, score []float64) {
 	var tok tokenizer
-	tok.scan(query, func(k key, long []byte) {
-		id, ok := x.vocab.find(k, long)
-		if !ok {
-			return // idf.get(q) or 0: adds zeros
+	for _, id := range tok.scan(query, &x.vocab, false) {
+		if id < 0 {
+			continue // idf.get(q) or 0: adds zeros
 		}
 		idf := x.idf[id]
 		if idf == 0 {
-			return // adds zeros
+			continue // adds zeros
 		}
 		for _, p := range x.post[x.start[id]:x.start[id+1]] {
 			tf := float64(p.tf)
@@ -179,7 +183,7 @@ func (x *BM25) accumulate(query string, score []float64) {
 			score[p.doc] += float64(idf * q)
 		}
 		// Documents without the word add idf·0 = 0, which changes no sum.
-	})
+	}
 }
 
 // Top is BM25Retriever.retrieve's ranking: the documents by descending
@@ -232,241 +236,334 @@ func pow2(n int) int {
 	return p
 }
 
-// key is a lowered token as the vocabulary compares it: its hash, its
-// first eight bytes (little-endian, zero-padded) and its length; a longer
-// token's remaining bytes are compared from memory.
+// key is a lowered token as the vocabulary compares it: its first sixteen
+// bytes as two little-endian words (zero-padded), its length and its hash.
 type key struct {
-	hash uint64
-	w0   uint64
-	n    uint32
-	off  uint32 // in the vocabulary's arena, for keys longer than 8 bytes
+	w0, w1 uint64
+	hash   uint64
+	n      uint32
 }
 
-// vocab is an open-addressing hash table of lowered tokens: ids are dense
-// from 0 in insertion order, keys[id] describes each. A slot holds what
-// most comparisons need (the first word, the length and part of the hash),
-// so a lookup of a short token touches one slot.
+// vocab is an open-addressing hash table (linear probing, at most 3/4
+// full) of lowered tokens: ids are dense from 0 in insertion order. A slot
+// holds a token's first sixteen bytes and its length, which decide
+// equality for all but the longer tokens, so a lookup touches one slot.
 type vocab struct {
 	slots []vslot
-	keys  []key
-	arena []byte // the bytes after the first eight of long keys
+	shift uint     // 64 − log2(len(slots)): a key's home is hash >> shift
+	hash  []uint64 // by id, for growing
+	off   []uint32 // by id: where a long key's bytes after the 16th are in arena
+	arena []byte
 }
 
 type vslot struct {
-	w0 uint64
-	hn uint32 // hash bits above the length byte | length (capped at 255)
-	id int32  // id+1; 0 is empty
+	w0, w1 uint64
+	n      uint32
+	id     int32 // id+1; 0 is empty (and n 0, which no token has)
 }
 
-func (v *vocab) init(size int) {
-	v.slots = make([]vslot, size)
-	v.keys = make([]key, 0, size/2+1)
-}
-
-func tag(k key) uint32 { return uint32(k.hash>>32)&^0xff | min(k.n, 255) }
-
-func (v *vocab) long(k key) []byte {
-	if k.n <= 8 {
-		return nil
+func (v *vocab) init(keys int) {
+	size := 64
+	for 3*size < 4*keys {
+		size *= 2
 	}
-	return v.arena[k.off : k.off+k.n-8]
+	v.slots = make([]vslot, size)
+	v.shift = uint(64 - bits.TrailingZeros(uint(size)))
+	v.hash = make([]uint64, 0, keys)
+	v.off = make([]uint32, 0, keys)
 }
 
-// lookup returns the key's slot index and whether the key is there.
-func (v *vocab) lookup(k key, long []byte) (uint64, bool) {
+// get returns the id of the key (rest: its lowered bytes after the 16th),
+// adding it when new if add is set; -1 if absent.
+func (v *vocab) get(k key, rest []byte, add bool) int32 {
+	if len(v.slots) == 0 {
+		return -1
+	}
 	mask := uint64(len(v.slots) - 1)
-	t := tag(k)
-	for i := k.hash & mask; ; i = (i + 1) & mask {
+	i := k.hash >> v.shift
+	for ; ; i = (i + 1) & mask {
 		s := &v.slots[i]
 		if s.id == 0 {
-			return i, false
+			break
 		}
-		if s.w0 == k.w0 && s.hn == t {
-			if k.n <= 8 {
-				return i, true
-			}
-			o := &v.keys[s.id-1]
-			if o.n == k.n && string(v.arena[o.off:o.off+o.n-8]) == string(long) {
-				return i, true
+		if s.w0 == k.w0 && s.w1 == k.w1 && s.n == k.n {
+			if o := v.off[s.id-1]; k.n <= 16 || string(v.arena[o:o+k.n-16]) == string(rest) {
+				return s.id - 1
 			}
 		}
 	}
-}
-
-func (v *vocab) find(k key, long []byte) (int32, bool) {
-	i, ok := v.lookup(k, long)
-	return v.slots[i].id - 1, ok
-}
-
-// findOrInsert returns the key's id, adding it when new. long is the
-// lowered bytes after the first eight (copied when the key is added).
-func (v *vocab) findOrInsert(k key, long []byte) int32 {
-	i, ok := v.lookup(k, long)
-	if ok {
-		return v.slots[i].id - 1
+	if !add {
+		return -1
 	}
-	id := int32(len(v.keys))
-	if k.n > 8 {
-		k.off = uint32(len(v.arena))
-		v.arena = append(v.arena, long...)
+	id := int32(len(v.hash))
+	var off uint32
+	if k.n > 16 {
+		off = uint32(len(v.arena))
+		v.arena = append(v.arena, rest...)
 	}
-	v.keys = append(v.keys, k)
-	v.slots[i] = vslot{k.w0, tag(k), id + 1}
-	if 2*len(v.keys) > len(v.slots) {
+	v.hash = append(v.hash, k.hash)
+	v.off = append(v.off, off)
+	v.slots[i] = vslot{k.w0, k.w1, k.n, id + 1}
+	if 4*len(v.hash) > 3*len(v.slots) {
 		v.grow()
 	}
 	return id
 }
 
 func (v *vocab) grow() {
-	v.slots = make([]vslot, 2*len(v.slots))
+	old := v.slots
+	v.slots = make([]vslot, 2*len(old))
+	v.shift--
 	mask := uint64(len(v.slots) - 1)
-	for id, k := range v.keys {
-		i := k.hash & mask
+	for _, s := range old {
+		if s.id == 0 {
+			continue
+		}
+		i := v.hash[s.id-1] >> v.shift
 		for v.slots[i].id != 0 {
 			i = (i + 1) & mask
 		}
-		v.slots[i] = vslot{k.w0, tag(k), int32(id) + 1}
+		v.slots[i] = s
 	}
 }
 
 const (
-	mixK1 = 0x9e3779b97f4a7c15
-	mixK2 = 0xc2b2ae3d27d4eb4f
+	hashK1 = 0x9e3779b97f4a7c15
+	hashK2 = 0xc2b2ae3d27d4eb4f
+	hashK3 = 0x165667b19e3779f9
 )
 
-func mix(h, w uint64) uint64 {
-	h = (h ^ w) * mixK1
-	return h ^ h>>31
+// hashOf is a token's hash from its first two words and length; the high
+// bits, which place it in the vocabulary, depend on every bit of both.
+func hashOf(w0, w1 uint64, n int) uint64 {
+	return w0*hashK1 ^ (w1^uint64(n))*hashK2
 }
 
-func finish(h uint64, n int) uint64 {
-	h = (h ^ uint64(n)) * mixK2
-	return h ^ h>>29
-}
-
-// keyOf is the key of lowered bytes: eight-byte little-endian words, the
-// last zero-padded, mixed in order (scan computes the same from the text).
-func keyOf(b []byte) (key, []byte) {
-	var h, w0 uint64
-	for i := 0; i < len(b); i += 8 {
+// keyOf is the key of lowered bytes (scan computes the same from the text).
+func keyOf(b []byte) key {
+	w := func(i int) uint64 {
 		var w uint64
 		for j := i; j < len(b) && j < i+8; j++ {
 			w |= uint64(b[j]) << (8 * (j - i))
 		}
-		if i == 0 {
-			w0 = w
-		}
-		h = mix(h, w)
+		return w
 	}
-	var long []byte
-	if len(b) > 8 {
-		long = b[8:]
+	k := key{w0: w(0), w1: w(8), n: uint32(len(b))}
+	k.hash = hashOf(k.w0, k.w1, len(b))
+	for i := 16; i < len(b); i += 8 {
+		k.hash = (k.hash ^ w(i)) * hashK3
 	}
-	return key{hash: finish(h, len(b)), w0: w0, n: uint32(len(b))}, long
+	return k
 }
 
-// byteClass: 0 whitespace (str.isspace), 1 other ASCII, 2 not ASCII.
-var byteClass = func() (t [256]uint8) {
-	for c := range 256 {
-		switch {
-		case c >= utf8.RuneSelf:
-			t[c] = 2
-		case asciiSpace[c]:
-			t[c] = 0
-		default:
-			t[c] = 1
+// load8 is the eight bytes of s from i, little-endian (one load).
+func load8(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+const (
+	ones = 0x0101010101010101
+	high = 0x8080808080808080
+)
+
+// sepBits is str.isspace of eight ASCII-or-not bytes, one bit a byte (bit j
+// for byte j): \t \n \v \f \r (9–13), the information separators 0x1c–0x1f
+// and space (0x1c–0x20). A byte from 0x80 is part of a UTF-8 sequence: not
+// a separator here (the tokenizer splits such a token at Unicode
+// whitespace exactly).
+func sepBits(w uint64) uint64 {
+	// t's bytes all have the high bit set, so subtracting a byte constant
+	// below 0x80 borrows in no byte: bit 7 of each result byte is
+	// (byte&0x7f) >= constant.
+	t := w | high
+	in := (t-9*ones)&^(t-14*ones) | (t-0x1c*ones)&^(t-0x21*ones)
+	m := in &^ w & high
+	// Gather bit 7 of each byte into the top byte, byte j at bit 56+j.
+	return (m >> 7) * 0x0102040810204080 >> 56
+}
+
+// sepWord is sepBits of the 64 bytes of s from i.
+func sepWord(s string, i int) uint64 {
+	s = s[i : i+64]
+	return sepBits(load8(s, 0)) | sepBits(load8(s, 8))<<8 | sepBits(load8(s, 16))<<16 |
+		sepBits(load8(s, 24))<<24 | sepBits(load8(s, 32))<<32 | sepBits(load8(s, 40))<<40 |
+		sepBits(load8(s, 48))<<48 | sepBits(load8(s, 56))<<56
+}
+
+// lowerWord lowers the ASCII letters of eight ASCII bytes at once.
+func lowerWord(w uint64) uint64 {
+	up := (w + 0x3f3f3f3f3f3f3f3f) &^ (w + 0x2525252525252525) & high
+	return w | up>>2
+}
+
+// lenMask[n] keeps the first n bytes of a token's first two words.
+var lenMask = func() (t [17][2]uint64) {
+	for n := range t {
+		for i := range 2 {
+			if b := n - 8*i; b >= 8 {
+				t[n][i] = ^uint64(0)
+			} else if b > 0 {
+				t[n][i] = 1<<(8*b) - 1
+			}
 		}
 	}
 	return t
 }()
 
-// lowerWord lowers the ASCII letters of eight ASCII bytes at once.
-func lowerWord(w uint64) uint64 {
-	const hi = 0x8080808080808080
-	up := (w + 0x3f3f3f3f3f3f3f3f) &^ (w + 0x2525252525252525) & hi
-	return w | up>>2
+// tokenizer splits str.lower() of a text at str.split()'s whitespace and
+// looks the tokens up in a vocabulary. A bitmap of the text's ASCII
+// whitespace, made eight bytes at a time, gives the tokens' bounds; an
+// ASCII token of up to sixteen bytes (nearly all) is loaded, lowered and
+// hashed two words at a time without a copy, and found in its home slot
+// inline. The others take the exact path: a token with a byte from 0x80 is
+// split at Python's Unicode whitespace (pyjson.IsSpace) and lowered by
+// pyjson.Lower (Python's full mapping), a longer one lowered into a buffer.
+type tokenizer struct {
+	ids []int32
+	sep []uint64 // bit i: byte i is ASCII whitespace (1 beyond the text)
+	buf []byte
 }
 
-// loadWord reads up to eight bytes of s from i, little-endian, zero-padded
-// beyond n bytes.
-func loadWord(s string, i, n int) uint64 {
-	if n >= 8 {
-		_ = s[i+7]
-		return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+// scan returns the ids in v of text's tokens, in order. A token not in v
+// is added when add is set (ids in order of first occurrence), else its id
+// is -1.
+func (tk *tokenizer) scan(text string, v *vocab, add bool) []int32 {
+	n := len(text)
+	nw := (n + 63) / 64
+	if cap(tk.sep) < nw+1 {
+		tk.sep = make([]uint64, nw+1)
 	}
-	var w uint64
-	for j := range n {
-		w |= uint64(s[i+j]) << (8 * j)
+	sep := tk.sep[:nw+1]
+	for wi := range n / 64 {
+		sep[wi] = sepWord(text, 64*wi)
 	}
-	return w
-}
-
-// tokenizer splits str.lower() of a text at str.split()'s whitespace.
-// ASCII tokens are lowered and hashed a word at a time, without a copy; a
-// token with other characters is lowered by pyjson.Lower (Python's full
-// mapping) into a buffer.
-type tokenizer struct{ buf []byte }
-
-func (tk *tokenizer) scan(text string, fn func(k key, long []byte)) {
-	i, n := 0, len(text)
-	for i < n {
-		cl := byteClass[text[i]]
-		if cl == 0 {
-			i++
-			continue
+	if base := n / 64 * 64; base < n {
+		// The last word: the bytes left, then separators.
+		var m uint64
+		j := base
+		for ; j+8 <= n; j += 8 {
+			m |= sepBits(load8(text, j)) << (j - base)
 		}
-		if cl == 2 {
-			if r, size := utf8.DecodeRuneInString(text[i:]); pyjson.IsSpace(r) {
-				i += size
-				continue
+		for ; j < n; j++ {
+			if byteSpace[text[j]] {
+				m |= 1 << (j - base)
 			}
 		}
-		start := i
-		ascii := true
-		for i < n {
-			cl := byteClass[text[i]]
-			if cl == 1 {
-				i++
-				continue
-			}
-			if cl == 0 {
-				break
-			}
-			r, size := utf8.DecodeRuneInString(text[i:])
-			if pyjson.IsSpace(r) {
-				break
-			}
-			ascii = false
-			i += size
-		}
-		l := i - start
-		if !ascii {
-			// Lowering never makes whitespace, so a token lowers on its own.
-			tk.buf = append(tk.buf[:0], pyjson.Lower(text[start:i])...)
-			k, long := keyOf(tk.buf)
-			fn(k, long)
-			continue
-		}
-		var h uint64
-		w0 := lowerWord(loadWord(text, start, min(l, 8)))
-		h = mix(h, w0)
-		for j := 8; j < l; j += 8 {
-			h = mix(h, lowerWord(loadWord(text, start+j, min(l-j, 8))))
-		}
-		var long []byte
-		if l > 8 {
-			tk.buf = append(tk.buf[:0], text[start+8:i]...)
-			for j, c := range tk.buf {
-				if c-'A' < 26 {
-					tk.buf[j] = c + ('a' - 'A')
+		sep[nw-1] = m | ^uint64(0)<<(n-base)
+	}
+	sep[nw] = ^uint64(0)
+	// Tokens are separated, so there are at most (n+1)/2.
+	if cap(tk.ids) < (n+1)/2 {
+		tk.ids = make([]int32, (n+1)/2)
+	}
+	ids := tk.ids[:cap(tk.ids)]
+	ni := 0
+	slots, shift := v.slots, v.shift
+	prev := uint64(1) // before the text: a separator
+	for wi := range nw {
+		m := sep[wi]
+		starts := ^m & (m<<1 | prev)
+		prev = m >> 63
+		for starts != 0 {
+			b := bits.TrailingZeros64(starts)
+			starts &= starts - 1
+			s := wi*64 + b
+			// The separators in the 64 bytes from s.
+			ahead := m>>b | sep[wi+1]<<(64-b)
+			l := bits.TrailingZeros64(ahead)
+			if l <= 16 && s+16 <= n {
+				mk := &lenMask[l]
+				w0, w1 := load8(text, s)&mk[0], load8(text, s+8)&mk[1]
+				if (w0|w1)&high == 0 {
+					w0, w1 = lowerWord(w0), lowerWord(w1)
+					h := hashOf(w0, w1, l)
+					if len(slots) > 0 {
+						if sl := &slots[h>>shift]; sl.w0 == w0 && sl.w1 == w1 && sl.n == uint32(l) {
+							ids[ni] = sl.id - 1
+							ni++
+							continue
+						}
+					}
+					ids[ni] = v.get(key{w0, w1, h, uint32(l)}, nil, add)
+					ni++
+					slots, shift = v.slots, v.shift
+					continue
 				}
 			}
-			long = tk.buf
+			if l == 64 {
+				l = tk.end(wi+1) - s
+			}
+			ni = tk.slow(ids, ni, text[s:s+l], v, add)
+			slots, shift = v.slots, v.shift
 		}
-		fn(key{hash: finish(h, l), w0: w0, n: uint32(l)}, long)
 	}
+	return ids[:ni]
+}
+
+// end is the first separator from bitmap word wi on.
+func (tk *tokenizer) end(wi int) int {
+	for ; ; wi++ {
+		if m := tk.sep[wi]; m != 0 {
+			return wi*64 + bits.TrailingZeros64(m)
+		}
+	}
+}
+
+// slow puts at ids[ni:] the ids of a run of bytes between ASCII
+// whitespace that the fast path does not take (longer than sixteen bytes,
+// not ASCII or at the text's end) and returns the new count.
+func (tk *tokenizer) slow(ids []int32, ni int, run string, v *vocab, add bool) int {
+	ascii := true
+	for i := 0; i < len(run); i++ {
+		if run[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		tk.buf = append(tk.buf[:0], run...)
+		for j, c := range tk.buf {
+			if c-'A' < 26 {
+				tk.buf[j] = c + ('a' - 'A')
+			}
+		}
+		ids[ni] = tk.get(v, add)
+		return ni + 1
+	}
+	// Split at Python's whitespace; lowering never makes or removes
+	// whitespace, so each word lowers on its own.
+	start := -1
+	for i, r := range run {
+		if !pyjson.IsSpace(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			tk.buf = append(tk.buf[:0], pyjson.Lower(run[start:i])...)
+			ids[ni] = tk.get(v, add)
+			ni++
+			start = -1
+		}
+	}
+	if start >= 0 {
+		tk.buf = append(tk.buf[:0], pyjson.Lower(run[start:])...)
+		ids[ni] = tk.get(v, add)
+		ni++
+	}
+	return ni
+}
+
+// get is the id of the lowered token in tk.buf.
+func (tk *tokenizer) get(v *vocab, add bool) int32 {
+	var rest []byte
+	if len(tk.buf) > 16 {
+		rest = tk.buf[16:]
+	}
+	return v.get(keyOf(tk.buf), rest, add)
 }
 
 // Tokens is upstream's BM25 tokenisation, text.lower().split().
@@ -474,7 +571,7 @@ func Tokens(text string) []string {
 	return strings.FieldsFunc(pyjson.Lower(text), pyjson.IsSpace)
 }
 
-// asciiSpace is str.isspace for ASCII: \t \n \v \f \r, the information
+// byteSpace is str.isspace for ASCII: \t \n \v \f \r, the information
 // separators \x1c-\x1f and space.
-var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true,
+var byteSpace = [256]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true,
 	0x1c: true, 0x1d: true, 0x1e: true, 0x1f: true, ' ': true}

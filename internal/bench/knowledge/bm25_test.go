@@ -2,6 +2,7 @@ package knowledge
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,23 +126,121 @@ func FuzzTokenizer(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		var got []key
-		var tok tokenizer
-		tok.scan(s, func(k key, long []byte) {
-			k.off = 0
-			got = append(got, k)
-		})
-		want := strings.FieldsFunc(pyjson.Lower(s), pyjson.IsSpace)
-		if len(got) != len(want) {
-			t.Fatalf("%q: %d tokens; want %d (%q)", s, len(got), len(want), want)
+		checkTokens(t, s)
+	})
+}
+
+// checkTokens: the tokenizer's ids of s are those of Tokens(s) (the exact
+// path: pyjson.Lower, then a split at pyjson.IsSpace) numbered in order of
+// first occurrence, each id's vocabulary entry is its word, and a lookup
+// without adding finds the same ids.
+func checkTokens(t *testing.T, s string) {
+	t.Helper()
+	var v vocab
+	v.init(0)
+	var tok tokenizer
+	got := slices.Clone(tok.scan(s, &v, true))
+	want := Tokens(s)
+	if len(got) != len(want) {
+		t.Fatalf("%q: %d tokens; want %d (%q)", s, len(got), len(want), want)
+	}
+	ids := map[string]int32{}
+	for i, w := range want {
+		id, ok := ids[w]
+		if !ok {
+			id = int32(len(ids))
+			ids[w] = id
 		}
-		for i, w := range want {
-			k, _ := keyOf([]byte(w))
-			if got[i] != k {
-				t.Fatalf("%q token %d (%q): key %+v; want %+v", s, i, w, got[i], k)
+		if got[i] != id {
+			t.Fatalf("%q token %d (%q): id %d; want %d", s, i, w, got[i], id)
+		}
+	}
+	words := vocabWords(&v)
+	for w, id := range ids {
+		if words[id] != w {
+			t.Fatalf("%q: id %d is %q; want %q", s, id, words[id], w)
+		}
+	}
+	if again := tok.scan(s, &v, false); !slices.Equal(again, got) {
+		t.Fatalf("%q: lookup ids %v; want %v", s, again, got)
+	}
+}
+
+// vocabWords is the vocabulary's words by id, from the slots.
+func vocabWords(v *vocab) []string {
+	words := make([]string, len(v.hash))
+	for _, sl := range v.slots {
+		if sl.id == 0 {
+			continue
+		}
+		var b []byte
+		for i := range min(sl.n, 16) {
+			b = append(b, byte([2]uint64{sl.w0, sl.w1}[i/8]>>(8*(i%8))))
+		}
+		if sl.n > 16 {
+			o := v.off[sl.id-1]
+			b = append(b, v.arena[o:o+sl.n-16]...)
+		}
+		words[sl.id-1] = string(b)
+	}
+	return words
+}
+
+func TestTokenizerUnknownWords(t *testing.T) {
+	t.Parallel()
+	var v vocab
+	v.init(0)
+	var tok tokenizer
+	tok.scan("card fee Überweisung a-very-long-word-indeed", &v, true)
+	got := tok.scan("FEE zzz überweisung A-VERY-LONG-WORD-INDEEd a-very-long-word-indeee Card", &v, false)
+	if want := []int32{1, -1, 2, 3, -1, 0}; !slices.Equal(got, want) {
+		t.Errorf("ids %v; want %v", got, want)
+	}
+	var empty BM25
+	if got := empty.Scores("card"); len(got) != 0 {
+		t.Errorf("empty index: %v", got)
+	}
+}
+
+// TestTokenizerRandomUnicode: the fast path agrees with the exact one on
+// random text mixing ASCII words of every length, every ASCII byte,
+// Unicode whitespace, letters with special lowercasings and invalid UTF-8,
+// at every alignment.
+func TestTokenizerRandomUnicode(t *testing.T) {
+	t.Parallel()
+	pieces := []string{"a", "Z", "word", "WORDS", "exactly8", "EXACTLY8b", "sixteen-bytes-xy", "seventeen-bytes-x",
+		"a-much-longer-token-than-sixty-four-bytes-to-cross-a-bitmap-word-boundary-surely",
+		" ", "  ", "\n", "\t", "\r\n", "\v", "\f", "\x1c", "\x1f", "\x00", "\x08", "\x0e", "\x1b", "\x7f", "!", "@", "[", "`", "{",
+		"\u00a0", "\u0085", "\u1680", "\u2000", "\u2003", "\u200b", "\u2028", "\u2029", "\u202f", "\u205f", "\u3000", "\u180e", "\ufeff",
+		"İ", "I", "ı", "K", "Σ", "ς", "ß", "ẞ", "Å", "ǅ", "Ω", "é", "É", "ﬁ", "𝐀", "🙂", "\xff", "\xc3", "\xe2\x80"}
+	r := rand.New(rand.NewPCG(5, 6))
+	var b strings.Builder
+	for range 20000 {
+		b.Reset()
+		for range r.IntN(40) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		checkTokens(t, b.String())
+	}
+	for c := range 256 {
+		checkTokens(t, strings.Repeat("ab", c%7)+string([]byte{byte(c)})+"Cd ef")
+	}
+}
+
+func TestSepBits(t *testing.T) {
+	t.Parallel()
+	for c := range 256 {
+		for j := range 8 {
+			w := uint64(0x4141414141414141)&^(0xff<<(8*j)) | uint64(c)<<(8*j)
+			want := uint64(0)
+			if byteSpace[c] {
+				want = 1 << j
+			}
+			if got := sepBits(w); got != want {
+				t.Fatalf("byte %#x at %d: %08b; want %08b", c, j, got, want)
 			}
 		}
-	})
+	}
 }
 
 func TestTopScoredStable(t *testing.T) {
