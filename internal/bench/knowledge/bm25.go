@@ -58,26 +58,28 @@ func NewBM25(texts []string) *BM25 {
 	if len(texts) == 0 {
 		return x
 	}
-	size := 0
+	size, longest := 0, 0
 	for _, t := range texts {
 		size += len(t)
+		longest = max(longest, len(t))
 	}
 	// About one distinct word per 80 bytes of text and a distinct
 	// (document, word) pair per 11 here; the tables grow when a corpus has
 	// more.
-	x.vocab.init(size / 80)
+	x.vocab.init(size / 64)
 	type docPosting struct{ id, tf int32 }
 	post := make([]docPosting, 0, size/10)
 	docEnd := make([]int32, len(texts)) // each document's end in post
-	var df []int32                      // by id; then the postings' starts
-	cnt := make([]int32, 0, size/80)    // by id: the current document's frequency
+	// By id: the current document's count and the document frequency.
+	type termCount struct{ cnt, df int32 }
+	counts := make([]termCount, 0, cap(x.vocab.ent))
 	total := 0
 	var tok tokenizer
+	tok.ids = make([]int32, (longest+1)/2)
 	for d, t := range texts {
 		ids := tok.scan(t, &x.vocab, true)
-		for len(cnt) < len(x.vocab.hash) {
-			cnt = append(cnt, 0)
-			df = append(df, 0)
+		for len(counts) < x.vocab.len() {
+			counts = append(counts, termCount{})
 		}
 		first := len(post)
 		post = slices.Grow(post, len(ids))[:first+len(ids)]
@@ -86,17 +88,17 @@ func NewBM25(texts []string) *BM25 {
 			// The first occurrence in this document adds a posting: the
 			// id is written always and kept when the count was 0 (no
 			// branch to mispredict on half the tokens).
-			c := cnt[id]
+			c := counts[id].cnt
 			post[np].id = id
 			np += int(uint32(c-1) >> 31)
-			cnt[id] = c + 1
+			counts[id].cnt = c + 1
 		}
 		post = post[:np]
 		for i := first; i < np; i++ {
-			id := post[i].id
-			post[i].tf = cnt[id]
-			cnt[id] = 0
-			df[id]++
+			c := &counts[post[i].id]
+			post[i].tf = c.cnt
+			c.cnt = 0
+			c.df++
 		}
 		docEnd[d] = int32(np)
 		// _initialize: avgdl = num_doc / corpus_size, below.
@@ -104,20 +106,20 @@ func NewBM25(texts []string) *BM25 {
 		total += len(ids)
 	}
 	// Postings by term, documents in order (a stable counting sort).
-	x.start = make([]int32, len(df)+1)
-	for id, f := range df {
-		x.start[id+1] = x.start[id] + f
+	x.start = make([]int32, len(counts)+1)
+	fill := make([]int32, len(counts)) // the next free place of each term
+	for id, c := range counts {
+		fill[id] = x.start[id]
+		x.start[id+1] = x.start[id] + c.df
 	}
 	x.post = make([]posting, len(post))
-	fill := df // reused: the next free place of each term
-	copy(fill, x.start[:len(df)])
-	d := int32(0)
-	for i, p := range post {
-		for int32(i) >= docEnd[d] {
-			d++
+	i := 0
+	for d, end := range docEnd {
+		for ; i < int(end); i++ {
+			p := post[i]
+			x.post[fill[p.id]] = posting{int32(d), p.tf}
+			fill[p.id]++
 		}
-		x.post[fill[p.id]] = posting{d, p.tf}
-		fill[p.id]++
 	}
 	avgdl := float64(total) / float64(x.n)
 	for d, l := range x.denom {
@@ -246,20 +248,20 @@ type key struct {
 
 // vocab is an open-addressing hash table (linear probing, at most 3/4
 // full) of lowered tokens: ids are dense from 0 in insertion order. A slot
-// holds a token's first sixteen bytes and its length, which decide
-// equality for all but the longer tokens, so a lookup touches one slot.
+// is only an id (4 bytes, so that the table stays in cache); the id's
+// entry holds the token's first sixteen bytes and its length, which decide
+// equality for all but the longer tokens. Entries are in insertion order,
+// so the frequent words, which come first, share cache lines.
 type vocab struct {
-	slots []vslot
-	shift uint     // 64 − log2(len(slots)): a key's home is hash >> shift
-	hash  []uint64 // by id, for growing
-	off   []uint32 // by id: where a long key's bytes after the 16th are in arena
-	arena []byte
+	slots []int32 // id+1; 0 is empty
+	shift uint    // 64 − log2(len(slots)): a key's home is hash >> shift
+	ent   []vent  // by id+1: ent[0] matches no token
+	arena []byte  // the bytes after the 16th of the long keys
 }
 
-type vslot struct {
+type vent struct {
 	w0, w1 uint64
-	n      uint32
-	id     int32 // id+1; 0 is empty (and n 0, which no token has)
+	n, off uint32 // off: in arena, for n > 16
 }
 
 func (v *vocab) init(keys int) {
@@ -267,11 +269,13 @@ func (v *vocab) init(keys int) {
 	for 3*size < 4*keys {
 		size *= 2
 	}
-	v.slots = make([]vslot, size)
+	v.slots = make([]int32, size)
 	v.shift = uint(64 - bits.TrailingZeros(uint(size)))
-	v.hash = make([]uint64, 0, keys)
-	v.off = make([]uint32, 0, keys)
+	v.ent = make([]vent, 1, keys+1)
 }
+
+// len is the number of words.
+func (v *vocab) len() int { return max(len(v.ent)-1, 0) }
 
 // get returns the id of the key (rest: its lowered bytes after the 16th),
 // adding it when new if add is set; -1 if absent.
@@ -282,48 +286,46 @@ func (v *vocab) get(k key, rest []byte, add bool) int32 {
 	mask := uint64(len(v.slots) - 1)
 	i := k.hash >> v.shift
 	for ; ; i = (i + 1) & mask {
-		s := &v.slots[i]
-		if s.id == 0 {
+		s := v.slots[i]
+		if s == 0 {
 			break
 		}
-		if s.w0 == k.w0 && s.w1 == k.w1 && s.n == k.n {
-			if o := v.off[s.id-1]; k.n <= 16 || string(v.arena[o:o+k.n-16]) == string(rest) {
-				return s.id - 1
-			}
+		if e := &v.ent[s]; e.w0 == k.w0 && e.w1 == k.w1 && e.n == k.n &&
+			(k.n <= 16 || string(v.arena[e.off:e.off+k.n-16]) == string(rest)) {
+			return s - 1
 		}
 	}
 	if !add {
 		return -1
 	}
-	id := int32(len(v.hash))
-	var off uint32
+	id := int32(v.len())
+	e := vent{w0: k.w0, w1: k.w1, n: k.n}
 	if k.n > 16 {
-		off = uint32(len(v.arena))
+		e.off = uint32(len(v.arena))
 		v.arena = append(v.arena, rest...)
 	}
-	v.hash = append(v.hash, k.hash)
-	v.off = append(v.off, off)
-	v.slots[i] = vslot{k.w0, k.w1, k.n, id + 1}
-	if 4*len(v.hash) > 3*len(v.slots) {
+	v.ent = append(v.ent, e)
+	v.slots[i] = id + 1
+	if 4*v.len() > 3*len(v.slots) {
 		v.grow()
 	}
 	return id
 }
 
 func (v *vocab) grow() {
-	old := v.slots
-	v.slots = make([]vslot, 2*len(old))
+	v.slots = make([]int32, 2*len(v.slots))
 	v.shift--
 	mask := uint64(len(v.slots) - 1)
-	for _, s := range old {
-		if s.id == 0 {
-			continue
+	for id, e := range v.ent[1:] {
+		var rest []byte
+		if e.n > 16 {
+			rest = v.arena[e.off : e.off+e.n-16]
 		}
-		i := v.hash[s.id-1] >> v.shift
-		for v.slots[i].id != 0 {
+		i := hashKey(e.w0, e.w1, int(e.n), rest) >> v.shift
+		for v.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
-		v.slots[i] = s
+		v.slots[i] = int32(id) + 1
 	}
 }
 
@@ -341,19 +343,32 @@ func hashOf(w0, w1 uint64, n int) uint64 {
 
 // keyOf is the key of lowered bytes (scan computes the same from the text).
 func keyOf(b []byte) key {
-	w := func(i int) uint64 {
-		var w uint64
-		for j := i; j < len(b) && j < i+8; j++ {
-			w |= uint64(b[j]) << (8 * (j - i))
-		}
-		return w
+	k := key{w0: wordAt(b, 0), w1: wordAt(b, 8), n: uint32(len(b))}
+	var rest []byte
+	if len(b) > 16 {
+		rest = b[16:]
 	}
-	k := key{w0: w(0), w1: w(8), n: uint32(len(b))}
-	k.hash = hashOf(k.w0, k.w1, len(b))
-	for i := 16; i < len(b); i += 8 {
-		k.hash = (k.hash ^ w(i)) * hashK3
-	}
+	k.hash = hashKey(k.w0, k.w1, len(b), rest)
 	return k
+}
+
+// hashKey is the hash of a token: hashOf its first sixteen bytes, the
+// words of the rest mixed in.
+func hashKey(w0, w1 uint64, n int, rest []byte) uint64 {
+	h := hashOf(w0, w1, n)
+	for i := 0; i < len(rest); i += 8 {
+		h = (h ^ wordAt(rest, i)) * hashK3
+	}
+	return h
+}
+
+// wordAt is the eight bytes of b from i, little-endian, zero-padded.
+func wordAt(b []byte, i int) uint64 {
+	var w uint64
+	for j := i; j < len(b) && j < i+8; j++ {
+		w |= uint64(b[j]) << (8 * (j - i))
+	}
+	return w
 }
 
 // load8 is the eight bytes of s from i, little-endian (one load).
@@ -460,7 +475,7 @@ func (tk *tokenizer) scan(text string, v *vocab, add bool) []int32 {
 	}
 	ids := tk.ids[:cap(tk.ids)]
 	ni := 0
-	slots, shift := v.slots, v.shift
+	slots, ent, shift := v.slots, v.ent, v.shift
 	prev := uint64(1) // before the text: a separator
 	for wi := range nw {
 		m := sep[wi]
@@ -480,15 +495,15 @@ func (tk *tokenizer) scan(text string, v *vocab, add bool) []int32 {
 					w0, w1 = lowerWord(w0), lowerWord(w1)
 					h := hashOf(w0, w1, l)
 					if len(slots) > 0 {
-						if sl := &slots[h>>shift]; sl.w0 == w0 && sl.w1 == w1 && sl.n == uint32(l) {
-							ids[ni] = sl.id - 1
+						if sv := slots[h>>shift]; ent[sv].w0 == w0 && ent[sv].w1 == w1 && ent[sv].n == uint32(l) {
+							ids[ni] = sv - 1
 							ni++
 							continue
 						}
 					}
 					ids[ni] = v.get(key{w0, w1, h, uint32(l)}, nil, add)
 					ni++
-					slots, shift = v.slots, v.shift
+					slots, ent, shift = v.slots, v.ent, v.shift
 					continue
 				}
 			}
@@ -496,7 +511,7 @@ func (tk *tokenizer) scan(text string, v *vocab, add bool) []int32 {
 				l = tk.end(wi+1) - s
 			}
 			ni = tk.slow(ids, ni, text[s:s+l], v, add)
-			slots, shift = v.slots, v.shift
+			slots, ent, shift = v.slots, v.ent, v.shift
 		}
 	}
 	return ids[:ni]

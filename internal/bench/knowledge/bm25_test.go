@@ -166,22 +166,19 @@ func checkTokens(t *testing.T, s string) {
 	}
 }
 
-// vocabWords is the vocabulary's words by id, from the slots.
+// vocabWords is the vocabulary's words by id, from its entries.
 func vocabWords(v *vocab) []string {
-	words := make([]string, len(v.hash))
-	for _, sl := range v.slots {
-		if sl.id == 0 {
-			continue
-		}
+	words := make([]string, v.len())
+	for id := range words {
+		e := v.ent[id+1]
 		var b []byte
-		for i := range min(sl.n, 16) {
-			b = append(b, byte([2]uint64{sl.w0, sl.w1}[i/8]>>(8*(i%8))))
+		for i := range min(e.n, 16) {
+			b = append(b, byte([2]uint64{e.w0, e.w1}[i/8]>>(8*(i%8))))
 		}
-		if sl.n > 16 {
-			o := v.off[sl.id-1]
-			b = append(b, v.arena[o:o+sl.n-16]...)
+		if e.n > 16 {
+			b = append(b, v.arena[e.off:e.off+e.n-16]...)
 		}
-		words[sl.id-1] = string(b)
+		words[id] = string(b)
 	}
 	return words
 }
