@@ -106,10 +106,10 @@ func NewBM25(texts []string) *BM25 {
 		total += len(ids)
 	}
 	// Postings by term, documents in order (a stable counting sort).
+	// Each term's cnt (0 after every document) becomes its next free place.
 	x.start = make([]int32, len(counts)+1)
-	fill := make([]int32, len(counts)) // the next free place of each term
 	for id, c := range counts {
-		fill[id] = x.start[id]
+		counts[id].cnt = x.start[id]
 		x.start[id+1] = x.start[id] + c.df
 	}
 	x.post = make([]posting, len(post))
@@ -117,8 +117,9 @@ func NewBM25(texts []string) *BM25 {
 	for d, end := range docEnd {
 		for ; i < int(end); i++ {
 			p := post[i]
-			x.post[fill[p.id]] = posting{int32(d), p.tf}
-			fill[p.id]++
+			c := &counts[p.id]
+			x.post[c.cnt] = posting{int32(d), p.tf}
+			c.cnt++
 		}
 	}
 	avgdl := float64(total) / float64(x.n)
