@@ -63,9 +63,9 @@ func NewBM25(texts []string) *BM25 {
 		size += len(t)
 		longest = max(longest, len(t))
 	}
-	// About one distinct word per 80 bytes of text and a distinct
-	// (document, word) pair per 11 here; the tables grow when a corpus has
-	// more.
+	// About one distinct word per 80 bytes of text (room is made for one
+	// per 64) and a distinct (document, word) pair per 11 here; the tables
+	// grow when a corpus has more.
 	x.vocab.init(size / 64)
 	type docPosting struct{ id, tf int32 }
 	post := make([]docPosting, 0, size/10)
@@ -479,7 +479,7 @@ func (tk *tokenizer) scan(text string, v *vocab, add bool) []int32 {
 	slots, ent, shift := v.slots, v.ent, v.shift
 	prev := uint64(1) // before the text: a separator
 	for wi := range nw {
-		m := sep[wi]
+		m, next := sep[wi], sep[wi+1]
 		starts := ^m & (m<<1 | prev)
 		prev = m >> 63
 		for starts != 0 {
@@ -487,16 +487,16 @@ func (tk *tokenizer) scan(text string, v *vocab, add bool) []int32 {
 			starts &= starts - 1
 			s := wi*64 + b
 			// The separators in the 64 bytes from s.
-			ahead := m>>b | sep[wi+1]<<(64-b)
+			ahead := m>>b | next<<(64-b)
 			l := bits.TrailingZeros64(ahead)
 			if l <= 16 && s+16 <= n {
-				mk := &lenMask[l]
-				w0, w1 := load8(text, s)&mk[0], load8(text, s+8)&mk[1]
+				mk, t := &lenMask[l], text[s:s+16]
+				w0, w1 := load8(t, 0)&mk[0], load8(t, 8)&mk[1]
 				if (w0|w1)&high == 0 {
 					w0, w1 = lowerWord(w0), lowerWord(w1)
 					h := hashOf(w0, w1, l)
 					if len(slots) > 0 {
-						if sv := slots[h>>shift]; ent[sv].w0 == w0 && ent[sv].w1 == w1 && ent[sv].n == uint32(l) {
+						if sv := slots[(h>>shift)&uint64(len(slots)-1)]; ent[sv].w0 == w0 && ent[sv].w1 == w1 && ent[sv].n == uint32(l) {
 							ids[ni] = sv - 1
 							ni++
 							continue
