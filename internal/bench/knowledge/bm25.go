@@ -75,9 +75,9 @@ func NewBM25(texts []string) *BM25 {
 	counts := make([]termCount, 0, cap(x.vocab.ent))
 	total := 0
 	var tok tokenizer
-	tok.ids = make([]int32, (longest+1)/2)
+	idBuf := make([]int32, (longest+1)/2)
 	for d, t := range texts {
-		ids := tok.scan(t, &x.vocab, true)
+		ids := tok.scan(t, &x.vocab, true, idBuf)
 		for len(counts) < x.vocab.len() {
 			counts = append(counts, termCount{})
 		}
@@ -171,7 +171,8 @@ func (x *BM25) Scores(query string) []float64 {
 
 func (x *BM25) accumulate(query string, score []float64) {
 	var tok tokenizer
-	for _, id := range tok.scan(query, &x.vocab, false) {
+	var idBuf [32]int32
+	for _, id := range tok.scan(query, &x.vocab, false, idBuf[:]) {
 		if id < 0 {
 			continue // idf.get(q) or 0: adds zeros
 		}
@@ -436,22 +437,27 @@ var lenMask = func() (t [17][2]uint64) {
 // inline. The others take the exact path: a token with a byte from 0x80 is
 // split at Python's Unicode whitespace (pyjson.IsSpace) and lowered by
 // pyjson.Lower (Python's full mapping), a longer one lowered into a buffer.
+// A query's bitmap and ids live on the stack.
 type tokenizer struct {
-	ids []int32
 	sep []uint64 // bit i: byte i is ASCII whitespace (1 beyond the text)
 	buf []byte
 }
 
-// scan returns the ids in v of text's tokens, in order. A token not in v
-// is added when add is set (ids in order of first occurrence), else its id
-// is -1.
-func (tk *tokenizer) scan(text string, v *vocab, add bool) []int32 {
+// scan returns the ids in v of text's tokens, in order, in ids' memory if
+// it holds (len(text)+1)/2. A token not in v is added when add is set (ids
+// in order of first occurrence), else its id is -1.
+func (tk *tokenizer) scan(text string, v *vocab, add bool, ids []int32) []int32 {
 	n := len(text)
 	nw := (n + 63) / 64
-	if cap(tk.sep) < nw+1 {
-		tk.sep = make([]uint64, nw+1)
+	var local [8]uint64 // a query's bitmap: no allocation
+	sep := local[:]
+	if nw+1 > len(local) {
+		if cap(tk.sep) < nw+1 {
+			tk.sep = make([]uint64, nw+1)
+		}
+		sep = tk.sep
 	}
-	sep := tk.sep[:nw+1]
+	sep = sep[:nw+1]
 	for wi := range n / 64 {
 		sep[wi] = sepWord(text, 64*wi)
 	}
@@ -471,10 +477,10 @@ func (tk *tokenizer) scan(text string, v *vocab, add bool) []int32 {
 	}
 	sep[nw] = ^uint64(0)
 	// Tokens are separated, so there are at most (n+1)/2.
-	if cap(tk.ids) < (n+1)/2 {
-		tk.ids = make([]int32, (n+1)/2)
+	if cap(ids) < (n+1)/2 {
+		ids = make([]int32, (n+1)/2)
 	}
-	ids := tk.ids[:cap(tk.ids)]
+	ids = ids[:cap(ids)]
 	ni := 0
 	slots, ent, shift := v.slots, v.ent, v.shift
 	prev := uint64(1) // before the text: a separator
@@ -489,9 +495,16 @@ func (tk *tokenizer) scan(text string, v *vocab, add bool) []int32 {
 			// The separators in the 64 bytes from s.
 			ahead := m>>b | next<<(64-b)
 			l := bits.TrailingZeros64(ahead)
-			if l <= 16 && s+16 <= n {
-				mk, t := &lenMask[l], text[s:s+16]
-				w0, w1 := load8(t, 0)&mk[0], load8(t, 8)&mk[1]
+			if l <= 16 {
+				var w0, w1 uint64
+				if s+16 <= n {
+					t := text[s : s+16]
+					w0, w1 = load8(t, 0), load8(t, 8)
+				} else {
+					w0, w1 = tailWords(text[s:])
+				}
+				mk := &lenMask[l]
+				w0, w1 = w0&mk[0], w1&mk[1]
 				if (w0|w1)&high == 0 {
 					w0, w1 = lowerWord(w0), lowerWord(w1)
 					h := hashOf(w0, w1, l)
@@ -509,7 +522,7 @@ func (tk *tokenizer) scan(text string, v *vocab, add bool) []int32 {
 				}
 			}
 			if l == 64 {
-				l = tk.end(wi+1) - s
+				l = end(sep, wi+1) - s
 			}
 			ni = tk.slow(ids, ni, text[s:s+l], v, add)
 			slots, ent, shift = v.slots, v.ent, v.shift
@@ -518,18 +531,31 @@ func (tk *tokenizer) scan(text string, v *vocab, add bool) []int32 {
 	return ids[:ni]
 }
 
-// end is the first separator from bitmap word wi on.
-func (tk *tokenizer) end(wi int) int {
+// tailWords is the first sixteen bytes of s (fewer at a text's end) as two
+// little-endian words, zero-padded.
+func tailWords(s string) (w0, w1 uint64) {
+	for i := range min(len(s), 16) {
+		if i < 8 {
+			w0 |= uint64(s[i]) << (8 * i)
+		} else {
+			w1 |= uint64(s[i]) << (8 * (i - 8))
+		}
+	}
+	return w0, w1
+}
+
+// end is the first separator in bitmap sep from word wi on.
+func end(sep []uint64, wi int) int {
 	for ; ; wi++ {
-		if m := tk.sep[wi]; m != 0 {
+		if m := sep[wi]; m != 0 {
 			return wi*64 + bits.TrailingZeros64(m)
 		}
 	}
 }
 
 // slow puts at ids[ni:] the ids of a run of bytes between ASCII
-// whitespace that the fast path does not take (longer than sixteen bytes,
-// not ASCII or at the text's end) and returns the new count.
+// whitespace that the fast path does not take (longer than sixteen bytes
+// or not ASCII) and returns the new count.
 func (tk *tokenizer) slow(ids []int32, ni int, run string, v *vocab, add bool) int {
 	ascii := true
 	for i := 0; i < len(run); i++ {

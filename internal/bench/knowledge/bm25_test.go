@@ -139,7 +139,7 @@ func checkTokens(t *testing.T, s string) {
 	var v vocab
 	v.init(0)
 	var tok tokenizer
-	got := slices.Clone(tok.scan(s, &v, true))
+	got := slices.Clone(tok.scan(s, &v, true, nil))
 	want := Tokens(s)
 	if len(got) != len(want) {
 		t.Fatalf("%q: %d tokens; want %d (%q)", s, len(got), len(want), want)
@@ -161,7 +161,7 @@ func checkTokens(t *testing.T, s string) {
 			t.Fatalf("%q: id %d is %q; want %q", s, id, words[id], w)
 		}
 	}
-	if again := tok.scan(s, &v, false); !slices.Equal(again, got) {
+	if again := tok.scan(s, &v, false, nil); !slices.Equal(again, got) {
 		t.Fatalf("%q: lookup ids %v; want %v", s, again, got)
 	}
 }
@@ -188,8 +188,8 @@ func TestTokenizerUnknownWords(t *testing.T) {
 	var v vocab
 	v.init(0)
 	var tok tokenizer
-	tok.scan("card fee Überweisung a-very-long-word-indeed", &v, true)
-	got := tok.scan("FEE zzz überweisung A-VERY-LONG-WORD-INDEEd a-very-long-word-indeee Card", &v, false)
+	tok.scan("card fee Überweisung a-very-long-word-indeed", &v, true, nil)
+	got := tok.scan("FEE zzz überweisung A-VERY-LONG-WORD-INDEEd a-very-long-word-indeee Card", &v, false, nil)
 	if want := []int32{1, -1, 2, 3, -1, 0}; !slices.Equal(got, want) {
 		t.Errorf("ids %v; want %v", got, want)
 	}
