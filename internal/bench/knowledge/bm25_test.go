@@ -11,7 +11,7 @@ import (
 )
 
 // referenceBM25 is BM25Okapi written plainly (maps, one pass, the same
-// floating-point operations): the check on NewBM25's parallel, hashed
+// floating-point operations): the check on NewBM25's hashed, bitmap-scanned
 // index, which must score every document the same to the bit.
 func referenceBM25(texts []string, query string) []float64 {
 	n := len(texts)
