@@ -266,9 +266,12 @@ type vent struct {
 	n, off uint32 // off: in arena, for n > 16
 }
 
+// init makes room for about keys words: entries for that many and a table
+// of at least as many slots (a smaller table, more often in cache, is worth
+// the longer probes of up to 3/4 full; it doubles beyond).
 func (v *vocab) init(keys int) {
 	size := 64
-	for 3*size < 4*keys {
+	for size < keys {
 		size *= 2
 	}
 	v.slots = make([]int32, size)
