@@ -25,9 +25,10 @@ import (
 //   - anything else is text for the other side. A line starting with a
 //     backslash is text whatever follows it (the backslash dropped).
 //
-// Unlike upstream, a functional call that does not parse, or that names a
-// tool the side does not have, is refused with a one-line reason instead of
-// being sent as text: a mistyped call would otherwise reach the other side
+// A functional call that does not parse is refused with a one-line reason,
+// as upstream's manual mode refuses it; so is one naming no tool of the side
+// (upstream sends it and the environment answers with an error), unless it
+// reads as prose (callLike): a mistyped call must not reach the other side
 // as a message (the offline user ends the conversation at any text).
 
 var (
@@ -75,7 +76,7 @@ func parseAction(line string, known func(string) bool) (action, error) {
 		}
 		return action{call: &message.ToolCall{Name: m[1], Arguments: args}}, nil
 	}
-	if m := functional.FindStringSubmatch(s); m != nil {
+	if m := functional.FindStringSubmatch(s); m != nil && (known(m[1]) || callLike(s, m[1])) {
 		if !known(m[1]) {
 			return action{}, fmt.Errorf("no tool %q (type tools to list them; start the line with \\ to send it as text)", m[1])
 		}
@@ -86,6 +87,14 @@ func parseAction(line string, known func(string) bool) (action, error) {
 		return action{call: &message.ToolCall{Name: m[1], Arguments: args}}, nil
 	}
 	return action{text: s}, nil
+}
+
+// callLike reports whether a line in the functional pattern whose name is
+// no tool reads as a mistyped call (refused) rather than prose (sent): the
+// name touches its parenthesis or is snake_case. "Sure (one moment)" is
+// prose; upstream refuses it too (its arguments do not parse).
+func callLike(line, name string) bool {
+	return strings.Contains(name, "_") || strings.HasPrefix(line[len(name):], "(")
 }
 
 // jsonObject checks that raw is a JSON object and returns it compact in

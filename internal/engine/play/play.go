@@ -85,6 +85,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.As == agents.HumanUser && po.Backbone == "" {
 		return nil, errext.Usagef("playing the user needs the agent's backbone: pass --backbone NAME (a name in the backbones file, or gold, sim, replay:FILE)")
 	}
+	if o.As == agents.HumanUser && po.Agent == "" {
+		po.Agent = "baseline"
+	}
 	if o.As == agents.HumanAgent && po.Backbone != "" {
 		return nil, errext.Usagef("--backbone drives the agent, which you play: pass --user-backbone for the user simulator (or --as user)")
 	}
