@@ -85,8 +85,14 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.As == agents.HumanUser && po.Backbone == "" {
 		return nil, errext.Usagef("playing the user needs the agent's backbone: pass --backbone NAME (a name in the backbones file, or gold, sim, replay:FILE)")
 	}
+	if o.As == agents.HumanUser && po.UserBackbone != "" {
+		return nil, errext.Usagef("--user-backbone drives the user simulator, which you play: pass --backbone for the agent (or --as agent)")
+	}
 	if o.As == agents.HumanUser && po.Agent == "" {
 		po.Agent = "baseline"
+	}
+	if o.As == agents.HumanAgent && po.Agent != "" && po.Agent != "baseline" {
+		return nil, errext.Usagef("--agent %s names the agent you play against (--as user); you play the agent", po.Agent)
 	}
 	if o.As == agents.HumanAgent && po.Backbone != "" {
 		return nil, errext.Usagef("--backbone drives the agent, which you play: pass --user-backbone for the user simulator (or --as user)")
