@@ -87,6 +87,7 @@ export read it as any run.`,
 	f.BoolVar(&r.AllowModifiedData, "allow-modified-data", false, allowModifiedUsage)
 	f.StringVar(&r.RetrievalConfig, "retrieval-config", "", retrievalConfigUsage+strings.Join(banking.VariantNames(), ", "))
 	f.StringVar(&r.RetrievalConfigKwargs, "retrieval-config-kwargs", "", retrievalKwargsUsage)
+	_ = cmd.RegisterFlagCompletionFunc("as", cobra.FixedCompletions([]string{agents.HumanAgent, agents.HumanUser}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
