@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/core/errext"
+	"github.com/ledgerbench/ledgerbench/internal/core/openaitest"
 	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runplan"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
@@ -188,5 +190,71 @@ func TestRunRefuses(t *testing.T) {
 				t.Fatalf("Run: %v; want %q (usage error %v)", err, tc.want, tc.usage)
 			}
 		})
+	}
+}
+
+// TestRunModelUser: playing the agent without --user-backbone, the user
+// simulator is τ²-bench's default model of the backbones file (here a fake
+// of the API), driven by upstream's user prompt, as upstream's manual mode
+// defaults to it; the default is said and recorded.
+func TestRunModelUser(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.NewServer(t, openaitest.Text("Hi, I'd like to exchange two items of order #W2378156."), openaitest.Text("Great, thanks! ###STOP###"))
+	o := playOptions(t, agents.HumanAgent, "", "")
+	o.Run.BackbonesFile, o.Run.BackbonesOptional = filepath.Join(t.TempDir(), "backbones.yaml"), false
+	if err := os.WriteFile(o.Run.BackbonesFile, []byte("backbones:\n  u41: {base_url: "+srv.BaseURL()+", model: gpt-4.1-2025-04-14, temperature: 0}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var screen strings.Builder
+	o.In, o.Screen = strings.NewReader(task0Exchange+"\nDone: both items are exchanged.\n"), &screen
+	res, err := Run(t.Context(), o)
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, screen.String())
+	}
+	r := res.Record
+	if r.TerminationReason != evaluator.UserStop || r.RewardInfo == nil || r.RewardInfo.Reward != 1 || r.UserBackbone != "u41" {
+		t.Fatalf("record: %s %+v user %s\n%s", r.TerminationReason, r.RewardInfo, r.UserBackbone, screen.String())
+	}
+	for _, s := range []string{"default user-backbone u41 (τ²-bench's default user simulator", "user: Hi, I'd like to exchange", "user: Great, thanks! ###STOP###"} {
+		if !strings.Contains(screen.String(), s) {
+			t.Errorf("screen lacks %q:\n%s", s, screen.String())
+		}
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d user requests; want 2", len(reqs))
+	}
+	if last := reqs[1].Messages[len(reqs[1].Messages)-1]; last.Text() != "Done: both items are exchanged." {
+		t.Errorf("the user simulator's second request ends with %+v; want the person's text", last)
+	}
+}
+
+// TestRunModelAgent: playing the user against a model agent (a fake of
+// the API): the person sees the agent's text, not its tool calls, and the
+// agent gets the person's words as the user's.
+func TestRunModelAgent(t *testing.T) {
+	t.Parallel()
+	exchange := `{"order_id": "#W2378156", "item_ids": ["1151293680", "4983901480"], "new_item_ids": ["7706410293", "7747408585"], "payment_method_id": "credit_card_9513926"}`
+	srv := openaitest.NewServer(t, openaitest.Calls(openaitest.Call("exchange_delivered_order_items", exchange)), openaitest.Text("Your exchange is requested."))
+	o := playOptions(t, agents.HumanUser, "a41", "")
+	o.Run.BackbonesFile, o.Run.BackbonesOptional = filepath.Join(t.TempDir(), "backbones.yaml"), false
+	if err := os.WriteFile(o.Run.BackbonesFile, []byte("backbones:\n  a41: {base_url: "+srv.BaseURL()+", model: gpt-4.1-2025-04-14, temperature: 0}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var screen strings.Builder
+	o.In, o.Screen = strings.NewReader("Please exchange my keyboard and thermostat.\nThanks ###STOP###\n"), &screen
+	res, err := Run(t.Context(), o)
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, screen.String())
+	}
+	r := res.Record
+	if r.TerminationReason != evaluator.UserStop || r.RewardInfo == nil || r.RewardInfo.Reward != 1 || r.Backbone != "a41" || r.UserBackbone != agents.HumanBackbone {
+		t.Fatalf("record: %s %+v backbone %s user %s\n%s", r.TerminationReason, r.RewardInfo, r.Backbone, r.UserBackbone, screen.String())
+	}
+	if s := screen.String(); !strings.Contains(s, "agent: Your exchange is requested.") || strings.Contains(s, "exchange_delivered_order_items") {
+		t.Errorf("screen:\n%s", s)
+	}
+	if first := srv.Requests()[0].Messages; first[len(first)-1].Text() != "Please exchange my keyboard and thermostat." {
+		t.Errorf("the agent's first request ends with %+v", first[len(first)-1])
 	}
 }
