@@ -53,7 +53,9 @@ func (s *tmuxSession) run(args ...string) string {
 }
 
 // screen is the pane's whole history, wrapped lines joined.
-func (s *tmuxSession) screen() string { return s.run("capture-pane", "-p", "-J", "-S", "-", "-t", "play") }
+func (s *tmuxSession) screen() string {
+	return s.run("capture-pane", "-p", "-J", "-S", "-", "-t", "play")
+}
 
 // wait polls the screen until it shows want n times in all (the prompt of a
 // later step, a result) and returns it.

@@ -57,7 +57,8 @@ type Side struct {
 	Ticket string
 	// StopTool and StopToken: a call of StopTool (the agent's `done`)
 	// becomes the message StopToken, which ends the conversation with
-	// agent_stop, as upstream's GymAgent and solo agent turn it.
+	// agent_stop, as upstream's GymAgent and solo agent turn it. Empty on
+	// a loop where the agent cannot stop (τ-Trait's).
 	StopTool, StopToken string
 }
 
@@ -209,7 +210,7 @@ func (h *Human) act(line string) (message.Message, bool, error) {
 	if a.call == nil {
 		return message.Message{Content: a.text}, true, nil
 	}
-	if h.side.agent() && a.call.Name == h.side.StopTool {
+	if h.side.agent() && h.side.StopTool != "" && a.call.Name == h.side.StopTool {
 		fmt.Fprintf(h.out, "  ending the conversation (%s)\n", h.side.StopToken)
 		return message.Message{Content: h.side.StopToken}, true, nil
 	}
@@ -223,7 +224,7 @@ func (h *Human) act(line string) (message.Message, bool, error) {
 // known reports whether name is one of the side's tools (or the agent's
 // stop tool).
 func (h *Human) known(name string) bool {
-	if h.side.agent() && name == h.side.StopTool {
+	if h.side.agent() && h.side.StopTool != "" && name == h.side.StopTool {
 		return true
 	}
 	return slices.ContainsFunc(h.side.Tools, func(t tool.Info) bool { return t.Name == name })
@@ -298,7 +299,11 @@ func (h *Human) help() {
 	fmt.Fprintln(w, "  Commands: tools, tool NAME (its parameters), help, quit")
 	if h.side.agent() {
 		fmt.Fprintln(w, "            policy"+map[bool]string{true: ", ticket", false: ""}[h.side.Ticket != ""])
-		fmt.Fprintf(w, "  %s() ends the conversation (agent_stop).\n", h.side.StopTool)
+		if h.side.StopTool != "" {
+			fmt.Fprintf(w, "  %s() ends the conversation (agent_stop).\n", h.side.StopTool)
+		} else {
+			fmt.Fprintf(w, "  The user ends the conversation (%s); the agent has no stop on this loop.\n", orchestrator.StopTokens()[0])
+		}
 	} else {
 		fmt.Fprintln(w, "            scenario, policy")
 		fmt.Fprintf(w, "  A message holding %s ends the conversation.\n", strings.Join(orchestrator.StopTokens(), ", "))

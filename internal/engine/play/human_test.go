@@ -30,6 +30,7 @@ func TestHumanNext(t *testing.T) {
 		err     error
 		screen  []string // the screen holds these
 		stopped bool     // the message is the agent's stop
+		noStop  bool     // the loop has no agent stop
 	}{
 		{name: "text", role: agents.HumanAgent, input: "How can I help?\n", want: message.Message{Content: "How can I help?"}},
 		{name: "commands first", role: agents.HumanAgent, input: "help\ntools\ntool get_user_details\npolicy\n\nget_user_details(user_id='u1')\n",
@@ -41,6 +42,8 @@ func TestHumanNext(t *testing.T) {
 		{name: "user scenario", role: agents.HumanUser, input: "scenario\nI need help ###STOP###\n", want: message.Message{Content: "I need help ###STOP###"},
 			screen: []string{"── scenario ──\nthe scenario"}},
 		{name: "done is no user tool", role: agents.HumanUser, input: "done()\n", err: ErrEndOfInput, screen: []string{`no tool "done"`}},
+		{name: "no stop on τ-Trait's loop", role: agents.HumanAgent, noStop: true, input: "done()\nhelp\n", err: ErrEndOfInput,
+			screen: []string{`no tool "done"`, "the agent has no stop on this loop"}},
 		{name: "quit", role: agents.HumanAgent, input: "quit\n", err: ErrQuit},
 		{name: "end of input", role: agents.HumanUser, input: "tools\n", err: ErrEndOfInput},
 	}
@@ -50,7 +53,11 @@ func TestHumanNext(t *testing.T) {
 			var screen strings.Builder
 			lines := NewLines(strings.NewReader(tc.input))
 			defer lines.Close()
-			h := NewHuman(testSide(tc.role), lines, &screen, nil)
+			side := testSide(tc.role)
+			if tc.noStop {
+				side.StopTool, side.StopToken = "", ""
+			}
+			h := NewHuman(side, lines, &screen, nil)
 			got, err := h.Next(t.Context(), []message.Message{{Role: message.User, Content: "hi there"}})
 			if !errors.Is(err, tc.err) {
 				t.Fatalf("Next: err %v; want %v\nscreen:\n%s", err, tc.err, screen.String())

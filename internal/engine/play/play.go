@@ -97,9 +97,18 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.As == agents.HumanAgent && po.Backbone != "" {
 		return nil, errext.Usagef("--backbone drives the agent, which you play: pass --user-backbone for the user simulator (or --as user)")
 	}
+	loop, err := agents.LoopOf(po.Loop, po.Domain)
+	if err != nil {
+		return nil, errext.Usage(err)
+	}
 	stop, err := baseline.LoadSolo(po.DataDir)
 	if err != nil {
 		return nil, err
+	}
+	if loop != agents.LoopTau2 {
+		// τ-Trait's (τ-bench v1's) loop has no agent stop: the user's
+		// ###STOP### or a transfer ends it.
+		stop = nil
 	}
 	lines := NewLines(o.In)
 	defer lines.Close()
@@ -139,10 +148,14 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	return out, err
 }
 
-// sideOf is what the person playing as sees of spec's task and domain.
+// sideOf is what the person playing as sees of spec's task and domain;
+// stop is the agent's stop tool (nil on a loop without an agent stop).
 func sideOf(as string, spec runner.Spec, solo bool, stop *baseline.Solo) (Side, error) {
 	dom, task := spec.Domain, spec.Task
-	side := Side{Role: as, Policy: envs.TaskPolicy(dom, task), StopTool: stop.StopTool.Name, StopToken: stop.StopToken}
+	side := Side{Role: as, Policy: envs.TaskPolicy(dom, task)}
+	if stop != nil {
+		side.StopTool, side.StopToken = stop.StopTool.Name, stop.StopToken
+	}
 	if as == agents.HumanUser {
 		side.Tools = usersim.UserTools(dom.UserTools(), task)
 		side.Scenario = task.UserScenario.String()

@@ -175,7 +175,9 @@ func TestRunRefuses(t *testing.T) {
 		{"user with a user backbone", func(o *Options) { o.As, o.Run.Backbone = agents.HumanUser, "gold" }, true, "--user-backbone drives the user simulator, which you play"},
 		{"agent with a backbone", func(o *Options) { o.Run.Backbone = "gold" }, true, "which you play"},
 		{"no default user", func(o *Options) { o.Run.UserBackbone = "" }, true, "pass --user-backbone NAME, or --user-backbone sim"},
-		{"user in solo mode", func(o *Options) { o.As, o.Run.Backbone, o.Run.UserBackbone, o.Run.Solo = agents.HumanUser, "gold", "", true }, true, "solo mode has no user"},
+		{"user in solo mode", func(o *Options) {
+			o.As, o.Run.Backbone, o.Run.UserBackbone, o.Run.Solo = agents.HumanUser, "gold", "", true
+		}, true, "solo mode has no user"},
 		{"unknown task", func(o *Options) { o.Task = "nope" }, true, "nope"},
 		{"used directory", func(o *Options) { o.Run.Out = used.Run.Out }, false, "already holds a run"},
 	}
