@@ -29,13 +29,14 @@ func newCmdPlay(s *Streams, g *globalOptions, runF func(context.Context, *Stream
 	}
 	opts := &playOptions{}
 	cmd := &cobra.Command{
-		Use:   "play --domain D --task ID [--as agent|user] [--user-backbone U | --backbone B] [flags]",
+		Use:   "play [--domain D] [--task ID] [--as agent|user] [--user-backbone U | --backbone B] [flags]",
 		Short: "Play the agent (or the user) of one task yourself, recorded and scored as a run",
 		Long: `Play one simulation of a task in the terminal, as τ²-bench's manual mode (tau2 play):
 you are the agent, with the domain's tools and policy, against the user simulator
 (--user-backbone: τ²-bench's default gpt-4.1-2025-04-14 from the backbones file, or
 sim for the offline scripted user), or with --as user you are the customer, with
 the task's scenario (and the user's tools), against an agent on --backbone.
+Without --domain or --task, play lists them and asks (a number or the name).
 
 Type a message, or call a tool: name(arg='value', n=1), name {"arg": "value"} or
 {"name": ..., "arguments": {...}}; help lists the commands (tools, tool NAME, policy,
@@ -67,8 +68,8 @@ export read it as any run.`,
 	}
 	f := cmd.Flags()
 	r := &opts.Run
-	f.StringVar(&r.Domain, "domain", "", "domain: "+strings.Join(domains.Names(), ", "))
-	f.StringVar(&opts.Task, "task", "", "task id")
+	f.StringVar(&r.Domain, "domain", "", "domain (default: asked, from a list): "+strings.Join(domains.Names(), ", "))
+	f.StringVar(&opts.Task, "task", "", "task id (default: asked, from a list)")
 	f.StringVar(&opts.As, "as", agents.HumanAgent, "the side you play: agent or user")
 	f.StringVar(&r.UserBackbone, "user-backbone", "", "user simulator backbone when you play the agent (default: τ²-bench's, gpt-4.1-2025-04-14 at temperature 0, from the backbones file; sim: the offline scripted user)")
 	f.StringVar(&r.Backbone, "backbone", "", "agent backbone when you play the user (a name in the backbones file, or gold, sim, replay:FILE)")

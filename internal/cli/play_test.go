@@ -53,7 +53,7 @@ func TestPlayContract(t *testing.T) {
 		want string
 	}{
 		{[]string{"play", "--domain", "retail", "--task", "0", "--as", "judge"}, `--as "judge": play the agent or the user`},
-		{[]string{"play", "--domain", "retail", "--user-backbone", "sim"}, "--task is required"},
+		{[]string{"play", "--domain", "retail", "--user-backbone", "sim"}, "no task chosen: pass --task"},
 		{[]string{"play", "--domain", "retail", "--task", "0", "--as", "user"}, "needs the agent's backbone: pass --backbone"},
 		{[]string{"play", "--domain", "retail", "--task", "0", "--backbone", "gold"}, "--backbone drives the agent, which you play"},
 		{[]string{"play", "--domain", "retail", "--task", "nope", "--user-backbone", "sim"}, "nope"},

@@ -25,7 +25,8 @@ import (
 
 // Options are a play's settings: the run's (domain, the other side's
 // backbone, judge, split, seed, limits, run directory, solo) and the side
-// the person plays, the task and the terminal.
+// the person plays, the task and the terminal. An empty domain or task is
+// asked on the terminal.
 type Options struct {
 	// Run holds the settings a play shares with `ledgerbench run`. Its
 	// TaskIDs, Trials, Concurrency, Limit, Shard, Resume and Player are
@@ -62,13 +63,33 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.As != agents.HumanAgent && o.As != agents.HumanUser {
 		return nil, errext.Usagef("--as %q: play the %s or the %s", o.As, agents.HumanAgent, agents.HumanUser)
 	}
-	if strings.TrimSpace(o.Task) == "" {
-		return nil, errext.Usagef("--task is required (ledgerbench tasks --domain %s lists them)", o.Run.Domain)
-	}
 	if o.In == nil || o.Screen == nil {
 		return nil, errors.New("play: no terminal (In and Screen)")
 	}
 	po := o.Run
+	if o.As == agents.HumanUser && po.Backbone == "" {
+		return nil, errext.Usagef("playing the user needs the agent's backbone: pass --backbone NAME (a name in the backbones file, or gold, sim, replay:FILE)")
+	}
+	if o.As == agents.HumanUser && po.UserBackbone != "" {
+		return nil, errext.Usagef("--user-backbone drives the user simulator, which you play: pass --backbone for the agent (or --as agent)")
+	}
+	if o.As == agents.HumanAgent && po.Agent != "" && po.Agent != "baseline" {
+		return nil, errext.Usagef("--agent %s names the agent you play against (--as user); you play the agent", po.Agent)
+	}
+	if o.As == agents.HumanAgent && po.Backbone != "" {
+		return nil, errext.Usagef("--backbone drives the agent, which you play: pass --user-backbone for the user simulator (or --as user)")
+	}
+	if o.As == agents.HumanUser && po.Agent == "" {
+		po.Agent = "baseline"
+	}
+	lines := NewLines(o.In)
+	defer lines.Close()
+	// What the flags leave open is asked, as upstream's manual mode asks.
+	o.Run = po
+	if err := choose(ctx, &o, lines); err != nil {
+		return nil, err
+	}
+	po = o.Run
 	po.TaskIDs, po.Trials, po.Concurrency, po.Limit, po.Shard, po.Resume = []string{o.Task}, 1, 1, 0, "", false
 	if po.Now == nil {
 		po.Now = time.Now
@@ -81,21 +102,6 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	} else if ok {
 		return nil, fmt.Errorf("%s already holds a run; play records into a new directory (pass another --out)", po.Out)
-	}
-	if o.As == agents.HumanUser && po.Backbone == "" {
-		return nil, errext.Usagef("playing the user needs the agent's backbone: pass --backbone NAME (a name in the backbones file, or gold, sim, replay:FILE)")
-	}
-	if o.As == agents.HumanUser && po.UserBackbone != "" {
-		return nil, errext.Usagef("--user-backbone drives the user simulator, which you play: pass --backbone for the agent (or --as agent)")
-	}
-	if o.As == agents.HumanUser && po.Agent == "" {
-		po.Agent = "baseline"
-	}
-	if o.As == agents.HumanAgent && po.Agent != "" && po.Agent != "baseline" {
-		return nil, errext.Usagef("--agent %s names the agent you play against (--as user); you play the agent", po.Agent)
-	}
-	if o.As == agents.HumanAgent && po.Backbone != "" {
-		return nil, errext.Usagef("--backbone drives the agent, which you play: pass --user-backbone for the user simulator (or --as user)")
 	}
 	loop, err := agents.LoopOf(po.Loop, po.Domain)
 	if err != nil {
@@ -110,17 +116,14 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		// ###STOP### or a transfer ends it.
 		stop = nil
 	}
-	lines := NewLines(o.In)
-	defer lines.Close()
-	var player *Human
 	newHuman := func(spec runner.Spec) (*Human, error) {
 		side, err := sideOf(o.As, spec, po.Solo, stop)
 		if err != nil {
 			return nil, err
 		}
-		player = NewHuman(side, lines, o.Screen, ctx.Done())
-		player.Intro()
-		return player, nil
+		h := NewHuman(side, lines, o.Screen, ctx.Done())
+		h.Intro()
+		return h, nil
 	}
 	po.Player = &runplan.Player{Role: o.As,
 		Agent: func(spec runner.Spec) (orchestrator.Agent, error) { return newHuman(spec) },

@@ -169,7 +169,7 @@ func TestRunRefuses(t *testing.T) {
 		want  string
 	}{
 		{"unknown side", func(o *Options) { o.As = "judge" }, true, `--as "judge"`},
-		{"no task", func(o *Options) { o.Task = "" }, true, "--task is required"},
+		{"no task", func(o *Options) { o.Task = "" }, true, "no task chosen: pass --task"},
 		{"user without the agent's backbone", func(o *Options) { o.As, o.Run.UserBackbone = agents.HumanUser, "" }, true, "needs the agent's backbone"},
 		{"agent implementation while playing the agent", func(o *Options) { o.Run.Agent = "ledger" }, true, "--agent ledger names the agent you play against"},
 		{"user with a user backbone", func(o *Options) { o.As, o.Run.Backbone = agents.HumanUser, "gold" }, true, "--user-backbone drives the user simulator, which you play"},
@@ -258,5 +258,27 @@ func TestRunModelAgent(t *testing.T) {
 	}
 	if first := srv.Requests()[0].Messages; first[len(first)-1].Text() != "Please exchange my keyboard and thermostat." {
 		t.Errorf("the agent's first request ends with %+v", first[len(first)-1])
+	}
+}
+
+// TestRunChooses: a domain and task left open are asked, as upstream's
+// manual mode asks: a name or a number of the listed ones.
+func TestRunChooses(t *testing.T) {
+	t.Parallel()
+	o := playOptions(t, agents.HumanAgent, "", "sim")
+	o.Run.Domain, o.Task = "", ""
+	var screen strings.Builder
+	o.In, o.Screen = strings.NewReader("nope\nretail\n999\n2\n"), &screen
+	res, err := Run(t.Context(), o)
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, screen.String())
+	}
+	if r := res.Record; r.Domain != "retail" || r.TaskID != "1" || r.TerminationReason != evaluator.AgentError {
+		t.Errorf("record: %s task %s %s", r.Domain, r.TaskID, r.TerminationReason)
+	}
+	for _, s := range []string{"Domains:\n   1  airline\n", `! "nope" is not a domain here`, "Tasks of retail:\n    1  0  ", `! "999" is not a task here`, "ledgerbench play: retail task 1 "} {
+		if !strings.Contains(screen.String(), s) {
+			t.Errorf("screen lacks %q:\n%s", s, screen.String())
+		}
 	}
 }
