@@ -125,6 +125,7 @@ retail and telecom domains and τ-Trait's telehealth domain, scores them with
 		newCmdView(s, g, nil),
 		newCmdSubmit(s, g, submitRunners{}),
 		newCmdLeaderboard(s, g, nil),
+		newCmdPlay(s, g, nil),
 		newCmdVersion(s, nil),
 	)
 	contract(s, root)
