@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
@@ -166,4 +167,18 @@ func assertions(c *tasks.EvaluationCriteria) string {
 		return ""
 	}
 	return pyjson.Repr(c.NLAssertions)
+}
+
+// Tau2Messages are a recorded τ²-bench simulation's messages as upstream's
+// reviewer reads them: the import's (results.Tau2Simulation.Trajectory), but
+// a tool message's error flag as recorded, false when the recording omits it
+// (upstream's default; the import infers it from the text for scoring).
+func Tau2Messages(s results.Tau2Simulation) []message.Message {
+	msgs := s.Trajectory()
+	for i, m := range s.Messages {
+		if msgs[i].Role == message.Tool {
+			msgs[i].Error = m.Error != nil && *m.Error
+		}
+	}
+	return msgs
 }
