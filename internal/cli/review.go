@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
@@ -220,4 +221,53 @@ func severityOf(p *string) string {
 		return "-"
 	}
 	return *p
+}
+
+// autoReview is run's --auto-review (upstream's --auto-review, --review-mode
+// and --review-model): after the run, every simulation of the run directory
+// is reviewed as `review` does (resumable; a rerun reviews what is missing).
+type autoReview struct {
+	Enabled  bool
+	Mode     string
+	Backbone string
+}
+
+func (a *autoReview) flags(f *pflag.FlagSet) {
+	f.BoolVar(&a.Enabled, "auto-review", false, "after the run, review every simulation with the LLM conversation reviewer (as ledgerbench review; needs --review-backbone)")
+	f.StringVar(&a.Mode, "review-mode", string(review.Full), "--auto-review's "+reviewModeUsage)
+	f.StringVar(&a.Backbone, "review-backbone", "", "--auto-review's backbone (a name in the backbones file; upstream's --review-model)")
+}
+
+// check refuses, before the run starts, an auto-review that could not run.
+func (a *autoReview) check(backbonesFile string) error {
+	if !a.Enabled {
+		return nil
+	}
+	if _, err := review.ParseMode(a.Mode); err != nil {
+		return errext.Usage(fmt.Errorf("--review-mode: %w", err))
+	}
+	if a.Backbone == "" {
+		return errext.Usagef("--auto-review needs --review-backbone (a name in the backbones file)")
+	}
+	cfg, err := llm.Load(backbonesFile)
+	if err != nil {
+		return err
+	}
+	if _, err := cfg.Backbone(a.Backbone); err != nil {
+		return errext.Usage(fmt.Errorf("--review-backbone: %w", err))
+	}
+	return nil
+}
+
+func (a *autoReview) run(ctx context.Context, s *Streams, dataDir, backbonesFile, out string, lo llm.Options, quiet bool) error {
+	if !a.Enabled {
+		return nil
+	}
+	opts := &reviewOptions{Run: out, DataDir: dataDir, Mode: a.Mode, Backbone: a.Backbone, BackbonesFile: backbonesFile,
+		Concurrency: 32, Quiet: quiet, LLM: lo}
+	ro, err := opts.reviewOptions(s)
+	if err != nil {
+		return err
+	}
+	return reviewRun(ctx, s, ro, false)
 }
