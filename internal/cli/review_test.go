@@ -309,3 +309,28 @@ func TestRunAutoReview(t *testing.T) {
 		}
 	}
 }
+
+func TestReviewOptions(t *testing.T) {
+	t.Parallel()
+	def := func(f func(*reviewOptions)) *reviewOptions {
+		o := &reviewOptions{Run: "runs/a", DataDir: "/d", Mode: "full", Backbone: "gpt-4.1", BackbonesFile: "backbones.yaml", Concurrency: 32}
+		if f != nil {
+			f(o)
+		}
+		return o
+	}
+	runOptionCases(t, newCmdReview, []optionCase[reviewOptions]{
+		{name: "defaults", args: []string{"runs/a", "--backbone", "gpt-4.1"}, want: def(nil)},
+		{name: "every flag", args: []string{"runs/a", "--backbone", "gpt-4.1", "-m", "user", "--backbones", "b.yaml", "-c", "4", "--limit", "5", "--task-ids", "1,2", "--show-details", "--quiet"},
+			want: def(func(o *reviewOptions) {
+				o.Mode, o.BackbonesFile, o.Concurrency, o.Limit, o.TaskIDs, o.ShowDetails, o.Quiet = "user", "b.yaml", 4, 5, []string{"1", "2"}, true, true
+			})},
+		{name: "long mode", args: []string{"runs/a", "--backbone", "gpt-4.1", "--mode", "full"}, want: def(nil)},
+		{name: "unknown mode", args: []string{"runs/a", "--backbone", "gpt-4.1", "--mode", "user-only"}, usageErr: true},
+		{name: "no backbone", args: []string{"runs/a"}, usageErr: true},
+		{name: "no run", args: []string{"--backbone", "gpt-4.1"}, usageErr: true},
+		{name: "two runs", args: []string{"runs/a", "runs/b", "--backbone", "gpt-4.1"}, usageErr: true},
+		{name: "zero concurrency", args: []string{"runs/a", "--backbone", "gpt-4.1", "-c", "0"}, usageErr: true},
+		{name: "negative limit", args: []string{"runs/a", "--backbone", "gpt-4.1", "--limit", "-1"}, usageErr: true},
+	})
+}
