@@ -272,10 +272,24 @@ func decodeReply(reply string) (summary string, errs []rawError, err error) {
 	if summary, err = optString(top.Summary, ""); err != nil {
 		return "", nil, fmt.Errorf("%w: summary: %v", errMalformed, err)
 	}
-	if len(top.Errors) > 0 && string(top.Errors) != "null" {
-		if err := json.Unmarshal(top.Errors, &errs); err != nil {
-			return "", nil, fmt.Errorf("%w: errors: %v", errMalformed, err)
+	if isNull(top.Errors) {
+		return summary, nil, nil
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(top.Errors, &items); err != nil {
+		return "", nil, fmt.Errorf("%w: errors: %v", errMalformed, err)
+	}
+	for i, it := range items {
+		var e rawError
+		// Upstream reads each entry with dict.get: anything but an object
+		// (null included) fails the parse.
+		if len(it) == 0 || it[0] != '{' {
+			return "", nil, fmt.Errorf("%w: error %d is not an object: %s", errMalformed, i, it)
 		}
+		if err := json.Unmarshal(it, &e); err != nil {
+			return "", nil, fmt.Errorf("%w: error %d: %v", errMalformed, i, err)
+		}
+		errs = append(errs, e)
 	}
 	return summary, errs, nil
 }
