@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
@@ -224,4 +225,113 @@ func TestReviewOracle(t *testing.T) {
 			t.Logf("%s mode: %d/%d requests equal over %d simulations of %d files", mode, equal, total, k, len(files))
 		})
 	}
+}
+
+// oracleReplies are replies a review model might give: well formed, fenced,
+// in prose, with every field kind, lenient and wrong types, and not JSON.
+var oracleReplies = []string{
+	oracleReply, oracleAuthReply,
+	"```json\n" + `{"errors": [{"source": "agent", "error_type": "content_error", "error_tags": ["missed_required_action", "wrong_sequence"], "severity": "critical", "turn_idx": 7, "reasoning": "skipped the check", "correct_behavior": "verify first"}], "summary": "one agent error"}` + "\n```",
+	`Review: {"errors": [{"source": "USER", "error_tags": "hallucination", "severity": "critical_hindered", "turn_idx": 2, "reasoning": "made up a zip code", "correct_behavior": "say I don't know"}, {"source": "agent", "severity": "critical_helped", "reasoning": "r"}], "summary": "s"} That is all.`,
+	`{"errors": [{"source": "tool", "reasoning": "odd"}], "summary": ""}`,
+	`{"errors": [{"source": "user", "severity": "minor", "turn_idx": 3, "reasoning": "r", "user_message": "98101"}], "summary": "u"}`,
+	`{"errors": [{"turn_idx": 4, "error_tags": ["premature_termination"], "severity": "minor", "reasoning": "ended early", "user_message": "bye"}], "summary": "user only"}`,
+	`{"errors": [], "summary": "clean"}`,
+	`{"summary": "no list"}`,
+	`{"status": "succeeded", "reasoning": "found by email"}`,
+	`{"status": "failed"}`,
+	`{"status": "unknown", "reasoning": "r"}`,
+	"```\n{\"status\": \"not_needed\", \"reasoning\": \"general\"}\n```",
+	`no JSON at all`,
+	`{"errors": "none"}`,
+	`{"errors": [{"source": "agent", "turn_idx": "three", "reasoning": "r"}]}`,
+	`{"errors": [null]}`,
+	`{"errors": [{"source": "agent", "tick_start": 1, "tick_end": 5, "reasoning": "r"}], "summary": "ticks"}`,
+	`{"errors": [{"source": "user", "severity": "critical_helped", "reasoning": "leaked"}], "summary": "x"}`,
+}
+
+// TestReviewOracleParse: upstream's parsers and record types against ours
+// on oracleReplies: the dumped records equal (costs apart), parse failures
+// on both sides.
+func TestReviewOracleParse(t *testing.T) {
+	if os.Getenv("LEDGERBENCH_REVIEW_ORACLE") == "" {
+		t.Skip("LEDGERBENCH_REVIEW_ORACLE not set (see oracle_test.go)")
+	}
+	src := os.Getenv("TAU2_SRC")
+	if src == "" {
+		t.Skip("TAU2_SRC (a tau2-bench src directory) not set")
+	}
+	in, _ := json.Marshal(map[string]any{"parse": oracleReplies})
+	cmd := exec.Command("python3", filepath.Join("testdata", "oracle", "review_oracle.py"))
+	cmd.Env = append(os.Environ(), "TAU2_SRC="+src)
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("oracle: %v\n%s", err, stderr.String())
+	}
+	var want []struct {
+		Review, UserOnly, Auth json.RawMessage
+	}
+	var raw []map[string]json.RawMessage
+	if err := json.Unmarshal(out, &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range raw {
+		want = append(want, struct{ Review, UserOnly, Auth json.RawMessage }{r["review"], r["user_only_review"], r["auth"]})
+	}
+	equal, total, diverged, worded := 0, 0, 0, 0
+	for i, reply := range oracleReplies {
+		rv, uv, av := ParseReview(reply), ParseUserOnly(reply), ParseAuth(reply)
+		for _, c := range []struct {
+			kind   string
+			ours   any
+			failed bool
+			want   json.RawMessage
+		}{
+			{"review", rv, isFailure(rv.Errors, func(e ReviewError) string { return e.Reasoning }), want[i].Review},
+			{"user_only_review", uv, isFailure(uv.Errors, func(e UserOnlyReviewError) string { return e.Reasoning }), want[i].UserOnly},
+			{"auth", av, false, want[i].Auth},
+		} {
+			total++
+			if string(c.want) == "null" {
+				if c.failed {
+					equal++
+					continue
+				}
+				// Upstream's user-only record rejects the severities its own
+				// prompt asks for (see ParseUserOnly): a known divergence.
+				if c.kind == "user_only_review" && strings.Contains(reply, "critical_") {
+					diverged++
+					continue
+				}
+				t.Errorf("reply %d %s: upstream fails the parse, ours %+v", i, c.kind, c.ours)
+				continue
+			}
+			if c.failed {
+				t.Errorf("reply %d %s: ours fails the parse, upstream %s", i, c.kind, c.want)
+				continue
+			}
+			b, _ := json.Marshal(c.ours)
+			var g, w map[string]any
+			_ = json.Unmarshal(b, &g)
+			_ = json.Unmarshal(c.want, &w)
+			delete(g, "cost")
+			if reflect.DeepEqual(g, w) {
+				equal++
+			} else if c.kind == "auth" && g["reasoning"] == "reply did not parse" && g["status"] == w["status"] {
+				// A reply without a JSON object: the same status, the
+				// reasoning in our own words (a record field, not model-facing).
+				worded++
+			} else {
+				t.Errorf("reply %d %s:\nours     %s\nupstream %s", i, c.kind, b, c.want)
+			}
+		}
+	}
+	t.Logf("parsed records equal %d/%d; %d user-only replies with critical_* severities, which upstream's record type refuses; %d unparsed authentication replies, same status, reasoning worded apart", equal, total, diverged, worded)
+}
+
+func isFailure[E any](errs []E, reasoning func(E) string) bool {
+	return len(errs) == 1 && strings.HasPrefix(reasoning(errs[0]), "malformed review reply")
 }

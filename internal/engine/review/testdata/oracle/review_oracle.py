@@ -10,6 +10,12 @@ stand-ins (the same approach as internal/engine/agents' prompt oracle).
 stdin:  {"files": [path...], "mode": "full" | "user", "reply": str, "auth_reply": str}
 stdout: [[request...] per simulation, files in order] ; a request is the body
         litellm gets (None values and num_retries left out), or {"error": str}.
+
+With "parse": [reply...] instead, each reply is read by upstream's parsers
+(_parse_review_response, _parse_user_only_review_response and
+_parse_classification_response) into its record types, as the reviewers do:
+stdout [{"review": dump | null, "user_only_review": dump | null,
+"auth": dump}] (null where upstream's reviewer would record a parse failure).
 """
 
 import importlib.abc
@@ -119,6 +125,36 @@ llm_utils.completion = completion
 llm_utils.get_response_cost = lambda r: None
 llm_utils.get_response_usage = lambda r: None
 llm_utils._write_llm_log = lambda *a, **k: None
+
+if "parse" in req:
+    import tau2.evaluator.review_llm_judge as full
+    import tau2.evaluator.review_llm_judge_user_only as uo
+    import tau2.evaluator.auth_classifier as auth
+    from tau2.data_model.simulation import AuthenticationClassification, Review, UserOnlyReview
+
+    def dump(make):
+        try:
+            return make().model_dump(mode="json", exclude={"cost"})
+        except Exception:  # noqa: BLE001
+            return None
+
+    def review_of(reply):
+        summary, agent, user, crit, has, errors = full._parse_review_response(reply)
+        return Review(summary=summary, agent_error=agent, user_error=user, critical_user_error=crit,
+                      has_errors=has, errors=errors)
+
+    def user_of(reply):
+        summary, user, crit, has, errors = uo._parse_user_only_review_response(reply)
+        return UserOnlyReview(summary=summary, user_error=user, critical_user_error=crit,
+                              has_errors=has, errors=errors)
+
+    def auth_of(reply):
+        status, reasoning = auth._parse_classification_response(reply)
+        return AuthenticationClassification(status=status, reasoning=reasoning)
+
+    json.dump([{"review": dump(lambda: review_of(r)), "user_only_review": dump(lambda: user_of(r)),
+                "auth": dump(lambda: auth_of(r))} for r in req["parse"]], sys.stdout)
+    sys.exit(0)
 
 mode = ReviewMode.FULL if req["mode"] == "full" else ReviewMode.USER
 out = []
