@@ -334,3 +334,42 @@ func TestReviewOptions(t *testing.T) {
 		{name: "negative limit", args: []string{"runs/a", "--backbone", "gpt-4.1", "--limit", "-1"}, usageErr: true},
 	})
 }
+
+// TestReviewTau2File: a τ²-bench results file is reviewed with the policy
+// and guidelines its info records into NAME.reviews.jsonl, which report
+// reads back beside the file.
+func TestReviewTau2File(t *testing.T) {
+	t.Parallel()
+	src, _ := filepath.Glob(filepath.Join(datatest.Trajectories(t), "sierra-research+tau2-bench", "2025-08-10_telecom*.json"))
+	if len(src) != 1 {
+		t.Skip("the recorded telecom file is missing")
+	}
+	b, err := os.ReadFile(src[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "telecom.json")
+	if err := os.WriteFile(file, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var fail atomic.Value
+	srv := reviewServer(t, &fail)
+	bb := writeBackbones(t, dir, srv.BaseURL(), 10*time.Second)
+	if r, err := reviewCLI(t, file, "--backbone", "fake", "--backbones", bb, "--limit", "3", "--show-details"); err != nil {
+		t.Fatalf("%v\n%s", err, r.errOut)
+	} else if !strings.Contains(r.out, "authentication succeeded: found by email") || !strings.Contains(r.out, "- agent turn 3 [missed_required_action] critical: did not act") {
+		t.Errorf("details:\n%s", r.out)
+	}
+	if got := len(srv.Requests()); got != 6 {
+		t.Errorf("%d requests; want 6", got)
+	}
+	revs, err := review.Read(filepath.Join(dir, "telecom.reviews.jsonl"))
+	if err != nil || revs == nil || len(revs.Entries) != 3 {
+		t.Fatalf("reviews beside the file: %v, %+v", err, revs)
+	}
+	rep := mustRun(t, "report", "--table", "errors", "--format", "csv", "--no-domains", file).out
+	if !strings.Contains(rep, "Reviewed,Rev agent") {
+		t.Errorf("report of the file lacks the review columns:\n%s", rep)
+	}
+}
