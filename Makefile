@@ -44,7 +44,7 @@ vet:
 	$(GO) vet $(PKGS)
 
 test: vet
-	$(GO) test -race -timeout 25m $(PKGS)
+	$(GO) test -race -parallel 4 -timeout 25m $(PKGS)
 
 test-short:
 	$(GO) test -short $(PKGS)

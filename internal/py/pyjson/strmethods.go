@@ -3,6 +3,7 @@ package pyjson
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Python's str methods where upstream's code applies them to values the
@@ -18,8 +19,10 @@ func IsSpace(r rune) bool {
 func Strip(s string) string { return strings.TrimFunc(s, IsSpace) }
 
 // Lower is str.lower(). Go's per-rune mapping agrees with Python's full case
-// mapping except that Python lowers U+0130 (İ) to "i̇" (two runes); the
-// final-sigma rule (Python lowers a word-final Σ to ς) is not applied.
+// mapping except for U+0130 (İ), which Python lowers to "i̇" (two runes), and
+// Σ, which Python lowers to ς in the Final_Sigma context (after a cased
+// letter and not before one, case-ignorable characters skipped) and to σ
+// elsewhere.
 func Lower(s string) string {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c >= 0x80 || (c >= 'A' && c <= 'Z') {
@@ -30,18 +33,58 @@ func Lower(s string) string {
 }
 
 func lower(s string) string {
-	if !strings.ContainsRune(s, 'İ') {
+	if !strings.ContainsRune(s, 'İ') && !strings.ContainsRune(s, 'Σ') {
 		return strings.ToLower(s)
 	}
+	rs := []rune(s)
 	var b strings.Builder
-	for _, r := range s {
-		if r == 'İ' {
+	b.Grow(len(s) + 2)
+	for i, r := range rs {
+		switch r {
+		case 'İ':
 			b.WriteString("i\u0307")
-			continue
+		case 'Σ':
+			if finalSigma(rs, i) {
+				b.WriteRune('ς')
+			} else {
+				b.WriteRune('σ')
+			}
+		default:
+			b.WriteRune(unicode.ToLower(r))
 		}
-		b.WriteRune(unicode.ToLower(r))
 	}
 	return b.String()
+}
+
+// finalSigma is CPython's test for the Σ at rs[i]: a cased character before
+// it and none after it, case-ignorable characters skipped both ways.
+func finalSigma(rs []rune, i int) bool {
+	j := i - 1
+	for j >= 0 && caseIgnorable(rs[j]) {
+		j--
+	}
+	if j < 0 || !cased(rs[j]) {
+		return false
+	}
+	for j = i + 1; j < len(rs) && caseIgnorable(rs[j]); j++ {
+	}
+	return j == len(rs) || !cased(rs[j])
+}
+
+// cased is Unicode's Cased property.
+func cased(r rune) bool {
+	return unicode.In(r, unicode.Lu, unicode.Ll, unicode.Lt, unicode.Other_Lowercase, unicode.Other_Uppercase)
+}
+
+// caseIgnorable is Unicode's Case_Ignorable property: marks, format
+// characters, modifier letters and symbols, and the apostrophes, periods and
+// colons Word_Break counts as MidLetter, MidNumLet or Single_Quote.
+func caseIgnorable(r rune) bool {
+	switch r {
+	case '\'', '.', ':', 0x00B7, 0x0387, 0x055F, 0x05F4, 0x2018, 0x2019, 0x2024, 0x2027, 0xFE13, 0xFE52, 0xFE55, 0xFF07, 0xFF0E, 0xFF1A:
+		return true
+	}
+	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Lm, unicode.Sk)
 }
 
 // Title is str.title(): a cased character after an uncased one is
@@ -50,9 +93,22 @@ func Title(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	prevCased := false
-	for _, r := range s {
+	var rs []rune // s as runes, for a Σ's context
+	for i, r := range s {
 		if prevCased {
-			b.WriteRune(unicode.ToLower(r))
+			if r == 'Σ' {
+				if rs == nil {
+					rs = []rune(s)
+				}
+				if finalSigma(rs, utf8.RuneCountInString(s[:i])) {
+					r = 'ς'
+				}
+			}
+			if r == 'İ' {
+				b.WriteString("i\u0307")
+			} else {
+				b.WriteRune(unicode.ToLower(r))
+			}
 		} else {
 			b.WriteRune(unicode.ToTitle(r))
 		}
