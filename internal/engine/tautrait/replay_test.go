@@ -18,6 +18,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
 	"github.com/ledgerbench/ledgerbench/internal/engine/usersim"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
+	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
 // TestReplayRecordings replays every recorded GPT-5 run of telehealth and
@@ -145,7 +146,7 @@ func TestRequestsAlongRecordings(t *testing.T) {
 
 func requestsAlongRecordings(t *testing.T, root string, td tauTraitDomain, prompts *usersim.TraitPrompts) {
 	dom := td.dom
-	agentReqs, agentEq, otherClient, userReqs, userEq := 0, 0, 0, 0, 0
+	var n alongCounts
 	for _, path := range datatest.TauTraitRecordingsOf(t, td.env) {
 		raw, err := os.ReadFile(path)
 		if err != nil {
@@ -159,77 +160,113 @@ func requestsAlongRecordings(t *testing.T, root string, td tauTraitDomain, promp
 			t.Fatal(err)
 		}
 		for _, rec := range list {
-			name := fmt.Sprintf("%s/task%d", filepath.Base(path), rec.TaskID)
-			var agentTurns, userTurns []openaitest.Reply
-			var agentAt []int // index in traj of each assistant message
-			for i, m := range rec.Traj {
-				delete(m, "annotations")
-				switch m["role"] {
-				case "assistant":
-					agentAt = append(agentAt, i)
-					r := openaitest.Reply{}
-					if s, ok := m["content"].(string); ok {
-						r.Content = s
-					}
-					calls, _ := m["tool_calls"].([]any)
-					for _, c := range calls {
-						c := c.(map[string]any)
-						fn := c["function"].(map[string]any)
-						r.ToolCalls = append(r.ToolCalls, openaitest.ToolCall{ID: c["id"].(string), Name: fn["name"].(string), Arguments: fn["arguments"].(string)})
-					}
-					agentTurns = append(agentTurns, r)
-				case "user":
-					userTurns = append(userTurns, openaitest.Text(m["content"].(string)))
-				}
-			}
+			conv := scriptOf(rec.Traj)
 			task := &dom.Tasks().Extra["test"][rec.TaskID]
-			c := runScripted(t, dom, root, task, agentTurns, userTurns)
-			for n, body := range c.agent {
-				agentReqs++
-				got := normalised(t, body)["messages"]
-				want := jsonValue(t, mustJSON(rec.Traj[:agentAt[n]]))
-				switch {
-				case reflect.DeepEqual(got, want):
-					agentEq++
-				case reflect.DeepEqual(withoutNullKeys(got), withoutNullKeys(want)):
-					// skeptical_*.json were recorded by another client: its
-					// assistant messages lack litellm's function_call (and a
-					// null tool_calls) that ToolCallingAgent's model_dump()
-					// keeps, and that we send.
-					otherClient++
-				case agentReqs-agentEq-otherClient <= 3:
-					t.Errorf("%s: agent request %d:\n%.1500s\nupstream sent\n%.1500s", name, n, mustJSON(got), mustJSON(want))
-				}
-			}
-			// The user's view: system, greeting, then its own turns
-			// (dumped) and the agent's respond contents, alternating.
-			view := []any{map[string]any{"role": "system", "content": prompts.System(task.UserScenario.Instructions.String(), false)},
-				map[string]any{"role": "user", "content": prompts.Greeting}}
-			u := 0
-			for i, m := range rec.Traj {
-				if i == 0 {
-					continue
-				}
-				switch {
-				case m["role"] == "user":
-					userReqs++
-					if n := u; n < len(c.user) && reflect.DeepEqual(normalised(t, c.user[n])["messages"], jsonValue(t, mustJSON(view))) {
-						userEq++
-					} else if userReqs-userEq <= 3 {
-						t.Errorf("%s: user request %d differs", name, n)
-					}
-					u++
-					view = append(view, dumped(m["content"], nil))
-				case m["role"] == "assistant" && m["tool_calls"] == nil:
-					view = append(view, map[string]any{"role": "user", "content": m["content"]})
-				}
-			}
+			c := runScripted(t, dom, root, task, conv.agentTurns, conv.userTurns)
+			n.compare(t, fmt.Sprintf("%s/task%d", filepath.Base(path), rec.TaskID), conv, c, prompts, task, false)
 		}
 	}
 	t.Logf("%s: requests along the recorded conversations equal to upstream's: agent %d/%d (%d more equal but for the null keys another client left out), user %d/%d",
-		dom.Name(), agentEq, agentReqs, otherClient, userEq, userReqs)
-	if agentEq+otherClient != agentReqs || userEq != userReqs {
-		t.Errorf("%d agent and %d user requests differ", agentReqs-agentEq-otherClient, userReqs-userEq)
+		dom.Name(), n.agentEq, n.agentReqs, n.otherClient, n.userEq, n.userReqs)
+	if n.agentEq+n.otherClient != n.agentReqs || n.userEq != n.userReqs {
+		t.Errorf("%d agent and %d user requests differ", n.agentReqs-n.agentEq-n.otherClient, n.userReqs-n.userEq)
+	}
+}
+
+// recordedConv is one recorded conversation (OpenAI's "annotations", which
+// ledgerbench does not keep, removed) with the replies it scripts for the
+// fake agent and user servers.
+type recordedConv struct {
+	traj                  []map[string]any
+	agentTurns, userTurns []openaitest.Reply
+	agentAt               []int // index in traj of each assistant message
+}
+
+func scriptOf(traj []map[string]any) recordedConv {
+	conv := recordedConv{traj: traj}
+	for i, m := range traj {
+		delete(m, "annotations")
+		switch m["role"] {
+		case "assistant":
+			conv.agentAt = append(conv.agentAt, i)
+			r := openaitest.Reply{}
+			if s, ok := m["content"].(string); ok {
+				r.Content = s
+			}
+			calls, _ := m["tool_calls"].([]any)
+			for _, c := range calls {
+				c := c.(map[string]any)
+				fn := c["function"].(map[string]any)
+				r.ToolCalls = append(r.ToolCalls, openaitest.ToolCall{ID: c["id"].(string), Name: fn["name"].(string), Arguments: fn["arguments"].(string)})
+			}
+			conv.agentTurns = append(conv.agentTurns, r)
+		case "user":
+			conv.userTurns = append(conv.userTurns, openaitest.Text(m["content"].(string)))
+		}
+	}
+	return conv
+}
+
+// alongCounts counts the requests compared along recordings: agentEq equal,
+// otherClient equal but for the null keys another client left out,
+// agentModulo (recordings on other data) equal but for tool outputs.
+type alongCounts struct {
+	agentReqs, agentEq, agentModulo, otherClient, userReqs, userEq int
+}
+
+// compare checks the requests captured while replaying conv: each agent
+// request is the trajectory up to that assistant message (ToolCallingAgent
+// sends its messages list whole at every step), each user request the
+// user's view in upstream's user flow (system, greeting, then its own turns
+// dumped and the agent's respond contents, alternating). The trajectory is
+// decoded once and its prefixes compared, as decoding each prefix would.
+func (n *alongCounts) compare(t *testing.T, name string, conv recordedConv, c captured, prompts *usersim.TraitPrompts, task *tasks.Task, otherData bool) {
+	t.Helper()
+	traj := jsonValue(t, mustJSON(conv.traj)).([]any)
+	for i, body := range c.agent {
+		n.agentReqs++
+		got := normalised(t, body)["messages"]
+		want := any(traj[:conv.agentAt[i]])
+		switch {
+		case reflect.DeepEqual(got, want):
+			n.agentEq++
+			n.agentModulo++
+		case otherData:
+			if reflect.DeepEqual(withoutOutputs(got), withoutOutputs(want)) {
+				n.agentModulo++
+			}
+		case reflect.DeepEqual(withoutNullKeys(got), withoutNullKeys(want)):
+			// skeptical_*.json were recorded by another client: its
+			// assistant messages lack litellm's function_call (and a null
+			// tool_calls) that ToolCallingAgent's model_dump() keeps, and
+			// that we send.
+			n.otherClient++
+		case n.agentReqs-n.agentEq-n.otherClient <= 3:
+			t.Errorf("%s: agent request %d:\n%.1500s\nupstream sent\n%.1500s", name, i, mustJSON(got), mustJSON(want))
+		}
+	}
+	view := []any{
+		jsonValue(t, mustJSON(map[string]any{"role": "system", "content": prompts.System(task.UserScenario.Instructions.String(), false)})),
+		jsonValue(t, mustJSON(map[string]any{"role": "user", "content": prompts.Greeting})),
+	}
+	u := 0
+	for i, m := range conv.traj {
+		if i == 0 {
+			continue
+		}
+		switch {
+		case m["role"] == "user":
+			n.userReqs++
+			if u < len(c.user) && reflect.DeepEqual(normalised(t, c.user[u])["messages"], any(view)) {
+				n.userEq++
+			} else if n.userReqs-n.userEq <= 3 {
+				t.Errorf("%s: user request %d differs", name, u)
+			}
+			u++
+			view = append(view, jsonValue(t, mustJSON(dumped(m["content"], nil))))
+		case m["role"] == "assistant" && m["tool_calls"] == nil:
+			view = append(view, jsonValue(t, mustJSON(map[string]any{"role": "user", "content": m["content"]})))
+		}
 	}
 }
 

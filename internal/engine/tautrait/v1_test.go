@@ -15,7 +15,6 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
-	"github.com/ledgerbench/ledgerbench/internal/core/openaitest"
 	"github.com/ledgerbench/ledgerbench/internal/core/oracletest"
 	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
 	"github.com/ledgerbench/ledgerbench/internal/engine/orchestrator"
@@ -281,92 +280,28 @@ func TestV1RequestsAlongRecordings(t *testing.T) {
 			if err := json.Unmarshal(raw, &list); err != nil {
 				t.Fatal(err)
 			}
-			agentReqs, agentEq, agentModulo, otherClient, userReqs, userEq, convs := 0, 0, 0, 0, 0, 0, 0
+			var n alongCounts
+			convs := 0
 			for _, rec := range list {
 				if len(rec.Traj) == 0 {
 					continue // an episode that failed before its first step
 				}
 				convs++
-				name := fmt.Sprintf("task%d", rec.TaskID)
-				var agentTurns, userTurns []openaitest.Reply
-				var agentAt []int
-				for i, m := range rec.Traj {
-					delete(m, "annotations")
-					switch m["role"] {
-					case "assistant":
-						agentAt = append(agentAt, i)
-						r := openaitest.Reply{}
-						if s, ok := m["content"].(string); ok {
-							r.Content = s
-						}
-						cs, _ := m["tool_calls"].([]any)
-						for _, c := range cs {
-							c := c.(map[string]any)
-							fn := c["function"].(map[string]any)
-							r.ToolCalls = append(r.ToolCalls, openaitest.ToolCall{ID: c["id"].(string), Name: fn["name"].(string), Arguments: fn["arguments"].(string)})
-						}
-						agentTurns = append(agentTurns, r)
-					case "user":
-						userTurns = append(userTurns, openaitest.Text(m["content"].(string)))
-					}
-				}
+				conv := scriptOf(rec.Traj)
 				task := &dom.Tasks().Extra[split][rec.TaskID]
-				c := runScripted(t, dom, root, task, agentTurns, userTurns)
-				for n, body := range c.agent {
-					agentReqs++
-					got := normalised(t, body)["messages"]
-					want := jsonValue(t, mustJSON(rec.Traj[:agentAt[n]]))
-					switch {
-					case reflect.DeepEqual(got, want):
-						agentEq++
-						agentModulo++
-					case otherData:
-						if reflect.DeepEqual(withoutOutputs(got), withoutOutputs(want)) {
-							agentModulo++
-						}
-					case reflect.DeepEqual(withoutNullKeys(got), withoutNullKeys(want)):
-						// skeptical_airline.json was recorded by another
-						// client, as τ-Trait's other skeptical_*.json
-						// (TestRequestsAlongRecordings): its assistant
-						// messages lack the null keys ToolCallingAgent's
-						// model_dump() keeps.
-						otherClient++
-					case agentReqs-agentEq-otherClient <= 3:
-						t.Errorf("%s: agent request %d:\n%.1500s\nupstream sent\n%.1500s", name, n, mustJSON(got), mustJSON(want))
-					}
-				}
-				view := []any{map[string]any{"role": "system", "content": prompts.System(task.UserScenario.Instructions.String(), false)},
-					map[string]any{"role": "user", "content": prompts.Greeting}}
-				u := 0
-				for i, m := range rec.Traj {
-					if i == 0 {
-						continue
-					}
-					switch {
-					case m["role"] == "user":
-						userReqs++
-						if n := u; n < len(c.user) && reflect.DeepEqual(normalised(t, c.user[n])["messages"], jsonValue(t, mustJSON(view))) {
-							userEq++
-						} else if userReqs-userEq <= 3 {
-							t.Errorf("%s: user request %d differs", name, n)
-						}
-						u++
-						view = append(view, dumped(m["content"], nil))
-					case m["role"] == "assistant" && m["tool_calls"] == nil:
-						view = append(view, map[string]any{"role": "user", "content": m["content"]})
-					}
-				}
+				c := runScripted(t, dom, root, task, conv.agentTurns, conv.userTurns)
+				n.compare(t, fmt.Sprintf("task%d", rec.TaskID), conv, c, prompts, task, otherData)
 			}
-			t.Logf("%s (%s, %d conversations): requests equal to upstream's: agent %d/%d (%d more equal but for the null keys another client left out), user %d/%d", filepath.Base(path), dom.Name(), convs, agentEq, agentReqs, otherClient, userEq, userReqs)
+			t.Logf("%s (%s, %d conversations): requests equal to upstream's: agent %d/%d (%d more equal but for the null keys another client left out), user %d/%d", filepath.Base(path), dom.Name(), convs, n.agentEq, n.agentReqs, n.otherClient, n.userEq, n.userReqs)
 			if otherData {
-				t.Logf("%s was recorded on other data and an older litellm: agent requests equal but for tool outputs and litellm's newer null keys (function_call, tool_calls): %d/%d", filepath.Base(path), agentModulo, agentReqs)
-				if agentModulo != agentReqs || userEq != userReqs {
-					t.Errorf("%d agent requests differ beyond tool outputs, %d user requests differ", agentReqs-agentModulo, userReqs-userEq)
+				t.Logf("%s was recorded on other data and an older litellm: agent requests equal but for tool outputs and litellm's newer null keys (function_call, tool_calls): %d/%d", filepath.Base(path), n.agentModulo, n.agentReqs)
+				if n.agentModulo != n.agentReqs || n.userEq != n.userReqs {
+					t.Errorf("%d agent requests differ beyond tool outputs, %d user requests differ", n.agentReqs-n.agentModulo, n.userReqs-n.userEq)
 				}
 				return
 			}
-			if agentEq+otherClient != agentReqs || userEq != userReqs {
-				t.Errorf("%d agent and %d user requests differ", agentReqs-agentEq-otherClient, userReqs-userEq)
+			if n.agentEq+n.otherClient != n.agentReqs || n.userEq != n.userReqs {
+				t.Errorf("%d agent and %d user requests differ", n.agentReqs-n.agentEq-n.otherClient, n.userReqs-n.userEq)
 			}
 		})
 	}
