@@ -31,6 +31,8 @@ type source struct {
 	goldenPlaceholder string
 	dense             pyliteral.FString
 	providers         []string
+	// texts are the tool methods' string literals (texts.go).
+	texts map[string]lits
 }
 
 type depositImage struct{ atmID, envelope, notes string }
@@ -52,6 +54,9 @@ func loadSource(root string, agent, user *dset) (*source, error) {
 	}
 	fail := func(sym string, err error) error { return fmt.Errorf("%s: %s: %w", path, sym, err) }
 	s := &source{}
+	if s.texts, err = loadTexts(path, src); err != nil {
+		return nil, err
+	}
 	if v := mod.Var("TransferReasonLiteral"); v == nil {
 		return nil, fail("TransferReasonLiteral", pyliteral.ErrNoSymbol)
 	} else if sub, ok := v.Value.(*pyliteral.Subscript); !ok {

@@ -117,6 +117,7 @@ func agentToolList() []tool.Tool[*Env] {
 var mutatingGeneric = []string{"give_discoverable_user_tool", "unlock_discoverable_agent_tool"}
 
 func transferToHumanAgents(_ context.Context, e *Env, a transferArgs) (any, error) {
+	tx := e.d.src.texts["KnowledgeTools.transfer_to_human_agents"]
 	reason := a.Reason.Or("other")
 	valid := e.d.src.transferReasons
 	ok := false
@@ -127,9 +128,9 @@ func transferToHumanAgents(_ context.Context, e *Env, a transferArgs) (any, erro
 		}
 	}
 	if !ok {
-		return fmt.Sprintf("Error: Invalid transfer reason '%s'. Must be one of: %s", str(reason), strings.Join(valid, ", ")), nil
+		return tx.f(2, str(reason), strings.Join(valid, ", ")), nil
 	}
-	return fmt.Sprintf("Transfer successful (reason: %s). A human agent will assist you shortly.", str(reason)), nil
+	return tx.f(3, str(reason)), nil
 }
 
 func getCurrentTime(_ context.Context, _ *Env, _ noArgs) (any, error) {
@@ -149,15 +150,16 @@ func getUserByEmail(_ context.Context, e *Env, a emailArgs) (any, error) {
 }
 
 func changeUserEmail(_ context.Context, e *Env, a changeEmailArgs) (any, error) {
+	tx := e.d.src.texts["KnowledgeTools.change_user_email"]
 	rec, ok, err := e.mutRecord(tUsers, a.UserID.V)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Error: User with ID '%s' not found.", str(a.UserID.V)), nil
+		return tx.f(3, str(a.UserID.V)), nil
 	}
 	rec.Set("email", a.NewEmail.V)
-	return fmt.Sprintf("Email updated successfully.\n  - User ID: %s\n  - New Email: %s", str(a.UserID.V), str(a.NewEmail.V)), nil
+	return tx.f(4, str(a.UserID.V), str(a.NewEmail.V)), nil
 }
 
 func getReferralsByUser(_ context.Context, e *Env, a userIDArgs) (any, error) {
@@ -183,6 +185,7 @@ func verificationID(userID, timeVerified any) (string, error) {
 }
 
 func logVerification(_ context.Context, e *Env, a logVerificationArgs) (any, error) {
+	tx := e.d.src.texts["KnowledgeTools.log_verification"]
 	id, err := verificationID(a.UserID.V, a.TimeVerified.V)
 	if err != nil {
 		return nil, err
@@ -196,9 +199,9 @@ func logVerification(_ context.Context, e *Env, a logVerificationArgs) (any, err
 	rec.Set("date_of_birth", a.DateOfBirth.V)
 	rec.Set("time_verified", a.TimeVerified.V)
 	if !e.add(tVerificationHistory, id, rec) {
-		return "Failed to log verification: Record may already exist.", nil
+		return tx.s(9), nil
 	}
-	return fmt.Sprintf("Verification logged successfully.\n  - User: %s (ID: %s)\n  - Verified at: %s",
+	return tx.f(10,
 		str(a.Name.V), str(a.UserID.V), str(a.TimeVerified.V)), nil
 }
 
@@ -215,20 +218,21 @@ func loadsArgs(v any, intAsFloat bool) (any, error, error) {
 }
 
 func giveDiscoverableUserTool(_ context.Context, e *Env, a giveToolArgs) (any, error) {
+	tx := e.d.src.texts["KnowledgeTools.give_discoverable_user_tool"]
 	name := a.DiscoverableToolName.V
 	if !isStr(name) {
 		return nil, typeErr("attribute name must be string, not '%s'", typeName(name))
 	}
 	spec, ok, _ := e.d.userDisc.lookup(name)
 	if !ok {
-		return fmt.Sprintf("Error: Unknown discoverable tool '%s'.", str(name)), nil
+		return tx.f(2, str(name)), nil
 	}
 	args, decErr, err := loadsArgs(a.Arguments.Or("{}"), false)
 	if err != nil {
 		return nil, err
 	}
 	if decErr != nil {
-		return "Error: Invalid JSON in arguments: " + decErr.Error(), nil
+		return tx.p(4, 0) + decErr.Error(), nil
 	}
 	keys, err := pyjson.Iterate(args)
 	if err != nil {
@@ -236,7 +240,7 @@ func giveDiscoverableUserTool(_ context.Context, e *Env, a giveToolArgs) (any, e
 	}
 	for _, k := range keys {
 		if !spec.hasParam(k) && !eq(k, "self") {
-			return "Error: Unexpected parameter: " + str(k), nil
+			return tx.p(6, 0) + str(k), nil
 		}
 	}
 	info := spec.info
@@ -245,7 +249,7 @@ func giveDiscoverableUserTool(_ context.Context, e *Env, a giveToolArgs) (any, e
 	rec.Set("tool_name", spec.name)
 	rec.Set("status", "GIVEN")
 	e.add(tUserDiscoverableTools, deterministicID("user_discoverable_tool:"+spec.name, 16), rec)
-	argsStr := "(no arguments)"
+	argsStr := tx.s(14)
 	if truthy(args) {
 		argsStr = jsonIndent(args)
 	}
@@ -255,13 +259,14 @@ func giveDiscoverableUserTool(_ context.Context, e *Env, a giveToolArgs) (any, e
 }
 
 func unlockDiscoverableAgentTool(_ context.Context, e *Env, a unlockArgs) (any, error) {
+	tx := e.d.src.texts["KnowledgeTools.unlock_discoverable_agent_tool"]
 	name := a.AgentToolName.V
 	spec, ok, err := e.d.agentDisc.lookup(name)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Error: Unknown agent tool '%s'. This tool is not available.", str(name)), nil
+		return tx.f(1, str(name)), nil
 	}
 	if !slices.Contains(e.unlocked, spec.name) {
 		e.unlocked = append(e.unlocked, spec.name)
@@ -272,28 +277,29 @@ func unlockDiscoverableAgentTool(_ context.Context, e *Env, a unlockArgs) (any, 
 }
 
 func callDiscoverableAgentTool(ctx context.Context, e *Env, a callAgentToolArgs) (any, error) {
+	tx := e.d.src.texts["KnowledgeTools.call_discoverable_agent_tool"]
 	name := a.AgentToolName.V
 	spec, ok, err := e.d.agentDisc.lookup(name)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Error: Unknown agent tool '%s'. This tool is not available.", str(name)), nil
+		return tx.f(2, str(name)), nil
 	}
 	if !slices.Contains(e.unlocked, spec.name) {
-		return fmt.Sprintf("Error: Tool '%s' has not been unlocked. You must first use `unlock_discoverable_agent_tool` to unlock this tool before calling it.", spec.name), nil
+		return tx.f(3, spec.name), nil
 	}
 	args, decErr, err := loadsArgs(a.Arguments.Or("{}"), true)
 	if err != nil {
 		return nil, err
 	}
 	if decErr != nil {
-		return "Error: Invalid JSON in arguments: " + decErr.Error(), nil
+		return tx.p(4, 0) + decErr.Error(), nil
 	}
 	res, err := spec.call(ctx, e, agentClass, args)
 	if err != nil {
 		if isTypeError(err) {
-			return "Error: Invalid arguments: " + err.Error(), nil
+			return tx.p(5, 0) + err.Error(), nil
 		}
 		return nil, err
 	}
@@ -307,9 +313,10 @@ func callDiscoverableAgentTool(ctx context.Context, e *Env, a callAgentToolArgs)
 }
 
 func listDiscoverableAgentTools(_ context.Context, e *Env, _ noArgs) (any, error) {
+	tx := e.d.src.texts["KnowledgeTools.list_discoverable_agent_tools"]
 	res := e.queryTool("agent_discoverable_tools", "{}")
-	if strings.Contains(res, "No results found") {
-		return "No agent tools have been called yet. Search the knowledge base to discover available tools.", nil
+	if strings.Contains(res, tx.s(3)) {
+		return tx.s(4), nil
 	}
-	return "Your called agent tools:\n" + res, nil
+	return tx.p(5, 0) + res, nil
 }

@@ -1,0 +1,120 @@
+package banking
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ledgerbench/ledgerbench/internal/py/pyliteral"
+)
+
+// The tools' output and error texts are upstream's string literals, read
+// from the pulled tools.py at load (pyliteral.AllFuncStrings, one pass)
+// and addressed by method and ordinal. textShapes (textshapes.go) says
+// what each tool expects of the methods it renders: how many literals the
+// method has and the field expressions of each literal used; a source of
+// another shape is a load error naming the method, so a changed upstream
+// file fails to load rather than rendering the wrong text.
+
+// textShape is what the tools expect of one method's literals.
+type textShape struct {
+	n    int              // literals in the method
+	uses map[int][]string // ordinal → field expressions (none: a plain text)
+}
+
+// lits are one method's string literals in source order.
+type lits []pyliteral.StringLit
+
+// s is literal k's text (a plain literal or an f-string without fields).
+func (l lits) s(k int) string {
+	if !l[k].FString {
+		return l[k].Value
+	}
+	return strings.Join(l[k].Parts, "")
+}
+
+// p is the text before field i of f-string k (i = its number of fields:
+// the text after the last one).
+func (l lits) p(k, i int) string { return l[k].Parts[i] }
+
+// f is f-string k with its fields filled in order: a str as it is, a
+// number as Python formats it under the field's spec (".2f", ".0f" or
+// none), another value as str() does.
+func (l lits) f(k int, values ...any) string {
+	lit := l[k]
+	texts := make([]string, len(values))
+	for i, v := range values {
+		spec := ""
+		if i < len(lit.Specs) {
+			spec = lit.Specs[i].Spec
+		}
+		texts[i] = fieldText(v, spec)
+	}
+	out, err := lit.Render(texts...)
+	if err != nil { // textShapes fixes the number of fields
+		panic(fmt.Sprintf("banking: literal %d: %v", k, err))
+	}
+	return out
+}
+
+// fieldText formats one field value.
+func fieldText(v any, spec string) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	if n, ok := strings.CutPrefix(spec, "."); ok && strings.HasSuffix(n, "f") {
+		if d, err := strconv.Atoi(strings.TrimSuffix(n, "f")); err == nil {
+			if f, _, ok := number(v); ok {
+				return strconv.FormatFloat(f, 'f', d, 64)
+			}
+		}
+	}
+	switch x := v.(type) {
+	case int:
+		return strconv.Itoa(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	}
+	return str(v)
+}
+
+// loadTexts reads every method's literals and checks them against
+// textShapes.
+func loadTexts(path string, src []byte) (map[string]lits, error) {
+	all, err := pyliteral.AllFuncStrings(src)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	out := make(map[string]lits, len(textShapes))
+	for m, sh := range textShapes {
+		l, ok := all[m]
+		if !ok {
+			return nil, fmt.Errorf("%s: %s: %w", path, m, pyliteral.ErrNoFunction)
+		}
+		if err := sh.check(l); err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", path, m, err)
+		}
+		out[m] = l
+	}
+	return out, nil
+}
+
+// check reports the first way literals differ from the shape.
+func (sh textShape) check(l []pyliteral.StringLit) error {
+	if len(l) != sh.n {
+		return fmt.Errorf("%d string literals, the tool expects %d", len(l), sh.n)
+	}
+	ks := make([]int, 0, len(sh.uses))
+	for k := range sh.uses {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	for _, k := range ks {
+		want := sh.uses[k]
+		if got := l[k].Fields; !slices.Equal(got, want) {
+			return fmt.Errorf("literal %d (line %d) has fields %q, the tool expects %q", k, l[k].Line, got, want)
+		}
+	}
+	return nil
+}
