@@ -2,7 +2,6 @@ package banking
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -244,20 +243,20 @@ func expiryOf(orderDate string) string {
 	return parts[0] + "/" + day + "/" + strconv.Itoa(y+4)
 }
 
-// validatePIN is _validate_pin ("" when valid).
-func validatePIN(pin any) (string, error) {
+// validatePIN is _validate_pin ("" when valid), tx its literals.
+func validatePIN(tx lits, pin any) (string, error) {
 	if !truthy(pin) {
-		return "PIN must be exactly 4 digits.", nil
+		return tx.s(1), nil
 	}
 	s, err := strArg(pin, "isdigit")
 	if err != nil {
 		return "", err
 	}
 	if !isDigit(s) || strLen(s) != 4 {
-		return "PIN must be exactly 4 digits.", nil
+		return tx.s(1), nil
 	}
 	if slices.Contains([]string{"0123", "1234", "2345", "3456", "4567", "5678", "6789", "9876", "8765", "7654", "6543", "5432", "4321", "3210"}, s) {
-		return "PIN cannot be sequential (e.g., 1234). Please choose a more secure PIN.", nil
+		return tx.s(16), nil
 	}
 	first := []rune(s)[0]
 	same := true
@@ -267,7 +266,7 @@ func validatePIN(pin any) (string, error) {
 		}
 	}
 	if same {
-		return "PIN cannot be all the same digit (e.g., 1111). Please choose a more secure PIN.", nil
+		return tx.s(17), nil
 	}
 	return "", nil
 }
@@ -297,35 +296,36 @@ var reasonTool = map[string]string{
 
 // validateActivation is _validate_activation_common.
 func (e *Env) validateActivation(a dargs, act activation) (string, string, error) {
+	tx := e.d.src.texts["_validate_activation_common"]
 	cid, last4, exp, cvv, pin := a.get("card_id"), a.get("last_4_digits"), a.get("expiration_date"), a.get("cvv"), a.get("pin")
 	for _, v := range []any{cid, last4, exp, cvv, pin} {
 		if !truthy(v) {
-			return "Error: Missing required parameters. Required: card_id, last_4_digits, expiration_date, cvv, pin.", "", nil
+			return tx.s(7), "", nil
 		}
 	}
-	msg, err := validatePIN(pin)
+	msg, err := validatePIN(e.d.src.texts["_validate_pin"], pin)
 	if err != nil {
 		return "", "", err
 	}
 	if msg != "" {
-		return "Error: " + msg, "", nil
+		return tx.p(8, 0) + msg, "", nil
 	}
 	if ok, err := digits(cvv, 3); err != nil {
 		return "", "", err
 	} else if !ok {
-		return "Error: CVV must be exactly 3 digits.", "", nil
+		return tx.s(9), "", nil
 	}
 	if ok, err := digits(last4, 4); err != nil {
 		return "", "", err
 	} else if !ok {
-		return "Error: Last 4 digits must be exactly 4 digits.", "", nil
+		return tx.s(10), "", nil
 	}
 	card, ok, err := e.rec(tDebitCards, cid)
 	if err != nil {
 		return "", "", err
 	}
 	if !ok {
-		return fmt.Sprintf("Error: Debit card '%s' not found.", str(cid)), "", nil
+		return tx.f(11, str(cid)), "", nil
 	}
 	reason := field(card, "issue_reason", "new_account")
 	if !oneOf(reason, act.allowed...) {
@@ -335,22 +335,22 @@ func (e *Env) validateActivation(a dargs, act activation) (string, string, error
 				correct = t
 			}
 		}
-		return fmt.Sprintf("Error: Wrong activation tool. This card has issue_reason='%s'. Please use %s instead of %s.", str(reason), correct, act.name), "", nil
+		return tx.f(33, str(reason), correct, act.name), "", nil
 	}
 	if eq(field(card, "status", nil), "ACTIVE") {
-		return fmt.Sprintf("Error: Debit card '%s' is already active.", str(cid)), "", nil
+		return tx.f(36, str(cid)), "", nil
 	}
 	if !eq(field(card, "status", nil), "PENDING") {
-		return fmt.Sprintf("Error: Debit card '%s' cannot be activated. Current status: %s. Only PENDING cards can be activated.", str(cid), str(field(card, "status", nil))), "", nil
+		return tx.f(39, str(cid), str(field(card, "status", nil))), "", nil
 	}
 	if !eq(field(card, "last_4_digits", nil), last4) {
-		return "Error: Card verification failed. The last 4 digits do not match our records.", "", nil
+		return tx.s(41), "", nil
 	}
 	if acc := field(card, "account_id", nil); truthy(acc) {
 		if ar, ok, err := e.rec(tAccounts, acc); err != nil {
 			return "", "", err
 		} else if ok && !eq(field(ar, "status", nil), "OPEN") {
-			return fmt.Sprintf("Error: The linked checking account '%s' is no longer open. Card cannot be activated.", str(acc)), "", nil
+			return tx.f(45, str(acc)), "", nil
 		}
 	}
 	return "", cid.(string), nil
@@ -371,64 +371,67 @@ func (e *Env) otherActive(cardID string, account any) []string {
 var (
 	activateNew = activation{name: "activate_debit_card_8291", allowed: []string{"new_account", "first_card"},
 		apply: func(e *Env, cardID string, card *pyjson.Dict) []string {
+			tx := e.d.src.texts["KnowledgeTools.activate_debit_card_8291"]
 			var off []string
 			for _, id := range e.otherActive(cardID, field(card, "account_id", nil)) {
 				c, _ := e.db.tables[tDebitCards].Mut(id)
 				c.Set("status", "DEACTIVATED")
 				c.Set("deactivated_date", today)
-				c.Set("deactivation_reason", "New card activated")
+				c.Set("deactivation_reason", tx.s(20))
 				off = append(off, id)
 			}
-			parts := []string{"New Debit Card Activation Successful", "Card ID: " + cardID, "Status: ACTIVE", "Activation Date: " + today, "",
-				"Your card is now ready to use at any ATM or point of sale terminal.", "For security, please sign the back of your card."}
+			parts := []string{tx.s(21), tx.p(22, 0) + cardID, tx.s(23), tx.p(24, 0) + today, "",
+				tx.s(26), tx.s(27)}
 			if len(off) > 0 {
-				parts = append(parts, "\nNote: Previous card(s) have been deactivated: "+strings.Join(off, ", "))
+				parts = append(parts, tx.p(28, 0)+strings.Join(off, ", "))
 			}
 			return parts
 		}}
 	activateReplacement = activation{name: "activate_debit_card_8292", allowed: []string{"lost", "stolen", "fraud"},
 		apply: func(e *Env, cardID string, card *pyjson.Dict) []string {
+			tx := e.d.src.texts["KnowledgeTools.activate_debit_card_8292"]
 			reason := str(field(card, "issue_reason", "lost"))
 			var off []string
 			for _, id := range e.otherActive(cardID, field(card, "account_id", nil)) {
 				c, _ := e.db.tables[tDebitCards].Mut(id)
 				c.Set("status", "DEACTIVATED")
 				c.Set("deactivated_date", today)
-				c.Set("deactivation_reason", "Replacement card activated ("+reason+")")
+				c.Set("deactivation_reason", tx.p(23, 0)+reason+")")
 				off = append(off, id)
 			}
 			rd, _ := display(reason)
-			parts := []string{"Replacement Debit Card Activation Successful", "Card ID: " + cardID, "Replacement Reason: " + rd, "Status: ACTIVE",
-				"Activation Date: " + today, "", "Your replacement card is now ready to use.", "", "IMPORTANT SECURITY REMINDERS:",
-				"- Please review your recent transactions for any unauthorized charges", "- Report any suspicious activity immediately"}
+			parts := []string{tx.s(24), tx.p(25, 0) + cardID, tx.p(26, 0) + rd, tx.s(27),
+				tx.p(28, 0) + today, "", tx.s(30), "", tx.s(32),
+				tx.s(33), tx.s(34)}
 			if reason == "fraud" {
-				parts = append(parts, "- Since fraud was suspected, we recommend changing your online banking password")
+				parts = append(parts, tx.s(36))
 			}
 			if len(off) > 0 {
-				parts = append(parts, "\nPrevious card(s) have been deactivated for security: "+strings.Join(off, ", "))
+				parts = append(parts, tx.p(37, 0)+strings.Join(off, ", "))
 			}
 			return parts
 		}}
 	activateReissued = activation{name: "activate_debit_card_8293", allowed: []string{"expired", "damaged", "upgrade", "bank_reissue"},
 		apply: func(e *Env, cardID string, card *pyjson.Dict) []string {
+			tx := e.d.src.texts["KnowledgeTools.activate_debit_card_8293"]
 			reason := str(field(card, "issue_reason", "expired"))
 			var grace []string
 			for _, id := range e.otherActive(cardID, field(card, "account_id", nil)) {
 				c, _ := e.db.tables[tDebitCards].Mut(id)
 				c.Set("status", "GRACE_PERIOD")
 				c.Set("grace_period_ends", today)
-				c.Set("deactivation_reason", "Reissued card activated ("+reason+")")
+				c.Set("deactivation_reason", tx.p(24, 0)+reason+")")
 				grace = append(grace, id)
 			}
 			rd, _ := display(reason)
-			parts := []string{"Reissued Debit Card Activation Successful", "Card ID: " + cardID, "Reissue Reason: " + rd, "Status: ACTIVE",
-				"Activation Date: " + today, "", "Your reissued card is now ready to use."}
+			parts := []string{tx.s(25), tx.p(26, 0) + cardID, tx.p(27, 0) + rd, tx.s(28),
+				tx.p(29, 0) + today, "", tx.s(31)}
 			if len(grace) > 0 {
-				parts = append(parts, "\nNote: Your previous card(s) ("+strings.Join(grace, ", ")+") will remain active for 24 hours as a grace period.",
-					"After 24 hours, the old card(s) will be automatically deactivated.")
+				parts = append(parts, tx.p(32, 0)+strings.Join(grace, ", ")+tx.p(32, 1),
+					tx.s(33))
 			}
 			if reason == "expired" || reason == "bank_reissue" {
-				parts = append(parts, "\nReminder: If your card number changed, please update any recurring payments with your new card details.")
+				parts = append(parts, tx.s(36))
 			}
 			return parts
 		}}
@@ -614,7 +617,7 @@ func resetPIN(_ context.Context, e *Env, a dargs) (string, error) {
 	} else if !ok {
 		return tx.s(2), nil
 	}
-	msg, err := validatePIN(pin)
+	msg, err := validatePIN(e.d.src.texts["_validate_pin"], pin)
 	if err != nil {
 		return "", err
 	}
@@ -655,7 +658,7 @@ func changePIN(_ context.Context, e *Env, a dargs) (string, error) {
 	} else if !ok {
 		return tx.s(2), nil
 	}
-	msg, err := validatePIN(pin)
+	msg, err := validatePIN(e.d.src.texts["_validate_pin"], pin)
 	if err != nil {
 		return "", err
 	}

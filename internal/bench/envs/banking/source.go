@@ -104,10 +104,10 @@ func loadSource(root string, agent, user *dset) (*source, error) {
 	} else {
 		s.defaultATMLimits = d
 	}
-	if err := agent.bindSource(path, mod); err != nil {
+	if err := agent.bindSource(path, mod, s.texts); err != nil {
 		return nil, err
 	}
-	if err := user.bindSource(path, mod); err != nil {
+	if err := user.bindSource(path, mod, s.texts); err != nil {
 		return nil, err
 	}
 	if err := s.loadRetrieval(root); err != nil {

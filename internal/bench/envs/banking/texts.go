@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/py/pyliteral"
 )
 
@@ -56,6 +57,13 @@ func (l lits) f(k int, values ...any) string {
 		panic(fmt.Sprintf("banking: literal %d: %v", k, err))
 	}
 	return out
+}
+
+// executed is the frame a discoverable tool answers with (what it did,
+// "Executed: <name>", "Arguments: <json.dumps(args, indent=2)>", then
+// the rest): f-string k with args as its first field, rest after.
+func (l lits) executed(k int, args *pyjson.Dict, rest ...any) string {
+	return l.f(k, append([]any{jsonIndent(args)}, rest...)...)
 }
 
 // fieldText formats one field value.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -27,9 +26,8 @@ const (
 // The fixed clock of every scenario (upstream's utils.get_today_str and
 // get_now).
 const (
-	today    = "11/14/2025"
-	nowISO   = "2025-11-14T03:40:00"
-	nowClock = "The current time is 2025-11-14 03:40:00 EST."
+	today  = "11/14/2025"
+	nowISO = "2025-11-14T03:40:00"
 )
 
 // deterministicID is _deterministic_id: the first length/2 bytes of the
@@ -133,8 +131,8 @@ func transferToHumanAgents(_ context.Context, e *Env, a transferArgs) (any, erro
 	return tx.f(3, str(reason)), nil
 }
 
-func getCurrentTime(_ context.Context, _ *Env, _ noArgs) (any, error) {
-	return nowClock, nil
+func getCurrentTime(_ context.Context, e *Env, _ noArgs) (any, error) {
+	return e.d.src.texts[agentClass+".get_current_time"].s(1), nil
 }
 
 func getUserByID(_ context.Context, e *Env, a userIDArgs) (any, error) {
@@ -253,9 +251,7 @@ func giveDiscoverableUserTool(_ context.Context, e *Env, a giveToolArgs) (any, e
 	if truthy(args) {
 		argsStr = jsonIndent(args)
 	}
-	return fmt.Sprintf("Tool given to user: %s\nDescription: %s\nArguments: %s\n\n"+
-		"The user can now execute this action by calling `call_discoverable_user_tool` with discoverable_tool_name='%s' and the same arguments.",
-		spec.name, info.Description, argsStr, spec.name), nil
+	return tx.f(15, spec.name, info.Description, argsStr, spec.name), nil
 }
 
 func unlockDiscoverableAgentTool(_ context.Context, e *Env, a unlockArgs) (any, error) {
@@ -271,9 +267,7 @@ func unlockDiscoverableAgentTool(_ context.Context, e *Env, a unlockArgs) (any, 
 	if !slices.Contains(e.unlocked, spec.name) {
 		e.unlocked = append(e.unlocked, spec.name)
 	}
-	return fmt.Sprintf("Tool unlocked: %s\nDescription: %s\n\n%s\n\n"+
-		"You can now use this tool by calling `call_discoverable_agent_tool` with agent_tool_name='%s' and the required arguments.",
-		spec.name, spec.info.Description, spec.info.forAgent(), spec.name), nil
+	return tx.f(4, spec.name, spec.info.Description, spec.info.forAgent(e.d.src.texts["format_discoverable_tool_for_agent"]), spec.name), nil
 }
 
 func callDiscoverableAgentTool(ctx context.Context, e *Env, a callAgentToolArgs) (any, error) {

@@ -82,9 +82,7 @@ func submitReferral(_ context.Context, e *Env, a referralArgs) (any, error) {
 	if !e.add(tReferrals, id, rec) {
 		return tx.f(8, id), nil
 	}
-	return fmt.Sprintf("Referral request submitted successfully!\n  - Referral ID: %s\n  - Referrer ID: %s\n  - Account Type: %s\n  - Status: NO_PROGRESS\n  - Date: %s\n\n"+
-		"Share your referral ID with the person you're referring. They will need to use this when applying for their account.",
-		id, str(a.UserID.V), str(a.AccountType.V), today), nil
+	return tx.f(9, id, str(a.UserID.V), str(a.AccountType.V), today), nil
 }
 
 func callDiscoverableUserTool(ctx context.Context, e *Env, a callUserToolArgs) (any, error) {
@@ -223,8 +221,9 @@ func userDiscoverable() *dset {
 
 // checkGiven is _check_tool_given: the agent must have given the tool.
 func (e *Env) checkGiven(name string) string {
-	if strings.Contains(e.queryField("user_discoverable_tools", "tool_name", name), "No records found") {
-		return fmt.Sprintf("Error: Tool '%s' has not been given to you by the agent. The agent must first use `give_discoverable_user_tool` to give this tool to you.", name)
+	tx := e.d.src.texts["KnowledgeUserTools._check_tool_given"]
+	if strings.Contains(e.queryField("user_discoverable_tools", "tool_name", name), tx.s(3)) {
+		return tx.f(4, name)
 	}
 	return ""
 }
@@ -256,9 +255,9 @@ func submitCashBackDispute(_ context.Context, e *Env, a dargs) (string, error) {
 		rec = dict("dispute_id", id, "user_id", uid, "transaction_id", tid, "submitted_at", today, "status", "RESOLVED", "resolution", "APPROVED")
 		status = tx.s(16)
 	}
-	out := "Cash back dispute submitted successfully. Your case has been queued for review.\n\nExecuted: " + name + "\nArguments: " + jsonIndent(args) + "\n"
+	out := tx.executed(25, args)
 	if e.add(tCashBackDisputes, id, rec) {
-		return out + tx.p(26, 0) + id + "\n" + status, nil
+		return out + tx.f(26, id, status), nil
 	}
 	return out + tx.s(27), nil
 }
@@ -274,9 +273,9 @@ func getReferralLink(_ context.Context, e *Env, a dargs) (string, error) {
 	e.logUserCall(name, args)
 	id := deterministicID("referral_link:"+str(uid)+":"+str(cn), 16)
 	rec := dict("referral_id", id, "referrer_id", uid, "referred_account_type", cn, "referral_status", "NO_PROGRESS", "date", today)
-	out := "Referral link generated successfully. Share this link with the person you want to refer.\n\nExecuted: " + name + "\nArguments: " + jsonIndent(args) + "\n"
+	out := tx.executed(12, args)
 	if e.add(tReferrals, id, rec) {
-		return out + tx.p(13, 0) + id + tx.p(13, 1) + id, nil
+		return out + tx.f(13, id, id), nil
 	}
 	return out + tx.s(14), nil
 }
@@ -298,7 +297,7 @@ func getCardLast4(_ context.Context, e *Env, a dargs) (string, error) {
 	for len(last4) < 4 {
 		last4 += "0"
 	}
-	return "Card information retrieved successfully.\n\nExecuted: " + name + "\nArguments: " + jsonIndent(args) + tx.p(12, 1) + last4, nil
+	return tx.executed(12, args, last4), nil
 }
 
 func depositCheck(_ context.Context, e *Env, a dargs) (string, error) {
@@ -334,6 +333,5 @@ func depositCheck(_ context.Context, e *Env, a dargs) (string, error) {
 	nb := cur + amount
 	accM, _, _ := e.mutRecord(tAccounts, aid)
 	accM.Set("current_holdings", "$"+mustFixed(nb, 2))
-	return fmt.Sprintf("Check deposited successfully. Funds will be available according to your account's deposit policy.\n\nExecuted: %s\nArguments: %s\nCheck deposit processed!\n  - Account: %s\n  - Check Amount: $%s\n  - Previous Balance: $%s\n  - New Balance: $%s",
-		name, jsonIndent(args), str(aid), mustFixed(amount, 2), mustFixed(cur, 2), mustFixed(nb, 2)), nil
+	return tx.executed(20, args, str(aid), amount, cur, nb), nil
 }
