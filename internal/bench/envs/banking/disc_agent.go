@@ -216,7 +216,7 @@ func listing(head []string, result, none string) string {
 func updateTransactionRewards(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.update_transaction_rewards_3847"]
 	tid, nre := a.get("transaction_id"), a.get("new_rewards_earned")
-	if !truthy(tid) || !truthy(nre) {
+	if a.missing("transaction_id", "new_rewards_earned") {
 		return tx.s(1), nil
 	}
 	r, ok, err := e.mutRecord(tCreditCardTransactions, tid)
@@ -244,7 +244,7 @@ var (
 func fileCreditCardDispute(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.file_credit_card_transaction_dispute_4829"]
 	tid, uid := a.get("transaction_id"), a.get("user_id")
-	if !truthy(tid) || !truthy(uid) {
+	if a.missing("transaction_id", "user_id") {
 		return tx.s(1), nil
 	}
 	action, reason, resolution := a.get("card_action"), a.get("dispute_reason"), a.get("resolution_requested")
@@ -309,18 +309,14 @@ var (
 
 func fileDebitCardDispute(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.file_debit_card_transaction_dispute_6281"]
-	for _, p := range []string{"transaction_id", "account_id", "card_id", "user_id", "dispute_category", "transaction_date", "discovery_date", "disputed_amount", "transaction_type", "pin_compromised", "card_action"} {
-		if !truthy(a.get(p)) {
-			return tx.s(1), nil
-		}
+	if a.missing("transaction_id", "account_id", "card_id", "user_id", "dispute_category", "transaction_date", "discovery_date", "disputed_amount", "transaction_type", "pin_compromised", "card_action") {
+		return tx.s(1), nil
 	}
-	if a.get("customer_max_liability_amount") == nil {
+	if a.none("customer_max_liability_amount") {
 		return tx.s(2), nil
 	}
-	for _, p := range []string{"card_in_possession", "contacted_merchant", "police_report_filed", "written_statement_provided"} {
-		if a.get(p) == nil {
-			return tx.s(3), nil
-		}
+	if a.none("card_in_possession", "contacted_merchant", "police_report_filed", "written_statement_provided") {
+		return tx.s(3), nil
 	}
 	cat, ttype, pin, action := a.get("dispute_category"), a.get("transaction_type"), a.get("pin_compromised"), a.get("card_action")
 	if !oneOf(cat, dcCategories...) {
@@ -403,7 +399,7 @@ func fileDebitCardDispute(_ context.Context, e *Env, a dargs) (string, error) {
 func setRecurringBlock(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.set_debit_card_recurring_block_7382"]
 	cid := a.get("card_id")
-	if !truthy(cid) {
+	if a.missing("card_id") {
 		return tx.s(1), nil
 	}
 	card, ok, err := e.rec(tDebitCards, cid)
@@ -441,7 +437,7 @@ func (e *Env) history(first, executed, table, field, none string, value any, hea
 func getDebitDisputeStatus(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.get_debit_dispute_status_7483"]
 	uid := a.get("user_id")
-	if !truthy(uid) {
+	if a.missing("user_id") {
 		return tx.s(1), nil
 	}
 	return e.history(tx.s(4), tx.s(6), "debit_card_disputes", "user_id",
@@ -452,7 +448,7 @@ func getDebitDisputeStatus(_ context.Context, e *Env, a dargs) (string, error) {
 func getUserDisputeHistory(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.get_user_dispute_history_7291"]
 	uid := a.get("user_id")
-	if !truthy(uid) {
+	if a.missing("user_id") {
 		return tx.s(1), nil
 	}
 	return e.history(tx.s(4), tx.s(6), "transaction_disputes", "user_id",
@@ -463,7 +459,7 @@ func getUserDisputeHistory(_ context.Context, e *Env, a dargs) (string, error) {
 func getPendingReplacementOrders(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.get_pending_replacement_orders_5765"]
 	id := a.get("credit_card_account_id")
-	if !truthy(id) {
+	if a.missing("credit_card_account_id") {
 		return tx.s(1), nil
 	}
 	return e.history(tx.s(4), tx.s(6), "credit_card_orders", "credit_card_account_id",
@@ -474,7 +470,7 @@ func getPendingReplacementOrders(_ context.Context, e *Env, a dargs) (string, er
 func getClosureReasonHistory(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.get_closure_reason_history_8293"]
 	id := a.get("credit_card_account_id")
-	if !truthy(id) {
+	if a.missing("credit_card_account_id") {
 		return tx.s(1), nil
 	}
 	return e.history(tx.s(4), tx.s(6), "credit_card_closure_reasons", "credit_card_account_id",
@@ -485,7 +481,7 @@ func getClosureReasonHistory(_ context.Context, e *Env, a dargs) (string, error)
 func getCreditLimitHistory(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.get_credit_limit_increase_history_4829"]
 	id := a.get("credit_card_account_id")
-	if !truthy(id) {
+	if a.missing("credit_card_account_id") {
 		return tx.s(1), nil
 	}
 	return e.history(tx.s(4), tx.s(6), "credit_limit_increase_requests", "credit_card_account_id",
@@ -496,7 +492,7 @@ func getCreditLimitHistory(_ context.Context, e *Env, a dargs) (string, error) {
 func getATMDepositImages(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.get_atm_deposit_images_8473"]
 	tid := a.get("transaction_id")
-	if !truthy(tid) {
+	if a.missing("transaction_id") {
 		return tx.s(1), nil
 	}
 	txn, ok, err := e.rec(tBankTransactions, tid)
@@ -552,7 +548,7 @@ func (e *Env) ccAccountMissing(id any) bool {
 func orderReplacementCreditCard(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.order_replacement_credit_card_7291"]
 	ccid, uid, addr, reason := a.get("credit_card_account_id"), a.get("user_id"), a.get("shipping_address"), a.get("reason")
-	if !truthy(ccid) || !truthy(uid) || !truthy(addr) || !truthy(reason) {
+	if a.missing("credit_card_account_id", "user_id", "shipping_address", "reason") {
 		return tx.s(1), nil
 	}
 	if !oneOf(reason, replacementReasons...) {
@@ -594,7 +590,7 @@ var closureReasons = []string{"annual_fee", "not_using_card", "found_better_card
 func logClosureReason(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.log_credit_card_closure_reason_4521"]
 	ccid, uid, reason := a.get("credit_card_account_id"), a.get("user_id"), a.get("closure_reason")
-	if !truthy(ccid) || !truthy(uid) || !truthy(reason) {
+	if a.missing("credit_card_account_id", "user_id", "closure_reason") {
 		return tx.s(1), nil
 	}
 	if !oneOf(reason, closureReasons...) {
@@ -638,7 +634,7 @@ func joinStr(sep string, items ...any) (string, error) {
 func applyStatementCredit(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.apply_statement_credit_8472"]
 	uid, ccid, amount, reason := a.get("user_id"), a.get("credit_card_account_id"), a.get("amount"), a.get("reason")
-	if !truthy(uid) || !truthy(ccid) || amount == nil || !truthy(reason) {
+	if a.missing("user_id", "credit_card_account_id", "reason") || a.none("amount") {
 		return tx.s(1), nil
 	}
 	nonPositive, err := compare(amount, 0, "<=")
@@ -678,7 +674,7 @@ var (
 func applyAccountFlag(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.apply_credit_card_account_flag_6147"]
 	ccid, uid, ft, exp, reason := a.get("credit_card_account_id"), a.get("user_id"), a.get("flag_type"), a.get("expiration_date"), a.get("reason")
-	if !truthy(ccid) || !truthy(uid) || !truthy(ft) || !truthy(exp) || !truthy(reason) {
+	if a.missing("credit_card_account_id", "user_id", "flag_type", "expiration_date", "reason") {
 		return tx.s(1), nil
 	}
 	if !oneOf(ft, flagTypes...) {
@@ -705,7 +701,7 @@ func applyAccountFlag(_ context.Context, e *Env, a dargs) (string, error) {
 func closeCreditCardAccount(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.close_credit_card_account_7834"]
 	ccid, uid := a.get("credit_card_account_id"), a.get("user_id")
-	if !truthy(ccid) || !truthy(uid) {
+	if a.missing("credit_card_account_id", "user_id") {
 		return tx.s(1), nil
 	}
 	if e.ccAccountMissing(ccid) {
@@ -728,7 +724,7 @@ func closeCreditCardAccount(_ context.Context, e *Env, a dargs) (string, error) 
 func payCreditCardFromChecking(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.pay_credit_card_from_checking_9182"]
 	uid, chk, ccid, amountArg := a.get("user_id"), a.get("checking_account_id"), a.get("credit_card_account_id"), a.get("amount")
-	if !truthy(uid) || !truthy(chk) || !truthy(ccid) || amountArg == nil {
+	if a.missing("user_id", "checking_account_id", "credit_card_account_id") || a.none("amount") {
 		return tx.s(1), nil
 	}
 	amount, err := toFloat(amountArg)
@@ -807,7 +803,7 @@ func thousands(n int64) string {
 func submitCreditLimitIncrease(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.submit_credit_limit_increase_request_7392"]
 	ccid, uid, req := a.get("credit_card_account_id"), a.get("user_id"), a.get("requested_increase_amount")
-	if !truthy(ccid) || !truthy(uid) || req == nil {
+	if a.missing("credit_card_account_id", "user_id") || a.none("requested_increase_amount") {
 		return tx.s(1), nil
 	}
 	f, err := toFloat(req)
@@ -844,7 +840,7 @@ func submitCreditLimitIncrease(_ context.Context, e *Env, a dargs) (string, erro
 func getPaymentHistory(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.get_payment_history_6183"]
 	ccid, monthsArg := a.get("credit_card_account_id"), a.get("months")
-	if !truthy(ccid) || monthsArg == nil {
+	if a.missing("credit_card_account_id") || a.none("months") {
 		return tx.s(1), nil
 	}
 	months, err := toInt(monthsArg)
@@ -941,7 +937,7 @@ func sortByKeyDesc[T any](items []T, keys []any) error {
 func approveCreditLimitIncrease(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.approve_credit_limit_increase_5847"]
 	ccid, uid, newLimitArg := a.get("credit_card_account_id"), a.get("user_id"), a.get("new_credit_limit")
-	if !truthy(ccid) || !truthy(uid) || newLimitArg == nil {
+	if a.missing("credit_card_account_id", "user_id") || a.none("new_credit_limit") {
 		return tx.s(1), nil
 	}
 	cc, ok, err := e.rec(tCreditCardAccounts, ccid)
@@ -1001,7 +997,7 @@ var denialReasons = []string{"insufficient_account_age", "cooldown_period_active
 func denyCreditLimitIncrease(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.deny_credit_limit_increase_5848"]
 	ccid, uid, reason := a.get("credit_card_account_id"), a.get("user_id"), a.get("denial_reason")
-	if !truthy(ccid) || !truthy(uid) || !truthy(reason) {
+	if a.missing("credit_card_account_id", "user_id", "denial_reason") {
 		return tx.s(1), nil
 	}
 	if !oneOf(reason, denialReasons...) {
@@ -1036,7 +1032,7 @@ func accountAgeDays(acc *pyjson.Dict) (int, error) {
 func openBankAccount(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.open_bank_account_4821"]
 	uid, atype, aclass := a.get("user_id"), a.get("account_type"), a.get("account_class")
-	if !truthy(uid) || !truthy(atype) || !truthy(aclass) {
+	if a.missing("user_id", "account_type", "account_class") {
 		return tx.s(1), nil
 	}
 	types := []string{"checking", "savings", "business_checking", "business_savings"}
@@ -1125,7 +1121,7 @@ func openBankAccount(_ context.Context, e *Env, a dargs) (string, error) {
 func closeBankAccount(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.close_bank_account_7392"]
 	aid, reason, waive := a.get("account_id"), a.get("reason"), a.get("waive_early_closure_fee")
-	if !truthy(aid) {
+	if a.missing("account_id") {
 		return tx.s(50), nil
 	}
 	acc, ok, err := e.rec(tAccounts, aid)
@@ -1186,7 +1182,7 @@ func closeBankAccount(_ context.Context, e *Env, a dargs) (string, error) {
 func getAllUserAccounts(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.get_all_user_accounts_by_user_id_3847"]
 	uid := a.get("user_id")
-	if !truthy(uid) {
+	if a.missing("user_id") {
 		return tx.s(1), nil
 	}
 	accs := e.queryField("accounts", "user_id", uid)
@@ -1210,7 +1206,7 @@ func getAllUserAccounts(_ context.Context, e *Env, a dargs) (string, error) {
 func transferFunds(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.transfer_funds_between_bank_accounts_7291"]
 	src, dst, amountArg := a.get("source_account_id"), a.get("destination_account_id"), a.get("amount")
-	if !truthy(src) || !truthy(dst) || amountArg == nil {
+	if a.missing("source_account_id", "destination_account_id") || a.none("amount") {
 		return tx.s(1), nil
 	}
 	amount, err := toFloat(amountArg)
@@ -1283,7 +1279,7 @@ type creditTexts struct{ missing, amount, positive, types, notFound, class, inac
 func applyCredit(e *Env, a dargs, k creditKind) (string, error) {
 	tx, at := k.tx, k.at
 	aid, amountArg, ct := a.get("account_id"), a.get("amount"), a.get("credit_type")
-	if !truthy(aid) || amountArg == nil || !truthy(ct) {
+	if a.missing("account_id", "credit_type") || a.none("amount") {
 		return tx.s(at.missing), nil
 	}
 	amount, err := toFloat(amountArg)
@@ -1362,7 +1358,7 @@ func submitInterestReport(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.submit_interest_discrepancy_report_7294"]
 	aid, uid := a.get("account_id"), a.get("user_id")
 	ea, aa, ad := a.get("expected_apy"), a.get("actual_apy"), a.get("amount_difference")
-	if !truthy(aid) || !truthy(uid) || ea == nil || aa == nil || ad == nil {
+	if a.missing("account_id", "user_id") || a.none("expected_apy", "actual_apy", "amount_difference") {
 		return tx.s(1), nil
 	}
 	bad := tx.s(2)
@@ -1415,7 +1411,7 @@ func txnTime(rec *pyjson.Dict) (int64, error) {
 func getBankTransactions(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.get_bank_account_transactions_9173"]
 	aid := a.get("account_id")
-	if !truthy(aid) {
+	if a.missing("account_id") {
 		return tx.s(1), nil
 	}
 	if _, ok, err := e.rec(tAccounts, aid); err != nil {

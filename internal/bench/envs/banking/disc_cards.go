@@ -38,7 +38,7 @@ func orderDebitCard(_ context.Context, e *Env, a dargs) (string, error) {
 	if f, err := toFloat(excessArg); err == nil {
 		excess = f
 	}
-	if !truthy(aid) || !truthy(uid) || !truthy(opt) || deliveryFee == nil || !truthy(design) || designFee == nil || !truthy(addr) {
+	if a.missing("account_id", "user_id", "delivery_option") || a.none("delivery_fee") || a.missing("card_design") || a.none("design_fee") || a.missing("shipping_address") {
 		return tx.s(3), nil
 	}
 	optS, err := strArg(opt, "upper")
@@ -297,11 +297,9 @@ var reasonTool = map[string]string{
 // validateActivation is _validate_activation_common.
 func (e *Env) validateActivation(a dargs, act activation) (string, string, error) {
 	tx := e.d.src.texts["_validate_activation_common"]
-	cid, last4, exp, cvv, pin := a.get("card_id"), a.get("last_4_digits"), a.get("expiration_date"), a.get("cvv"), a.get("pin")
-	for _, v := range []any{cid, last4, exp, cvv, pin} {
-		if !truthy(v) {
-			return tx.s(7), "", nil
-		}
+	cid, last4, cvv, pin := a.get("card_id"), a.get("last_4_digits"), a.get("cvv"), a.get("pin")
+	if a.missing("card_id", "last_4_digits", "expiration_date", "cvv", "pin") {
+		return tx.s(7), "", nil
 	}
 	msg, err := validatePIN(e.d.src.texts["_validate_pin"], pin)
 	if err != nil {
@@ -453,7 +451,7 @@ func activateDebitCard(act activation) func(context.Context, *Env, dargs) (strin
 func closeDebitCard(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.close_debit_card_4721"]
 	cid, reasonArg := a.get("card_id"), a.get("reason")
-	if !truthy(cid) || !truthy(reasonArg) {
+	if a.missing("card_id", "reason") {
 		return tx.s(1), nil
 	}
 	r, err := strArg(reasonArg, "lower")
@@ -498,7 +496,7 @@ func closeDebitCard(_ context.Context, e *Env, a dargs) (string, error) {
 func freezeDebitCard(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.freeze_debit_card_3892"]
 	cid := a.get("card_id")
-	if !truthy(cid) {
+	if a.missing("card_id") {
 		return tx.s(1), nil
 	}
 	card, ok, err := e.rec(tDebitCards, cid)
@@ -528,7 +526,7 @@ func freezeDebitCard(_ context.Context, e *Env, a dargs) (string, error) {
 func unfreezeDebitCard(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.unfreeze_debit_card_3893"]
 	cid := a.get("card_id")
-	if !truthy(cid) {
+	if a.missing("card_id") {
 		return tx.s(1), nil
 	}
 	card, ok, err := e.rec(tDebitCards, cid)
@@ -562,10 +560,10 @@ func unfreezeDebitCard(_ context.Context, e *Env, a dargs) (string, error) {
 func clearFraudAlert(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.clear_debit_card_fraud_alert_4892"]
 	cid, reason := a.get("card_id"), a.get("reason")
-	if !truthy(cid) {
+	if a.missing("card_id") {
 		return tx.s(1), nil
 	}
-	if !truthy(reason) {
+	if a.missing("reason") {
 		return tx.s(2), nil
 	}
 	valid := []string{"customer_verified", "velocity_clear"}
@@ -609,7 +607,7 @@ func clearFraudAlert(_ context.Context, e *Env, a dargs) (string, error) {
 func resetPIN(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.reset_debit_card_pin_6284"]
 	cid, last4, pin := a.get("card_id"), a.get("last_4_digits"), a.get("new_pin")
-	if !truthy(cid) || !truthy(last4) || !truthy(pin) {
+	if a.missing("card_id", "last_4_digits", "new_pin") {
 		return tx.s(1), nil
 	}
 	if ok, err := digits(last4, 4); err != nil {
@@ -650,7 +648,7 @@ func resetPIN(_ context.Context, e *Env, a dargs) (string, error) {
 func changePIN(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.change_debit_card_pin_6285"]
 	cid, cur, pin := a.get("card_id"), a.get("current_pin"), a.get("new_pin")
-	if !truthy(cid) || !truthy(cur) || !truthy(pin) {
+	if a.missing("card_id", "current_pin", "new_pin") {
 		return tx.s(1), nil
 	}
 	if ok, err := digits(cur, 4); err != nil {
@@ -689,7 +687,7 @@ func changePIN(_ context.Context, e *Env, a dargs) (string, error) {
 func getDebitCardsByAccount(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.get_debit_cards_by_account_id_7823"]
 	aid := a.get("account_id")
-	if !truthy(aid) {
+	if a.missing("account_id") {
 		return tx.s(1), nil
 	}
 	acc, ok, err := e.rec(tAccounts, aid)
@@ -767,16 +765,16 @@ func pop(d *pyjson.Dict, k string) {
 func requestTemporaryLimit(_ context.Context, e *Env, a dargs) (string, error) {
 	tx := e.d.src.texts["KnowledgeTools.request_temporary_debit_card_limit_increase_8374"]
 	cid, lt, nlArg := a.get("card_id"), a.get("limit_type"), a.get("new_limit")
-	if !truthy(cid) {
+	if a.missing("card_id") {
 		return tx.s(1), nil
 	}
-	if !truthy(lt) {
+	if a.missing("limit_type") {
 		return tx.s(2), nil
 	}
 	if !oneOf(lt, "atm", "purchase") {
 		return tx.f(5, str(lt)), nil
 	}
-	if nlArg == nil {
+	if a.none("new_limit") {
 		return tx.s(6), nil
 	}
 	f, err := toFloat(nlArg)

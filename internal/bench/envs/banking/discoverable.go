@@ -302,3 +302,25 @@ func literal(v any) (any, error) {
 	}
 	return nil, fmt.Errorf("unsupported default %T", v)
 }
+
+// missing is upstream's required-parameter check `not p1 or not p2 ...`:
+// some named parameter's bound value is falsy.
+func (a dargs) missing(names ...string) bool {
+	for _, n := range names {
+		if !truthy(a.get(n)) {
+			return true
+		}
+	}
+	return false
+}
+
+// none is the check `p1 is None or ...` upstream makes of parameters
+// whose falsy values (0, False) are valid.
+func (a dargs) none(names ...string) bool {
+	for _, n := range names {
+		if a.get(n) == nil {
+			return true
+		}
+	}
+	return false
+}
