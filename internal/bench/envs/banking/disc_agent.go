@@ -190,8 +190,6 @@ func money(v any, def float64) float64 {
 	return f
 }
 
-func dumpIndent(kv ...any) string { return jsonIndent(dict(kv...)) }
-
 // fixedReply is a tool that only answers its text (the example tool, the
 // transfer protocol tools): the method's literal after its docstring.
 func fixedReply(name string) func(context.Context, *Env, dargs) (string, error) {
@@ -227,8 +225,8 @@ func updateTransactionRewards(_ context.Context, e *Env, a dargs) (string, error
 		return tx.f(4, str(tid)), nil
 	}
 	r.Set("rewards_earned", nre)
-	return tx.f(5,
-		dumpIndent("transaction_id", tid, "new_rewards_earned", nre), str(tid), str(nre)), nil
+	return tx.executed(5,
+		dict("transaction_id", tid, "new_rewards_earned", nre), str(tid), str(nre)), nil
 }
 
 func disputeID(userID, txnID any) string {
@@ -599,8 +597,8 @@ func logClosureReason(_ context.Context, e *Env, a dargs) (string, error) {
 	id := "clsr_" + deterministicID("closure_reason:"+str(ccid)+":"+str(uid), 12)
 	e.add(tClosureReasons, id, dict("record_id", id, "credit_card_account_id", ccid, "user_id", uid,
 		"closure_reason", reason, "logged_at", today, "status", "LOGGED"))
-	return tx.f(18,
-		dumpIndent("credit_card_account_id", ccid, "user_id", uid, "closure_reason", reason), str(reason), str(ccid)), nil
+	return tx.executed(18,
+		dict("credit_card_account_id", ccid, "user_id", uid, "closure_reason", reason), str(reason), str(ccid)), nil
 }
 
 var statementCreditReasons = []string{"goodwill_adjustment", "promotional_credit", "annual_fee_reversal", "late_fee_reversal", "interest_charge_reversal", "dispute_resolution", "price_match", "retention_offer", "error_correction", "other"}
@@ -717,8 +715,8 @@ func closeCreditCardAccount(_ context.Context, e *Env, a dargs) (string, error) 
 	acc.Set("status", "CLOSED")
 	acc.Set("closed_date", today)
 	acc.Set("closed_by", uid)
-	return tx.f(13,
-		dumpIndent("credit_card_account_id", ccid, "user_id", uid), str(ccid)), nil
+	return tx.executed(13,
+		dict("credit_card_account_id", ccid, "user_id", uid), str(ccid)), nil
 }
 
 func payCreditCardFromChecking(_ context.Context, e *Env, a dargs) (string, error) {

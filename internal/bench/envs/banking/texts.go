@@ -59,9 +59,10 @@ func (l lits) f(k int, values ...any) string {
 	return out
 }
 
-// executed is the frame a discoverable tool answers with (what it did,
-// "Executed: <name>", "Arguments: <json.dumps(args, indent=2)>", then
-// the rest): f-string k with args as its first field, rest after.
+// executed is the frame the discoverable tools answer with (what was
+// done, the tool's name, its arguments as json.dumps(..., indent=2), then
+// the rest): f-string k with args as its first field, rest after. It is
+// the one place the frames are rendered.
 func (l lits) executed(k int, args *pyjson.Dict, rest ...any) string {
 	return l.f(k, append([]any{jsonIndent(args)}, rest...)...)
 }
