@@ -98,15 +98,6 @@ func oneOf(v any, list ...string) bool {
 	return false
 }
 
-// dollars is f"${v:.2f}".
-func dollars(v any) (string, error) {
-	s, err := fixed(v, 2)
-	if err != nil {
-		return "", err
-	}
-	return "$" + s, nil
-}
-
 // recordKey is the key `x in table.data` looks up: a str, or no key for
 // another hashable value; an unhashable one raises TypeError.
 func recordKey(id any) (string, bool, error) {
@@ -247,13 +238,13 @@ func fileCreditCardDispute(_ context.Context, e *Env, a dargs) (string, error) {
 	}
 	action, reason, resolution := a.get("card_action"), a.get("dispute_reason"), a.get("resolution_requested")
 	if !oneOf(action, ccCardActions...) {
-		return tx.p(4, 0) + pyList(ccCardActions), nil
+		return tx.f(4, pyList(ccCardActions)), nil
 	}
 	if !oneOf(reason, ccReasons...) {
-		return tx.p(12, 0) + pyList(ccReasons), nil
+		return tx.f(12, pyList(ccReasons)), nil
 	}
 	if !oneOf(resolution, ccResolutions...) {
-		return tx.p(15, 0) + pyList(ccResolutions), nil
+		return tx.f(15, pyList(ccResolutions)), nil
 	}
 	partial := a.get("partial_refund_amount")
 	if eq(resolution, "partial_refund") && partial == nil {
@@ -278,10 +269,10 @@ func fileCreditCardDispute(_ context.Context, e *Env, a dargs) (string, error) {
 		tx.s(40),
 		"",
 		tx.s(42),
-		tx.p(43, 0) + id,
-		tx.p(44, 0) + str(tid),
-		tx.p(45, 0) + rd,
-		tx.p(46, 0) + rs,
+		tx.f(43, id),
+		tx.f(44, str(tid)),
+		tx.f(45, rd),
+		tx.f(46, rs),
 	}
 	if truthy(partial) {
 		d, err := fixed(partial, 2)
@@ -318,16 +309,16 @@ func fileDebitCardDispute(_ context.Context, e *Env, a dargs) (string, error) {
 	}
 	cat, ttype, pin, action := a.get("dispute_category"), a.get("transaction_type"), a.get("pin_compromised"), a.get("card_action")
 	if !oneOf(cat, dcCategories...) {
-		return tx.p(13, 0) + pyList(dcCategories), nil
+		return tx.f(13, pyList(dcCategories)), nil
 	}
 	if !oneOf(ttype, dcTxnTypes...) {
-		return tx.p(21, 0) + pyList(dcTxnTypes), nil
+		return tx.f(21, pyList(dcTxnTypes)), nil
 	}
 	if !oneOf(pin, dcPIN...) {
-		return tx.p(26, 0) + pyList(dcPIN), nil
+		return tx.f(26, pyList(dcPIN)), nil
 	}
 	if !oneOf(action, dcActions...) {
-		return tx.p(30, 0) + pyList(dcActions), nil
+		return tx.f(30, pyList(dcActions)), nil
 	}
 	amount := a.get("disputed_amount")
 	nonPositive, err := compare(amount, 0, "<=")
@@ -367,12 +358,12 @@ func fileDebitCardDispute(_ context.Context, e *Env, a dargs) (string, error) {
 		return "", err
 	}
 	parts := []string{
-		tx.p(63, 0) + id,
-		tx.p(64, 0) + str(tid),
-		tx.p(65, 0) + str(a.get("account_id")),
-		tx.p(66, 0) + cd,
+		tx.f(63, id),
+		tx.f(64, str(tid)),
+		tx.f(65, str(a.get("account_id"))),
+		tx.f(66, cd),
 		tx.f(67, amt),
-		tx.p(68, 0) + ad,
+		tx.f(68, ad),
 	}
 	if truthy(eligible) {
 		parts = append(parts, tx.f(69, amt))
@@ -550,7 +541,7 @@ func orderReplacementCreditCard(_ context.Context, e *Env, a dargs) (string, err
 		return tx.s(1), nil
 	}
 	if !oneOf(reason, replacementReasons...) {
-		return tx.p(8, 0) + pyList(replacementReasons), nil
+		return tx.f(8, pyList(replacementReasons)), nil
 	}
 	if e.ccAccountMissing(ccid) {
 		return tx.f(13, str(ccid)), nil
@@ -572,12 +563,12 @@ func orderReplacementCreditCard(_ context.Context, e *Env, a dargs) (string, err
 	}
 	rd, _ := display(reason)
 	return strings.Join([]string{
-		tx.p(33, 0) + id,
-		tx.p(34, 0) + str(ccid),
-		tx.p(35, 0) + rd,
-		tx.p(36, 0) + str(addr),
-		tx.p(37, 0) + method,
-		tx.p(38, 0) + delivery,
+		tx.f(33, id),
+		tx.f(34, str(ccid)),
+		tx.f(35, rd),
+		tx.f(36, str(addr)),
+		tx.f(37, method),
+		tx.f(38, delivery),
 		"",
 		tx.s(40),
 	}, "\n"), nil
@@ -592,7 +583,7 @@ func logClosureReason(_ context.Context, e *Env, a dargs) (string, error) {
 		return tx.s(1), nil
 	}
 	if !oneOf(reason, closureReasons...) {
-		return tx.p(9, 0) + pyList(closureReasons), nil
+		return tx.f(9, pyList(closureReasons)), nil
 	}
 	id := "clsr_" + deterministicID("closure_reason:"+str(ccid)+":"+str(uid), 12)
 	e.add(tClosureReasons, id, dict("record_id", id, "credit_card_account_id", ccid, "user_id", uid,
@@ -643,7 +634,7 @@ func applyStatementCredit(_ context.Context, e *Env, a dargs) (string, error) {
 		return tx.s(2), nil
 	}
 	if !oneOf(reason, statementCreditReasons...) {
-		return tx.p(13, 0) + pyList(statementCreditReasons), nil
+		return tx.f(13, pyList(statementCreditReasons)), nil
 	}
 	if e.ccAccountMissing(ccid) {
 		return tx.f(18, str(ccid)), nil
@@ -676,10 +667,10 @@ func applyAccountFlag(_ context.Context, e *Env, a dargs) (string, error) {
 		return tx.s(1), nil
 	}
 	if !oneOf(ft, flagTypes...) {
-		return tx.p(6, 0) + pyList(flagTypes), nil
+		return tx.f(6, pyList(flagTypes)), nil
 	}
 	if !oneOf(reason, flagReasons...) {
-		return tx.p(12, 0) + pyList(flagReasons), nil
+		return tx.f(12, pyList(flagReasons)), nil
 	}
 	if e.ccAccountMissing(ccid) {
 		return tx.f(17, str(ccid)), nil
@@ -999,7 +990,7 @@ func denyCreditLimitIncrease(_ context.Context, e *Env, a dargs) (string, error)
 		return tx.s(1), nil
 	}
 	if !oneOf(reason, denialReasons...) {
-		return tx.p(11, 0) + strings.Join(denialReasons, ", "), nil
+		return tx.f(11, strings.Join(denialReasons, ", ")), nil
 	}
 	if _, ok, err := e.rec(tCreditCardAccounts, ccid); err != nil {
 		return "", err
@@ -1035,7 +1026,7 @@ func openBankAccount(_ context.Context, e *Env, a dargs) (string, error) {
 	}
 	types := []string{"checking", "savings", "business_checking", "business_savings"}
 	if !oneOf(atype, types...) {
-		return tx.p(6, 0) + pyList(types), nil
+		return tx.f(6, pyList(types)), nil
 	}
 	var accs []*pyjson.Dict
 	for _, acc := range e.db.tables[tAccounts].All() {

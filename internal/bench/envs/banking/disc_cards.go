@@ -47,7 +47,7 @@ func orderDebitCard(_ context.Context, e *Env, a dargs) (string, error) {
 	}
 	valid := []string{"STANDARD", "EXPEDITED", "RUSH"}
 	if !slices.Contains(valid, strings.ToUpper(optS)) {
-		return tx.p(7, 0) + pyList(valid), nil
+		return tx.f(7, pyList(valid)), nil
 	}
 	optS = strings.ToUpper(optS)
 	designS, err := strArg(design, "upper")
@@ -56,7 +56,7 @@ func orderDebitCard(_ context.Context, e *Env, a dargs) (string, error) {
 	}
 	designs := []string{"CLASSIC", "PREMIUM", "CUSTOM"}
 	if !slices.Contains(designs, strings.ToUpper(designS)) {
-		return tx.p(11, 0) + pyList(designs), nil
+		return tx.f(11, pyList(designs)), nil
 	}
 	designS = strings.ToUpper(designS)
 	acc, ok, err := e.rec(tAccounts, aid)
@@ -117,17 +117,17 @@ func orderDebitCard(_ context.Context, e *Env, a dargs) (string, error) {
 		accM.Set("current_holdings", mustFixed(holdings-total, 2))
 		var desc []string
 		if *deliveryFee > 0 {
-			desc = append(desc, tx.p(59, 0)+str(*deliveryFee))
+			desc = append(desc, tx.f(59, str(*deliveryFee)))
 		}
 		if *designFee > 0 {
-			desc = append(desc, tx.p(60, 0)+str(*designFee))
+			desc = append(desc, tx.f(60, str(*designFee)))
 		}
 		if excessF > 0 {
-			desc = append(desc, tx.p(61, 0)+mustFixed(excessF, 0))
+			desc = append(desc, tx.f(61, mustFixed(excessF, 0)))
 		}
 		feeID := "btxn_dcfee_" + orderID[len(orderID)-8:]
 		e.add(tBankTransactions, feeID, dict("transaction_id", feeID, "account_id", aid, "date", today,
-			"description", tx.p(62, 0)+strings.Join(desc, ", "), "amount", -total,
+			"description", tx.f(62, strings.Join(desc, ", ")), "amount", -total,
 			"type", "debit_card_fee", "status", "posted"))
 	}
 	cardID := "dbc_" + deterministicID("debit_card:"+str(aid)+":"+str(uid)+":"+today, 12)
@@ -173,30 +173,30 @@ func orderDebitCard(_ context.Context, e *Env, a dargs) (string, error) {
 		"card_design", designS, "issue_reason", reason))
 	parts := []string{
 		tx.s(123),
-		tx.p(124, 0) + orderID,
-		tx.p(125, 0) + cardID,
-		tx.p(126, 0) + str(aid),
-		tx.p(127, 0) + optS,
-		tx.p(128, 0) + designS,
-		tx.p(129, 0) + str(addr),
-		tx.p(130, 0) + expected,
+		tx.f(124, orderID),
+		tx.f(125, cardID),
+		tx.f(126, str(aid)),
+		tx.f(127, optS),
+		tx.f(128, designS),
+		tx.f(129, str(addr)),
+		tx.f(130, expected),
 		"",
 		tx.s(132),
 	}
 	if total > 0 {
 		var details []string
 		if *deliveryFee > 0 {
-			details = append(details, tx.p(133, 0)+str(*deliveryFee))
+			details = append(details, tx.f(133, str(*deliveryFee)))
 		}
 		if *designFee > 0 {
-			details = append(details, tx.p(134, 0)+str(*designFee))
+			details = append(details, tx.f(134, str(*designFee)))
 		}
 		if excessF > 0 {
-			details = append(details, tx.p(135, 0)+mustFixed(excessF, 0))
+			details = append(details, tx.f(135, mustFixed(excessF, 0)))
 		}
 		parts = append(parts,
 			tx.f(136, mustFixed(total, 2), strings.Join(details, ", "), str(aid)),
-			tx.p(137, 0)+mustFixed(holdings-total, 2))
+			tx.f(137, mustFixed(holdings-total, 2)))
 	} else {
 		parts = append(parts, tx.s(138))
 	}
@@ -306,7 +306,7 @@ func (e *Env) validateActivation(a dargs, act activation) (string, string, error
 		return "", "", err
 	}
 	if msg != "" {
-		return tx.p(8, 0) + msg, "", nil
+		return tx.f(8, msg), "", nil
 	}
 	if ok, err := digits(cvv, 3); err != nil {
 		return "", "", err
@@ -378,10 +378,10 @@ var (
 				c.Set("deactivation_reason", tx.s(20))
 				off = append(off, id)
 			}
-			parts := []string{tx.s(21), tx.p(22, 0) + cardID, tx.s(23), tx.p(24, 0) + today, "",
+			parts := []string{tx.s(21), tx.f(22, cardID), tx.s(23), tx.f(24, today), "",
 				tx.s(26), tx.s(27)}
 			if len(off) > 0 {
-				parts = append(parts, tx.p(28, 0)+strings.Join(off, ", "))
+				parts = append(parts, tx.f(28, strings.Join(off, ", ")))
 			}
 			return parts
 		}}
@@ -394,18 +394,18 @@ var (
 				c, _ := e.db.tables[tDebitCards].Mut(id)
 				c.Set("status", "DEACTIVATED")
 				c.Set("deactivated_date", today)
-				c.Set("deactivation_reason", tx.p(23, 0)+reason+")")
+				c.Set("deactivation_reason", tx.f(23, reason))
 				off = append(off, id)
 			}
 			rd, _ := display(reason)
-			parts := []string{tx.s(24), tx.p(25, 0) + cardID, tx.p(26, 0) + rd, tx.s(27),
-				tx.p(28, 0) + today, "", tx.s(30), "", tx.s(32),
+			parts := []string{tx.s(24), tx.f(25, cardID), tx.f(26, rd), tx.s(27),
+				tx.f(28, today), "", tx.s(30), "", tx.s(32),
 				tx.s(33), tx.s(34)}
 			if reason == "fraud" {
 				parts = append(parts, tx.s(36))
 			}
 			if len(off) > 0 {
-				parts = append(parts, tx.p(37, 0)+strings.Join(off, ", "))
+				parts = append(parts, tx.f(37, strings.Join(off, ", ")))
 			}
 			return parts
 		}}
@@ -418,14 +418,14 @@ var (
 				c, _ := e.db.tables[tDebitCards].Mut(id)
 				c.Set("status", "GRACE_PERIOD")
 				c.Set("grace_period_ends", today)
-				c.Set("deactivation_reason", tx.p(24, 0)+reason+")")
+				c.Set("deactivation_reason", tx.f(24, reason))
 				grace = append(grace, id)
 			}
 			rd, _ := display(reason)
-			parts := []string{tx.s(25), tx.p(26, 0) + cardID, tx.p(27, 0) + rd, tx.s(28),
-				tx.p(29, 0) + today, "", tx.s(31)}
+			parts := []string{tx.s(25), tx.f(26, cardID), tx.f(27, rd), tx.s(28),
+				tx.f(29, today), "", tx.s(31)}
 			if len(grace) > 0 {
-				parts = append(parts, tx.p(32, 0)+strings.Join(grace, ", ")+tx.p(32, 1),
+				parts = append(parts, tx.f(32, strings.Join(grace, ", ")),
 					tx.s(33))
 			}
 			if reason == "expired" || reason == "bank_reissue" {
@@ -461,7 +461,7 @@ func closeDebitCard(_ context.Context, e *Env, a dargs) (string, error) {
 	valid := []string{"lost", "stolen", "fraud_suspected", "damaged", "no_longer_needed", "account_closing"}
 	reason := pyjson.Lower(r)
 	if !slices.Contains(valid, reason) {
-		return tx.p(8, 0) + pyList(valid), nil
+		return tx.f(8, pyList(valid)), nil
 	}
 	card, ok, err := e.mutRecord(tDebitCards, cid)
 	if err != nil {
@@ -478,8 +478,8 @@ func closeDebitCard(_ context.Context, e *Env, a dargs) (string, error) {
 	card.Set("closed_date", today)
 	card.Set("closure_reason", reason)
 	rd, _ := display(reason)
-	parts := []string{tx.s(19), tx.p(20, 0) + str(cid), tx.p(21, 0) + str(prev), tx.s(22),
-		tx.p(23, 0) + rd, tx.p(24, 0) + today, ""}
+	parts := []string{tx.s(19), tx.f(20, str(cid)), tx.f(21, str(prev)), tx.s(22),
+		tx.f(23, rd), tx.f(24, today), ""}
 	if reason == "lost" || reason == "stolen" || reason == "fraud_suspected" {
 		parts = append(parts, tx.s(29), tx.s(30))
 		if reason == "fraud_suspected" {
@@ -516,7 +516,7 @@ func freezeDebitCard(_ context.Context, e *Env, a dargs) (string, error) {
 	card, _, _ = e.mutRecord(tDebitCards, cid)
 	card.Set("status", "FROZEN")
 	card.Set("frozen_date", today)
-	return strings.Join([]string{tx.s(12), tx.p(13, 0) + str(cid), tx.s(14), tx.p(15, 0) + today, "",
+	return strings.Join([]string{tx.s(12), tx.f(13, str(cid)), tx.s(14), tx.f(15, today), "",
 		tx.s(17), tx.s(18), tx.s(19),
 		tx.s(20), "",
 		tx.s(22),
@@ -553,7 +553,7 @@ func unfreezeDebitCard(_ context.Context, e *Env, a dargs) (string, error) {
 	card, _, _ = e.mutRecord(tDebitCards, cid)
 	card.Set("status", "ACTIVE")
 	card.Set("unfrozen_date", today)
-	return strings.Join([]string{tx.s(16), tx.p(17, 0) + str(cid), tx.s(18), tx.p(19, 0) + today, "",
+	return strings.Join([]string{tx.s(16), tx.f(17, str(cid)), tx.s(18), tx.f(19, today), "",
 		tx.s(21), tx.s(22)}, "\n"), nil
 }
 
@@ -584,7 +584,7 @@ func clearFraudAlert(_ context.Context, e *Env, a dargs) (string, error) {
 		card, _, _ = e.mutRecord(tDebitCards, cid)
 		card.Set("velocity_blocked", false)
 		card.Set("velocity_cleared_date", today)
-		return strings.Join([]string{tx.s(12), tx.p(13, 0) + str(cid), tx.p(14, 0) + today, "",
+		return strings.Join([]string{tx.s(12), tx.f(13, str(cid)), tx.f(14, today), "",
 			tx.s(16),
 			tx.s(17),
 			tx.s(18)}, "\n"), nil
@@ -599,7 +599,7 @@ func clearFraudAlert(_ context.Context, e *Env, a dargs) (string, error) {
 	card.Set("fraud_alert_active", false)
 	card.Set("alert_source", nil)
 	card.Set("fraud_alert_cleared_date", today)
-	return strings.Join([]string{tx.s(29), tx.p(13, 0) + str(cid), tx.p(14, 0) + today, "",
+	return strings.Join([]string{tx.s(29), tx.f(13, str(cid)), tx.f(14, today), "",
 		tx.s(33), tx.s(34), "",
 		tx.s(36)}, "\n"), nil
 }
@@ -620,7 +620,7 @@ func resetPIN(_ context.Context, e *Env, a dargs) (string, error) {
 		return "", err
 	}
 	if msg != "" {
-		return tx.p(3, 0) + msg, nil
+		return tx.f(3, msg), nil
 	}
 	card, ok, err := e.rec(tDebitCards, cid)
 	if err != nil {
@@ -639,7 +639,7 @@ func resetPIN(_ context.Context, e *Env, a dargs) (string, error) {
 	card.Set("pin_last_changed", today)
 	card.Set("pin_locked", false)
 	card.Set("pin_attempts_remaining", 3)
-	return strings.Join([]string{tx.s(13), tx.p(14, 0) + str(cid), tx.p(15, 0) + today, "",
+	return strings.Join([]string{tx.s(13), tx.f(14, str(cid)), tx.f(15, today), "",
 		tx.s(17), tx.s(18),
 		tx.s(19), "",
 		tx.s(21)}, "\n"), nil
@@ -661,7 +661,7 @@ func changePIN(_ context.Context, e *Env, a dargs) (string, error) {
 		return "", err
 	}
 	if msg != "" {
-		return tx.p(3, 0) + msg, nil
+		return tx.f(3, msg), nil
 	}
 	if eq(cur, pin) {
 		return tx.s(4), nil
@@ -678,7 +678,7 @@ func changePIN(_ context.Context, e *Env, a dargs) (string, error) {
 	}
 	card, _, _ = e.mutRecord(tDebitCards, cid)
 	card.Set("pin_last_changed", today)
-	return strings.Join([]string{tx.s(10), tx.p(11, 0) + str(cid), tx.p(12, 0) + today, "",
+	return strings.Join([]string{tx.s(10), tx.f(11, str(cid)), tx.f(12, today), "",
 		tx.s(14),
 		tx.s(15), "",
 		tx.s(17)}, "\n"), nil
@@ -865,15 +865,15 @@ func requestTemporaryLimit(_ context.Context, e *Env, a dargs) (string, error) {
 	cardM.Set("original_"+ltS+"_limit", current)
 	cardM.Set("temporary_"+ltS+"_limit_expires", today)
 	return strings.Join([]string{
-		tx.p(50, 0) + limitName + tx.p(50, 1),
-		tx.p(51, 0) + str(cid),
-		tx.p(52, 0) + str(current),
-		tx.p(53, 0) + strconv.FormatInt(newLimit, 10),
-		tx.p(54, 0) + subInt(newLimit, current),
+		tx.f(50, limitName),
+		tx.f(51, str(cid)),
+		tx.f(52, str(current)),
+		tx.f(53, strconv.FormatInt(newLimit, 10)),
+		tx.f(54, subInt(newLimit, current)),
 		"",
 		tx.s(56),
 		tx.s(57),
-		tx.p(58, 0) + str(current),
+		tx.f(58, str(current)),
 		tx.s(59),
 		"",
 		tx.s(61),

@@ -35,10 +35,6 @@ func (l lits) s(k int) string {
 	return strings.Join(l[k].Parts, "")
 }
 
-// p is the text before field i of f-string k (i = its number of fields:
-// the text after the last one).
-func (l lits) p(k, i int) string { return l[k].Parts[i] }
-
 // f is f-string k with its fields filled in order: a str as it is, a
 // number as Python formats it under the field's spec (".2f", ".0f" or
 // none), another value as str() does.

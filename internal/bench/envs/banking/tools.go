@@ -230,7 +230,7 @@ func giveDiscoverableUserTool(_ context.Context, e *Env, a giveToolArgs) (any, e
 		return nil, err
 	}
 	if decErr != nil {
-		return tx.p(4, 0) + decErr.Error(), nil
+		return tx.f(4, decErr.Error()), nil
 	}
 	keys, err := pyjson.Iterate(args)
 	if err != nil {
@@ -238,7 +238,7 @@ func giveDiscoverableUserTool(_ context.Context, e *Env, a giveToolArgs) (any, e
 	}
 	for _, k := range keys {
 		if !spec.hasParam(k) && !eq(k, "self") {
-			return tx.p(6, 0) + str(k), nil
+			return tx.f(6, str(k)), nil
 		}
 	}
 	info := spec.info
@@ -288,12 +288,12 @@ func callDiscoverableAgentTool(ctx context.Context, e *Env, a callAgentToolArgs)
 		return nil, err
 	}
 	if decErr != nil {
-		return tx.p(4, 0) + decErr.Error(), nil
+		return tx.f(4, decErr.Error()), nil
 	}
 	res, err := spec.call(ctx, e, agentClass, args)
 	if err != nil {
 		if isTypeError(err) {
-			return tx.p(5, 0) + err.Error(), nil
+			return tx.f(5, err.Error()), nil
 		}
 		return nil, err
 	}
@@ -312,5 +312,5 @@ func listDiscoverableAgentTools(_ context.Context, e *Env, _ noArgs) (any, error
 	if strings.Contains(res, tx.s(3)) {
 		return tx.s(4), nil
 	}
-	return tx.p(5, 0) + res, nil
+	return tx.f(5, res), nil
 }

@@ -100,7 +100,7 @@ func callDiscoverableUserTool(ctx context.Context, e *Env, a callUserToolArgs) (
 		return nil, err
 	}
 	if decErr != nil {
-		return tx.p(3, 0) + decErr.Error(), nil
+		return tx.f(3, decErr.Error()), nil
 	}
 	for _, p := range spec.params {
 		if p.hasDef {
@@ -111,7 +111,7 @@ func callDiscoverableUserTool(ctx context.Context, e *Env, a callUserToolArgs) (
 			return nil, err
 		}
 		if !in {
-			return tx.p(5, 0) + p.name, nil
+			return tx.f(5, p.name), nil
 		}
 	}
 	keys, err := pyjson.Iterate(args)
@@ -127,7 +127,7 @@ func callDiscoverableUserTool(ctx context.Context, e *Env, a callUserToolArgs) (
 			}
 		}
 		if !known {
-			return tx.p(6, 0) + str(k), nil
+			return tx.f(6, str(k)), nil
 		}
 	}
 	res, err := spec.call(ctx, e, userClass, args)
@@ -146,7 +146,7 @@ func listDiscoverableUserTools(_ context.Context, e *Env, _ noArgs) (any, error)
 	if strings.Contains(res, tx.s(3)) {
 		return tx.s(4), nil
 	}
-	return tx.p(5, 0) + res, nil
+	return tx.f(5, res), nil
 }
 
 func requestHumanAgentTransfer(_ context.Context, e *Env, _ noArgs) (any, error) {
