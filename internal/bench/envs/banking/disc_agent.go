@@ -1420,7 +1420,7 @@ func getBankTransactions(_ context.Context, e *Env, a dargs) (string, error) {
 	parts := []string{tx.s(8), "", tx.s(10),
 		tx.f(11, str(aid))}
 	if len(ms) > 0 {
-		parts = append(parts, formatRecords("bank_account_transaction_history", ms))
+		parts = append(parts, formatRecords(tx, recordTexts{13, 14, 15, 16}, tx.f(12, len(ms)), ms))
 	} else {
 		parts = append(parts, tx.s(17))
 	}

@@ -53,8 +53,14 @@ func loadSource(root string, agent, user *dset) (*source, error) {
 		return nil, fmt.Errorf("parse %s: %w", path, err)
 	}
 	fail := func(sym string, err error) error { return fmt.Errorf("%s: %s: %w", path, sym, err) }
-	s := &source{}
-	if s.texts, err = loadTexts(path, src); err != nil {
+	s := &source{texts: make(map[string]lits, len(textShapes)+2)}
+	if err := loadTexts(s.texts, path, src, textShapes, ""); err != nil {
+		return nil, err
+	}
+	if err := readTexts(s.texts, root, queryFile, queryShapes, "db_query."); err != nil {
+		return nil, err
+	}
+	if err := readTexts(s.texts, root, retrievalFile, retrievalShapes, "retrieval."); err != nil {
 		return nil, err
 	}
 	if v := mod.Var("TransferReasonLiteral"); v == nil {

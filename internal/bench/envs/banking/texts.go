@@ -2,12 +2,14 @@ package banking
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/py/pyliteral"
+	"github.com/ledgerbench/ledgerbench/internal/source/data"
 )
 
 // The tools' output and error texts are upstream's string literals, read
@@ -84,25 +86,51 @@ func fieldText(v any, spec string) string {
 	return str(v)
 }
 
-// loadTexts reads every method's literals and checks them against
-// textShapes.
-func loadTexts(path string, src []byte) (map[string]lits, error) {
+// The other sources whose literals the tools render: db_query.py's
+// query_database_tool (every query's answer) and retrieval.py's
+// golden_prompt (its text when a task names no document). Their literals
+// are under "<module>.<function>" (queryTexts, goldenTexts).
+const (
+	queryFile   = "domains/banking_knowledge/db_query.py"
+	queryTexts  = "db_query.query_database_tool"
+	goldenTexts = "retrieval.golden_prompt"
+)
+
+var (
+	queryShapes = map[string]textShape{"query_database_tool": {13, map[int][]string{
+		4: {"database_name", "available_dbs"}, 5: {"e"}, 6: {"database_name"}, 7: {"len(results)", "database_name"},
+		8: {"i", "record_id"}, 9: {"field", "value"}, 10: nil, 11: nil, 12: {"str(e)"}}}}
+	retrievalShapes = map[string]textShape{"golden_prompt": {7, map[int][]string{5: nil}}}
+)
+
+// loadTexts reads the literals of every function of a source in one pass,
+// checks those of shapes, and adds them to into under prefix+name.
+func loadTexts(into map[string]lits, path string, src []byte, shapes map[string]textShape, prefix string) error {
 	all, err := pyliteral.AllFuncStrings(src)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return fmt.Errorf("read %s: %w", path, err)
 	}
-	out := make(map[string]lits, len(textShapes))
-	for m, sh := range textShapes {
+	for m, sh := range shapes {
 		l, ok := all[m]
 		if !ok {
-			return nil, fmt.Errorf("%s: %s: %w", path, m, pyliteral.ErrNoFunction)
+			return fmt.Errorf("%s: %s: %w", path, m, pyliteral.ErrNoFunction)
 		}
 		if err := sh.check(l); err != nil {
-			return nil, fmt.Errorf("%s: %s: %w", path, m, err)
+			return fmt.Errorf("%s: %s: %w", path, m, err)
 		}
-		out[m] = l
+		into[prefix+m] = l
 	}
-	return out, nil
+	return nil
+}
+
+// readTexts is loadTexts of a pulled source file.
+func readTexts(into map[string]lits, root, rel string, shapes map[string]textShape, prefix string) error {
+	path := data.Tau2Source(root, rel)
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read upstream source: %w", err)
+	}
+	return loadTexts(into, path, src, shapes, prefix)
 }
 
 // check reports the first way literals differ from the shape.

@@ -27,7 +27,7 @@ var textShapes = map[string]textShape{
 	"KnowledgeTools.freeze_debit_card_3892":                           {25, map[int][]string{1: nil, 2: {"card_id"}, 5: {"card_id"}, 8: {"card_id", "card.get('status')"}, 12: nil, 13: {"card_id"}, 14: nil, 15: {"get_today_str()"}, 17: nil, 18: nil, 19: nil, 20: nil, 22: nil, 23: nil}},
 	"KnowledgeTools.get_all_user_accounts_by_user_id_3847":            {20, map[int][]string{1: nil, 6: nil, 8: nil, 9: {"user_id"}, 11: nil, 14: nil, 15: nil, 18: nil}},
 	"KnowledgeTools.get_atm_deposit_images_8473":                      {43, map[int][]string{1: nil, 2: {"transaction_id"}, 5: {"transaction_id"}, 10: {"transaction_id"}, 41: {"transaction_id", "data[\"atm_id\"]", "data[\"deposit_date\"]", "data[\"envelope_contents\"]", "data[\"verification_notes\"]"}, 42: {"transaction_id", "description", "txn.get(\"date\", \"Unknown\")", "abs(txn.get(\"amount\", 0))"}}},
-	"KnowledgeTools.get_bank_account_transactions_9173":               {19, map[int][]string{1: nil, 2: {"account_id"}, 8: nil, 10: nil, 11: {"account_id"}, 17: nil}},
+	"KnowledgeTools.get_bank_account_transactions_9173":               {19, map[int][]string{1: nil, 2: {"account_id"}, 8: nil, 10: nil, 11: {"account_id"}, 12: {"len(txns)"}, 13: {"i", "record_id"}, 14: {"field", "value"}, 15: nil, 16: nil, 17: nil}},
 	"KnowledgeTools.get_closure_reason_history_8293":                  {12, map[int][]string{1: nil, 4: nil, 6: nil, 7: {"credit_card_account_id"}, 10: nil}},
 	"KnowledgeTools.get_credit_limit_increase_history_4829":           {12, map[int][]string{1: nil, 4: nil, 6: nil, 7: {"credit_card_account_id"}, 10: nil}},
 	"KnowledgeTools.get_current_time":                                 {2, map[int][]string{1: nil}},
