@@ -14,8 +14,9 @@ import (
 
 // Upstream's KnowledgeTools (the agent's banking tools, src/tau2/domains/
 // banking_knowledge/tools.py) and KnowledgeUserTools (the customer's).
-// Tool outputs and error texts are upstream's; arguments are taken as
-// json.loads gives them (no validation, as upstream's use_tool).
+// Tool outputs and error texts are upstream's string literals, read from
+// the pulled source at load (texts.go); arguments are taken as json.loads
+// gives them (no validation, as upstream's use_tool).
 
 // Toolkit class names, used in Python's argument error texts.
 const (
