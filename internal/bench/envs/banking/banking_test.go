@@ -287,3 +287,19 @@ func TestTextShapeErrors(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkLoadTexts: reading and checking every tool method's literals
+// of the pulled tools.py (one pass), as each load does.
+func BenchmarkLoadTexts(b *testing.B) {
+	path := data.Tau2Source(datatest.Root(b), toolsFile)
+	src, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := loadTexts(map[string]lits{}, path, src, textShapes, ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

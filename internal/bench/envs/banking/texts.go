@@ -13,8 +13,9 @@ import (
 )
 
 // The tools' output and error texts are upstream's string literals, read
-// from the pulled tools.py at load (pyliteral.AllFuncStrings, one pass)
-// and addressed by method and ordinal. textShapes (textshapes.go) says
+// from the pulled tools.py (and db_query.py, retrieval.py) at load, one
+// pass per file (pyliteral.AllFuncStrings), and addressed by function and
+// ordinal. textShapes (textshapes.go) says
 // what each tool expects of the methods it renders: how many literals the
 // method has and the field expressions of each literal used; a source of
 // another shape is a load error naming the method, so a changed upstream
