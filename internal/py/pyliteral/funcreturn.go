@@ -289,7 +289,7 @@ func (p *parser) stringLit() (StringLit, error) {
 		i := strings.IndexAny(t.text, `'"`)
 		if strings.Contains(strings.ToLower(t.text[:i]), "f") {
 			plain := t
-			plain.text = strings.NewReplacer("f", "", "F", "").Replace(t.text[:i]) + t.text[i:]
+			plain.text = withoutF(t.text[:i]) + t.text[i:]
 			s, err := decodeString(plain)
 			if err != nil {
 				return lit, err
@@ -323,15 +323,28 @@ func (p *parser) stringLit() (StringLit, error) {
 	}
 	lit.Parts = parts
 	var b strings.Builder
-	esc := strings.NewReplacer("{", "{{", "}", "}}")
 	for i, part := range parts {
-		b.WriteString(esc.Replace(part))
+		b.WriteString(braceEscaper.Replace(part))
 		if i < len(raw) {
 			b.WriteString("{" + raw[i] + "}")
 		}
 	}
 	lit.Value = b.String()
 	return lit, nil
+}
+
+// braceEscaper doubles braces (literal text in an f-string template).
+var braceEscaper = strings.NewReplacer("{", "{{", "}", "}}")
+
+// withoutF is a string prefix without its f (rf"…" → r).
+func withoutF(prefix string) string {
+	out := make([]byte, 0, len(prefix))
+	for i := 0; i < len(prefix); i++ {
+		if prefix[i] != 'f' && prefix[i] != 'F' {
+			out = append(out, prefix[i])
+		}
+	}
+	return string(out)
 }
 
 // scanFString splits a decoded f-string body into its literal parts

@@ -60,9 +60,6 @@ func loadSource(root string, agent, user *dset) (*source, error) {
 	if err := readTexts(s.texts, root, queryFile, queryShapes, "db_query."); err != nil {
 		return nil, err
 	}
-	if err := readTexts(s.texts, root, retrievalFile, retrievalShapes, "retrieval."); err != nil {
-		return nil, err
-	}
 	if v := mod.Var("TransferReasonLiteral"); v == nil {
 		return nil, fail("TransferReasonLiteral", pyliteral.ErrNoSymbol)
 	} else if sub, ok := v.Value.(*pyliteral.Subscript); !ok {
@@ -128,6 +125,9 @@ func (s *source) loadRetrieval(root string) error {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("read upstream source: %w", err)
+	}
+	if err := loadTexts(s.texts, path, src, retrievalShapes, "retrieval."); err != nil {
+		return err
 	}
 	r, err := pyliteral.FuncReturn(src, "get_info_policy_override")
 	if err != nil {
