@@ -17,6 +17,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
+	"github.com/ledgerbench/ledgerbench/internal/engine/review"
 	"github.com/ledgerbench/ledgerbench/internal/engine/usersim"
 	"github.com/ledgerbench/ledgerbench/internal/output/leaderboard"
 	"github.com/ledgerbench/ledgerbench/internal/output/report"
@@ -294,6 +295,10 @@ func complete(c *cobra.Command) {
 		}
 	}
 	reg("figure-format", fixed("svg", "png", "pdf"))
+	reg("review-mode", fixed(string(review.Full), string(review.User)))
+	if c.Name() == "review" {
+		reg("mode", fixed(string(review.Full), string(review.User)))
+	}
 	backbones := func(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
 		path := defaultBackbonesFile
 		if fl := cmd.Flags().Lookup("backbones"); fl != nil {
@@ -306,7 +311,7 @@ func complete(c *cobra.Command) {
 		return names, cobra.ShellCompDirectiveNoFileComp
 	}
 	if !label {
-		for _, name := range []string{"backbone", "user-backbone", "judge-backbone"} {
+		for _, name := range []string{"backbone", "user-backbone", "judge-backbone", "review-backbone"} {
 			reg(name, backbones)
 		}
 	}

@@ -52,6 +52,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--domain", "retail", "--backbone", "sim", "--user-style", "nope"}, `--user-style: unknown user style "nope" (have: tau2, tau-trait)`},
 		{[]string{"run", "--domain", "telehealth", "--backbone", "sim", "--trait-mode", "loud"}, `--trait-mode: unknown trait mode "loud"`},
 		{[]string{"submit", "prepare", "--date", "2026-13-45", "--out", "x", "run"}, `--date "2026-13-45": want a date YYYY-MM-DD`},
+		{[]string{"review", "x"}, "review needs --backbone"},
+		{[]string{"review", "--backbone", "b", "--mode", "agent", "x"}, `unknown review mode "agent" (have: full, user)`},
+		{[]string{"review", "--backbone", "b"}, "accepts 1 arg(s), received 0 (usage: ledgerbench review"},
 	}
 	for _, tc := range tests {
 		r := execCLI(t, t.Context(), tc.args...)
@@ -114,6 +117,9 @@ func TestCompletion(t *testing.T) {
 		{[]string{"verify", "--format", ""}, []string{"text", "json", "csv", "markdown"}},
 		{[]string{"gate-audit", "--format", ""}, []string{"text", "json", "csv", "markdown"}},
 		{[]string{"rescore", "--format", ""}, []string{"text", "json"}},
+		{[]string{"review", "--mode", ""}, []string{"full", "user"}},
+		{[]string{"run", "--review-mode", ""}, []string{"full", "user"}},
+		{[]string{"review", "--backbones", "../../backbones.yaml", "--backbone", ""}, []string{"gpt-4.1"}},
 	}
 	for _, tc := range tests {
 		r := mustRun(t, append([]string{"__complete"}, tc.args...)...)

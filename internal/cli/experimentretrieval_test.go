@@ -16,6 +16,7 @@ import (
 // what a dense, reranked or shell cell lacks (embeddings entry or key,
 // the reranker model's backbone, the sandbox) and exits 3.
 func TestExperimentRetrievalCells(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bb := filepath.Join(dir, "backbones.yaml")
 	if err := os.WriteFile(bb, []byte(`

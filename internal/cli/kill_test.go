@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,7 +20,8 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
-// buildBinary compiles ledgerbench into a temporary directory.
+// buildBinary returns ledgerbench compiled once per test binary into a
+// temporary directory (removed by TestMain).
 func buildBinary(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
@@ -28,12 +30,40 @@ func buildBinary(t *testing.T) string {
 	if runtime.GOOS == "windows" {
 		t.Skip("needs POSIX signals")
 	}
-	bin := filepath.Join(t.TempDir(), "ledgerbench")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/ledgerbench/ledgerbench/cmd/ledgerbench")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "ledgerbench-bin-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.dir = dir
+		bin := filepath.Join(dir, "ledgerbench")
+		cmd := exec.Command("go", "build", "-o", bin, "github.com/ledgerbench/ledgerbench/cmd/ledgerbench")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		built.bin = bin
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.bin
+}
+
+// built is the binary buildBinary compiled.
+var built struct {
+	once     sync.Once
+	dir, bin string
+	err      error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
 // waitLines waits until the run's JSONL file has at least n lines.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -124,12 +125,13 @@ func onlineBackbones(path string) string {
 	return ""
 }
 
-// TestREADMECommands runs every example command of the README in process,
-// in order, from a scratch directory, against the shared data (the data
-// directory comes from $LEDGERBENCH_DATA, as after `make run`). Paths the
-// README gives relative to the checkout are resolved there; globs are
-// expanded as a shell would.
+// TestREADMECommands runs every example command of the README with the
+// built binary, in order, from a scratch directory, against the shared data
+// (the data directory comes from $LEDGERBENCH_DATA, as after `make run`).
+// Paths the README gives relative to the checkout are resolved there; globs
+// are expanded as a shell would.
 func TestREADMECommands(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs every README example; skipped with -short")
 	}
@@ -139,10 +141,11 @@ func TestREADMECommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmds := readmeCommands(t)
-	t.Chdir(t.TempDir())
 	if len(cmds) < 5 {
 		t.Fatalf("found %d README commands", len(cmds))
 	}
+	bin := buildBinary(t)
+	work, home := t.TempDir(), t.TempDir()
 	ran := 0
 	for _, line := range cmds {
 		args := strings.Fields(strings.TrimPrefix(line, "ledgerbench "))
@@ -150,9 +153,9 @@ func TestREADMECommands(t *testing.T) {
 			t.Logf("skip %q: %s", line, why)
 			continue
 		}
-		env := map[string]string{"LEDGERBENCH_DATA": data}
+		dataDir := data
 		if len(args) >= 2 && args[0] == "data" && args[1] == "pull" {
-			env["LEDGERBENCH_DATA"] = filepath.Join(t.TempDir(), "data") // never into the shared copy
+			dataDir = filepath.Join(t.TempDir(), "data") // never into the shared copy
 		}
 		var expanded []string
 		for _, a := range args {
@@ -162,7 +165,11 @@ func TestREADMECommands(t *testing.T) {
 				}
 			}
 			if strings.ContainsAny(a, "*?") {
-				m, _ := filepath.Glob(a)
+				pattern := a
+				if !filepath.IsAbs(pattern) {
+					pattern = filepath.Join(work, pattern)
+				}
+				m, _ := filepath.Glob(pattern)
 				if len(m) == 0 {
 					t.Errorf("%q: %s matches nothing", line, a)
 				}
@@ -175,9 +182,13 @@ func TestREADMECommands(t *testing.T) {
 			t.Logf("skip %q: reads %s, which no earlier README command makes (the reader's own runs)", line, a)
 			continue
 		}
-		r := execEnv(t, env, expanded...)
-		if r.code != ExitOK {
-			t.Errorf("README command %q: exit %d\nstdout:\n%s\nstderr:\n%s", line, r.code, r.out, r.errOut)
+		cmd := exec.CommandContext(t.Context(), bin, expanded...)
+		cmd.Dir = work
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + os.TempDir(), "LEDGERBENCH_DATA=" + dataDir}
+		var out, errOut strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		if err := cmd.Run(); err != nil {
+			t.Errorf("README command %q: %v\nstdout:\n%s\nstderr:\n%s", line, err, out.String(), errOut.String())
 			continue
 		}
 		ran++

@@ -135,7 +135,7 @@ func runReport(_ context.Context, s *Streams, opts *reportOptions) error {
 	if err := checkK(opts.K, groups); err != nil {
 		return err
 	}
-	rep := report.Build(groups, report.Options{Baseline: opts.Baseline, Treatment: opts.Treatment, K: opts.K})
+	rep := report.Build(groups, report.Options{Baseline: opts.Baseline, Treatment: opts.Treatment, K: opts.K, Reviews: report.Reviews(sources)})
 	format, _ := report.ParseFormat(opts.Format)
 	if err := rep.Write(s.Out, format, opts.Tables...); err != nil {
 		return err

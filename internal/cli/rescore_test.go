@@ -247,6 +247,7 @@ func TestRescoreNLNotRecorded(t *testing.T) {
 // file agrees with it on every simulation. τ-bench v1 lists and two inputs
 // of one name are refused before anything is written.
 func TestRescoreOutputDir(t *testing.T) {
+	t.Parallel()
 	path := recordedFile(t, "claude-sonnet-4-5_airline_default_gpt4.1_1trials.json")
 	dir := filepath.Join(t.TempDir(), "out")
 	first := rescoreJSON(t, "--fresh-tasks", "-o", dir, path)

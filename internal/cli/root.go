@@ -123,8 +123,10 @@ retail and telecom domains and τ-Trait's telehealth domain, scores them with
 		newCmdReport(s, g, nil),
 		newCmdExperiment(s, g, nil),
 		newCmdView(s, g, nil),
+		newCmdReview(s, g, nil),
 		newCmdSubmit(s, g, submitRunners{}),
 		newCmdLeaderboard(s, g, nil),
+		newCmdPlay(s, g, nil),
 		newCmdVersion(s, nil),
 	)
 	contract(s, root)

@@ -44,6 +44,8 @@ type runOptions struct {
 	// RecordRequests appends every model request body to
 	// DIR/requests.jsonl.
 	RecordRequests bool
+	// AutoReview reviews every simulation after the run (review.go).
+	AutoReview autoReview
 
 	// Set names the flags given on the command line; a run being
 	// continued lends its manifest's value to the others.
@@ -133,6 +135,7 @@ with status 3 when pass^1 is below P.`,
 	f.BoolVar(&opts.EnforceProtocol, "enforce-communication-protocol", false, "end a simulation with agent_error or user_error when a message mixes text and tool calls (upstream's flag; off as upstream)")
 	f.BoolVar(&opts.Quiet, "quiet", false, "no progress output")
 	f.Float64Var(&opts.MinPass, "min-pass", 0, "exit with status 3 if pass^1 is below this")
+	opts.AutoReview.flags(f)
 	return cmd
 }
 
@@ -171,6 +174,9 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	if opts.LLM.Logf == nil {
 		opts.LLM.Logf = stderrLogf(errOut, s.ErrTTY) // term.go
 	}
+	if err := opts.AutoReview.check(opts.BackbonesFile); err != nil {
+		return err
+	}
 	po := opts.planOptions()
 	var reqs *requestLog
 	if opts.RecordRequests {
@@ -186,6 +192,9 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	ui := progressOptions{Streams: s, Quiet: opts.Quiet, Grace: p.Options.Grace, Every: opts.progressEvery}
 	sum, err := executePlan(ctx, ui, errOut, p, reqs, nil)
 	if err != nil {
+		return err
+	}
+	if err := opts.AutoReview.run(ctx, s, opts.DataDir, p.Options.BackbonesFile, p.Options.Out, opts.LLM, opts.Quiet); err != nil {
 		return err
 	}
 	if opts.MinPassSet && sum.Pass1() < opts.MinPass {

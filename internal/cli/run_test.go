@@ -224,6 +224,7 @@ func TestRunTraitsRecordedAndValidated(t *testing.T) {
 // by default, recorded in the manifest when given, inherited by a resume,
 // and refused on τ-Trait's loop, which has no such rule.
 func TestRunEnforceProtocolRecorded(t *testing.T) {
+	t.Parallel()
 	base := []string{"run", "--domain", "retail", "--backbone", "sim", "--no-judge", "--limit", "1", "--trials", "1", "--quiet"}
 	off := filepath.Join(t.TempDir(), "off")
 	mustRun(t, append(base, "--out", off)...)

@@ -61,7 +61,7 @@ func TestRunFlags(t *testing.T) {
 	t.Parallel()
 	s, g := testStreams(), &globalOptions{DataDir: "data"}
 	def := runOptions{Streams: s, Options: runplan.Options{DataDir: "data", Agent: "baseline", BackbonesFile: "backbones.yaml", Trials: 4,
-		Concurrency: 10, Seed: 300, MaxSteps: 200, MaxErrors: 10}, Set: map[string]bool{}}
+		Concurrency: 10, Seed: 300, MaxSteps: 200, MaxErrors: 10}, Set: map[string]bool{}, AutoReview: autoReview{Mode: "full"}}
 	tests := []flagCase[runOptions]{
 		{"defaults", nil, func(*runOptions) {}},
 		{"selection", []string{"--domain", "retail", "--backbone", "gpt-4.1", "--task-ids", "1,2", "--limit", "3", "--split", "test"}, func(o *runOptions) {
@@ -92,6 +92,10 @@ func TestRunFlags(t *testing.T) {
 			o.LedgerPlacement, o.Set = "tail", map[string]bool{"ledger-placement": true}
 		}},
 		{"solo", []string{"--solo"}, func(o *runOptions) { o.Solo, o.Set = true, map[string]bool{"solo": true} }},
+		{"auto-review", []string{"--auto-review", "--review-mode", "user", "--review-backbone", "gpt-4.1"}, func(o *runOptions) {
+			o.AutoReview = autoReview{Enabled: true, Mode: "user", Backbone: "gpt-4.1"}
+			o.Set = map[string]bool{"auto-review": true, "review-mode": true, "review-backbone": true}
+		}},
 	}
 	checkOptions(t, func(f func(context.Context, *runOptions) error) *cobra.Command { return newCmdRun(s, g, f) }, def, tests)
 	if _, err := execOptions(t, func(f func(context.Context, *runOptions) error) *cobra.Command { return newCmdRun(s, g, f) }, "stray"); err == nil {

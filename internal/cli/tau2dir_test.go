@@ -53,6 +53,7 @@ func splitTau2(t *testing.T, path, dir string) map[string]any {
 // rescore -o writes it back in its format; a directory whose files do not
 // match its simulation_index is refused as upstream refuses it.
 func TestTau2DirectoryFormat(t *testing.T) {
+	t.Parallel()
 	path := recordedFile(t, "2025-08-10_telecom_llm_agent_gpt-4o_user_simulator_gpt-4o.json")
 	dir := filepath.Join(t.TempDir(), "run_dir")
 	whole := splitTau2(t, path, dir)

@@ -84,6 +84,20 @@ func (w *Writer) Write(rec Record) error {
 	if err != nil {
 		return fmt.Errorf("encode record %s/%d: %w", rec.TaskID, rec.Trial, err)
 	}
+	return w.writeLine(line)
+}
+
+// WriteValue appends any JSON value as a line (the files beside a run's
+// records that share its crash safety: reviews.jsonl).
+func (w *Writer) WriteValue(v any) error {
+	line, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode line of %s: %w", w.path, err)
+	}
+	return w.writeLine(line)
+}
+
+func (w *Writer) writeLine(line []byte) error {
 	line = append(line, '\n')
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -138,8 +152,13 @@ type ReadInfo struct {
 // last line (no final newline and not valid JSON) is skipped and reported in
 // ReadInfo; any other bad line is an error naming its line number.
 func ReadJSONL(r io.Reader) ([]Record, ReadInfo, error) {
+	return ReadLines[Record](r)
+}
+
+// ReadLines is ReadJSONL for lines of any type.
+func ReadLines[T any](r io.Reader) ([]T, ReadInfo, error) {
 	var (
-		recs []Record
+		recs []T
 		info ReadInfo
 	)
 	br := bufio.NewReaderSize(r, 256<<10)
@@ -150,7 +169,7 @@ func ReadJSONL(r io.Reader) ([]Record, ReadInfo, error) {
 		}
 		last := errors.Is(err, io.EOF)
 		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
-			var rec Record
+			var rec T
 			if jerr := json.Unmarshal(trimmed, &rec); jerr != nil {
 				if last && line[len(line)-1] != '\n' {
 					info.Truncated = true

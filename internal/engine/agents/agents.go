@@ -61,6 +61,14 @@ const SteerBackbone = "steer"
 // NoJudge disables the NL-assertion judge.
 const NoJudge = "none"
 
+// The sides a person can play (Options.Human). HumanBackbone is the
+// backbone (and agent) name a person's side is recorded under.
+const (
+	HumanAgent    = "agent"
+	HumanUser     = "user"
+	HumanBackbone = "human"
+)
+
 // Options are what the CLI decided.
 type Options struct {
 	Domain   envs.Domain
@@ -102,6 +110,12 @@ type Options struct {
 	// ToolCallingAgent) for τ-Trait's and τ-bench v1's domains, τ²-bench's
 	// otherwise.
 	Loop string
+	// Human is the side a person plays (HumanAgent or HumanUser; ledgerbench
+	// play): Build builds no backbone for it and leaves that side's maker
+	// nil, for the caller to set. The other side and the judge are built as
+	// for a run; the build's prompts are modified (a person is not
+	// upstream's model).
+	Human string
 	// NoPrepare builds makers without the domain's job resources
 	// (envs.Preparer: banking_knowledge's retrieval pipelines), for jobs
 	// that only show the first request (prompt); their tools must not be
@@ -257,9 +271,11 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 	}
 	opts.Loop = loop
 	b := &builder{opts: opts, pool: opts.Pool, recording: map[string]*offline.Recording{}, plans: map[*tasks.Task][][]message.ToolCall{}}
-	factory, err := agentFactoryOf(opts.Agent)
-	if err != nil {
-		return runner.Makers{}, nil, err
+	var factory agentFactory
+	if opts.Human != HumanAgent {
+		if factory, err = agentFactoryOf(opts.Agent); err != nil {
+			return runner.Makers{}, nil, err
+		}
 	}
 	placement, err := ledgerPlacement(opts.Agent, opts.LedgerPlacement)
 	if err != nil {
@@ -286,13 +302,18 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 	if userBackbone == "" {
 		userBackbone = opts.Backbone
 	}
-	agentGen, err := b.generator(ctx, opts.Backbone, false)
-	if err != nil {
-		return runner.Makers{}, nil, fmt.Errorf("agent backbone: %w", err)
+	var agentGen generatorMaker
+	if opts.Human != HumanAgent {
+		if agentGen, err = b.generator(ctx, opts.Backbone, false); err != nil {
+			return runner.Makers{}, nil, fmt.Errorf("agent backbone: %w", err)
+		}
 	}
-	userMaker, hashes, err := b.userMaker(ctx, userBackbone)
-	if err != nil {
-		return runner.Makers{}, nil, fmt.Errorf("user backbone: %w", err)
+	var userMaker func(runner.Spec) (orchestrator.User, error)
+	hashes := map[string]string{}
+	if opts.Human != HumanUser {
+		if userMaker, hashes, err = b.userMaker(ctx, userBackbone); err != nil {
+			return runner.Makers{}, nil, fmt.Errorf("user backbone: %w", err)
+		}
 	}
 	j, err := b.judge()
 	if err != nil {
@@ -356,27 +377,31 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 	if ut := dom.UserTools(); len(ut) > 0 {
 		hashes["user_tools"] = hash(toolsText(ut))
 	}
+	agentMaker := func(spec runner.Spec) (orchestrator.Agent, error) {
+		gen, err := agentGen(spec)
+		if err != nil {
+			return nil, err
+		}
+		bo := baseline.Options{Policy: policy, Tools: tools, Seed: seedOf(spec), Name: agentName(opts.Agent), SystemPrompt: system}
+		if perTask {
+			bo.Policy = envs.TaskPolicy(dom, spec.Task)
+			bo.SystemPrompt = systemOf(bo.Policy)
+		}
+		if tauTrait {
+			// ToolCallingAgent: system message = the wiki, temperature
+			// 0.0 and nothing else, first tool call only.
+			// IRMA keeps its own prompt (instruction, FACT, policy).
+			temp := tautrait.AgentTemperature
+			gen = tautrait.AgentGenerator(gen)
+			bo.Seed, bo.Temperature = nil, &temp
+		}
+		return factory(spec, gen, bo)
+	}
+	if opts.Human == HumanAgent {
+		agentMaker = nil
+	}
 	makers := runner.Makers{
-		Agent: func(spec runner.Spec) (orchestrator.Agent, error) {
-			gen, err := agentGen(spec)
-			if err != nil {
-				return nil, err
-			}
-			bo := baseline.Options{Policy: policy, Tools: tools, Seed: seedOf(spec), Name: agentName(opts.Agent), SystemPrompt: system}
-			if perTask {
-				bo.Policy = envs.TaskPolicy(dom, spec.Task)
-				bo.SystemPrompt = systemOf(bo.Policy)
-			}
-			if tauTrait {
-				// ToolCallingAgent: system message = the wiki, temperature
-				// 0.0 and nothing else, first tool call only.
-				// IRMA keeps its own prompt (instruction, FACT, policy).
-				temp := tautrait.AgentTemperature
-				gen = tautrait.AgentGenerator(gen)
-				bo.Seed, bo.Temperature = nil, &temp
-			}
-			return factory(spec, gen, bo)
-		},
+		Agent:        agentMaker,
 		User:         userMaker,
 		PromptHashes: hashes,
 		Prompts:      b.prompts(tauTrait),
@@ -394,7 +419,7 @@ func Build(ctx context.Context, opts Options) (runner.Makers, evaluator.Judge, e
 // loop with τ-Trait's user without prompt-approximated traits.
 func (b *builder) prompts(tauTrait bool) string {
 	o := b.opts
-	if agentName(o.Agent) != "baseline" {
+	if agentName(o.Agent) != "baseline" || o.Human != "" {
 		return results.PromptsModified
 	}
 	switch style := b.userStyle(); {
@@ -678,7 +703,7 @@ func (b *builder) judge() (evaluator.Judge, error) {
 	case name == NoJudge:
 		return nil, nil
 	case name == "":
-		if _, off, _ := offline.Parse(b.opts.Backbone); off {
+		if _, off, _ := offline.Parse(b.opts.Backbone); off || b.opts.Human == HumanAgent {
 			return nil, nil
 		}
 		// The agent's backbone is a model, so the pool exists.

@@ -42,16 +42,19 @@ func buildSolo(ctx context.Context, b *builder, factory agentFactory) (runner.Ma
 		return runner.Makers{}, nil, fmt.Errorf("agents: solo mode needs the domain loaded in solo mode (%s is not)", dom.Name())
 	}
 	name := agentName(opts.Agent)
-	if !slices.Contains(soloKinds, name) {
+	human := opts.Human == HumanAgent
+	if !human && !slices.Contains(soloKinds, name) {
 		return runner.Makers{}, nil, errext.Usagef("agent %q has no solo mode (solo agents: %v)", name, soloKinds)
 	}
 	text, err := baseline.LoadSolo(opts.DataRoot)
 	if err != nil {
 		return runner.Makers{}, nil, err
 	}
-	gen, err := b.soloGenerator(ctx, opts.Backbone, text.StopTool.Name)
-	if err != nil {
-		return runner.Makers{}, nil, fmt.Errorf("agent backbone: %w", err)
+	var gen generatorMaker
+	if !human {
+		if gen, err = b.soloGenerator(ctx, opts.Backbone, text.StopTool.Name); err != nil {
+			return runner.Makers{}, nil, fmt.Errorf("agent backbone: %w", err)
+		}
 	}
 	j, err := b.judge()
 	if err != nil {
@@ -84,6 +87,9 @@ func buildSolo(ctx context.Context, b *builder, factory agentFactory) (runner.Ma
 		},
 		PromptHashes: hashes,
 		Prompts:      soloPrompts(name),
+	}
+	if human {
+		makers.Agent, makers.Prompts = nil, results.PromptsModified
 	}
 	return makers, j, nil
 }

@@ -43,6 +43,10 @@ type Request struct {
 	Seed *int
 	// Temperature overrides the backbone's temperature when set.
 	Temperature *float64
+	// NoTemperature sends no temperature at all (not the backbone's):
+	// the provider's default, as upstream's calls that pass none (the
+	// conversation reviewer's). Temperature, when set, still wins.
+	NoTemperature bool
 	// Dialect selects how the request is written: "" is τ²-bench's
 	// (LiteLLM as tau2 calls it); DialectTauBenchV1 is τ-bench v1's and
 	// τ-Trait's.

@@ -138,7 +138,7 @@ func (e *encoder) encode(buf []byte, req *Request) ([]byte, error) {
 		b = append(b, "}}"...)
 	}
 	temp := e.temperature
-	if v1 {
+	if v1 || req.NoTemperature {
 		temp = nil
 	}
 	if req.Temperature != nil {

@@ -402,3 +402,32 @@ func TestRequestSampling(t *testing.T) {
 		})
 	}
 }
+
+// TestNoTemperature: a request may send no temperature although the
+// backbone sets one (upstream's reviewer passes none); the request's own
+// still wins; the backbone's other settings are kept.
+func TestNoTemperature(t *testing.T) {
+	t.Parallel()
+	enc, err := newEncoder(Backbone{Model: "m", Temperature: ptr(0.0), MaxTokens: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := []message.Message{{Role: message.User, Content: "x"}}
+	for _, tc := range []struct {
+		name string
+		req  Request
+		want string
+	}{
+		{"backbone's", Request{Messages: msgs}, `{"model":"m","messages":[{"role":"user","content":"x"}],"temperature":0.0,"max_tokens":9}`},
+		{"none", Request{Messages: msgs, NoTemperature: true}, `{"model":"m","messages":[{"role":"user","content":"x"}],"max_tokens":9}`},
+		{"request's wins", Request{Messages: msgs, NoTemperature: true, Temperature: ptr(0.5)}, `{"model":"m","messages":[{"role":"user","content":"x"}],"temperature":0.5,"max_tokens":9}`},
+	} {
+		got, err := enc.encode(nil, &tc.req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != tc.want {
+			t.Errorf("%s: %s; want %s", tc.name, got, tc.want)
+		}
+	}
+}

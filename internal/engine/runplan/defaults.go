@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
 	"github.com/ledgerbench/ledgerbench/internal/engine/offline"
 )
@@ -50,7 +51,11 @@ func applyUpstreamDefaults(opts *Options, cfg *llm.Config, existing *results.Run
 		return existing.Manifest.Defaults, nil // resuming: the run's own
 	}
 	var out []string
-	if d := defaultUser(opts, cfg); d != "" {
+	d, err := defaultUser(opts, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if d != "" {
 		out = append(out, d)
 	}
 	if d := defaultJudge(opts, cfg, needsJudge); d != "" {
@@ -64,18 +69,29 @@ func applyUpstreamDefaults(opts *Options, cfg *llm.Config, existing *results.Run
 // user. A backbones file without τ²-bench's default model leaves the
 // agent's backbone as the user's, said as such (never silently): a
 // researcher without access to gpt-4.1 still gets a run, labelled.
-func defaultUser(opts *Options, cfg *llm.Config) string {
+//
+// A person playing the agent gets τ²-bench's default user too (as upstream's
+// manual mode), and a usage error when the file lacks it: the person's side
+// cannot lend its backbone.
+func defaultUser(opts *Options, cfg *llm.Config) (string, error) {
 	if opts.UserBackbone != "" || opts.Solo || IsOffline(opts.Backbone) || opts.Backbone == "" {
-		return ""
+		return "", nil
 	}
 	name, ok := upstreamBackbone(cfg)
+	if !ok && human(opts.Backbone) {
+		where := "no backbones file was found"
+		if cfg != nil {
+			where = fmt.Sprintf("it is not in %s", opts.BackbonesFile)
+		}
+		return "", errext.Usagef("the user simulator defaults to τ²-bench's (%s at temperature 0), but %s: pass --user-backbone NAME, or --user-backbone sim for the offline scripted user", UpstreamDefaultModel, where)
+	}
 	if !ok {
 		opts.UserBackbone = opts.Backbone
 		return fmt.Sprintf("user-backbone %s: the agent's, NOT τ²-bench's default (%s at temperature 0 is not in %s; pass --user-backbone to choose)",
-			opts.Backbone, UpstreamDefaultModel, opts.BackbonesFile)
+			opts.Backbone, UpstreamDefaultModel, opts.BackbonesFile), nil
 	}
 	opts.UserBackbone = name
-	return fmt.Sprintf("user-backbone %s (τ²-bench's default user simulator: %s, temperature 0)", name, UpstreamDefaultModel)
+	return fmt.Sprintf("user-backbone %s (τ²-bench's default user simulator: %s, temperature 0)", name, UpstreamDefaultModel), nil
 }
 
 // defaultJudge: without --judge-backbone the judge is judge: of the
@@ -86,7 +102,7 @@ func defaultJudge(opts *Options, cfg *llm.Config, needsJudge bool) string {
 	if opts.JudgeBackbone != "" || opts.NoJudge || cfg == nil || opts.Backbone == "" {
 		return ""
 	}
-	if IsOffline(opts.Backbone) && !needsJudge {
+	if (IsOffline(opts.Backbone) || human(opts.Backbone)) && !needsJudge {
 		return "" // no task of the run calls a judge: no key needed for one
 	}
 	name := cfg.Judge

@@ -29,6 +29,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/engine/agents"
 	"github.com/ledgerbench/ledgerbench/internal/engine/ledgeragent"
 	"github.com/ledgerbench/ledgerbench/internal/engine/llm"
+	"github.com/ledgerbench/ledgerbench/internal/engine/orchestrator"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
 	"github.com/ledgerbench/ledgerbench/internal/engine/usersim"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
@@ -89,6 +90,12 @@ type Options struct {
 	// (orchestrator.Config.EnforceProtocol).
 	EnforceProtocol bool
 
+	// Player, when set, is a person playing one side of every simulation
+	// (ledgerbench play): that side is recorded under agents.HumanBackbone
+	// (as the agent: agent and backbone; as the user: the user backbone),
+	// builds no backbone, and Player's maker plays it.
+	Player *Player
+
 	// Inherit reports whether a setting was left to the run being
 	// continued: a run directory that exists lends its manifest's value.
 	// nil: every setting is the caller's (a manifest that differs is
@@ -115,6 +122,19 @@ type Options struct {
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
+
+// Player is the side a person plays and its maker.
+type Player struct {
+	// Role is agents.HumanAgent or agents.HumanUser.
+	Role string
+	// Agent (Role agent) or User (Role user) builds the person's side of
+	// one simulation.
+	Agent func(runner.Spec) (orchestrator.Agent, error)
+	User  func(runner.Spec) (orchestrator.User, error)
+}
+
+// human reports whether a backbone name is a person's side (Player).
+func human(backbone string) bool { return backbone == agents.HumanBackbone }
 
 // Plan is a run resolved before starting.
 type Plan struct {
@@ -162,7 +182,7 @@ func unpriced(cfg *llm.Config, agent, user, judge string, solo bool) (fields, na
 	for _, r := range []struct{ role, name, field string }{
 		{"agent", agent, results.UnknownAgentCost}, {"user", user, results.UnknownUserCost}, {"judge", judge, results.UnknownJudgeCost},
 	} {
-		if r.name == "" || IsOffline(r.name) {
+		if r.name == "" || IsOffline(r.name) || human(r.name) {
 			continue
 		}
 		if cfg != nil {
@@ -223,6 +243,9 @@ func New(ctx context.Context, opts Options) (_ *Plan, err error) {
 			p.Existing = run
 			fillFromManifest(&opts, run.Manifest)
 		}
+	}
+	if err := setPlayer(&opts); err != nil {
+		return nil, err
 	}
 	if err := validate(&opts); err != nil {
 		return nil, err
@@ -302,6 +325,9 @@ func New(ctx context.Context, opts Options) (_ *Plan, err error) {
 	if opts.NoJudge {
 		bo.JudgeBackbone = agents.NoJudge
 	}
+	if opts.Player != nil {
+		bo.Human = opts.Player.Role
+	}
 	if cfg != nil {
 		bo.Pool = pool
 		bo.BackbonesFile = opts.BackbonesFile
@@ -309,6 +335,14 @@ func New(ctx context.Context, opts Options) (_ *Plan, err error) {
 	p.makers, p.judge, err = agents.Build(ctx, bo)
 	if err != nil {
 		return nil, err
+	}
+	if pl := opts.Player; pl != nil {
+		switch pl.Role {
+		case agents.HumanAgent:
+			p.makers.Agent = pl.Agent
+		case agents.HumanUser:
+			p.makers.User = pl.User
+		}
 	}
 	if opts.EnforceProtocol && p.makers.LoopName != "" && p.makers.LoopName != "tau2" {
 		return nil, errext.Usagef("--enforce-communication-protocol is τ²-bench's orchestrator rule; the %s loop has none (pass --loop tau2)", p.makers.LoopName)
@@ -352,6 +386,33 @@ func New(ctx context.Context, opts Options) (_ *Plan, err error) {
 	p.Pending = runner.Pending(p.Units, done)
 	p.Options = opts
 	return p, nil
+}
+
+// setPlayer records a person's side under agents.HumanBackbone: as the
+// agent, the agent and its backbone; as the user, the user backbone.
+func setPlayer(opts *Options) error {
+	pl := opts.Player
+	if pl == nil {
+		return nil
+	}
+	switch pl.Role {
+	case agents.HumanAgent:
+		if pl.Agent == nil {
+			return errors.New("runplan: a person playing the agent needs its maker")
+		}
+		opts.Agent, opts.Backbone = agents.HumanBackbone, agents.HumanBackbone
+	case agents.HumanUser:
+		if pl.User == nil {
+			return errors.New("runplan: a person playing the user needs its maker")
+		}
+		if opts.Solo {
+			return errext.Usagef("solo mode has no user to play (play the agent)")
+		}
+		opts.UserBackbone = agents.HumanBackbone
+	default:
+		return errext.Usagef("unknown side %q to play (want %s or %s)", pl.Role, agents.HumanAgent, agents.HumanUser)
+	}
+	return nil
 }
 
 // fillFromManifest takes every run-defining setting left to the run being

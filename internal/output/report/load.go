@@ -20,6 +20,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/core/tool"
+	"github.com/ledgerbench/ledgerbench/internal/engine/review"
 	"github.com/ledgerbench/ledgerbench/internal/engine/usersim"
 	"github.com/ledgerbench/ledgerbench/internal/score/metrics"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
@@ -57,6 +58,8 @@ type Source struct {
 	// Labelled reports a domain label given for the input (Labels.Domain):
 	// a v1 list then keeps it rather than the detected domain.
 	Labelled bool
+	// Reviews are the LLM reviews beside the input (nil: none).
+	Reviews *review.Reviews
 }
 
 // Labels override the labels of every record of an input (empty fields
@@ -65,8 +68,20 @@ type Source struct {
 type Labels = results.V1Labels
 
 // Load reads a run directory, a τ²-bench results JSON or a τ-bench v1 /
-// τ-Trait results list, telling them apart by content.
+// τ-Trait results list, telling them apart by content, and the LLM reviews
+// beside a run or τ²-bench file (review.Path), if any.
 func Load(path string, labels Labels) (*Source, error) {
+	src, err := load(path, labels)
+	if err != nil || src.Kind == V1 {
+		return src, err
+	}
+	if src.Reviews, err = review.Read(review.Path(path)); err != nil {
+		return nil, err
+	}
+	return src, nil
+}
+
+func load(path string, labels Labels) (*Source, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("report input: %w", err)

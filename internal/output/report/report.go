@@ -37,6 +37,9 @@ type Options struct {
 	// K is the larger k of the tables (pass^1 and pass^K); 0 uses the
 	// fewest trials any compared group has.
 	K int
+	// Reviews are the LLM reviews' counts per group (Reviews); the error
+	// table shows them beside the rule-based categories when set.
+	Reviews map[metrics.Key]ReviewCounts
 }
 
 func (o Options) withDefaults() Options {
@@ -617,6 +620,12 @@ func (r *Report) errors() Table {
 	}
 	t.Header = append(t.Header, "Infra")
 	t.Notes = append(t.Notes, "cells: share of failures (count); "+strings.Join(legend, "; ")+"; infra = infrastructure errors (not failures: excluded from pass^k)")
+	revs := r.opts.Reviews
+	if revs != nil {
+		t.Header = append(t.Header, "Reviewed", "Rev agent", "Rev user", "Rev crit user")
+		t.Notes = append(t.Notes, "LLM review (ledgerbench review): Reviewed = failed simulations reviewed; Rev agent / Rev user / Rev crit user = share of those (count) in which the review found an agent error, a user-simulator error, a critical user error (critical_helped or critical_hindered)")
+	}
+	var allRev ReviewCounts
 	for _, g := range r.Groups {
 		row := []any{g.Domain, r.backboneLabel(g), g.Agent, strconv.Itoa(g.Failed)}
 		for _, c := range errorCategories {
@@ -627,6 +636,14 @@ func (r *Report) errors() Table {
 			row = append(row, shareWithCount(g.ErrorShare(c), g.Errors[c]))
 		}
 		row = append(row, strconv.Itoa(g.Errors[metrics.Infrastructure]))
+		if revs != nil {
+			c := revs[g.Key]
+			row = append(row, reviewCells(c)...)
+			allRev.add(c)
+			if c.Failed > 0 {
+				t.Notes = append(t.Notes, fmt.Sprintf("%s: %d failed reviews (infrastructure errors; ledgerbench review again to retry)", groupName(g), c.Failed))
+			}
+		}
 		t.add(row...)
 	}
 	// Totals over every group, as the paper's overall shares.
@@ -644,6 +661,9 @@ func (r *Report) errors() Table {
 			row = append(row, shareWithCount(float64(total[c])/float64(failed), total[c]))
 		}
 		row = append(row, strconv.Itoa(total[metrics.Infrastructure]))
+		if revs != nil {
+			row = append(row, reviewCells(allRev)...)
+		}
 		t.add(row...)
 	}
 	t.Notes = append(t.Notes, nlNotes(r.Groups)...)

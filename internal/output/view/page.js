@@ -353,6 +353,7 @@
     add(left, [h("h2", null, "Conversation"), conversation(s)]);
     add(right, [h("h2", null, "Reward"), rewardBox(s, ri, task)]);
     add(right, [h("h2", null, "Task"), taskBox(task, s)]);
+    if (s.reviews && s.reviews.length) add(right, [h("h2", null, "LLM review"), reviewBox(s.reviews)]);
     var first = app.querySelector(".verdict:not(.ALLOW)") || app.querySelector(".verdict");
     if (first) {
       first.id = "first-verdict";
@@ -375,6 +376,32 @@
       }
 
     }
+  }
+
+  // reviewBox shows the simulation's LLM reviews (ledgerbench review): per
+  // mode its summary, each error found and the authentication class, or
+  // that the review call failed.
+  function reviewBox(entries) {
+    var box = h("div", { id: "review" });
+    entries.forEach(function (e) {
+      var r = e.review || e.user_only_review;
+      var head = (e.mode === "user" ? "user-only review" : "full review") + " by " + e.backbone + " (" + e.review_model + ")";
+      add(box, h("h3", null, head));
+      if (e.error) { add(box, h("p", { cls: "fail review-failed" }, "review failed (infrastructure): " + e.error)); return; }
+      if (!r) return;
+      add(box, h("p", { cls: "review-summary" }, r.summary || "(no summary)"));
+      var list = h("ul", { cls: "review-errors" });
+      (r.errors || []).forEach(function (x) {
+        var who = x.source || "user", at = x.turn_idx !== null && x.turn_idx !== undefined ? " · turn " + x.turn_idx : "";
+        add(list, h("li", { cls: "review-error " + who }, h("b", null, who + at + (x.severity ? " · " + x.severity : "")),
+          " [" + (x.error_tags || []).join(", ") + "] " + x.reasoning + (x.correct_behavior ? " — should: " + x.correct_behavior : "")));
+      });
+      if (!(r.errors || []).length) add(list, h("li", { cls: "muted" }, "no errors found"));
+      add(box, list);
+      var a = e.auth_classification;
+      if (a) add(box, h("p", { cls: "review-auth" }, "authentication: " + a.status + (a.reasoning ? " — " + a.reasoning : "")));
+    });
+    return box;
   }
 
   function callsOf(msgs) {

@@ -39,6 +39,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/core/tool"
+	"github.com/ledgerbench/ledgerbench/internal/engine/review"
 	"github.com/ledgerbench/ledgerbench/internal/output/report"
 	"github.com/ledgerbench/ledgerbench/internal/score/metrics"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
@@ -177,6 +178,9 @@ type sim struct {
 	Unknown []string `json:"unknown,omitempty"`
 	// NLUnjudged marks a reward whose NL assertions were not judged.
 	NLUnjudged bool `json:"nl_unjudged,omitempty"`
+	// Reviews are the simulation's LLM reviews (ledgerbench review), one per
+	// mode reviewed, under upstream's field names.
+	Reviews []review.Entry `json:"reviews,omitempty"`
 }
 
 // gateView is what the agent reported of its gate and ledger.
@@ -217,9 +221,11 @@ func Write(ctx context.Context, w io.Writer, sources []*report.Source, opts Opti
 	cw := &countWriter{w: bufio.NewWriterSize(w, 1<<16)}
 	var all []results.Record
 	var from []string
+	var revOf []*review.Reviews
 	for _, s := range sources {
 		for range s.Records {
 			from = append(from, s.Path)
+			revOf = append(revOf, s.Reviews)
 		}
 		all = append(all, s.Records...)
 	}
@@ -317,6 +323,11 @@ func Write(ctx context.Context, w io.Writer, sources []*report.Source, opts Opti
 			Reward: r.RewardInfo, Messages: r.Messages, Simulated: r.Simulated, Unknown: r.Unknown, NLUnjudged: r.RewardInfo.NLUnjudged()}
 		if s.Messages == nil {
 			s.Messages = []message.Message{}
+		}
+		for _, mode := range []review.Mode{review.Full, review.User} {
+			if e, ok := revOf[i].Get(r.ID, mode); ok {
+				s.Reviews = append(s.Reviews, *e)
+			}
 		}
 		kind := func(req message.Requestor, name string) tool.Kind { return gi.Kind(r.Domain, req, name) }
 		if d := metrics.Classify(r, gi.Gold(r.Domain, r.TaskID), kind); d.Category != "" {
