@@ -81,7 +81,10 @@ func (l *lexer) errf(line, col int, format string, args ...any) error {
 func (l *lexer) advance(n int) {
 	end := l.pos + n
 	for l.pos < end {
-		r, size := utf8.DecodeRuneInString(l.src[l.pos:])
+		r, size := rune(l.src[l.pos]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(l.src[l.pos:])
+		}
 		l.pos += size
 		if r == '\n' {
 			l.line++
@@ -182,11 +185,14 @@ func (l *lexer) scan() (token, error) {
 	case r < utf8.RuneSelf && (isDigit(byte(r)) || (r == '.' && isDigit(l.peekByte(1)))):
 		return l.scanNumber(line, col)
 	}
-	// Operators: the longest of the three-, two- and one-character ones.
-	for _, op := range [...]string{"**=", "//=", ">>=", "<<=", "...", "->", ":=", "**", "//", "==", "!=", "<=", ">=", "<<", ">>", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@="} {
-		if strings.HasPrefix(l.src[l.pos:], op) {
-			l.advance(len(op))
-			return token{kind: tOp, text: op, line: line, col: col}, nil
+	// Operators: the longest of the three-, two- and one-character ones
+	// (only these characters start one of more than one).
+	if strings.ContainsRune("*/><.-:=!+%&|^@", r) {
+		for _, op := range [...]string{"**=", "//=", ">>=", "<<=", "...", "->", ":=", "**", "//", "==", "!=", "<=", ">=", "<<", ">>", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@="} {
+			if strings.HasPrefix(l.src[l.pos:], op) {
+				l.advance(len(op))
+				return token{kind: tOp, text: op, line: line, col: col}, nil
+			}
 		}
 	}
 	switch r {
@@ -234,7 +240,7 @@ func (l *lexer) scanString(start, plen int, line, col int) (token, error) {
 			continue
 		case c == '\n' && !triple:
 			return token{}, l.errf(line, col, "unterminated string literal")
-		case strings.HasPrefix(l.src[i:], quote):
+		case c == q && strings.HasPrefix(l.src[i:], quote):
 			i += len(quote)
 			text := l.src[start:i]
 			l.advance(i - l.pos)

@@ -15,8 +15,9 @@
 // KnowledgeTools and KnowledgeUserTools (src/tau2/domains/banking_knowledge/
 // tools.py and db_query.py): arguments are taken as json.loads hands them
 // over, with Python's semantics for their types. The tools' descriptions,
-// schemas and the discoverable tools' docstrings are read from the pulled
-// source; the policy from the pulled prompt templates.
+// schemas, the discoverable tools' docstrings and the tools' output and
+// error texts (texts.go) are read from the pulled source; the policy from
+// the pulled prompt templates.
 //
 // Deliberate differences from upstream, none reachable by the shipped
 // tasks or their gold trajectories:

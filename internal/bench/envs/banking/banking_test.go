@@ -240,3 +240,66 @@ func toolNames(infos []tool.Info) []string {
 	}
 	return out
 }
+
+// TestTextShapeErrors: a tools.py whose literals differ from what the
+// tools render (one more literal, another field expression, a method
+// gone) is a one-line load error naming the method.
+func TestTextShapeErrors(t *testing.T) {
+	t.Parallel()
+	rel := data.Tau2Source("", toolsFile)
+	for _, c := range []struct {
+		name, method, want string
+		mutate             func(string) string
+	}{
+		{"a literal added", agentClass + ".example_agent_tool_0000", "string literals, the tool expects",
+			func(s string) string {
+				return strings.Replace(s, "def example_agent_tool_0000(self) -> str:\n", "def example_agent_tool_0000(self) -> str:\n        x = 'added'\n", 1)
+			}},
+		{"a field changed", agentClass + ".change_user_email", `has fields ["user_id" "new_email.lower()"]`,
+			func(s string) string { return strings.Replace(s, "{new_email}\"", "{new_email.lower()}\"", 1) }},
+		{"a method gone", userClass + ".submit_referral", "no such function",
+			func(s string) string { return strings.Replace(s, "def submit_referral(", "def submit_referral_v2(", 1) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			root := copyDomain(t)
+			p := filepath.Join(root, rel)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mutated := c.mutate(string(b))
+			if mutated == string(b) {
+				t.Fatal("the mutation did not apply to tools.py")
+			}
+			if err := os.WriteFile(p, []byte(mutated), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err = Load(root)
+			if err == nil {
+				t.Fatal("load succeeded")
+			}
+			msg := err.Error()
+			t.Log(msg)
+			if !strings.Contains(msg, c.method+": ") || !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") {
+				t.Errorf("error %q; want one line naming %s with %q", msg, c.method, c.want)
+			}
+		})
+	}
+}
+
+// BenchmarkLoadTexts: reading and checking every tool method's literals
+// of the pulled tools.py (one pass), as each load does.
+func BenchmarkLoadTexts(b *testing.B) {
+	path := data.Tau2Source(datatest.Root(b), toolsFile)
+	src, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := loadTexts(map[string]lits{}, path, src, textShapes, ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package banking
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 // PINs, limits).
 
 func orderDebitCard(_ context.Context, e *Env, a dargs) (string, error) {
+	tx := e.d.src.texts["KnowledgeTools.order_debit_card_5739"]
 	aid, uid, opt, design, addr := a.get("account_id"), a.get("user_id"), a.get("delivery_option"), a.get("card_design"), a.get("shipping_address")
 	excessArg := a.get("excess_replacement_fee")
 	if !truthy(excessArg) {
@@ -23,14 +23,14 @@ func orderDebitCard(_ context.Context, e *Env, a dargs) (string, error) {
 	if v := a.get("delivery_fee"); v != nil {
 		f, err := toFloat(v)
 		if err != nil {
-			return "Error: delivery_fee must be a number.", nil
+			return tx.s(1), nil
 		}
 		deliveryFee = &f
 	}
 	if v := a.get("design_fee"); v != nil {
 		f, err := toFloat(v)
 		if err != nil {
-			return "Error: design_fee must be a number.", nil
+			return tx.s(2), nil
 		}
 		designFee = &f
 	}
@@ -38,8 +38,8 @@ func orderDebitCard(_ context.Context, e *Env, a dargs) (string, error) {
 	if f, err := toFloat(excessArg); err == nil {
 		excess = f
 	}
-	if !truthy(aid) || !truthy(uid) || !truthy(opt) || deliveryFee == nil || !truthy(design) || designFee == nil || !truthy(addr) {
-		return "Error: Missing required parameters. Required: account_id, user_id, delivery_option, delivery_fee, card_design, design_fee, shipping_address.", nil
+	if a.missing("account_id", "user_id", "delivery_option") || a.none("delivery_fee") || a.missing("card_design") || a.none("design_fee") || a.missing("shipping_address") {
+		return tx.s(3), nil
 	}
 	optS, err := strArg(opt, "upper")
 	if err != nil {
@@ -47,7 +47,7 @@ func orderDebitCard(_ context.Context, e *Env, a dargs) (string, error) {
 	}
 	valid := []string{"STANDARD", "EXPEDITED", "RUSH"}
 	if !slices.Contains(valid, strings.ToUpper(optS)) {
-		return "Error: Invalid delivery_option. Must be one of: " + pyList(valid), nil
+		return tx.f(7, pyList(valid)), nil
 	}
 	optS = strings.ToUpper(optS)
 	designS, err := strArg(design, "upper")
@@ -56,7 +56,7 @@ func orderDebitCard(_ context.Context, e *Env, a dargs) (string, error) {
 	}
 	designs := []string{"CLASSIC", "PREMIUM", "CUSTOM"}
 	if !slices.Contains(designs, strings.ToUpper(designS)) {
-		return "Error: Invalid card_design. Must be one of: " + pyList(designs), nil
+		return tx.f(11, pyList(designs)), nil
 	}
 	designS = strings.ToUpper(designS)
 	acc, ok, err := e.rec(tAccounts, aid)
@@ -64,16 +64,16 @@ func orderDebitCard(_ context.Context, e *Env, a dargs) (string, error) {
 		return "", err
 	}
 	if !ok {
-		return fmt.Sprintf("Error: Account '%s' not found.", str(aid)), nil
+		return tx.f(12, str(aid)), nil
 	}
 	if !eq(field(acc, "class", nil), "checking") {
-		return fmt.Sprintf("Error: Debit cards can only be ordered for checking accounts. Account '%s' is a %s account.", str(aid), str(field(acc, "class", nil))), nil
+		return tx.f(15, str(aid), str(field(acc, "class", nil))), nil
 	}
 	if !eq(field(acc, "status", nil), "OPEN") {
-		return fmt.Sprintf("Error: Account must be OPEN. Account '%s' has status: %s", str(aid), str(field(acc, "status", nil))), nil
+		return tx.f(18, str(aid), str(field(acc, "status", nil))), nil
 	}
 	if !eq(field(acc, "user_id", nil), uid) {
-		return fmt.Sprintf("Error: Account '%s' does not belong to user '%s'.", str(aid), str(uid)), nil
+		return tx.f(20, str(aid), str(uid)), nil
 	}
 	holdings, err := toFloat(strings.ReplaceAll(str(field(acc, "current_holdings", "0")), ",", ""))
 	if err != nil {
@@ -83,11 +83,11 @@ func orderDebitCard(_ context.Context, e *Env, a dargs) (string, error) {
 		holdings = 0
 	}
 	if holdings < 25.0 {
-		return fmt.Sprintf("Error: Account must have a minimum balance of $25. Current balance: $%s", mustFixed(holdings, 2)), nil
+		return tx.f(25, mustFixed(holdings, 2)), nil
 	}
 	for _, o := range e.db.tables[tDebitCardOrders].All() {
 		if eq(field(o, "account_id", nil), aid) && eq(field(o, "status", nil), "PENDING") {
-			return fmt.Sprintf("Error: There is already a pending debit card order for account '%s'.", str(aid)), nil
+			return tx.f(29, str(aid)), nil
 		}
 	}
 	active := 0
@@ -97,37 +97,37 @@ func orderDebitCard(_ context.Context, e *Env, a dargs) (string, error) {
 		}
 	}
 	if active >= 1 {
-		return fmt.Sprintf("Error: Account '%s' already has an active debit card. Maximum 1 active card per checking account.", str(aid)), nil
+		return tx.f(33, str(aid)), nil
 	}
 	excessF, _, _ := number(excess)
 	total := *deliveryFee + *designFee + excessF
 	if total > 0 && holdings < total {
-		return fmt.Sprintf("Error: Insufficient funds for fees. Total fees: $%s. Current balance: $%s", mustFixed(total, 2), mustFixed(holdings, 2)), nil
+		return tx.f(34, mustFixed(total, 2), mustFixed(holdings, 2)), nil
 	}
-	expected := map[string]string{"STANDARD": "7-10 business days", "EXPEDITED": "3-5 business days", "RUSH": "1-2 business days"}[optS]
+	expected := map[string]string{"STANDARD": tx.s(36), "EXPEDITED": tx.s(38), "RUSH": tx.s(40)}[optS]
 	orderID := "dcord_" + deterministicID("debit_card_order:"+str(aid)+":"+str(uid)+":"+optS, 12)
 	rec := dict("order_id", orderID, "account_id", aid, "user_id", uid, "delivery_option", optS, "card_design", designS,
 		"shipping_address", addr, "delivery_fee", *deliveryFee, "design_fee", *designFee, "excess_replacement_fee", excess,
 		"total_fee", total, "order_date", today, "expected_delivery", expected, "status", "PENDING")
 	if !e.add(tDebitCardOrders, orderID, rec) {
-		return "Error: Failed to create debit card order. Order may already exist.", nil
+		return tx.s(56), nil
 	}
 	if total > 0 {
 		accM, _, _ := e.mutRecord(tAccounts, aid)
 		accM.Set("current_holdings", mustFixed(holdings-total, 2))
 		var desc []string
 		if *deliveryFee > 0 {
-			desc = append(desc, "Delivery $"+str(*deliveryFee))
+			desc = append(desc, tx.f(59, str(*deliveryFee)))
 		}
 		if *designFee > 0 {
-			desc = append(desc, "Design $"+str(*designFee))
+			desc = append(desc, tx.f(60, str(*designFee)))
 		}
 		if excessF > 0 {
-			desc = append(desc, "Excess Replacement $"+mustFixed(excessF, 0))
+			desc = append(desc, tx.f(61, mustFixed(excessF, 0)))
 		}
 		feeID := "btxn_dcfee_" + orderID[len(orderID)-8:]
 		e.add(tBankTransactions, feeID, dict("transaction_id", feeID, "account_id", aid, "date", today,
-			"description", "DEBIT CARD ORDER FEE - "+strings.Join(desc, ", "), "amount", -total,
+			"description", tx.f(62, strings.Join(desc, ", ")), "amount", -total,
 			"type", "debit_card_fee", "status", "posted"))
 	}
 	cardID := "dbc_" + deterministicID("debit_card:"+str(aid)+":"+str(uid)+":"+today, 12)
@@ -172,33 +172,33 @@ func orderDebitCard(_ context.Context, e *Env, a dargs) (string, error) {
 		"last_4_digits", last4, "cvv", cvv, "status", "PENDING", "issue_date", today, "expiration_date", expiration,
 		"card_design", designS, "issue_reason", reason))
 	parts := []string{
-		"Debit Card Order Confirmed",
-		"Order ID: " + orderID,
-		"Card ID: " + cardID,
-		"Linked Account: " + str(aid),
-		"Delivery Option: " + optS,
-		"Card Design: " + designS,
-		"Shipping Address: " + str(addr),
-		"Expected Delivery: " + expected,
+		tx.s(123),
+		tx.f(124, orderID),
+		tx.f(125, cardID),
+		tx.f(126, str(aid)),
+		tx.f(127, optS),
+		tx.f(128, designS),
+		tx.f(129, str(addr)),
+		tx.f(130, expected),
 		"",
-		"Note: Card will arrive with status PENDING. Customer must call to activate after receiving the card.",
+		tx.s(132),
 	}
 	if total > 0 {
 		var details []string
 		if *deliveryFee > 0 {
-			details = append(details, "Delivery: $"+str(*deliveryFee))
+			details = append(details, tx.f(133, str(*deliveryFee)))
 		}
 		if *designFee > 0 {
-			details = append(details, "Design: $"+str(*designFee))
+			details = append(details, tx.f(134, str(*designFee)))
 		}
 		if excessF > 0 {
-			details = append(details, "Excess Replacement: $"+mustFixed(excessF, 0))
+			details = append(details, tx.f(135, mustFixed(excessF, 0)))
 		}
 		parts = append(parts,
-			fmt.Sprintf("Total Fees: $%s (%s) - CHARGED to account %s", mustFixed(total, 2), strings.Join(details, ", "), str(aid)),
-			"New Account Balance: $"+mustFixed(holdings-total, 2))
+			tx.f(136, mustFixed(total, 2), strings.Join(details, ", "), str(aid)),
+			tx.f(137, mustFixed(holdings-total, 2)))
 	} else {
-		parts = append(parts, "Total Fees: $0 (No additional charges)")
+		parts = append(parts, tx.s(138))
 	}
 	return strings.Join(parts, "\n"), nil
 }
@@ -243,20 +243,20 @@ func expiryOf(orderDate string) string {
 	return parts[0] + "/" + day + "/" + strconv.Itoa(y+4)
 }
 
-// validatePIN is _validate_pin ("" when valid).
-func validatePIN(pin any) (string, error) {
+// validatePIN is _validate_pin ("" when valid), tx its literals.
+func validatePIN(tx lits, pin any) (string, error) {
 	if !truthy(pin) {
-		return "PIN must be exactly 4 digits.", nil
+		return tx.s(1), nil
 	}
 	s, err := strArg(pin, "isdigit")
 	if err != nil {
 		return "", err
 	}
 	if !isDigit(s) || strLen(s) != 4 {
-		return "PIN must be exactly 4 digits.", nil
+		return tx.s(1), nil
 	}
 	if slices.Contains([]string{"0123", "1234", "2345", "3456", "4567", "5678", "6789", "9876", "8765", "7654", "6543", "5432", "4321", "3210"}, s) {
-		return "PIN cannot be sequential (e.g., 1234). Please choose a more secure PIN.", nil
+		return tx.s(16), nil
 	}
 	first := []rune(s)[0]
 	same := true
@@ -266,7 +266,7 @@ func validatePIN(pin any) (string, error) {
 		}
 	}
 	if same {
-		return "PIN cannot be all the same digit (e.g., 1111). Please choose a more secure PIN.", nil
+		return tx.s(17), nil
 	}
 	return "", nil
 }
@@ -296,35 +296,34 @@ var reasonTool = map[string]string{
 
 // validateActivation is _validate_activation_common.
 func (e *Env) validateActivation(a dargs, act activation) (string, string, error) {
-	cid, last4, exp, cvv, pin := a.get("card_id"), a.get("last_4_digits"), a.get("expiration_date"), a.get("cvv"), a.get("pin")
-	for _, v := range []any{cid, last4, exp, cvv, pin} {
-		if !truthy(v) {
-			return "Error: Missing required parameters. Required: card_id, last_4_digits, expiration_date, cvv, pin.", "", nil
-		}
+	tx := e.d.src.texts["_validate_activation_common"]
+	cid, last4, cvv, pin := a.get("card_id"), a.get("last_4_digits"), a.get("cvv"), a.get("pin")
+	if a.missing("card_id", "last_4_digits", "expiration_date", "cvv", "pin") {
+		return tx.s(7), "", nil
 	}
-	msg, err := validatePIN(pin)
+	msg, err := validatePIN(e.d.src.texts["_validate_pin"], pin)
 	if err != nil {
 		return "", "", err
 	}
 	if msg != "" {
-		return "Error: " + msg, "", nil
+		return tx.f(8, msg), "", nil
 	}
 	if ok, err := digits(cvv, 3); err != nil {
 		return "", "", err
 	} else if !ok {
-		return "Error: CVV must be exactly 3 digits.", "", nil
+		return tx.s(9), "", nil
 	}
 	if ok, err := digits(last4, 4); err != nil {
 		return "", "", err
 	} else if !ok {
-		return "Error: Last 4 digits must be exactly 4 digits.", "", nil
+		return tx.s(10), "", nil
 	}
 	card, ok, err := e.rec(tDebitCards, cid)
 	if err != nil {
 		return "", "", err
 	}
 	if !ok {
-		return fmt.Sprintf("Error: Debit card '%s' not found.", str(cid)), "", nil
+		return tx.f(11, str(cid)), "", nil
 	}
 	reason := field(card, "issue_reason", "new_account")
 	if !oneOf(reason, act.allowed...) {
@@ -334,22 +333,22 @@ func (e *Env) validateActivation(a dargs, act activation) (string, string, error
 				correct = t
 			}
 		}
-		return fmt.Sprintf("Error: Wrong activation tool. This card has issue_reason='%s'. Please use %s instead of %s.", str(reason), correct, act.name), "", nil
+		return tx.f(33, str(reason), correct, act.name), "", nil
 	}
 	if eq(field(card, "status", nil), "ACTIVE") {
-		return fmt.Sprintf("Error: Debit card '%s' is already active.", str(cid)), "", nil
+		return tx.f(36, str(cid)), "", nil
 	}
 	if !eq(field(card, "status", nil), "PENDING") {
-		return fmt.Sprintf("Error: Debit card '%s' cannot be activated. Current status: %s. Only PENDING cards can be activated.", str(cid), str(field(card, "status", nil))), "", nil
+		return tx.f(39, str(cid), str(field(card, "status", nil))), "", nil
 	}
 	if !eq(field(card, "last_4_digits", nil), last4) {
-		return "Error: Card verification failed. The last 4 digits do not match our records.", "", nil
+		return tx.s(41), "", nil
 	}
 	if acc := field(card, "account_id", nil); truthy(acc) {
 		if ar, ok, err := e.rec(tAccounts, acc); err != nil {
 			return "", "", err
 		} else if ok && !eq(field(ar, "status", nil), "OPEN") {
-			return fmt.Sprintf("Error: The linked checking account '%s' is no longer open. Card cannot be activated.", str(acc)), "", nil
+			return tx.f(45, str(acc)), "", nil
 		}
 	}
 	return "", cid.(string), nil
@@ -370,64 +369,67 @@ func (e *Env) otherActive(cardID string, account any) []string {
 var (
 	activateNew = activation{name: "activate_debit_card_8291", allowed: []string{"new_account", "first_card"},
 		apply: func(e *Env, cardID string, card *pyjson.Dict) []string {
+			tx := e.d.src.texts["KnowledgeTools.activate_debit_card_8291"]
 			var off []string
 			for _, id := range e.otherActive(cardID, field(card, "account_id", nil)) {
 				c, _ := e.db.tables[tDebitCards].Mut(id)
 				c.Set("status", "DEACTIVATED")
 				c.Set("deactivated_date", today)
-				c.Set("deactivation_reason", "New card activated")
+				c.Set("deactivation_reason", tx.s(20))
 				off = append(off, id)
 			}
-			parts := []string{"New Debit Card Activation Successful", "Card ID: " + cardID, "Status: ACTIVE", "Activation Date: " + today, "",
-				"Your card is now ready to use at any ATM or point of sale terminal.", "For security, please sign the back of your card."}
+			parts := []string{tx.s(21), tx.f(22, cardID), tx.s(23), tx.f(24, today), "",
+				tx.s(26), tx.s(27)}
 			if len(off) > 0 {
-				parts = append(parts, "\nNote: Previous card(s) have been deactivated: "+strings.Join(off, ", "))
+				parts = append(parts, tx.f(28, strings.Join(off, ", ")))
 			}
 			return parts
 		}}
 	activateReplacement = activation{name: "activate_debit_card_8292", allowed: []string{"lost", "stolen", "fraud"},
 		apply: func(e *Env, cardID string, card *pyjson.Dict) []string {
+			tx := e.d.src.texts["KnowledgeTools.activate_debit_card_8292"]
 			reason := str(field(card, "issue_reason", "lost"))
 			var off []string
 			for _, id := range e.otherActive(cardID, field(card, "account_id", nil)) {
 				c, _ := e.db.tables[tDebitCards].Mut(id)
 				c.Set("status", "DEACTIVATED")
 				c.Set("deactivated_date", today)
-				c.Set("deactivation_reason", "Replacement card activated ("+reason+")")
+				c.Set("deactivation_reason", tx.f(23, reason))
 				off = append(off, id)
 			}
 			rd, _ := display(reason)
-			parts := []string{"Replacement Debit Card Activation Successful", "Card ID: " + cardID, "Replacement Reason: " + rd, "Status: ACTIVE",
-				"Activation Date: " + today, "", "Your replacement card is now ready to use.", "", "IMPORTANT SECURITY REMINDERS:",
-				"- Please review your recent transactions for any unauthorized charges", "- Report any suspicious activity immediately"}
+			parts := []string{tx.s(24), tx.f(25, cardID), tx.f(26, rd), tx.s(27),
+				tx.f(28, today), "", tx.s(30), "", tx.s(32),
+				tx.s(33), tx.s(34)}
 			if reason == "fraud" {
-				parts = append(parts, "- Since fraud was suspected, we recommend changing your online banking password")
+				parts = append(parts, tx.s(36))
 			}
 			if len(off) > 0 {
-				parts = append(parts, "\nPrevious card(s) have been deactivated for security: "+strings.Join(off, ", "))
+				parts = append(parts, tx.f(37, strings.Join(off, ", ")))
 			}
 			return parts
 		}}
 	activateReissued = activation{name: "activate_debit_card_8293", allowed: []string{"expired", "damaged", "upgrade", "bank_reissue"},
 		apply: func(e *Env, cardID string, card *pyjson.Dict) []string {
+			tx := e.d.src.texts["KnowledgeTools.activate_debit_card_8293"]
 			reason := str(field(card, "issue_reason", "expired"))
 			var grace []string
 			for _, id := range e.otherActive(cardID, field(card, "account_id", nil)) {
 				c, _ := e.db.tables[tDebitCards].Mut(id)
 				c.Set("status", "GRACE_PERIOD")
 				c.Set("grace_period_ends", today)
-				c.Set("deactivation_reason", "Reissued card activated ("+reason+")")
+				c.Set("deactivation_reason", tx.f(24, reason))
 				grace = append(grace, id)
 			}
 			rd, _ := display(reason)
-			parts := []string{"Reissued Debit Card Activation Successful", "Card ID: " + cardID, "Reissue Reason: " + rd, "Status: ACTIVE",
-				"Activation Date: " + today, "", "Your reissued card is now ready to use."}
+			parts := []string{tx.s(25), tx.f(26, cardID), tx.f(27, rd), tx.s(28),
+				tx.f(29, today), "", tx.s(31)}
 			if len(grace) > 0 {
-				parts = append(parts, "\nNote: Your previous card(s) ("+strings.Join(grace, ", ")+") will remain active for 24 hours as a grace period.",
-					"After 24 hours, the old card(s) will be automatically deactivated.")
+				parts = append(parts, tx.f(32, strings.Join(grace, ", ")),
+					tx.s(33))
 			}
 			if reason == "expired" || reason == "bank_reissue" {
-				parts = append(parts, "\nReminder: If your card number changed, please update any recurring payments with your new card details.")
+				parts = append(parts, tx.s(36))
 			}
 			return parts
 		}}
@@ -447,9 +449,10 @@ func activateDebitCard(act activation) func(context.Context, *Env, dargs) (strin
 }
 
 func closeDebitCard(_ context.Context, e *Env, a dargs) (string, error) {
+	tx := e.d.src.texts["KnowledgeTools.close_debit_card_4721"]
 	cid, reasonArg := a.get("card_id"), a.get("reason")
-	if !truthy(cid) || !truthy(reasonArg) {
-		return "Error: Missing required parameters. Required: card_id, reason.", nil
+	if a.missing("card_id", "reason") {
+		return tx.s(1), nil
 	}
 	r, err := strArg(reasonArg, "lower")
 	if err != nil {
@@ -458,242 +461,248 @@ func closeDebitCard(_ context.Context, e *Env, a dargs) (string, error) {
 	valid := []string{"lost", "stolen", "fraud_suspected", "damaged", "no_longer_needed", "account_closing"}
 	reason := pyjson.Lower(r)
 	if !slices.Contains(valid, reason) {
-		return "Error: Invalid reason. Must be one of: " + pyList(valid), nil
+		return tx.f(8, pyList(valid)), nil
 	}
 	card, ok, err := e.mutRecord(tDebitCards, cid)
 	if err != nil {
 		return "", err
 	}
 	if !ok {
-		return fmt.Sprintf("Error: Debit card '%s' not found.", str(cid)), nil
+		return tx.f(9, str(cid)), nil
 	}
 	prev := field(card, "status", nil)
 	if !oneOf(prev, "ACTIVE", "PENDING") {
-		return fmt.Sprintf("Error: Debit card '%s' cannot be closed. Current status: %s. Only ACTIVE or PENDING cards can be closed.", str(cid), str(prev)), nil
+		return tx.f(13, str(cid), str(prev)), nil
 	}
 	card.Set("status", "CLOSED")
 	card.Set("closed_date", today)
 	card.Set("closure_reason", reason)
 	rd, _ := display(reason)
-	parts := []string{"Debit Card Closed Successfully", "Card ID: " + str(cid), "Previous Status: " + str(prev), "New Status: CLOSED",
-		"Closure Reason: " + rd, "Closure Date: " + today, ""}
+	parts := []string{tx.s(19), tx.f(20, str(cid)), tx.f(21, str(prev)), tx.s(22),
+		tx.f(23, rd), tx.f(24, today), ""}
 	if reason == "lost" || reason == "stolen" || reason == "fraud_suspected" {
-		parts = append(parts, "IMPORTANT: This card has been immediately deactivated for security.", "Any pending transactions may still be processed.")
+		parts = append(parts, tx.s(29), tx.s(30))
 		if reason == "fraud_suspected" {
-			parts = append(parts, "Please advise the customer to review recent transactions and file disputes for any unauthorized charges.",
-				"Also recommend changing their online banking password.")
+			parts = append(parts, tx.s(32),
+				tx.s(33))
 		}
 	}
 	parts = append(parts, "",
-		"Note: This card cannot be reactivated. If the customer needs a new card, they can order one through the standard ordering process.",
-		"Any recurring payments linked to this card will need to be updated with new payment information.")
+		tx.s(35),
+		tx.s(36))
 	return strings.Join(parts, "\n"), nil
 }
 
 func freezeDebitCard(_ context.Context, e *Env, a dargs) (string, error) {
+	tx := e.d.src.texts["KnowledgeTools.freeze_debit_card_3892"]
 	cid := a.get("card_id")
-	if !truthy(cid) {
-		return "Error: Missing required parameter: card_id.", nil
+	if a.missing("card_id") {
+		return tx.s(1), nil
 	}
 	card, ok, err := e.rec(tDebitCards, cid)
 	if err != nil {
 		return "", err
 	}
 	if !ok {
-		return fmt.Sprintf("Error: Debit card '%s' not found.", str(cid)), nil
+		return tx.f(2, str(cid)), nil
 	}
 	st := field(card, "status", nil)
 	if eq(st, "FROZEN") {
-		return fmt.Sprintf("Error: Debit card '%s' is already frozen.", str(cid)), nil
+		return tx.f(5, str(cid)), nil
 	}
 	if !eq(st, "ACTIVE") {
-		return fmt.Sprintf("Error: Debit card '%s' cannot be frozen. Current status: %s. Only ACTIVE cards can be frozen.", str(cid), str(st)), nil
+		return tx.f(8, str(cid), str(st)), nil
 	}
 	card, _, _ = e.mutRecord(tDebitCards, cid)
 	card.Set("status", "FROZEN")
 	card.Set("frozen_date", today)
-	return strings.Join([]string{"Debit Card Frozen Successfully", "Card ID: " + str(cid), "Status: FROZEN", "Frozen Date: " + today, "",
-		"While frozen:", "- All new purchase transactions will be declined", "- Recurring payments and subscriptions will be declined",
-		"- Pending transactions already authorized may still process", "",
-		"To unfreeze, the customer can call customer service or use the mobile app.",
-		"If the card is confirmed lost or stolen, recommend closing the card permanently instead."}, "\n"), nil
+	return strings.Join([]string{tx.s(12), tx.f(13, str(cid)), tx.s(14), tx.f(15, today), "",
+		tx.s(17), tx.s(18), tx.s(19),
+		tx.s(20), "",
+		tx.s(22),
+		tx.s(23)}, "\n"), nil
 }
 
 func unfreezeDebitCard(_ context.Context, e *Env, a dargs) (string, error) {
+	tx := e.d.src.texts["KnowledgeTools.unfreeze_debit_card_3893"]
 	cid := a.get("card_id")
-	if !truthy(cid) {
-		return "Error: Missing required parameter: card_id.", nil
+	if a.missing("card_id") {
+		return tx.s(1), nil
 	}
 	card, ok, err := e.rec(tDebitCards, cid)
 	if err != nil {
 		return "", err
 	}
 	if !ok {
-		return fmt.Sprintf("Error: Debit card '%s' not found.", str(cid)), nil
+		return tx.f(2, str(cid)), nil
 	}
 	st := field(card, "status", nil)
 	if eq(st, "ACTIVE") {
-		return fmt.Sprintf("Error: Debit card '%s' is already active.", str(cid)), nil
+		return tx.f(5, str(cid)), nil
 	}
 	if !eq(st, "FROZEN") {
-		return fmt.Sprintf("Error: Debit card '%s' cannot be unfrozen. Current status: %s. Only FROZEN cards can be unfrozen.", str(cid), str(st)), nil
+		return tx.f(8, str(cid), str(st)), nil
 	}
 	if acc := field(card, "account_id", nil); truthy(acc) {
 		if ar, ok, err := e.rec(tAccounts, acc); err != nil {
 			return "", err
 		} else if ok && !eq(field(ar, "status", nil), "OPEN") {
-			return fmt.Sprintf("Error: The linked checking account '%s' is no longer open. Card cannot be unfrozen.", str(acc)), nil
+			return tx.f(12, str(acc)), nil
 		}
 	}
 	card, _, _ = e.mutRecord(tDebitCards, cid)
 	card.Set("status", "ACTIVE")
 	card.Set("unfrozen_date", today)
-	return strings.Join([]string{"Debit Card Unfrozen Successfully", "Card ID: " + str(cid), "Status: ACTIVE", "Unfrozen Date: " + today, "",
-		"The card is now active and ready to use immediately.", "All transactions will process normally."}, "\n"), nil
+	return strings.Join([]string{tx.s(16), tx.f(17, str(cid)), tx.s(18), tx.f(19, today), "",
+		tx.s(21), tx.s(22)}, "\n"), nil
 }
 
 func clearFraudAlert(_ context.Context, e *Env, a dargs) (string, error) {
+	tx := e.d.src.texts["KnowledgeTools.clear_debit_card_fraud_alert_4892"]
 	cid, reason := a.get("card_id"), a.get("reason")
-	if !truthy(cid) {
-		return "Error: Missing required parameter: card_id.", nil
+	if a.missing("card_id") {
+		return tx.s(1), nil
 	}
-	if !truthy(reason) {
-		return "Error: Missing required parameter: reason.", nil
+	if a.missing("reason") {
+		return tx.s(2), nil
 	}
 	valid := []string{"customer_verified", "velocity_clear"}
 	if !oneOf(reason, valid...) {
-		return fmt.Sprintf("Error: Invalid reason '%s'. Must be one of: %s", str(reason), strings.Join(valid, ", ")), nil
+		return tx.f(5, str(reason), strings.Join(valid, ", ")), nil
 	}
 	card, ok, err := e.rec(tDebitCards, cid)
 	if err != nil {
 		return "", err
 	}
 	if !ok {
-		return fmt.Sprintf("Error: Debit card '%s' not found.", str(cid)), nil
+		return tx.f(6, str(cid)), nil
 	}
 	if eq(reason, "velocity_clear") {
 		if !truthy(field(card, "velocity_blocked", false)) {
-			return fmt.Sprintf("Error: Debit card '%s' does not have an active velocity block.", str(cid)), nil
+			return tx.f(9, str(cid)), nil
 		}
 		card, _, _ = e.mutRecord(tDebitCards, cid)
 		card.Set("velocity_blocked", false)
 		card.Set("velocity_cleared_date", today)
-		return strings.Join([]string{"Velocity Block Cleared Successfully", "Card ID: " + str(cid), "Cleared Date: " + today, "",
-			"The card is now unblocked and ready for normal use.",
-			"The velocity monitoring will continue - if the same unusual patterns recur,",
-			"the card may be blocked again automatically."}, "\n"), nil
+		return strings.Join([]string{tx.s(12), tx.f(13, str(cid)), tx.f(14, today), "",
+			tx.s(16),
+			tx.s(17),
+			tx.s(18)}, "\n"), nil
 	}
 	if !truthy(field(card, "fraud_alert_active", false)) {
-		return fmt.Sprintf("Error: Debit card '%s' does not have an active fraud alert.", str(cid)), nil
+		return tx.f(22, str(cid)), nil
 	}
 	if eq(field(card, "alert_source", nil), "bank_initiated") {
-		return "Error: BANK_INITIATED_ALERT - This fraud alert was initiated by the bank's fraud detection system and cannot be cleared by customer service agents. Please transfer the customer to the security team using transfer_to_human_agents.", nil
+		return tx.s(25), nil
 	}
 	card, _, _ = e.mutRecord(tDebitCards, cid)
 	card.Set("fraud_alert_active", false)
 	card.Set("alert_source", nil)
 	card.Set("fraud_alert_cleared_date", today)
-	return strings.Join([]string{"Fraud Alert Cleared Successfully", "Card ID: " + str(cid), "Cleared Date: " + today, "",
-		"The fraud alert has been removed from the card.", "All transactions will process normally.", "",
-		"Remind the customer to review recent transactions and report any unauthorized charges."}, "\n"), nil
+	return strings.Join([]string{tx.s(29), tx.f(13, str(cid)), tx.f(14, today), "",
+		tx.s(33), tx.s(34), "",
+		tx.s(36)}, "\n"), nil
 }
 
 func resetPIN(_ context.Context, e *Env, a dargs) (string, error) {
+	tx := e.d.src.texts["KnowledgeTools.reset_debit_card_pin_6284"]
 	cid, last4, pin := a.get("card_id"), a.get("last_4_digits"), a.get("new_pin")
-	if !truthy(cid) || !truthy(last4) || !truthy(pin) {
-		return "Error: Missing required parameters. Required: card_id, last_4_digits, new_pin.", nil
+	if a.missing("card_id", "last_4_digits", "new_pin") {
+		return tx.s(1), nil
 	}
 	if ok, err := digits(last4, 4); err != nil {
 		return "", err
 	} else if !ok {
-		return "Error: Last 4 digits must be exactly 4 digits.", nil
+		return tx.s(2), nil
 	}
-	msg, err := validatePIN(pin)
+	msg, err := validatePIN(e.d.src.texts["_validate_pin"], pin)
 	if err != nil {
 		return "", err
 	}
 	if msg != "" {
-		return "Error: " + msg, nil
+		return tx.f(3, msg), nil
 	}
 	card, ok, err := e.rec(tDebitCards, cid)
 	if err != nil {
 		return "", err
 	}
 	if !ok {
-		return fmt.Sprintf("Error: Debit card '%s' not found.", str(cid)), nil
+		return tx.f(4, str(cid)), nil
 	}
 	if !eq(field(card, "last_4_digits", nil), last4) {
-		return "Error: Card verification failed. The last 4 digits do not match our records.", nil
+		return tx.s(6), nil
 	}
 	if !eq(field(card, "status", nil), "ACTIVE") {
-		return fmt.Sprintf("Error: Cannot reset PIN. Card status is %s. Only ACTIVE cards can have their PIN reset.", str(field(card, "status", nil))), nil
+		return tx.f(9, str(field(card, "status", nil))), nil
 	}
 	card, _, _ = e.mutRecord(tDebitCards, cid)
 	card.Set("pin_last_changed", today)
 	card.Set("pin_locked", false)
 	card.Set("pin_attempts_remaining", 3)
-	return strings.Join([]string{"Debit Card PIN Reset Successfully", "Card ID: " + str(cid), "PIN Changed: " + today, "",
-		"The new PIN is effective immediately.", "Your card has been unlocked and is ready to use.",
-		"Customer can use the new PIN for ATM withdrawals and point-of-sale transactions.", "",
-		"Security reminder: Never share your PIN with anyone."}, "\n"), nil
+	return strings.Join([]string{tx.s(13), tx.f(14, str(cid)), tx.f(15, today), "",
+		tx.s(17), tx.s(18),
+		tx.s(19), "",
+		tx.s(21)}, "\n"), nil
 }
 
 func changePIN(_ context.Context, e *Env, a dargs) (string, error) {
+	tx := e.d.src.texts["KnowledgeTools.change_debit_card_pin_6285"]
 	cid, cur, pin := a.get("card_id"), a.get("current_pin"), a.get("new_pin")
-	if !truthy(cid) || !truthy(cur) || !truthy(pin) {
-		return "Error: Missing required parameters. Required: card_id, current_pin, new_pin.", nil
+	if a.missing("card_id", "current_pin", "new_pin") {
+		return tx.s(1), nil
 	}
 	if ok, err := digits(cur, 4); err != nil {
 		return "", err
 	} else if !ok {
-		return "Error: Current PIN must be exactly 4 digits.", nil
+		return tx.s(2), nil
 	}
-	msg, err := validatePIN(pin)
+	msg, err := validatePIN(e.d.src.texts["_validate_pin"], pin)
 	if err != nil {
 		return "", err
 	}
 	if msg != "" {
-		return "Error: " + msg, nil
+		return tx.f(3, msg), nil
 	}
 	if eq(cur, pin) {
-		return "Error: New PIN must be different from current PIN.", nil
+		return tx.s(4), nil
 	}
 	card, ok, err := e.rec(tDebitCards, cid)
 	if err != nil {
 		return "", err
 	}
 	if !ok {
-		return fmt.Sprintf("Error: Debit card '%s' not found.", str(cid)), nil
+		return tx.f(5, str(cid)), nil
 	}
 	if !eq(field(card, "status", nil), "ACTIVE") {
-		return fmt.Sprintf("Error: Cannot change PIN. Card status is %s. Only ACTIVE cards can have their PIN changed.", str(field(card, "status", nil))), nil
+		return tx.f(8, str(field(card, "status", nil))), nil
 	}
 	card, _, _ = e.mutRecord(tDebitCards, cid)
 	card.Set("pin_last_changed", today)
-	return strings.Join([]string{"Debit Card PIN Changed Successfully", "Card ID: " + str(cid), "PIN Changed: " + today, "",
-		"The new PIN is effective immediately.",
-		"Customer can use the new PIN for ATM withdrawals and point-of-sale transactions.", "",
-		"Security reminder: Never share your PIN with anyone."}, "\n"), nil
+	return strings.Join([]string{tx.s(10), tx.f(11, str(cid)), tx.f(12, today), "",
+		tx.s(14),
+		tx.s(15), "",
+		tx.s(17)}, "\n"), nil
 }
 
 func getDebitCardsByAccount(_ context.Context, e *Env, a dargs) (string, error) {
+	tx := e.d.src.texts["KnowledgeTools.get_debit_cards_by_account_id_7823"]
 	aid := a.get("account_id")
-	if !truthy(aid) {
-		return "Error: Missing required parameter 'account_id'.", nil
+	if a.missing("account_id") {
+		return tx.s(1), nil
 	}
 	acc, ok, err := e.rec(tAccounts, aid)
 	if err != nil {
 		return "", err
 	}
 	if !ok {
-		return fmt.Sprintf("Error: Account '%s' not found.", str(aid)), nil
+		return tx.f(2, str(aid)), nil
 	}
 	class, err := strArg(field(acc, "class", ""), "lower")
 	if err != nil {
 		return "", err
 	}
 	if c := pyjson.Lower(class); c != "checking" && c != "business_checking" {
-		return fmt.Sprintf("Error: Account '%s' is not a checking account. Debit cards are only available for checking accounts.", str(aid)), nil
+		return tx.f(7, str(aid)), nil
 	}
 	var cards []*pyjson.Dict
 	for id, c := range e.db.tables[tDebitCards].All() {
@@ -722,7 +731,7 @@ func getDebitCardsByAccount(_ context.Context, e *Env, a dargs) (string, error) 
 		cards = append(cards, info)
 	}
 	if len(cards) == 0 {
-		return fmt.Sprintf("No debit cards found for account '%s'.", str(aid)), nil
+		return tx.f(22, str(aid)), nil
 	}
 	keys := make([]any, len(cards))
 	for i, c := range cards {
@@ -754,39 +763,40 @@ func pop(d *pyjson.Dict, k string) {
 }
 
 func requestTemporaryLimit(_ context.Context, e *Env, a dargs) (string, error) {
+	tx := e.d.src.texts["KnowledgeTools.request_temporary_debit_card_limit_increase_8374"]
 	cid, lt, nlArg := a.get("card_id"), a.get("limit_type"), a.get("new_limit")
-	if !truthy(cid) {
-		return "Error: Missing required parameter: card_id.", nil
+	if a.missing("card_id") {
+		return tx.s(1), nil
 	}
-	if !truthy(lt) {
-		return "Error: Missing required parameter: limit_type.", nil
+	if a.missing("limit_type") {
+		return tx.s(2), nil
 	}
 	if !oneOf(lt, "atm", "purchase") {
-		return fmt.Sprintf("Error: Invalid limit_type '%s'. Must be 'atm' or 'purchase'.", str(lt)), nil
+		return tx.f(5, str(lt)), nil
 	}
-	if nlArg == nil {
-		return "Error: Missing required parameter: new_limit.", nil
+	if a.none("new_limit") {
+		return tx.s(6), nil
 	}
 	f, err := toFloat(nlArg)
 	if err != nil {
-		return fmt.Sprintf("Error: new_limit must be an integer, got '%s'.", str(nlArg)), nil
+		return tx.f(7, str(nlArg)), nil
 	}
 	if f != float64(int64(f)) {
-		return fmt.Sprintf("Error: new_limit must be an integer, got '%s'.", str(f)), nil
+		return tx.f(7, str(f)), nil
 	}
 	newLimit := int64(f)
 	if newLimit <= 0 {
-		return "Error: new_limit must be a positive amount.", nil
+		return tx.s(9), nil
 	}
 	card, ok, err := e.rec(tDebitCards, cid)
 	if err != nil {
 		return "", err
 	}
 	if !ok {
-		return fmt.Sprintf("Error: Debit card '%s' not found.", str(cid)), nil
+		return tx.f(10, str(cid)), nil
 	}
 	if !eq(field(card, "status", nil), "ACTIVE") {
-		return fmt.Sprintf("Error: Debit card '%s' is not active. Current status: %s. Only ACTIVE cards can have limit increases.", str(cid), str(field(card, "status", nil))), nil
+		return tx.f(13, str(cid), str(field(card, "status", nil))), nil
 	}
 	aid := field(card, "account_id", nil)
 	acc, ok, err := e.rec(tAccounts, aid)
@@ -794,26 +804,26 @@ func requestTemporaryLimit(_ context.Context, e *Env, a dargs) (string, error) {
 		return "", err
 	}
 	if !truthy(aid) || !ok {
-		return fmt.Sprintf("Error: Could not find linked account for debit card '%s'.", str(cid)), nil
+		return tx.f(15, str(cid)), nil
 	}
 	if !eq(field(acc, "status", nil), "OPEN") {
-		return fmt.Sprintf("Error: The linked account '%s' is not in good standing. Account status: %s.", str(aid), str(field(acc, "status", nil))), nil
+		return tx.f(18, str(aid), str(field(acc, "status", nil))), nil
 	}
 	if opened := field(acc, "date_opened", nil); truthy(opened) {
 		t, err := strptime(opened, fmtMDY)
 		switch {
 		case err == nil:
 			if age := daysBetween(todayTime, t); age < 60 {
-				return fmt.Sprintf("Error: Account must be at least 60 days old for a temporary limit increase. Account age: %d days.", age), nil
+				return tx.f(22, age), nil
 			}
 		case !isValueError(err):
 			return "", err
 		}
 	}
 	var current any
-	limitField, limitName := "daily_purchase_limit", "Daily Purchase Limit"
+	limitField, limitName := "daily_purchase_limit", tx.s(43)
 	if eq(lt, "atm") {
-		limitField, limitName = "daily_atm_limit", "Daily ATM Withdrawal Limit"
+		limitField, limitName = "daily_atm_limit", tx.s(26)
 		current = field(card, limitField, nil)
 		if current == nil {
 			level, err := strArg(field(acc, "level", ""), "lower")
@@ -821,21 +831,21 @@ func requestTemporaryLimit(_ context.Context, e *Env, a dargs) (string, error) {
 				return "", err
 			}
 			level = pyjson.Lower(level)
-			if strings.Contains(level, "light green") {
-				return "Error: Light Green Account (teen checking) cards have policy-based limits that cannot be modified. The daily ATM withdrawal limit of $150 is fixed by account policy for safety reasons. The customer may request the parent/guardian to withdraw cash from their own account if needed.", nil
+			if strings.Contains(level, tx.s(38)) {
+				return tx.s(39), nil
 			}
 			if v, ok := e.d.src.defaultATMLimits.Get(level); ok {
 				current = v
 			}
 			if current == nil {
-				return fmt.Sprintf("Error: Could not determine the default ATM limit for account type '%s'. Please verify the account type.", str(field(acc, "level", nil))), nil
+				return tx.f(40, str(field(acc, "level", nil))), nil
 			}
 		}
 	} else {
 		current = field(card, limitField, nil)
 	}
 	if current == nil {
-		return fmt.Sprintf("Error: The card does not have a %s configured. This may be a restricted account type where limits are set by account policy and cannot be modified.", pyjson.Lower(limitName)), nil
+		return tx.f(44, pyjson.Lower(limitName)), nil
 	}
 	cur, _, ok := number(current)
 	if !ok {
@@ -843,10 +853,10 @@ func requestTemporaryLimit(_ context.Context, e *Env, a dargs) (string, error) {
 	}
 	maxAllowed := int64(cur * 1.5)
 	if newLimit > maxAllowed {
-		return fmt.Sprintf("Error: Requested limit $%d exceeds the maximum allowed temporary increase. Maximum temporary limit is $%d (150%% of current $%s limit).", newLimit, maxAllowed, str(current)), nil
+		return tx.f(45, newLimit, maxAllowed, str(current)), nil
 	}
 	if float64(newLimit) <= cur {
-		return fmt.Sprintf("Error: Requested limit $%d is not higher than the current limit of $%s.", newLimit, str(current)), nil
+		return tx.f(46, newLimit, str(current)), nil
 	}
 	cardM, _, _ := e.mutRecord(tDebitCards, cid)
 	ltS := lt.(string)
@@ -855,20 +865,20 @@ func requestTemporaryLimit(_ context.Context, e *Env, a dargs) (string, error) {
 	cardM.Set("original_"+ltS+"_limit", current)
 	cardM.Set("temporary_"+ltS+"_limit_expires", today)
 	return strings.Join([]string{
-		"Temporary " + limitName + " Increase Granted Successfully",
-		"Card ID: " + str(cid),
-		"Previous Limit: $" + str(current),
-		"New Temporary Limit: $" + strconv.FormatInt(newLimit, 10),
-		"Increase Amount: $" + subInt(newLimit, current),
+		tx.f(50, limitName),
+		tx.f(51, str(cid)),
+		tx.f(52, str(current)),
+		tx.f(53, strconv.FormatInt(newLimit, 10)),
+		tx.f(54, subInt(newLimit, current)),
 		"",
-		"Important Information:",
-		"- This temporary increase expires in 24 hours",
-		"- After expiration, the limit will revert to $" + str(current),
-		"- Only one temporary increase is allowed per 24-hour period",
+		tx.s(56),
+		tx.s(57),
+		tx.f(58, str(current)),
+		tx.s(59),
 		"",
-		"Note: If the customer is at a third-party (non-Rho-Bank) ATM, that ATM may have its own",
-		"per-transaction or daily limits that Rho-Bank cannot override. The customer may need to",
-		"use a Rho-Bank ATM or make multiple smaller withdrawals at third-party ATMs.",
+		tx.s(61),
+		tx.s(62),
+		tx.s(63),
 	}, "\n"), nil
 }
 

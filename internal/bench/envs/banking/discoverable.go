@@ -152,9 +152,9 @@ func splitOnce(re *regexp.Regexp, s string) []string {
 }
 
 // parseToolDoc is parse_discoverable_tool_docstring over a method's
-// cleaned docstring (inspect.getdoc).
-func parseToolDoc(name, doc string) toolInfo {
-	info := toolInfo{Name: name, SuccessMessage: "Action completed successfully."}
+// cleaned docstring (inspect.getdoc); success is its default message.
+func parseToolDoc(name, doc, success string) toolInfo {
+	info := toolInfo{Name: name, SuccessMessage: success}
 	parts := splitOnce(argsSplit, doc)
 	info.Description = pyjson.Strip(parts[0])
 	if len(parts) < 2 {
@@ -186,27 +186,28 @@ func parseToolDoc(name, doc string) toolInfo {
 	return info
 }
 
-// forAgent is format_discoverable_tool_for_agent.
-func (t toolInfo) forAgent() string {
+// forAgent is format_discoverable_tool_for_agent, tx its literals.
+func (t toolInfo) forAgent(tx lits) string {
 	var ps []string
 	for _, p := range t.Params {
-		req := " (required)"
+		req := tx.s(7)
 		if !p.Required {
-			req = " (optional)"
+			req = tx.s(8)
 		}
-		ps = append(ps, fmt.Sprintf("  - %s: %s%s - %s", p.Name, p.Type, req, p.Description))
+		ps = append(ps, tx.f(9, p.Name, p.Type, req, p.Description))
 	}
-	params := "  (no parameters)"
+	params := tx.s(11)
 	if len(ps) > 0 {
 		params = strings.Join(ps, "\n")
 	}
-	return fmt.Sprintf("Tool: %s\nDescription: %s\nParameters:\n%s", t.Name, t.Description, params)
+	return tx.f(12, t.Name, t.Description, params)
 }
 
 // bindSource fills in each tool's kind, signature and docstring from the
 // toolkit class of the source, whose @is_discoverable_tool methods must be
 // exactly these tools in this order.
-func (s *dset) bindSource(path string, mod *pyliteral.Module) error {
+func (s *dset) bindSource(path string, mod *pyliteral.Module, texts map[string]lits) error {
+	success := texts["parse_discoverable_tool_docstring"].s(3)
 	c := mod.Class(s.class)
 	if c == nil {
 		return fmt.Errorf("%s: class %s: %w", path, s.class, pyliteral.ErrNoSymbol)
@@ -242,7 +243,7 @@ func (s *dset) bindSource(path string, mod *pyliteral.Module) error {
 			}
 			t.params = append(t.params, dp)
 		}
-		t.info = parseToolDoc(f.Name, pyliteral.CleanDoc(f.Doc))
+		t.info = parseToolDoc(f.Name, pyliteral.CleanDoc(f.Doc), success)
 	}
 	var ours []string
 	for _, t := range s.tools {
@@ -300,4 +301,26 @@ func literal(v any) (any, error) {
 		return f, nil
 	}
 	return nil, fmt.Errorf("unsupported default %T", v)
+}
+
+// missing is upstream's required-parameter check `not p1 or not p2 ...`:
+// some named parameter's bound value is falsy.
+func (a dargs) missing(names ...string) bool {
+	for _, n := range names {
+		if !truthy(a.get(n)) {
+			return true
+		}
+	}
+	return false
+}
+
+// none is the check `p1 is None or ...` upstream makes of parameters
+// whose falsy values (0, False) are valid.
+func (a dargs) none(names ...string) bool {
+	for _, n := range names {
+		if a.get(n) == nil {
+			return true
+		}
+	}
+	return false
 }

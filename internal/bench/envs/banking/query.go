@@ -1,8 +1,6 @@
 package banking
 
 import (
-	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
@@ -113,43 +111,43 @@ func query(t *table.Table[pyjson.Dict], cs []constraint, limit int) []match {
 	return out
 }
 
-// formatRecords is query_database_tool's listing of records.
-func formatRecords(name string, ms []match) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Found %d record(s) in '%s':\n", len(ms), name)
+// formatRecords is the listing of records query_database_tool (and
+// get_bank_account_transactions, in the same shape) answers: head, then
+// each record's line and its fields' lines and a blank one, joined. tx
+// are the function's literals, at the ordinals of those texts.
+func formatRecords(tx lits, at recordTexts, head string, ms []match) string {
+	lines := []string{head}
 	for i, m := range ms {
-		b.WriteString("\n")
-		b.WriteString(strconv.Itoa(i + 1))
-		b.WriteString(". Record ID: ")
-		b.WriteString(m.id)
+		lines = append(lines, tx.f(at.record, i+1, m.id))
 		for j, k := range m.rec.Keys {
-			b.WriteString("\n   ")
-			b.WriteString(k)
-			b.WriteString(": ")
-			b.WriteString(str(m.rec.Values[j]))
+			lines = append(lines, tx.f(at.field, k, str(m.rec.Values[j])))
 		}
-		b.WriteString("\n")
+		lines = append(lines, tx.s(at.blank))
 	}
-	return b.String()
+	return strings.Join(lines, tx.s(at.sep))
 }
+
+// recordTexts are the ordinals of a record listing's texts.
+type recordTexts struct{ record, field, blank, sep int }
 
 // queryTool is query_database_tool(name, constraints): constraints is the
 // JSON text upstream builds (often with an argument pasted into it), parsed
 // as json.loads does.
 func (e *Env) queryTool(name, constraints string) string {
+	tx := e.d.src.texts[queryTexts]
 	id, ok := tableByName(name)
 	if !ok || !isQueryTable(id) {
-		return fmt.Sprintf("Error: Database '%s' not found. Available: %s", name, pyList(queryNames()))
+		return tx.f(4, name, pyList(queryNames()))
 	}
 	var cd *pyjson.Dict
 	if constraints != "" {
 		v, err := pyjson.Loads(constraints, pyjson.LoadsOptions{})
 		if err != nil {
-			return "Error: Invalid JSON: " + err.Error()
+			return tx.f(5, err.Error())
 		}
 		d, ok := v.(*pyjson.Dict)
 		if !ok {
-			return fmt.Sprintf("Error querying database: query_db() argument after ** must be a mapping, not %s", typeName(v))
+			return tx.f(12, "query_db() argument after ** must be a mapping, not "+typeName(v))
 		}
 		cd = d
 	}
@@ -160,7 +158,7 @@ func (e *Env) queryTool(name, constraints string) string {
 		for i, k := range cd.Keys {
 			switch k {
 			case "db_name", "db", "return_ids":
-				return fmt.Sprintf("Error querying database: query_db() got multiple values for argument '%s'", k)
+				return tx.f(12, "query_db() got multiple values for argument '"+k+"'")
 			case "limit":
 				v := cd.Values[i]
 				if v == nil {
@@ -170,7 +168,7 @@ func (e *Env) queryTool(name, constraints string) string {
 				if !ok || !isInt {
 					// len(results) >= limit compares an int with it.
 					if _, err := compare(0, v, ">="); err != nil {
-						return "Error querying database: " + err.Error()
+						return tx.f(12, err.Error())
 					}
 				}
 				limit = int(f)
@@ -185,9 +183,9 @@ func (e *Env) queryTool(name, constraints string) string {
 	}
 	ms := query(&e.db.tables[id], cs, limit)
 	if len(ms) == 0 {
-		return fmt.Sprintf("No records found in '%s'.", name)
+		return tx.f(6, name)
 	}
-	return formatRecords(name, ms)
+	return formatRecords(tx, recordTexts{8, 9, 10, 11}, tx.f(7, len(ms), name), ms)
 }
 
 func isQueryTable(id tableID) bool {

@@ -327,8 +327,8 @@ func fullKnowledgeBase(docs []knowledge.Document) string {
 }
 
 // requiredDocuments is golden_prompt's block: the task's required
-// documents (by title, else by id), or "(No documents provided)".
-func requiredDocuments(kb *knowledge.Base, refs []string) string {
+// documents (by title, else by id), or none's text when there are none.
+func requiredDocuments(kb *knowledge.Base, refs []string, none string) string {
 	byTitle := map[string]knowledge.Document{}
 	for _, d := range kb.Docs() {
 		byTitle[d.Title] = d
@@ -344,7 +344,7 @@ func requiredDocuments(kb *knowledge.Base, refs []string) string {
 		}
 	}
 	if len(parts) == 0 {
-		return "(No documents provided)"
+		return none
 	}
 	return strings.Join(parts, "\n\n---\n\n")
 }
@@ -358,5 +358,5 @@ func (d *Domain) policyOf(t *tasks.Task) string {
 	if t != nil {
 		refs = t.RequiredDocuments
 	}
-	return strings.ReplaceAll(d.policy, "{{required_documents}}", requiredDocuments(d.kbase(), refs))
+	return strings.ReplaceAll(d.policy, "{{required_documents}}", requiredDocuments(d.kbase(), refs, d.src.texts[goldenTexts].s(5)))
 }

@@ -31,6 +31,8 @@ type source struct {
 	goldenPlaceholder string
 	dense             pyliteral.FString
 	providers         []string
+	// texts are the tool methods' string literals (texts.go).
+	texts map[string]lits
 }
 
 type depositImage struct{ atmID, envelope, notes string }
@@ -51,7 +53,13 @@ func loadSource(root string, agent, user *dset) (*source, error) {
 		return nil, fmt.Errorf("parse %s: %w", path, err)
 	}
 	fail := func(sym string, err error) error { return fmt.Errorf("%s: %s: %w", path, sym, err) }
-	s := &source{}
+	s := &source{texts: make(map[string]lits, len(textShapes)+2)}
+	if err := loadTexts(s.texts, path, src, textShapes, ""); err != nil {
+		return nil, err
+	}
+	if err := readTexts(s.texts, root, queryFile, queryShapes, "db_query."); err != nil {
+		return nil, err
+	}
 	if v := mod.Var("TransferReasonLiteral"); v == nil {
 		return nil, fail("TransferReasonLiteral", pyliteral.ErrNoSymbol)
 	} else if sub, ok := v.Value.(*pyliteral.Subscript); !ok {
@@ -99,10 +107,10 @@ func loadSource(root string, agent, user *dset) (*source, error) {
 	} else {
 		s.defaultATMLimits = d
 	}
-	if err := agent.bindSource(path, mod); err != nil {
+	if err := agent.bindSource(path, mod, s.texts); err != nil {
 		return nil, err
 	}
-	if err := user.bindSource(path, mod); err != nil {
+	if err := user.bindSource(path, mod, s.texts); err != nil {
 		return nil, err
 	}
 	if err := s.loadRetrieval(root); err != nil {
@@ -117,6 +125,9 @@ func (s *source) loadRetrieval(root string) error {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("read upstream source: %w", err)
+	}
+	if err := loadTexts(s.texts, path, src, retrievalShapes, "retrieval."); err != nil {
+		return err
 	}
 	r, err := pyliteral.FuncReturn(src, "get_info_policy_override")
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -15,8 +14,9 @@ import (
 
 // Upstream's KnowledgeTools (the agent's banking tools, src/tau2/domains/
 // banking_knowledge/tools.py) and KnowledgeUserTools (the customer's).
-// Tool outputs and error texts are upstream's; arguments are taken as
-// json.loads gives them (no validation, as upstream's use_tool).
+// Tool outputs and error texts are upstream's string literals, read from
+// the pulled source at load (texts.go); arguments are taken as json.loads
+// gives them (no validation, as upstream's use_tool).
 
 // Toolkit class names, used in Python's argument error texts.
 const (
@@ -27,9 +27,8 @@ const (
 // The fixed clock of every scenario (upstream's utils.get_today_str and
 // get_now).
 const (
-	today    = "11/14/2025"
-	nowISO   = "2025-11-14T03:40:00"
-	nowClock = "The current time is 2025-11-14 03:40:00 EST."
+	today  = "11/14/2025"
+	nowISO = "2025-11-14T03:40:00"
 )
 
 // deterministicID is _deterministic_id: the first length/2 bytes of the
@@ -117,6 +116,7 @@ func agentToolList() []tool.Tool[*Env] {
 var mutatingGeneric = []string{"give_discoverable_user_tool", "unlock_discoverable_agent_tool"}
 
 func transferToHumanAgents(_ context.Context, e *Env, a transferArgs) (any, error) {
+	tx := e.d.src.texts["KnowledgeTools.transfer_to_human_agents"]
 	reason := a.Reason.Or("other")
 	valid := e.d.src.transferReasons
 	ok := false
@@ -127,13 +127,13 @@ func transferToHumanAgents(_ context.Context, e *Env, a transferArgs) (any, erro
 		}
 	}
 	if !ok {
-		return fmt.Sprintf("Error: Invalid transfer reason '%s'. Must be one of: %s", str(reason), strings.Join(valid, ", ")), nil
+		return tx.f(2, str(reason), strings.Join(valid, ", ")), nil
 	}
-	return fmt.Sprintf("Transfer successful (reason: %s). A human agent will assist you shortly.", str(reason)), nil
+	return tx.f(3, str(reason)), nil
 }
 
-func getCurrentTime(_ context.Context, _ *Env, _ noArgs) (any, error) {
-	return nowClock, nil
+func getCurrentTime(_ context.Context, e *Env, _ noArgs) (any, error) {
+	return e.d.src.texts[agentClass+".get_current_time"].s(1), nil
 }
 
 func getUserByID(_ context.Context, e *Env, a userIDArgs) (any, error) {
@@ -149,15 +149,16 @@ func getUserByEmail(_ context.Context, e *Env, a emailArgs) (any, error) {
 }
 
 func changeUserEmail(_ context.Context, e *Env, a changeEmailArgs) (any, error) {
+	tx := e.d.src.texts["KnowledgeTools.change_user_email"]
 	rec, ok, err := e.mutRecord(tUsers, a.UserID.V)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Error: User with ID '%s' not found.", str(a.UserID.V)), nil
+		return tx.f(3, str(a.UserID.V)), nil
 	}
 	rec.Set("email", a.NewEmail.V)
-	return fmt.Sprintf("Email updated successfully.\n  - User ID: %s\n  - New Email: %s", str(a.UserID.V), str(a.NewEmail.V)), nil
+	return tx.f(4, str(a.UserID.V), str(a.NewEmail.V)), nil
 }
 
 func getReferralsByUser(_ context.Context, e *Env, a userIDArgs) (any, error) {
@@ -183,6 +184,7 @@ func verificationID(userID, timeVerified any) (string, error) {
 }
 
 func logVerification(_ context.Context, e *Env, a logVerificationArgs) (any, error) {
+	tx := e.d.src.texts["KnowledgeTools.log_verification"]
 	id, err := verificationID(a.UserID.V, a.TimeVerified.V)
 	if err != nil {
 		return nil, err
@@ -196,9 +198,9 @@ func logVerification(_ context.Context, e *Env, a logVerificationArgs) (any, err
 	rec.Set("date_of_birth", a.DateOfBirth.V)
 	rec.Set("time_verified", a.TimeVerified.V)
 	if !e.add(tVerificationHistory, id, rec) {
-		return "Failed to log verification: Record may already exist.", nil
+		return tx.s(9), nil
 	}
-	return fmt.Sprintf("Verification logged successfully.\n  - User: %s (ID: %s)\n  - Verified at: %s",
+	return tx.f(10,
 		str(a.Name.V), str(a.UserID.V), str(a.TimeVerified.V)), nil
 }
 
@@ -215,20 +217,21 @@ func loadsArgs(v any, intAsFloat bool) (any, error, error) {
 }
 
 func giveDiscoverableUserTool(_ context.Context, e *Env, a giveToolArgs) (any, error) {
+	tx := e.d.src.texts["KnowledgeTools.give_discoverable_user_tool"]
 	name := a.DiscoverableToolName.V
 	if !isStr(name) {
 		return nil, typeErr("attribute name must be string, not '%s'", typeName(name))
 	}
 	spec, ok, _ := e.d.userDisc.lookup(name)
 	if !ok {
-		return fmt.Sprintf("Error: Unknown discoverable tool '%s'.", str(name)), nil
+		return tx.f(2, str(name)), nil
 	}
 	args, decErr, err := loadsArgs(a.Arguments.Or("{}"), false)
 	if err != nil {
 		return nil, err
 	}
 	if decErr != nil {
-		return "Error: Invalid JSON in arguments: " + decErr.Error(), nil
+		return tx.f(4, decErr.Error()), nil
 	}
 	keys, err := pyjson.Iterate(args)
 	if err != nil {
@@ -236,7 +239,7 @@ func giveDiscoverableUserTool(_ context.Context, e *Env, a giveToolArgs) (any, e
 	}
 	for _, k := range keys {
 		if !spec.hasParam(k) && !eq(k, "self") {
-			return "Error: Unexpected parameter: " + str(k), nil
+			return tx.f(6, str(k)), nil
 		}
 	}
 	info := spec.info
@@ -245,55 +248,53 @@ func giveDiscoverableUserTool(_ context.Context, e *Env, a giveToolArgs) (any, e
 	rec.Set("tool_name", spec.name)
 	rec.Set("status", "GIVEN")
 	e.add(tUserDiscoverableTools, deterministicID("user_discoverable_tool:"+spec.name, 16), rec)
-	argsStr := "(no arguments)"
+	argsStr := tx.s(14)
 	if truthy(args) {
 		argsStr = jsonIndent(args)
 	}
-	return fmt.Sprintf("Tool given to user: %s\nDescription: %s\nArguments: %s\n\n"+
-		"The user can now execute this action by calling `call_discoverable_user_tool` with discoverable_tool_name='%s' and the same arguments.",
-		spec.name, info.Description, argsStr, spec.name), nil
+	return tx.f(15, spec.name, info.Description, argsStr, spec.name), nil
 }
 
 func unlockDiscoverableAgentTool(_ context.Context, e *Env, a unlockArgs) (any, error) {
+	tx := e.d.src.texts["KnowledgeTools.unlock_discoverable_agent_tool"]
 	name := a.AgentToolName.V
 	spec, ok, err := e.d.agentDisc.lookup(name)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Error: Unknown agent tool '%s'. This tool is not available.", str(name)), nil
+		return tx.f(1, str(name)), nil
 	}
 	if !slices.Contains(e.unlocked, spec.name) {
 		e.unlocked = append(e.unlocked, spec.name)
 	}
-	return fmt.Sprintf("Tool unlocked: %s\nDescription: %s\n\n%s\n\n"+
-		"You can now use this tool by calling `call_discoverable_agent_tool` with agent_tool_name='%s' and the required arguments.",
-		spec.name, spec.info.Description, spec.info.forAgent(), spec.name), nil
+	return tx.f(4, spec.name, spec.info.Description, spec.info.forAgent(e.d.src.texts["format_discoverable_tool_for_agent"]), spec.name), nil
 }
 
 func callDiscoverableAgentTool(ctx context.Context, e *Env, a callAgentToolArgs) (any, error) {
+	tx := e.d.src.texts["KnowledgeTools.call_discoverable_agent_tool"]
 	name := a.AgentToolName.V
 	spec, ok, err := e.d.agentDisc.lookup(name)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Error: Unknown agent tool '%s'. This tool is not available.", str(name)), nil
+		return tx.f(2, str(name)), nil
 	}
 	if !slices.Contains(e.unlocked, spec.name) {
-		return fmt.Sprintf("Error: Tool '%s' has not been unlocked. You must first use `unlock_discoverable_agent_tool` to unlock this tool before calling it.", spec.name), nil
+		return tx.f(3, spec.name), nil
 	}
 	args, decErr, err := loadsArgs(a.Arguments.Or("{}"), true)
 	if err != nil {
 		return nil, err
 	}
 	if decErr != nil {
-		return "Error: Invalid JSON in arguments: " + decErr.Error(), nil
+		return tx.f(4, decErr.Error()), nil
 	}
 	res, err := spec.call(ctx, e, agentClass, args)
 	if err != nil {
 		if isTypeError(err) {
-			return "Error: Invalid arguments: " + err.Error(), nil
+			return tx.f(5, err.Error()), nil
 		}
 		return nil, err
 	}
@@ -307,9 +308,10 @@ func callDiscoverableAgentTool(ctx context.Context, e *Env, a callAgentToolArgs)
 }
 
 func listDiscoverableAgentTools(_ context.Context, e *Env, _ noArgs) (any, error) {
+	tx := e.d.src.texts["KnowledgeTools.list_discoverable_agent_tools"]
 	res := e.queryTool("agent_discoverable_tools", "{}")
-	if strings.Contains(res, "No results found") {
-		return "No agent tools have been called yet. Search the knowledge base to discover available tools.", nil
+	if strings.Contains(res, tx.s(3)) {
+		return tx.s(4), nil
 	}
-	return "Your called agent tools:\n" + res, nil
+	return tx.f(5, res), nil
 }

@@ -51,25 +51,27 @@ func userTools() *tool.Set[*Env] {
 }
 
 func applyForCreditCard(_ context.Context, e *Env, a applyCardArgs) (any, error) {
+	tx := e.d.src.texts["KnowledgeUserTools.apply_for_credit_card"]
 	valid := e.d.src.cardTypes
 	if !oneOf(a.CardType.V, valid...) {
-		return fmt.Sprintf("Error: Invalid card_type '%s'. Must be one of: %s", str(a.CardType.V), pyList(valid)), nil
+		return tx.f(1, str(a.CardType.V), pyList(valid)), nil
 	}
 	income, err := toFloat(a.AnnualIncome.V)
 	if err != nil {
-		return "Error: Invalid annual_income. Must be a number.", nil
+		return tx.s(2), nil
 	}
 	sub := a.RhoBankSubscription.Or(false)
 	id := deterministicID(fmt.Sprintf("credit_card:%s:%s:%s:%s", str(a.CardType.V), str(a.CustomerName.V), str(income), str(sub)), 16)
 	rec := dict("application_id", id, "card_type", a.CardType.V, "customer_name", a.CustomerName.V,
 		"annual_income", income, "rho_bank_subscription", sub, "status", "PENDING", "date", today)
 	if !e.add(tCreditCardApplications, id, rec) {
-		return fmt.Sprintf("Failed to submit application: Record ID '%s' may already exist.", id), nil
+		return tx.f(12, id), nil
 	}
-	return "Credit card application submitted:\nYour application has been successfully submitted. You will receive a decision within 5-7 business days via email.", nil
+	return tx.s(13), nil
 }
 
 func submitReferral(_ context.Context, e *Env, a referralArgs) (any, error) {
+	tx := e.d.src.texts["KnowledgeUserTools.submit_referral"]
 	seed, err := joinStr(":", "referral", a.UserID.V, a.AccountType.V)
 	if err != nil {
 		return nil, err
@@ -78,28 +80,27 @@ func submitReferral(_ context.Context, e *Env, a referralArgs) (any, error) {
 	rec := dict("referral_id", id, "referrer_id", a.UserID.V, "referred_account_type", a.AccountType.V,
 		"referral_status", "NO_PROGRESS", "date", today)
 	if !e.add(tReferrals, id, rec) {
-		return fmt.Sprintf("Failed to submit referral: Record ID '%s' may already exist.", id), nil
+		return tx.f(8, id), nil
 	}
-	return fmt.Sprintf("Referral request submitted successfully!\n  - Referral ID: %s\n  - Referrer ID: %s\n  - Account Type: %s\n  - Status: NO_PROGRESS\n  - Date: %s\n\n"+
-		"Share your referral ID with the person you're referring. They will need to use this when applying for their account.",
-		id, str(a.UserID.V), str(a.AccountType.V), today), nil
+	return tx.f(9, id, str(a.UserID.V), str(a.AccountType.V), today), nil
 }
 
 func callDiscoverableUserTool(ctx context.Context, e *Env, a callUserToolArgs) (any, error) {
+	tx := e.d.src.texts["KnowledgeUserTools.call_discoverable_user_tool"]
 	name := a.DiscoverableToolName.V
 	spec, ok, err := e.d.userDisc.lookup(name)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return fmt.Sprintf("Error: Unknown discoverable tool '%s'.", str(name)), nil
+		return tx.f(2, str(name)), nil
 	}
 	args, decErr, err := loadsArgs(a.Arguments.Or("{}"), true)
 	if err != nil {
 		return nil, err
 	}
 	if decErr != nil {
-		return "Error: Invalid JSON in arguments: " + decErr.Error(), nil
+		return tx.f(3, decErr.Error()), nil
 	}
 	for _, p := range spec.params {
 		if p.hasDef {
@@ -110,7 +111,7 @@ func callDiscoverableUserTool(ctx context.Context, e *Env, a callUserToolArgs) (
 			return nil, err
 		}
 		if !in {
-			return "Error: Missing required parameter: " + p.name, nil
+			return tx.f(5, p.name), nil
 		}
 	}
 	keys, err := pyjson.Iterate(args)
@@ -126,13 +127,13 @@ func callDiscoverableUserTool(ctx context.Context, e *Env, a callUserToolArgs) (
 			}
 		}
 		if !known {
-			return "Error: Unexpected parameter: " + str(k), nil
+			return tx.f(6, str(k)), nil
 		}
 	}
 	res, err := spec.call(ctx, e, userClass, args)
 	if err != nil {
 		if isTypeError(err) {
-			return fmt.Sprintf("Error: Invalid arguments for tool '%s': %s", spec.name, err.Error()), nil
+			return tx.f(7, spec.name, err.Error()), nil
 		}
 		return nil, err
 	}
@@ -140,14 +141,16 @@ func callDiscoverableUserTool(ctx context.Context, e *Env, a callUserToolArgs) (
 }
 
 func listDiscoverableUserTools(_ context.Context, e *Env, _ noArgs) (any, error) {
+	tx := e.d.src.texts["KnowledgeUserTools.list_discoverable_user_tools"]
 	res := e.queryTool("user_discoverable_tools", "{}")
-	if strings.Contains(res, "No results found") {
-		return "No tools have been given to you yet by the agent.", nil
+	if strings.Contains(res, tx.s(3)) {
+		return tx.s(4), nil
 	}
-	return "Tools given to you by the agent:\n" + res, nil
+	return tx.f(5, res), nil
 }
 
 func requestHumanAgentTransfer(_ context.Context, e *Env, _ noArgs) (any, error) {
+	tx := e.d.src.texts["KnowledgeUserTools.request_human_agent_transfer"]
 	existing := e.queryTool("human_transfer_requests", "{}")
 	n := 1
 	if !notFound(existing) {
@@ -155,10 +158,11 @@ func requestHumanAgentTransfer(_ context.Context, e *Env, _ noArgs) (any, error)
 	}
 	id := fmt.Sprintf("transfer_request_%d", n)
 	e.add(tHumanTransferRequests, id, dict("request_id", id, "request_number", n, "requested_at", today, "status", "PENDING"))
-	return fmt.Sprintf("Transfer request #%d submitted.\nThe agent will process your request.", n), nil
+	return tx.f(13, n), nil
 }
 
 func submitTransaction(_ context.Context, e *Env, a transactionArgs) (any, error) {
+	tx := e.d.src.texts["KnowledgeUserTools.submit_transaction"]
 	rewards := e.d.src.cardRewards
 	k, ok, err := pyjson.DictKey(a.CreditCardType.V)
 	if err != nil {
@@ -171,7 +175,7 @@ func submitTransaction(_ context.Context, e *Env, a transactionArgs) (any, error
 		}
 	}
 	if card == nil {
-		return fmt.Sprintf("Error: Unknown credit card type '%s'. Available types: %s", str(a.CreditCardType.V), pyList(rewards.Keys)), nil
+		return tx.f(1, str(a.CreditCardType.V), pyList(rewards.Keys)), nil
 	}
 	tid, err := transactionID(a.UserID.V, a.CreditCardType.V, a.MerchantName.V, a.Amount.V, a.Category.V)
 	if err != nil {
@@ -193,11 +197,11 @@ func submitTransaction(_ context.Context, e *Env, a transactionArgs) (any, error
 	amt, _ := fixed(a.Amount.V, 2)
 	rec := dict("transaction_id", tid, "user_id", a.UserID.V, "credit_card_type", a.CreditCardType.V,
 		"merchant_name", a.MerchantName.V, "transaction_amount", "$"+amt, "transaction_date", today,
-		"category", a.Category.V, "status", "COMPLETED", "rewards_earned", fmt.Sprintf("%d points", points))
+		"category", a.Category.V, "status", "COMPLETED", "rewards_earned", tx.f(14, points))
 	if !e.add(tCreditCardTransactions, tid, rec) {
-		return fmt.Sprintf("Failed to submit transaction: Record ID '%s' may already exist.", tid), nil
+		return tx.f(16, tid), nil
 	}
-	return fmt.Sprintf("Transaction submitted successfully!\n  - Transaction ID: %s\n  - User ID: %s\n  - Card Type: %s\n  - Merchant: %s\n  - Amount: $%s\n  - Category: %s\n  - Date: %s\n  - Rewards Earned: %d points (%s%% cashback rate)\n",
+	return tx.f(17,
 		tid, str(a.UserID.V), str(a.CreditCardType.V), str(a.MerchantName.V), amt, str(a.Category.V), today, points, str(rate)), nil
 }
 
@@ -217,8 +221,9 @@ func userDiscoverable() *dset {
 
 // checkGiven is _check_tool_given: the agent must have given the tool.
 func (e *Env) checkGiven(name string) string {
-	if strings.Contains(e.queryField("user_discoverable_tools", "tool_name", name), "No records found") {
-		return fmt.Sprintf("Error: Tool '%s' has not been given to you by the agent. The agent must first use `give_discoverable_user_tool` to give this tool to you.", name)
+	tx := e.d.src.texts["KnowledgeUserTools._check_tool_given"]
+	if strings.Contains(e.queryField("user_discoverable_tools", "tool_name", name), tx.s(3)) {
+		return tx.f(4, name)
 	}
 	return ""
 }
@@ -231,6 +236,7 @@ func (e *Env) logUserCall(name string, args *pyjson.Dict) {
 }
 
 func submitCashBackDispute(_ context.Context, e *Env, a dargs) (string, error) {
+	tx := e.d.src.texts["KnowledgeUserTools.submit_cash_back_dispute_0589"]
 	const name = "submit_cash_back_dispute_0589"
 	if msg := e.checkGiven(name); msg != "" {
 		return msg, nil
@@ -244,19 +250,20 @@ func submitCashBackDispute(_ context.Context, e *Env, a dargs) (string, error) {
 		auto = truthy(field(cfg, "auto_resolve_disputes", false))
 	}
 	rec := dict("dispute_id", id, "user_id", uid, "transaction_id", tid, "submitted_at", today, "status", "SUBMITTED")
-	status := "Status: SUBMITTED - Your dispute has been queued for review."
+	status := tx.s(23)
 	if auto {
 		rec = dict("dispute_id", id, "user_id", uid, "transaction_id", tid, "submitted_at", today, "status", "RESOLVED", "resolution", "APPROVED")
-		status = "Status: RESOLVED - The dispute has been reviewed and approved. The transaction rewards need to be updated."
+		status = tx.s(16)
 	}
-	out := "Cash back dispute submitted successfully. Your case has been queued for review.\n\nExecuted: " + name + "\nArguments: " + jsonIndent(args) + "\n"
+	out := tx.executed(25, args)
 	if e.add(tCashBackDisputes, id, rec) {
-		return out + "Dispute ID: " + id + "\n" + status, nil
+		return out + tx.f(26, id, status), nil
 	}
-	return out + "Note: Dispute may have already been submitted for this transaction.", nil
+	return out + tx.s(27), nil
 }
 
 func getReferralLink(_ context.Context, e *Env, a dargs) (string, error) {
+	tx := e.d.src.texts["KnowledgeUserTools.get_referral_link"]
 	const name = "get_referral_link"
 	if msg := e.checkGiven(name); msg != "" {
 		return msg, nil
@@ -266,14 +273,15 @@ func getReferralLink(_ context.Context, e *Env, a dargs) (string, error) {
 	e.logUserCall(name, args)
 	id := deterministicID("referral_link:"+str(uid)+":"+str(cn), 16)
 	rec := dict("referral_id", id, "referrer_id", uid, "referred_account_type", cn, "referral_status", "NO_PROGRESS", "date", today)
-	out := "Referral link generated successfully. Share this link with the person you want to refer.\n\nExecuted: " + name + "\nArguments: " + jsonIndent(args) + "\n"
+	out := tx.executed(12, args)
 	if e.add(tReferrals, id, rec) {
-		return out + "Referral ID: " + id + "\nReferral link: https://rhobank.com/refer/" + id, nil
+		return out + tx.f(13, id, id), nil
 	}
-	return out + "Note: A referral link for this card may have already been generated.", nil
+	return out + tx.s(14), nil
 }
 
 func getCardLast4(_ context.Context, e *Env, a dargs) (string, error) {
+	tx := e.d.src.texts["KnowledgeUserTools.get_card_last_4_digits"]
 	const name = "get_card_last_4_digits"
 	if msg := e.checkGiven(name); msg != "" {
 		return msg, nil
@@ -282,17 +290,18 @@ func getCardLast4(_ context.Context, e *Env, a dargs) (string, error) {
 	args := dict("credit_card_account_id", ccid)
 	e.logUserCall(name, args)
 	if e.ccAccountMissing(ccid) {
-		return fmt.Sprintf("Error: Credit card account '%s' not found.", str(ccid)), nil
+		return tx.f(8, str(ccid)), nil
 	}
 	sum := sha256.Sum256([]byte("card_last4:" + str(ccid)))
 	last4 := firstDigits(hex.EncodeToString(sum[:]), 4)
 	for len(last4) < 4 {
 		last4 += "0"
 	}
-	return "Card information retrieved successfully.\n\nExecuted: " + name + "\nArguments: " + jsonIndent(args) + "\nLast 4 digits of card: " + last4, nil
+	return tx.executed(12, args, last4), nil
 }
 
 func depositCheck(_ context.Context, e *Env, a dargs) (string, error) {
+	tx := e.d.src.texts["KnowledgeUserTools.deposit_check_3847"]
 	const name = "deposit_check_3847"
 	if msg := e.checkGiven(name); msg != "" {
 		return msg, nil
@@ -302,20 +311,20 @@ func depositCheck(_ context.Context, e *Env, a dargs) (string, error) {
 	e.logUserCall(name, args)
 	amount, err := toFloat(amountArg)
 	if err != nil {
-		return fmt.Sprintf("Error: Invalid check amount '%s'. Must be a number.", str(amountArg)), nil
+		return tx.f(5, str(amountArg)), nil
 	}
 	if amount <= 0 {
-		return "Error: Check amount must be positive.", nil
+		return tx.s(6), nil
 	}
 	acc, ok, err := e.rec(tAccounts, aid)
 	if err != nil {
 		return "", err
 	}
 	if !ok {
-		return fmt.Sprintf("Error: Account '%s' not found.", str(aid)), nil
+		return tx.f(7, str(aid)), nil
 	}
 	if !oneOf(field(acc, "status", nil), "ACTIVE", "OPEN") {
-		return fmt.Sprintf("Error: Account '%s' is not active.", str(aid)), nil
+		return tx.f(11, str(aid)), nil
 	}
 	cur, err := accountBalance(acc)
 	if err != nil {
@@ -324,6 +333,5 @@ func depositCheck(_ context.Context, e *Env, a dargs) (string, error) {
 	nb := cur + amount
 	accM, _, _ := e.mutRecord(tAccounts, aid)
 	accM.Set("current_holdings", "$"+mustFixed(nb, 2))
-	return fmt.Sprintf("Check deposited successfully. Funds will be available according to your account's deposit policy.\n\nExecuted: %s\nArguments: %s\nCheck deposit processed!\n  - Account: %s\n  - Check Amount: $%s\n  - Previous Balance: $%s\n  - New Balance: $%s",
-		name, jsonIndent(args), str(aid), mustFixed(amount, 2), mustFixed(cur, 2), mustFixed(nb, 2)), nil
+	return tx.executed(20, args, str(aid), amount, cur, nb), nil
 }
