@@ -1,17 +1,17 @@
 package agents
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ledgerbench/ledgerbench/internal/core/oracletest"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
@@ -62,42 +62,25 @@ type oracleOut struct {
 	Judge []json.RawMessage `json:"judge"`
 }
 
-func oracleEnv(t *testing.T) string {
+func oracleEnv(t *testing.T) {
 	t.Helper()
 	if os.Getenv("LEDGERBENCH_PROMPT_ORACLE") == "" {
 		t.Skip("LEDGERBENCH_PROMPT_ORACLE not set (see prompt_oracle_test.go)")
 	}
-	src := os.Getenv("TAU2_SRC")
-	if src == "" {
+	if os.Getenv("TAU2_SRC") == "" {
 		t.Skip("TAU2_SRC (a tau2-bench src directory) not set")
 	}
-	return src
 }
 
-func runOracle(t *testing.T, src, root string, jobs []oracleJob) []oracleOut {
+func runOracle(t *testing.T, root string, jobs []oracleJob) []oracleOut {
 	t.Helper()
-	in, err := json.Marshal(map[string]any{
+	var res []oracleOut
+	oracletest.JSON(t, "python3 "+filepath.Join("testdata", "oracle", "prompt_oracle.py"), map[string]any{
 		"data_dir": filepath.Join(root, data.Tau2, "data"),
 		"schemas":  filepath.Join(root, data.Tau2, "derived", "tool_schemas.json"),
 		"model":    oracleModel, "llm_args": map[string]any{"temperature": 0.0},
 		"jobs": jobs,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("python3", filepath.Join("testdata", "oracle", "prompt_oracle.py"))
-	cmd.Env = append(os.Environ(), "TAU2_SRC="+src)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("oracle: %v\n%s", err, stderr.String())
-	}
-	var res []oracleOut
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatalf("oracle output: %v", err)
-	}
+	}, &res)
 	if len(res) != len(jobs) {
 		t.Fatalf("oracle answered %d of %d jobs", len(res), len(jobs))
 	}
@@ -209,7 +192,7 @@ func rawTasks(t *testing.T, root, domain string) map[string]json.RawMessage {
 // user, the user stops) against upstream's.
 func TestPromptOracleFirstRequests(t *testing.T) {
 	t.Parallel()
-	src := oracleEnv(t)
+	oracleEnv(t)
 	root := datatest.Root(t)
 	for _, name := range []string{"airline", "retail", "telecom"} {
 		t.Run(name, func(t *testing.T) {
@@ -266,7 +249,7 @@ func TestPromptOracleFirstRequests(t *testing.T) {
 			if len(ureqs) != 2*len(ts) || len(areqs) != len(ts) {
 				t.Fatalf("%d user and %d agent requests for %d tasks", len(ureqs), len(areqs), len(ts))
 			}
-			want := runOracle(t, src, root, jobs)
+			want := runOracle(t, root, jobs)
 			userEq, agentEq, userTools, agentTools := 0, 0, 0, 0
 			for i := range ts {
 				for _, side := range []struct {
@@ -304,7 +287,7 @@ func TestPromptOracleFirstRequests(t *testing.T) {
 // upstream's generate_next_message would be sent for that prefix.
 func TestPromptOracleReplay(t *testing.T) {
 	t.Parallel()
-	src := oracleEnv(t)
+	oracleEnv(t)
 	root := datatest.Root(t)
 	files, err := filepath.Glob(filepath.Join(datatest.Trajectories(t), "sierra-research+tau2-bench", "*.json"))
 	if err != nil || len(files) == 0 {
@@ -347,7 +330,7 @@ func TestPromptOracleReplay(t *testing.T) {
 				ours = append(ours, o)
 				jobs = append(jobs, oracleJob{Domain: dom.Name(), Seed: seed, File: path, Index: i})
 			}
-			want := runOracle(t, src, root, jobs)
+			want := runOracle(t, root, jobs)
 			total, equal, toolsEq := 0, 0, 0
 			kinds := map[string]int{}
 			for i := range jobs {
@@ -469,7 +452,7 @@ func replayRequests(t *testing.T, dom envs.Domain, task *tasks.Task, seed int64,
 // the same messages.
 func TestPromptOracleJudge(t *testing.T) {
 	t.Parallel()
-	src := oracleEnv(t)
+	oracleEnv(t)
 	root := datatest.Root(t)
 	files, err := filepath.Glob(filepath.Join(datatest.Trajectories(t), "sierra-research+tau2-bench", "*.json"))
 	if err != nil || len(files) == 0 {
@@ -507,7 +490,7 @@ func TestPromptOracleJudge(t *testing.T) {
 	if len(jobs) == 0 {
 		t.Skip("no recorded conversation has NL assertions")
 	}
-	want := runOracle(t, src, root, jobs)
+	want := runOracle(t, root, jobs)
 	got := srv.Requests()
 	equal := 0
 	for i := range jobs {

@@ -1,15 +1,15 @@
 package review
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ledgerbench/ledgerbench/internal/core/oracletest"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/core/openaitest"
@@ -80,25 +80,11 @@ func readRecording(t *testing.T, path string) recording {
 	return rec
 }
 
-func runReviewOracle(t *testing.T, src string, files []string, mode Mode) [][]json.RawMessage {
+func runReviewOracle(t *testing.T, files []string, mode Mode) [][]json.RawMessage {
 	t.Helper()
-	in, err := json.Marshal(map[string]any{"files": files, "mode": mode, "reply": oracleReply, "auth_reply": oracleAuthReply, "model": oracleModel})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("python3", filepath.Join("testdata", "oracle", "review_oracle.py"))
-	cmd.Env = append(os.Environ(), "TAU2_SRC="+src)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("oracle: %v\n%s", err, stderr.String())
-	}
 	var res [][]json.RawMessage
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatalf("oracle output: %v", err)
-	}
+	oracletest.JSON(t, "python3 "+filepath.Join("testdata", "oracle", "review_oracle.py"),
+		map[string]any{"files": files, "mode": mode, "reply": oracleReply, "auth_reply": oracleAuthReply, "model": oracleModel}, &res)
 	return res
 }
 
@@ -163,8 +149,7 @@ func TestReviewOracle(t *testing.T) {
 	if os.Getenv("LEDGERBENCH_REVIEW_ORACLE") == "" {
 		t.Skip("LEDGERBENCH_REVIEW_ORACLE not set (see oracle_test.go)")
 	}
-	src := os.Getenv("TAU2_SRC")
-	if src == "" {
+	if os.Getenv("TAU2_SRC") == "" {
 		t.Skip("TAU2_SRC (a tau2-bench src directory) not set")
 	}
 	root := datatest.Root(t)
@@ -182,7 +167,7 @@ func TestReviewOracle(t *testing.T) {
 	}
 	for _, mode := range []Mode{Full, User} {
 		t.Run(string(mode), func(t *testing.T) {
-			want := runReviewOracle(t, src, files, mode)
+			want := runReviewOracle(t, files, mode)
 			srv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {
 				if len(r.Messages) > 0 && r.Messages[0].Content != nil && *r.Messages[0].Content == prompts.AuthSystem {
 					return openaitest.Text(oracleAuthReply)
@@ -257,26 +242,13 @@ func TestReviewOracleParse(t *testing.T) {
 	if os.Getenv("LEDGERBENCH_REVIEW_ORACLE") == "" {
 		t.Skip("LEDGERBENCH_REVIEW_ORACLE not set (see oracle_test.go)")
 	}
-	src := os.Getenv("TAU2_SRC")
-	if src == "" {
+	if os.Getenv("TAU2_SRC") == "" {
 		t.Skip("TAU2_SRC (a tau2-bench src directory) not set")
 	}
-	in, _ := json.Marshal(map[string]any{"parse": oracleReplies})
-	cmd := exec.Command("python3", filepath.Join("testdata", "oracle", "review_oracle.py"))
-	cmd.Env = append(os.Environ(), "TAU2_SRC="+src)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("oracle: %v\n%s", err, stderr.String())
-	}
+	var raw []map[string]json.RawMessage
+	oracletest.JSON(t, "python3 "+filepath.Join("testdata", "oracle", "review_oracle.py"), map[string]any{"parse": oracleReplies}, &raw)
 	var want []struct {
 		Review, UserOnly, Auth json.RawMessage
-	}
-	var raw []map[string]json.RawMessage
-	if err := json.Unmarshal(out, &raw); err != nil {
-		t.Fatal(err)
 	}
 	for _, r := range raw {
 		want = append(want, struct{ Review, UserOnly, Auth json.RawMessage }{r["review"], r["user_only_review"], r["auth"]})
