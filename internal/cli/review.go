@@ -128,8 +128,11 @@ func (opts *reviewOptions) reviewOptions(s *Streams) (review.Options, error) {
 			return v, v != ""
 		}
 	}
+	// The retry notices and the progress lines come from the reviews'
+	// goroutines: one lock for both.
+	errOut := &lockedWriter{w: s.ErrOut}
 	if lo.Logf == nil {
-		lo.Logf = stderrLogf(s.ErrOut, s.ErrTTY) // term.go
+		lo.Logf = stderrLogf(errOut, s.ErrTTY) // term.go
 	}
 	c, err := llm.NewPool(cfg, lo).Client(opts.Backbone)
 	if err != nil {
@@ -146,7 +149,7 @@ func (opts *reviewOptions) reviewOptions(s *Streams) (review.Options, error) {
 			return load(m.Domain, opts.DataDir)
 		}}
 	if !opts.Quiet {
-		ro.Progress = s.ErrOut
+		ro.Progress = errOut
 	}
 	return ro, nil
 }
