@@ -47,7 +47,7 @@ type Source struct {
 	// (an f-string over self.query_instruction and text), and
 	// SUPPORTED_MODELS.
 	qwenInstruction string
-	queryFormat     string
+	queryFormat     pyliteral.FString
 	openRouter      *pyjson.Dict
 }
 
@@ -142,11 +142,11 @@ func (s *Source) loadOpenRouter(path string) error {
 	}
 	for _, l := range lits {
 		if l.Target == "return" && l.FString && len(l.Fields) == 2 && l.Fields[0] == "self.query_instruction" && l.Fields[1] == "text" {
-			s.queryFormat = l.Value
+			s.queryFormat = l.Template()
 			break
 		}
 	}
-	if s.queryFormat == "" {
+	if len(s.queryFormat.Parts) == 0 {
 		return fail("OpenRouterEmbedder._format_text", errors.New("no returned f-string over {self.query_instruction} and {text}"))
 	}
 	f, err := pyschema.Parse(path, src)
@@ -194,7 +194,7 @@ func (s *Source) queryText(instruction, text string) string {
 	if instruction == "" {
 		return text
 	}
-	out, err := pyliteral.Fill(s.queryFormat, map[string]string{"self.query_instruction": instruction, "text": text})
+	out, err := s.queryFormat.Format(map[string]string{"self.query_instruction": instruction, "text": text})
 	if err != nil { // checked at load: both fields are there
 		panic(err)
 	}

@@ -28,6 +28,7 @@ type TraitPrompts struct {
 	// Template is the f-string build_system_prompt returns, with the fields
 	// {instruction_display} and {forthcomingness}.
 	Template string
+	tmpl     pyliteral.FString // Template's parts and fields
 	// InstructionPrefix and InstructionSuffix surround the instruction in
 	// instruction_display ("" when there is no instruction).
 	InstructionPrefix, InstructionSuffix string
@@ -115,7 +116,7 @@ func parseUserPrompts(src []byte, v1 bool) (*TraitPrompts, error) {
 	if len(tmpl) != 1 || !tmpl[0].FString || !slices.Equal(tmpl[0].Fields, fields) {
 		return nil, fmt.Errorf("%s: want one returned f-string with the fields %s", sym("build_system_prompt"), strings.Join(fields, " and "))
 	}
-	p.Template = tmpl[0].Value
+	p.Template, p.tmpl = tmpl[0].Value, tmpl[0].Template()
 	reset, err := pyliteral.FuncStrings(src, traitUserClass, "reset")
 	if err != nil {
 		return nil, err
@@ -149,7 +150,7 @@ func (p *TraitPrompts) System(instruction string, steered bool) string {
 	if p.V1 {
 		delete(values, "forthcomingness")
 	}
-	out, err := pyliteral.Fill(p.Template, values)
+	out, err := p.tmpl.Format(values)
 	if err != nil {
 		// ParseTraitPrompts checked the fields.
 		panic(fmt.Sprintf("τ-Trait user prompt: %v", err))

@@ -114,6 +114,15 @@ type Field struct {
 	Spec string // the format spec after ':' as written ("" for none)
 }
 
+// Template is the literal as an FString: its parts and field expressions,
+// for Format by field name.
+func (l StringLit) Template() FString {
+	if len(l.Parts) == 0 {
+		return FString{Parts: []string{l.Value}}
+	}
+	return FString{Parts: l.Parts, Fields: l.Fields}
+}
+
 // Render is the literal with each field replaced by the text of the value
 // in the same position (as Python has formatted it).
 func (l StringLit) Render(values ...string) (string, error) {
@@ -456,37 +465,4 @@ scan:
 		f.Spec = s[start:i]
 	}
 	return f, i, nil
-}
-
-// Fill returns an f-string template (StringLit.Value) with each field
-// replaced by values[name] and doubled braces undoubled; a field without a
-// value is an error.
-func Fill(template string, values map[string]string) (string, error) {
-	var b strings.Builder
-	for i := 0; i < len(template); i++ {
-		c := template[i]
-		switch {
-		case c == '{' && i+1 < len(template) && template[i+1] == '{':
-			b.WriteByte('{')
-			i++
-		case c == '}' && i+1 < len(template) && template[i+1] == '}':
-			b.WriteByte('}')
-			i++
-		case c == '{':
-			j := strings.IndexByte(template[i:], '}')
-			if j < 0 {
-				return "", errors.New("f-string: unclosed '{'")
-			}
-			name := template[i+1 : i+j]
-			v, ok := values[name]
-			if !ok {
-				return "", fmt.Errorf("f-string field {%s} has no value", name)
-			}
-			b.WriteString(v)
-			i += j
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String(), nil
 }
