@@ -3,9 +3,12 @@ package openaitest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 )
 
 // Request is one decoded chat completion request.
@@ -98,38 +101,33 @@ type wireTool struct {
 }
 
 // decodeRequest decodes a body; on error the returned Request still carries
-// the body.
+// the body. The body is checked once (json.Valid), then split in one pass
+// (pyjson.Object) and each key's value decoded on its own: the fake decodes
+// every request of every test, so this is a hot path of the test suites.
 func decodeRequest(body []byte) (Request, error) {
 	req := Request{Body: body}
-	keys, err := objectKeys(body)
-	if err != nil {
+	if err := checkObject(body); err != nil {
 		return req, err
 	}
-	req.Keys = keys
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(body, &top); err != nil {
-		return req, err
-	}
-	for k, v := range top {
+	err := pyjson.Object(body, func(k string, v []byte) error {
+		req.Keys = append(req.Keys, k)
 		var err error
 		switch k {
 		case "model":
 			err = json.Unmarshal(v, &req.Model)
 		case "messages":
-			var ms []json.RawMessage
-			if err = json.Unmarshal(v, &ms); err == nil {
-				req.Messages, err = decodeMessages(ms)
-			}
+			req.Messages, err = decodeMessages(v)
 		case "tools":
 			var ts []wireTool
 			if err = json.Unmarshal(v, &ts); err == nil {
+				req.Tools = nil
 				for _, t := range ts {
 					req.Tools = append(req.Tools, Tool{Type: t.Type, Name: t.Function.Name,
 						Description: t.Function.Description, Parameters: t.Function.Parameters})
 				}
 			}
 		case "tool_choice":
-			req.ToolChoice = v
+			req.ToolChoice = json.RawMessage(v)
 		case "temperature":
 			err = json.Unmarshal(v, &req.Temperature)
 		case "seed":
@@ -147,63 +145,80 @@ func decodeRequest(body []byte) (Request, error) {
 			req.Extra[k] = v
 		}
 		if err != nil {
-			return req, fmt.Errorf("%s: %w", k, err)
+			return fmt.Errorf("%s: %w", k, err)
 		}
-	}
-	return req, nil
+		return nil
+	})
+	return req, err
 }
 
-func decodeMessages(raw []json.RawMessage) ([]Message, error) {
-	out := make([]Message, 0, len(raw))
-	for i, r := range raw {
+// decodeMessages decodes the messages array of a valid body.
+func decodeMessages(raw []byte) ([]Message, error) {
+	out := []Message{}
+	err := pyjson.Array(raw, func(i int, r []byte) error {
 		var w wireMessage
 		if err := json.Unmarshal(r, &w); err != nil {
-			return nil, fmt.Errorf("message %d: %w", i, err)
+			return fmt.Errorf("message %d: %w", i, err)
 		}
-		keys, err := objectKeys(r)
+		keys, err := keysOf(r)
 		if err != nil {
-			return nil, fmt.Errorf("message %d: %w", i, err)
+			return fmt.Errorf("message %d: %w", i, err)
 		}
 		m := Message{Role: w.Role, ReasoningContent: w.ReasoningContent, ToolCallID: w.ToolCallID, Keys: keys}
 		if len(w.Content) > 0 && !bytes.Equal(w.Content, []byte("null")) {
 			var s string
 			if err := json.Unmarshal(w.Content, &s); err != nil {
-				return nil, fmt.Errorf("message %d: content is not a string: %w", i, err)
+				return fmt.Errorf("message %d: content is not a string: %w", i, err)
 			}
 			m.Content = &s
 		}
 		for _, tc := range w.ToolCalls {
 			if tc.Type != "function" {
-				return nil, fmt.Errorf("message %d: tool call type %q", i, tc.Type)
+				return fmt.Errorf("message %d: tool call type %q", i, tc.Type)
 			}
 			m.ToolCalls = append(m.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 		}
 		out = append(out, m)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
+// checkObject reports whether b is valid JSON holding an object.
+func checkObject(b []byte) error {
+	if !json.Valid(b) {
+		var v any
+		if err := json.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		return errors.New("invalid JSON")
+	}
+	if b = bytes.TrimLeft(b, " \t\r\n"); len(b) == 0 || b[0] != '{' {
+		return errors.New("not a JSON object")
+	}
+	return nil
+}
+
 // objectKeys lists the top-level keys of a JSON object in order.
 func objectKeys(b []byte) ([]string, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	tok, err := dec.Token()
-	if err != nil {
+	if err := checkObject(b); err != nil {
 		return nil, err
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, fmt.Errorf("not a JSON object")
+	return keysOf(b)
+}
+
+// keysOf is objectKeys for a value already known to be valid JSON.
+func keysOf(b []byte) ([]string, error) {
+	if t := bytes.TrimLeft(b, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		return nil, errors.New("not a JSON object")
 	}
 	var keys []string
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		keys = append(keys, tok.(string))
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return nil, err
-		}
-	}
-	return keys, nil
+	err := pyjson.Object(b, func(k string, _ []byte) error {
+		keys = append(keys, k)
+		return nil
+	})
+	return keys, err
 }
