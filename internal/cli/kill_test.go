@@ -63,6 +63,9 @@ func TestMain(m *testing.M) {
 	if built.dir != "" {
 		os.RemoveAll(built.dir)
 	}
+	if sharedRuns.dir != "" {
+		os.RemoveAll(sharedRuns.dir)
+	}
 	os.Exit(code)
 }
 

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,13 +19,72 @@ import (
 )
 
 // simSubmissionRun runs an agent on the whole base split of a domain with
-// the sim backbones, 4 trials.
+// the sim backbones, 4 trials, and returns a copy of the run at
+// dir/<domain>-<agent> (see sharedRun).
 func simSubmissionRun(t *testing.T, dir, domain, agent string, extra ...string) string {
 	t.Helper()
-	out := filepath.Join(dir, domain+"-"+agent)
-	mustRun(t, append([]string{"run", "--domain", domain, "--agent", agent, "--backbone", "sim", "--user-backbone", "sim",
-		"--no-judge", "--trials", "4", "--concurrency", "8", "--quiet", "--out", out}, extra...)...)
-	return out
+	name := domain + "-" + agent
+	key := strings.Join(append([]string{name}, extra...), " ")
+	return sharedRun(t, key, filepath.Join(dir, name), func(t *testing.T, dir string) string {
+		out := filepath.Join(dir, name)
+		mustRun(t, append([]string{"run", "--domain", domain, "--agent", agent, "--backbone", "sim", "--user-backbone", "sim",
+			"--no-judge", "--trials", "4", "--concurrency", "8", "--quiet", "--out", out}, extra...)...)
+		return out
+	})
+}
+
+// sharedRuns are the runs sharedRun made, in one directory that TestMain
+// removes.
+var sharedRuns struct {
+	mu   sync.Mutex
+	dir  string
+	runs map[string]*sharedRunOnce
+}
+
+type sharedRunOnce struct {
+	once sync.Once
+	path string // "" when the build failed
+}
+
+// sharedRun returns a copy at to of the run that build makes, in a
+// directory of its own, once per test binary for each key: several tests
+// start from the same whole-split run, and each changes only its copy.
+// A test that finds the build failed (in another test) fails too.
+func sharedRun(t *testing.T, key, to string, build func(t *testing.T, dir string) string) string {
+	t.Helper()
+	sharedRuns.mu.Lock()
+	if sharedRuns.runs == nil {
+		sharedRuns.runs = map[string]*sharedRunOnce{}
+	}
+	r := sharedRuns.runs[key]
+	if r == nil {
+		r = &sharedRunOnce{}
+		sharedRuns.runs[key] = r
+	}
+	if sharedRuns.dir == "" {
+		d, err := os.MkdirTemp("", "ledgerbench-runs-")
+		if err != nil {
+			sharedRuns.mu.Unlock()
+			t.Fatal(err)
+		}
+		sharedRuns.dir = d
+	}
+	root := sharedRuns.dir
+	sharedRuns.mu.Unlock()
+	r.once.Do(func() {
+		dir, err := os.MkdirTemp(root, "run-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.path = build(t, dir)
+	})
+	if r.path == "" {
+		t.Fatalf("the shared run %q could not be made (see the test that made it)", key)
+	}
+	if err := os.CopyFS(to, os.DirFS(r.path)); err != nil {
+		t.Fatalf("copy the shared run %q: %v", key, err)
+	}
+	return to
 }
 
 // fakeModel answers every agent request with a goodbye and ends every
@@ -43,17 +103,20 @@ func fakeModel(r *openaitest.Request) openaitest.Reply {
 
 // modelSubmissionRun runs the baseline on the whole base split of airline
 // (no NL assertions: no judge needed) with a fake model backbone, 4 trials:
-// a run that may be a standard submission.
+// a run that may be a standard submission. It returns a copy of the run at
+// dir/airline-model (see sharedRun).
 func modelSubmissionRun(t *testing.T, dir string) string {
 	t.Helper()
-	srv := openaitest.NewHandlerServer(t, fakeModel)
-	bb := writeBackbones(t, dir, srv.BaseURL(), 10*time.Second)
-	out := filepath.Join(dir, "airline-model")
-	if r, err := runWithEnv(t, t.Context(), nil, "--domain", "airline", "--backbone", "fake", "--user-backbone", "fake", "--backbones", bb,
-		"--trials", "4", "--concurrency", "8", "--quiet", "--out", out); err != nil {
-		t.Fatalf("run: %v\n%s", err, r.errOut)
-	}
-	return out
+	return sharedRun(t, "airline-model", filepath.Join(dir, "airline-model"), func(t *testing.T, dir string) string {
+		srv := openaitest.NewHandlerServer(t, fakeModel)
+		bb := writeBackbones(t, dir, srv.BaseURL(), 10*time.Second)
+		out := filepath.Join(dir, "airline-model")
+		if r, err := runWithEnv(t, t.Context(), nil, "--domain", "airline", "--backbone", "fake", "--user-backbone", "fake", "--backbones", bb,
+			"--trials", "4", "--concurrency", "8", "--quiet", "--out", out); err != nil {
+			t.Fatalf("run: %v\n%s", err, r.errOut)
+		}
+		return out
+	})
 }
 
 func prepared(t *testing.T, out string) (string, *submit.Submission) {
