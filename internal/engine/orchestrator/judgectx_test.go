@@ -61,8 +61,13 @@ func TestJudgeContext(t *testing.T) {
 	t.Run("outlives the per-simulation timeout", func(t *testing.T) {
 		t.Parallel()
 		agent, user := payScript()
-		j := &waitJudge{called: make(chan struct{}), wait: 100 * time.Millisecond}
-		cfg := orchestrator.Config{Timeout: 50 * time.Millisecond, Judge: j}
+		// The conversation gets a second (scripted, it takes milliseconds,
+		// but a loaded machine may stall it); the judge, called after the
+		// simulation started, answers a full timeout later, so after the
+		// simulation's deadline.
+		const timeout = time.Second
+		j := &waitJudge{called: make(chan struct{}), wait: timeout}
+		cfg := orchestrator.Config{Timeout: timeout, Judge: j}
 		rec, err := orchestrator.Run(context.Background(), offlinetest.New(), nlTask(), agent, user, cfg)
 		if err != nil {
 			t.Fatal(err)
