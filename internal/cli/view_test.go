@@ -280,6 +280,7 @@ func TestViewChunksBrowser(t *testing.T) {
 		{"plain", "auto", true, "70 simulations"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each views the run into its own page
 			page := filepath.Join(dir, tc.name+".html")
 			args := []string{"view", run, "--out", page, "--split", tc.split}
 			if tc.plain {
