@@ -12,7 +12,6 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/core/clip"
-	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
 )
 
@@ -23,7 +22,7 @@ const maxDiffs = 40
 // trajectory produced and the gold one, by replaying both (the record says
 // only that they differ). The gold databases are rebuilt once per task.
 type dbDiffs struct {
-	gold map[[2]string][2]*jsonNode
+	gold map[[2]string][2]json.RawMessage
 	n    int // simulations diffed
 }
 
@@ -35,11 +34,9 @@ func (x *dbDiffs) diff(ctx context.Context, dom envs.Domain, task *tasks.Task, r
 		if err != nil {
 			return nil, err
 		}
-		raw, err := dumps(env)
-		if err != nil {
+		if want, err = dumps(env); err != nil {
 			return nil, err
 		}
-		want = [2]*jsonNode{{raw: raw[0]}, {raw: raw[1]}}
 		x.gold[k] = want
 	}
 	env, _, err := evaluator.ReplayEnv(ctx, dom, task, r.Messages, false)
@@ -51,8 +48,8 @@ func (x *dbDiffs) diff(ctx context.Context, dom envs.Domain, task *tasks.Task, r
 		return nil, err
 	}
 	var out []string
-	diffRaw("db", &jsonNode{raw: got[0]}, want[0], &out)
-	diffRaw("user_db", &jsonNode{raw: got[1]}, want[1], &out)
+	diffRaw("db", got[0], want[0], &out)
+	diffRaw("user_db", got[1], want[1], &out)
 	return out, nil
 }
 
@@ -69,47 +66,14 @@ func dumps(env envs.Env) ([2]json.RawMessage, error) {
 	return out, nil
 }
 
-// jsonNode is a JSON value (valid, as json.Marshal writes it) split into
-// its members on first use: the gold databases are split once per task,
-// however many simulations are diffed against them.
-type jsonNode struct {
-	raw   []byte
-	split bool
-	obj   map[string]*jsonNode // non-nil for an object
-	arr   []*jsonNode          // non-nil for an array
-}
-
-// members splits n once (pyjson's one-pass scan, without decoding the
-// values).
-func (n *jsonNode) members() {
-	if n.split {
-		return
-	}
-	n.split = true
-	switch {
-	case len(n.raw) > 0 && n.raw[0] == '{':
-		obj := map[string]*jsonNode{}
-		if pyjson.Object(n.raw, func(k string, v []byte) error { obj[k] = &jsonNode{raw: v}; return nil }) == nil {
-			n.obj = obj
-		}
-	case len(n.raw) > 0 && n.raw[0] == '[':
-		arr := []*jsonNode{}
-		if pyjson.Array(n.raw, func(_ int, v []byte) error { arr = append(arr, &jsonNode{raw: v}); return nil }) == nil {
-			n.arr = arr
-		}
-	}
-}
-
 // diffRaw appends "path: got X, gold Y" lines for every difference,
-// splitting only the branches whose bytes differ.
-func diffRaw(path string, gn, wn *jsonNode, out *[]string) {
-	got, want := gn.raw, wn.raw
+// decoding only the branches whose bytes differ.
+func diffRaw(path string, got, want json.RawMessage, out *[]string) {
 	if len(*out) > maxDiffs || bytes.Equal(got, want) {
 		return
 	}
-	gn.members()
-	wn.members()
-	if g, w := gn.obj, wn.obj; g != nil && w != nil {
+	var g, w map[string]json.RawMessage
+	if json.Unmarshal(got, &g) == nil && json.Unmarshal(want, &w) == nil && g != nil && w != nil {
 		keys := make([]string, 0, len(w)+len(g))
 		for k := range w {
 			keys = append(keys, k)
@@ -125,16 +89,17 @@ func diffRaw(path string, gn, wn *jsonNode, out *[]string) {
 			wv, wok := w[k]
 			switch {
 			case !gok:
-				add(out, fmt.Sprintf("%s.%s: missing, gold %s", path, k, short(wv.raw)))
+				add(out, fmt.Sprintf("%s.%s: missing, gold %s", path, k, short(wv)))
 			case !wok:
-				add(out, fmt.Sprintf("%s.%s: extra %s", path, k, short(gv.raw)))
+				add(out, fmt.Sprintf("%s.%s: extra %s", path, k, short(gv)))
 			default:
 				diffRaw(path+"."+k, gv, wv, out)
 			}
 		}
 		return
 	}
-	if ga, wa := gn.arr, wn.arr; ga != nil && wa != nil && len(ga) == len(wa) {
+	var ga, wa []json.RawMessage
+	if json.Unmarshal(got, &ga) == nil && json.Unmarshal(want, &wa) == nil && ga != nil && wa != nil && len(ga) == len(wa) {
 		for i := range wa {
 			diffRaw(fmt.Sprintf("%s[%d]", path, i), ga[i], wa[i], out)
 		}
