@@ -78,7 +78,10 @@ func walk(path string, got, want reflect.Value, out *[]string) error {
 	}
 	if g, ok := asTable(got); ok {
 		w, _ := asTable(want)
-		return walkTable(path, g, w, out)
+		return walkTable(path, g, w, out, false)
+	}
+	if implements(got, selfMarshaledType) {
+		return walkPy(path, got, want, out)
 	}
 	if marshals(got) {
 		return leaf(path, got, want, out)
@@ -145,16 +148,118 @@ var (
 	marshalerType     = reflect.TypeFor[json.Marshaler]()
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 	tableType         = reflect.TypeFor[omap.Untyped]()
+	selfMarshaledType = reflect.TypeFor[pyjson.SelfMarshaled]()
+	pyMarshalerType   = reflect.TypeFor[pyjson.Marshaler]()
 )
+
+// implements reports whether v's type, or its pointer type when v is
+// addressable, implements iface (the methods an encoder calls on v).
+func implements(v reflect.Value, iface reflect.Type) bool {
+	return v.Type().Implements(iface) || v.CanAddr() && reflect.PointerTo(v.Type()).Implements(iface)
+}
 
 // marshals reports whether encoding/json encodes v by a method of its.
 func marshals(v reflect.Value) bool {
-	t := v.Type()
-	if t.Implements(marshalerType) || t.Implements(textMarshalerType) {
-		return true
+	return implements(v, marshalerType) || implements(v, textMarshalerType)
+}
+
+// walkPy is walk inside a value whose JSON is pyjson.Marshal's, compacted
+// (a pyjson.SelfMarshaled type, and what it holds): structs by pyjson's
+// members, omap tables by their entries (their EncodePy), slices and
+// arrays by element (a nil slice is pyjson's []), the rest by encodePy.
+func walkPy(path string, got, want reflect.Value, out *[]string) error {
+	if len(*out) > maxDiffs {
+		return nil
 	}
-	pt := reflect.PointerTo(t)
-	return v.CanAddr() && (pt.Implements(marshalerType) || pt.Implements(textMarshalerType))
+	if !got.IsValid() || !want.IsValid() || got.Type() != want.Type() {
+		return leafPy(path, got, want, out)
+	}
+	if g, ok := asTable(got); ok {
+		w, _ := asTable(want)
+		return walkTable(path, g, w, out, true)
+	}
+	if got.Kind() == reflect.Pointer && !got.IsNil() && !want.IsNil() && got.Pointer() == want.Pointer() {
+		return nil
+	}
+	if got.Kind() != reflect.Pointer && implements(got, pyMarshalerType) || got.Type().Implements(pyMarshalerType) {
+		return leafPy(path, got, want, out)
+	}
+	switch got.Kind() {
+	case reflect.Pointer:
+		if got.IsNil() || want.IsNil() {
+			return leafPy(path, got, want, out)
+		}
+		return walkPy(path, got.Elem(), want.Elem(), out)
+	case reflect.Struct:
+		members := pyjson.Members(got.Type())
+		names := make(map[string]bool, len(members))
+		for _, m := range members {
+			if names[m.Name] {
+				return leafPy(path, got, want, out) // a name twice: the later wins
+			}
+			names[m.Name] = true
+		}
+		slices.SortStableFunc(members, func(a, b pyjson.Member) int { return strings.Compare(a.Name, b.Name) })
+		for _, m := range members {
+			if len(*out) > maxDiffs {
+				return nil
+			}
+			g, w := got.Field(m.Index), want.Field(m.Index)
+			gok := !m.OmitEmpty || !pyjson.Empty(g)
+			wok := !m.OmitEmpty || !pyjson.Empty(w)
+			if err := member(path+"."+m.Name, gok, wok, g, w, out, true); err != nil {
+				return err
+			}
+		}
+		return nil
+	case reflect.Slice, reflect.Array:
+		if got.Len() != want.Len() || got.Type().Elem().Kind() == reflect.Uint8 {
+			return leafPy(path, got, want, out)
+		}
+		if got.Kind() == reflect.Slice && got.Len() > 0 && got.Pointer() == want.Pointer() {
+			return nil
+		}
+		for i := range got.Len() {
+			if err := walkPy(fmt.Sprintf("%s[%d]", path, i), got.Index(i), want.Index(i), out); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return leafPy(path, got, want, out)
+}
+
+// leafPy is leaf inside a value pyjson encodes.
+func leafPy(path string, got, want reflect.Value, out *[]string) error {
+	g, err := encodePy(got)
+	if err != nil {
+		return err
+	}
+	w, err := encodePy(want)
+	if err != nil {
+		return err
+	}
+	diffRaw(path, g, w, out)
+	return nil
+}
+
+// encodePy is a value's part of a pyjson.SelfMarshaled's JSON: pyjson's
+// encoding, compacted (and HTML-escaped) as encoding/json compacts what a
+// MarshalJSON returns.
+func encodePy(v reflect.Value) ([]byte, error) {
+	var x any
+	switch {
+	case !v.IsValid():
+	case v.CanAddr():
+		x = v.Addr().Interface()
+	default:
+		x = v.Interface()
+	}
+	b, err := pyjson.Marshal(x)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(json.RawMessage(b))
 }
 
 // asTable is v as an omap table (an omap.Map value, which encodes as an
@@ -171,8 +276,9 @@ func asTable(v reflect.Value) (omap.Untyped, bool) {
 	return p.Interface().(omap.Untyped), true
 }
 
-// walkTable walks two tables as diffRaw walks the objects they encode to.
-func walkTable(path string, got, want omap.Untyped, out *[]string) error {
+// walkTable walks two tables as diffRaw walks the objects they encode to
+// (py: inside a value pyjson encodes).
+func walkTable(path string, got, want omap.Untyped, out *[]string, py bool) error {
 	keys := slices.Clone(want.Keys())
 	for _, k := range got.Keys() {
 		if _, ok := want.Lookup(k); !ok {
@@ -186,7 +292,7 @@ func walkTable(path string, got, want omap.Untyped, out *[]string) error {
 		}
 		gv, gok := got.Lookup(k)
 		wv, wok := want.Lookup(k)
-		if err := member(path+"."+k, gok, wok, reflect.ValueOf(gv), reflect.ValueOf(wv), out); err != nil {
+		if err := member(path+"."+k, gok, wok, reflect.ValueOf(gv), reflect.ValueOf(wv), out, py); err != nil {
 			return err
 		}
 	}
@@ -195,18 +301,22 @@ func walkTable(path string, got, want omap.Untyped, out *[]string) error {
 
 // member is diffRaw's step for one member of two objects: present in one
 // only, or walked.
-func member(path string, gok, wok bool, got, want reflect.Value, out *[]string) error {
+func member(path string, gok, wok bool, got, want reflect.Value, out *[]string, py bool) error {
+	step, enc := walk, encode
+	if py {
+		step, enc = walkPy, encodePy
+	}
 	switch {
 	case gok && wok:
-		return walk(path, got, want, out)
+		return step(path, got, want, out)
 	case wok:
-		w, err := encode(want)
+		w, err := enc(want)
 		if err != nil {
 			return err
 		}
 		add(out, fmt.Sprintf("%s: missing, gold %s", path, short(w)))
 	case gok:
-		g, err := encode(got)
+		g, err := enc(got)
 		if err != nil {
 			return err
 		}
@@ -288,7 +398,7 @@ func walkStruct(path string, fields []jsonField, got, want reflect.Value, out *[
 		g, w := got.Field(f.index), want.Field(f.index)
 		gok := !f.omitEmpty || !isEmpty(g)
 		wok := !f.omitEmpty || !isEmpty(w)
-		if err := member(path+"."+f.name, gok, wok, g, w, out); err != nil {
+		if err := member(path+"."+f.name, gok, wok, g, w, out, false); err != nil {
 			return err
 		}
 	}

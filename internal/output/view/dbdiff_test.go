@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/internal/py/omap"
+	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 )
 
 // Shapes of database values the walk must follow as encoding/json encodes
@@ -63,6 +64,18 @@ type diffDB struct {
 	Products omap.Map[*diffLine]   `json:"products"`
 	Count    int                   `json:"count"`
 }
+
+// diffPyDB encodes as pyjson encodes it (as airline's DB does).
+type diffPyDB struct {
+	Orders   omap.Map[*diffRecord] `json:"orders"`
+	Products omap.Map[*diffLine]   `json:"products,omitempty"`
+	Count    int                   `json:"count,omitempty"`
+}
+
+func (db *diffPyDB) MarshalJSON() ([]byte, error) { return pyjson.Marshal(db) }
+func (*diffPyDB) MarshalsByPyjson()               {}
+
+func pyOf(db *diffDB) *diffPyDB { return &diffPyDB{db.Orders, db.Products, db.Count} }
 
 // reference is the dump-and-compare diff the walk replaces: both values
 // encoded whole, then diffRaw.
@@ -188,6 +201,10 @@ func TestWalkMatchesDumpDiff(t *testing.T) {
 		}
 		if len(ref) > maxDiffs {
 			cut++
+		}
+		pg, pw := pyOf(got), pyOf(want)
+		if w, ref := walked(t, "db", pg, pw), reference("db", pg, pw); !slices.Equal(w, ref) {
+			t.Fatalf("database %d encoded by pyjson: walk\n  %s\nwant (dump and diff)\n  %s", i, strings.Join(w, "\n  "), strings.Join(ref, "\n  "))
 		}
 	}
 	// Values, not pointers, at the top; and nil (a domain without a user
