@@ -74,22 +74,22 @@ func walk(path string, got, want reflect.Value, out *[]string) error {
 		return nil
 	}
 	if !got.IsValid() || !want.IsValid() || got.Type() != want.Type() {
-		return leaf(path, got, want, out)
+		return goJSON.leaf(path, got, want, out)
 	}
 	if g, ok := asTable(got); ok {
 		w, _ := asTable(want)
-		return walkTable(path, g, w, out, false)
+		return walkTable(path, g, w, out, goJSON)
 	}
 	if implements(got, selfMarshaledType) {
 		return walkPy(path, got, want, out)
 	}
 	if marshals(got) {
-		return leaf(path, got, want, out)
+		return goJSON.leaf(path, got, want, out)
 	}
 	switch got.Kind() {
 	case reflect.Pointer:
 		if got.IsNil() || want.IsNil() {
-			return leaf(path, got, want, out)
+			return goJSON.leaf(path, got, want, out)
 		}
 		if got.Pointer() == want.Pointer() {
 			return nil
@@ -98,35 +98,48 @@ func walk(path string, got, want reflect.Value, out *[]string) error {
 	case reflect.Struct:
 		fields, ok := jsonFields(got.Type())
 		if !ok {
-			return leaf(path, got, want, out)
+			return goJSON.leaf(path, got, want, out)
 		}
 		return walkStruct(path, fields, got, want, out)
 	case reflect.Slice:
 		if got.IsNil() || want.IsNil() || got.Len() != want.Len() || got.Type().Elem().Kind() == reflect.Uint8 {
-			return leaf(path, got, want, out) // null, unequal lengths, base64
+			return goJSON.leaf(path, got, want, out) // null, unequal lengths, base64
 		}
-		if got.Pointer() == want.Pointer() {
-			return nil
-		}
-		for i := range got.Len() {
-			if err := walk(fmt.Sprintf("%s[%d]", path, i), got.Index(i), want.Index(i), out); err != nil {
-				return err
-			}
-		}
-		return nil
+		return goJSON.elements(path, got, want, out)
 	}
-	return leaf(path, got, want, out)
+	return goJSON.leaf(path, got, want, out)
 }
 
-// leaf compares the encodings of got and want with diffRaw. A value is
-// encoded through its address when it has one, as encoding/json encodes
-// an addressable value (its pointer methods count).
-func leaf(path string, got, want reflect.Value, out *[]string) error {
-	g, err := encode(got)
+// codec is how the values walked encode: as encoding/json encodes them,
+// or (py) as pyjson does, inside a pyjson.SelfMarshaled value.
+type codec struct{ py bool }
+
+var (
+	goJSON = codec{}
+	pyJSON = codec{py: true}
+)
+
+func (c codec) walk(path string, got, want reflect.Value, out *[]string) error {
+	if c.py {
+		return walkPy(path, got, want, out)
+	}
+	return walk(path, got, want, out)
+}
+
+func (c codec) encode(v reflect.Value) ([]byte, error) {
+	if c.py {
+		return encodePy(v)
+	}
+	return encode(v)
+}
+
+// leaf compares the encodings of got and want with diffRaw.
+func (c codec) leaf(path string, got, want reflect.Value, out *[]string) error {
+	g, err := c.encode(got)
 	if err != nil {
 		return err
 	}
-	w, err := encode(want)
+	w, err := c.encode(want)
 	if err != nil {
 		return err
 	}
@@ -134,6 +147,24 @@ func leaf(path string, got, want reflect.Value, out *[]string) error {
 	return nil
 }
 
+// elements walks two slices or arrays of one length element by element,
+// as diffRaw walks arrays of one length; nothing when they share their
+// elements.
+func (c codec) elements(path string, got, want reflect.Value, out *[]string) error {
+	if got.Kind() == reflect.Slice && got.Len() > 0 && got.Pointer() == want.Pointer() {
+		return nil
+	}
+	for i := range got.Len() {
+		if err := c.walk(fmt.Sprintf("%s[%d]", path, i), got.Index(i), want.Index(i), out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// encode is a value as encoding/json encodes it: through its address when
+// it has one, as encoding/json encodes an addressable value (its pointer
+// methods count).
 func encode(v reflect.Value) ([]byte, error) {
 	switch {
 	case !v.IsValid():
@@ -172,22 +203,22 @@ func walkPy(path string, got, want reflect.Value, out *[]string) error {
 		return nil
 	}
 	if !got.IsValid() || !want.IsValid() || got.Type() != want.Type() {
-		return leafPy(path, got, want, out)
+		return pyJSON.leaf(path, got, want, out)
 	}
 	if g, ok := asTable(got); ok {
 		w, _ := asTable(want)
-		return walkTable(path, g, w, out, true)
+		return walkTable(path, g, w, out, pyJSON)
 	}
 	if got.Kind() == reflect.Pointer && !got.IsNil() && !want.IsNil() && got.Pointer() == want.Pointer() {
 		return nil
 	}
 	if got.Kind() != reflect.Pointer && implements(got, pyMarshalerType) || got.Type().Implements(pyMarshalerType) {
-		return leafPy(path, got, want, out)
+		return pyJSON.leaf(path, got, want, out)
 	}
 	switch got.Kind() {
 	case reflect.Pointer:
 		if got.IsNil() || want.IsNil() {
-			return leafPy(path, got, want, out)
+			return pyJSON.leaf(path, got, want, out)
 		}
 		return walkPy(path, got.Elem(), want.Elem(), out)
 	case reflect.Struct:
@@ -195,7 +226,7 @@ func walkPy(path string, got, want reflect.Value, out *[]string) error {
 		names := make(map[string]bool, len(members))
 		for _, m := range members {
 			if names[m.Name] {
-				return leafPy(path, got, want, out) // a name twice: the later wins
+				return pyJSON.leaf(path, got, want, out) // a name twice: the later wins
 			}
 			names[m.Name] = true
 		}
@@ -207,40 +238,18 @@ func walkPy(path string, got, want reflect.Value, out *[]string) error {
 			g, w := got.Field(m.Index), want.Field(m.Index)
 			gok := !m.OmitEmpty || !pyjson.Empty(g)
 			wok := !m.OmitEmpty || !pyjson.Empty(w)
-			if err := member(path+"."+m.Name, gok, wok, g, w, out, true); err != nil {
+			if err := member(path+"."+m.Name, gok, wok, g, w, out, pyJSON); err != nil {
 				return err
 			}
 		}
 		return nil
 	case reflect.Slice, reflect.Array:
 		if got.Len() != want.Len() || got.Type().Elem().Kind() == reflect.Uint8 {
-			return leafPy(path, got, want, out)
+			return pyJSON.leaf(path, got, want, out)
 		}
-		if got.Kind() == reflect.Slice && got.Len() > 0 && got.Pointer() == want.Pointer() {
-			return nil
-		}
-		for i := range got.Len() {
-			if err := walkPy(fmt.Sprintf("%s[%d]", path, i), got.Index(i), want.Index(i), out); err != nil {
-				return err
-			}
-		}
-		return nil
+		return pyJSON.elements(path, got, want, out)
 	}
-	return leafPy(path, got, want, out)
-}
-
-// leafPy is leaf inside a value pyjson encodes.
-func leafPy(path string, got, want reflect.Value, out *[]string) error {
-	g, err := encodePy(got)
-	if err != nil {
-		return err
-	}
-	w, err := encodePy(want)
-	if err != nil {
-		return err
-	}
-	diffRaw(path, g, w, out)
-	return nil
+	return pyJSON.leaf(path, got, want, out)
 }
 
 // encodePy is a value's part of a pyjson.SelfMarshaled's JSON: pyjson's
@@ -276,9 +285,8 @@ func asTable(v reflect.Value) (omap.Untyped, bool) {
 	return p.Interface().(omap.Untyped), true
 }
 
-// walkTable walks two tables as diffRaw walks the objects they encode to
-// (py: inside a value pyjson encodes).
-func walkTable(path string, got, want omap.Untyped, out *[]string, py bool) error {
+// walkTable walks two tables as diffRaw walks the objects they encode to.
+func walkTable(path string, got, want omap.Untyped, out *[]string, c codec) error {
 	keys := slices.Clone(want.Keys())
 	for _, k := range got.Keys() {
 		if _, ok := want.Lookup(k); !ok {
@@ -292,7 +300,7 @@ func walkTable(path string, got, want omap.Untyped, out *[]string, py bool) erro
 		}
 		gv, gok := got.Lookup(k)
 		wv, wok := want.Lookup(k)
-		if err := member(path+"."+k, gok, wok, reflect.ValueOf(gv), reflect.ValueOf(wv), out, py); err != nil {
+		if err := member(path+"."+k, gok, wok, reflect.ValueOf(gv), reflect.ValueOf(wv), out, c); err != nil {
 			return err
 		}
 	}
@@ -301,22 +309,18 @@ func walkTable(path string, got, want omap.Untyped, out *[]string, py bool) erro
 
 // member is diffRaw's step for one member of two objects: present in one
 // only, or walked.
-func member(path string, gok, wok bool, got, want reflect.Value, out *[]string, py bool) error {
-	step, enc := walk, encode
-	if py {
-		step, enc = walkPy, encodePy
-	}
+func member(path string, gok, wok bool, got, want reflect.Value, out *[]string, c codec) error {
 	switch {
 	case gok && wok:
-		return step(path, got, want, out)
+		return c.walk(path, got, want, out)
 	case wok:
-		w, err := enc(want)
+		w, err := c.encode(want)
 		if err != nil {
 			return err
 		}
 		add(out, fmt.Sprintf("%s: missing, gold %s", path, short(w)))
 	case gok:
-		g, err := enc(got)
+		g, err := c.encode(got)
 		if err != nil {
 			return err
 		}
@@ -398,7 +402,7 @@ func walkStruct(path string, fields []jsonField, got, want reflect.Value, out *[
 		g, w := got.Field(f.index), want.Field(f.index)
 		gok := !f.omitEmpty || !isEmpty(g)
 		wok := !f.omitEmpty || !isEmpty(w)
-		if err := member(path+"."+f.name, gok, wok, g, w, out, false); err != nil {
+		if err := member(path+"."+f.name, gok, wok, g, w, out, goJSON); err != nil {
 			return err
 		}
 	}
