@@ -36,9 +36,6 @@ const (
 	PlacementTail Placement = "tail"
 )
 
-// Placements lists the placements, the default first.
-var Placements = []Placement{PlacementSystem, PlacementTail}
-
 // ParsePlacement reads a placement name ("" is the default, system).
 func ParsePlacement(s string) (Placement, error) {
 	switch p := Placement(s); p {

@@ -218,7 +218,14 @@ func TestRateLimitPausesBackbone(t *testing.T) {
 	})
 	b := testBackbone(srv)
 	shared := NewShared()
-	a := newTestClient(t, b, Options{Shared: shared, Sleep: Sleep})
+	// The first call's retry wait starts after its 429 has paused the
+	// backbone: then the other call starts.
+	retrying := make(chan struct{})
+	var once sync.Once
+	a := newTestClient(t, b, Options{Shared: shared, Sleep: func(ctx context.Context, d time.Duration) error {
+		once.Do(func() { close(retrying) })
+		return Sleep(ctx, d)
+	}})
 	other := newTestClient(t, b, Options{Shared: shared})
 	done := make(chan error, 1)
 	go func() {
@@ -226,7 +233,7 @@ func TestRateLimitPausesBackbone(t *testing.T) {
 		done <- err
 	}()
 	at := <-limited
-	time.Sleep(20 * time.Millisecond) // let the first call see its 429
+	<-retrying
 	if _, err := other.Generate(t.Context(), Request{Messages: conversation()}); err != nil {
 		t.Fatal(err)
 	}

@@ -232,7 +232,7 @@ func Write(ctx context.Context, w io.Writer, sources []*report.Source, opts Opti
 	cat := report.NewCatalog(opts.Catalog, sources)
 	sums := report.Summarize(sources, opts.Catalog)
 	gi := metrics.NewGoldIndex(cat, all)
-	diffs := &dbDiffs{gold: map[[2]string][2]json.RawMessage{}}
+	diffs := &dbDiffs{gold: map[[2]string][2]any{}}
 	doms := map[string]envs.Domain{}
 	for _, d := range opts.Domains {
 		doms[d.Name()] = d

@@ -234,6 +234,20 @@ func (m *Map[V]) UnmarshalJSON(data []byte) error {
 	})
 }
 
+// Untyped is a Map seen without its value type, for code that walks
+// values by reflection (the view's database diff): *Map[V] implements it.
+type Untyped interface {
+	Keys() []string
+	// Lookup is Get with the value boxed.
+	Lookup(k string) (any, bool)
+}
+
+// Lookup is Get with the value boxed (Untyped).
+func (m *Map[V]) Lookup(k string) (any, bool) {
+	v, ok := m.Get(k)
+	return v, ok
+}
+
 // MarshalJSON writes a JSON object in key order.
 func (m Map[V]) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer

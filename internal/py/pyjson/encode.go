@@ -373,6 +373,32 @@ type field struct {
 	omitEmpty bool
 }
 
+// SelfMarshaled marks a type whose MarshalJSON returns Marshal of itself:
+// its encoding/json JSON is then Marshal's, compacted, and code that walks
+// values by reflection (the view's database diff) may follow it by
+// Marshal's rules (Members, Empty).
+type SelfMarshaled interface{ MarshalsByPyjson() }
+
+// Member is a struct field as Marshal encodes it.
+type Member struct {
+	Name      string
+	Index     int
+	OmitEmpty bool
+}
+
+// Members are struct type t's fields as Marshal encodes them, in order.
+func Members(t reflect.Type) []Member {
+	fs := fieldsOf(t)
+	out := make([]Member, len(fs))
+	for i, f := range fs {
+		out[i] = Member{f.name, f.index, f.omitEmpty}
+	}
+	return out
+}
+
+// Empty is Marshal's omitempty test.
+func Empty(v reflect.Value) bool { return isEmpty(v) }
+
 var fieldCache sync.Map // reflect.Type -> []field
 
 func fieldsOf(t reflect.Type) []field {

@@ -251,3 +251,6 @@ func (e *Env) Snapshot() *DB {
 
 // MarshalJSON encodes the database as upstream's model_dump JSON.
 func (db *DB) MarshalJSON() ([]byte, error) { return pyjson.Marshal(db) }
+
+// MarshalsByPyjson: MarshalJSON is pyjson.Marshal (pyjson.SelfMarshaled).
+func (*DB) MarshalsByPyjson() {}

@@ -275,6 +275,9 @@ func (s *state) EncodePy(e *pyjson.Encoder) {
 // MarshalJSON writes the model dump as JSON.
 func (s *state) MarshalJSON() ([]byte, error) { return pyjson.Marshal(s) }
 
+// MarshalsByPyjson: MarshalJSON is pyjson.Marshal (pyjson.SelfMarshaled).
+func (*state) MarshalsByPyjson() {}
+
 // sameAs reports whether two states over the same loaded database hash
 // alike under upstream's get_dict_hash (json.dumps with sort_keys): the
 // same record ids in every table (order does not matter) and equal

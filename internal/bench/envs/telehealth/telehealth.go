@@ -267,6 +267,9 @@ type dump struct {
 // MarshalJSON writes the dump as json.dumps would (for encoding/json users).
 func (d dump) MarshalJSON() ([]byte, error) { return pyjson.Marshal(d) }
 
+// MarshalsByPyjson: MarshalJSON is pyjson.Marshal (pyjson.SelfMarshaled).
+func (dump) MarshalsByPyjson() {}
+
 // DumpDB returns the database (it encodes as upstream's data dict, with
 // pyjson or encoding/json); there is no user database.
 func (e *Env) DumpDB() (agent, user any) { return e.dump(), nil }
