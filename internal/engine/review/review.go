@@ -301,19 +301,7 @@ func decodeReply(reply string) (summary string, errs []rawError, err error) {
 // parse gives a review with one "unknown" error whose reasoning says why and
 // quotes the reply.
 func ParseReview(reply string) Review {
-	summary, raws, err := decodeReply(reply)
-	var errs []ReviewError
-	for i, r := range raws {
-		if err != nil {
-			break
-		}
-		var e ReviewError
-		e, err = r.review()
-		if err != nil {
-			err = fmt.Errorf("%w: error %d: %v", errMalformed, i, err)
-		}
-		errs = append(errs, e)
-	}
+	summary, errs, err := decodeErrors(reply, rawError.review)
 	if err != nil {
 		return Review{Errors: []ReviewError{{Source: "unknown", ErrorTags: []string{}, Reasoning: failure(err, reply)}}}
 	}
@@ -327,9 +315,7 @@ func ParseReview(reply string) Review {
 			rev.AgentError = true
 		case "user":
 			rev.UserError = true
-			if e.Severity != nil && (*e.Severity == "critical_helped" || *e.Severity == "critical_hindered") {
-				rev.CriticalUserError = true
-			}
+			rev.CriticalUserError = rev.CriticalUserError || critical(e.Severity)
 		}
 	}
 	return rev
@@ -341,19 +327,7 @@ func ParseReview(reply string) Review {
 // for critical_helped or critical_hindered, so upstream turns such a reply
 // into a parse failure; ledgerbench keeps the prompt's severities.
 func ParseUserOnly(reply string) UserOnlyReview {
-	summary, raws, err := decodeReply(reply)
-	var errs []UserOnlyReviewError
-	for i, r := range raws {
-		if err != nil {
-			break
-		}
-		var e UserOnlyReviewError
-		e, err = r.userOnly()
-		if err != nil {
-			err = fmt.Errorf("%w: error %d: %v", errMalformed, i, err)
-		}
-		errs = append(errs, e)
-	}
+	summary, errs, err := decodeErrors(reply, rawError.userOnly)
 	if err != nil {
 		m1 := -1
 		return UserOnlyReview{Errors: []UserOnlyReviewError{{TurnIdx: &m1, ErrorType: "content_error", ErrorTags: []string{}, Reasoning: failure(err, reply)}}}
@@ -363,11 +337,37 @@ func ParseUserOnly(reply string) UserOnlyReview {
 		rev.Errors = []UserOnlyReviewError{}
 	}
 	for _, e := range errs {
-		if e.Severity != nil && (*e.Severity == "critical_helped" || *e.Severity == "critical_hindered") {
-			rev.CriticalUserError = true
-		}
+		rev.CriticalUserError = rev.CriticalUserError || critical(e.Severity)
 	}
 	return rev
+}
+
+// decodeErrors decodes a reply and each of its errors by decode; the first
+// error that fails fails the reply.
+func decodeErrors[E any](reply string, decode func(rawError) (E, error)) (string, []E, error) {
+	summary, raws, err := decodeReply(reply)
+	if err != nil {
+		return "", nil, err
+	}
+	var errs []E
+	for i, r := range raws {
+		e, err := decode(r)
+		if err != nil {
+			return "", nil, fmt.Errorf("%w: error %d: %v", errMalformed, i, err)
+		}
+		errs = append(errs, e)
+	}
+	return summary, errs, nil
+}
+
+// critical: a user error's severity is one of the critical ones.
+func critical(severity *string) bool {
+	return severity != nil && (*severity == "critical_helped" || *severity == "critical_hindered")
+}
+
+// userSeverity: a severity a user error may have.
+func userSeverity(severity *string) bool {
+	return severity != nil && (*severity == "minor" || critical(severity))
 }
 
 func failure(err error, reply string) string {
@@ -423,7 +423,7 @@ func (r rawError) review() (ReviewError, error) {
 		ok := false
 		switch e.Source {
 		case "user":
-			ok = *sev == "minor" || *sev == "critical_helped" || *sev == "critical_hindered"
+			ok = userSeverity(sev)
 		case "agent":
 			ok = *sev == "minor" || *sev == "critical"
 		}
@@ -447,7 +447,7 @@ func (r rawError) userOnly() (UserOnlyReviewError, error) {
 	if e.UserMessage, err = nullString(r.UserMessage); err != nil {
 		return e, fmt.Errorf("user_message: %v", err)
 	}
-	if sev, _ := nullString(r.Severity); sev != nil && (*sev == "minor" || *sev == "critical_helped" || *sev == "critical_hindered") {
+	if sev, _ := nullString(r.Severity); userSeverity(sev) {
 		e.Severity = sev
 	}
 	return e, nil
