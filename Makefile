@@ -48,12 +48,17 @@ vet:
 # run it concurrently. `make test` therefore runs under -race the packages
 # whose own code is concurrent (imports sync, sync/atomic, errgroup, os/exec
 # or net/http: RACE_PKGS), and the others (parsers, scoring, figures, whose
-# tests only gain the detector's 5-10x slowdown) without it. Four tests of
+# tests only gain the detector's 5-10x slowdown) without it. A concurrent
+# package whose tests import internal/core/racetest runs in both: under
+# -race its tests marked racetest.PlainOnly skip and its racetest.Sample
+# sweeps are cut, and the plain run runs them all in full. Four tests of
 # a package run at once: many wait on Chromium, subprocesses or fake servers.
 CONCURRENT = "sync" "sync/atomic" "golang.org/x/sync/errgroup" "os/exec" "net/http"
+RACETEST   = "github.com/ledgerbench/ledgerbench/internal/core/racetest"
 LISTCONC   = {{$$c := false}}{{range .Imports}}{{if or $(foreach i,$(CONCURRENT),(eq . $(i)))}}{{$$c = true}}{{end}}{{end}}
+LISTSPLIT  = {{$$s := false}}{{range .TestImports}}{{if eq . $(RACETEST)}}{{$$s = true}}{{end}}{{end}}{{range .XTestImports}}{{if eq . $(RACETEST)}}{{$$s = true}}{{end}}{{end}}
 RACE_PKGS  = $(shell $(GO) list -f '$(LISTCONC){{if $$c}}{{.ImportPath}}{{end}}' $(PKGS))
-PLAIN_PKGS = $(shell $(GO) list -f '$(LISTCONC){{if not $$c}}{{.ImportPath}}{{end}}' $(PKGS))
+PLAIN_PKGS = $(shell $(GO) list -f '$(LISTCONC)$(LISTSPLIT){{if or (not $$c) $$s}}{{.ImportPath}}{{end}}' $(PKGS))
 
 test: vet
 	$(if $(PLAIN_PKGS),$(GO) test -parallel 4 -timeout 25m $(PLAIN_PKGS))

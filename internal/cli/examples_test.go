@@ -12,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ledgerbench/ledgerbench/internal/core/racetest"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
@@ -53,6 +54,7 @@ func sameRewards(t *testing.T, got, want map[string]float64) {
 }
 
 func TestSlurmArrayExample(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
@@ -120,6 +122,7 @@ type indexedJob struct {
 }
 
 func TestKubernetesIndexedJobExample(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	b, err := os.ReadFile("../../examples/kubernetes/ledgerbench-indexed-job.yaml")
 	if err != nil {
@@ -203,6 +206,7 @@ func flagValue(args []string, name string) string {
 // image, and ledgerbench on its PATH. (No Docker engine runs in the tests:
 // the file is read, not built.)
 func TestDockerfile(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	b, err := os.ReadFile("../../Dockerfile")
 	if err != nil {

@@ -7,12 +7,14 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/racetest"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
 // TestExportRescoreRoundTrip exports a run as τ²-bench results JSON, imports
 // it back, and re-scores it: every simulation must agree with itself.
 func TestExportRescoreRoundTrip(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "run")
@@ -49,6 +51,7 @@ func TestExportRescoreRoundTrip(t *testing.T) {
 }
 
 func TestExportUnknownFormat(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	r := execCLI(t, t.Context(), "export", "--format", "csv", "a", "b")
 	if r.code != ExitUsage {
@@ -61,6 +64,7 @@ func TestExportUnknownFormat(t *testing.T) {
 // agree; with the file's tasks, the simulations whose labels do not match
 // their evaluation are scored against the task they were evaluated on.
 func TestRescoreRecordedRetail(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	path := filepath.Join(datatest.Trajectories(t), "sierra-research+tau2-bench", "toolorchestra_retail_gpt-5_1trial.json")
 	r := mustRun(t, "rescore", "--criteria", "record", path)
@@ -73,6 +77,7 @@ func TestRescoreRecordedRetail(t *testing.T) {
 // task, then `rescore`, agrees on every simulation for each domain (retail's
 // tasks 95–113, whose action ids name the next task, included).
 func TestExportRescoreEveryDomain(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("full sim runs of three domains; skipped with -short")

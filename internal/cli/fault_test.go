@@ -74,7 +74,10 @@ func TestFaultInjectionFullRetail(t *testing.T) {
 		t.Skip("a full retail run; skipped with -short")
 	}
 	srv := openaitest.NewHandlerServer(t, fakeRetail)
-	srv.SetFaults(&openaitest.Faults{Seed: 7, RateLimit: 0.20, ServerError: 0.05, MalformedArgs: 0.02, Hang: 0.01})
+	// Each 429 asks for a 10 ms pause: without Retry-After, a 429 pauses the
+	// backbone for llm.RateLimitPause (1 s), and the run would take the
+	// pauses' time, not the faults'.
+	srv.SetFaults(&openaitest.Faults{Seed: 7, RateLimit: 0.20, ServerError: 0.05, MalformedArgs: 0.02, Hang: 0.01, RetryAfter: "0.01"})
 	tmp := t.TempDir()
 	bb := writeBackbones(t, tmp, srv.BaseURL(), time.Second)
 	dir := filepath.Join(tmp, "run")

@@ -15,10 +15,12 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/core/errext"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
+	"github.com/ledgerbench/ledgerbench/internal/core/racetest"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
 func TestGateAuditRecordedArgs(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	dir := t.TempDir()
 	for _, n := range []string{"a.json", "b.json", "c.txt"} {
@@ -72,6 +74,7 @@ func TestGateAuditRecordedArgs(t *testing.T) {
 // non-allowed write gets one verdict object whose positions point at the
 // recorded call, and the counts agree with the summary rows.
 func TestGateAuditVerdictObjects(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	file := filepath.Join(datatest.Trajectories(t), "sierra-research+tau2-bench", "claude-sonnet-4-5_airline_default_gpt4.1_1trials.json")
 	if _, err := os.Stat(file); err != nil {
@@ -162,6 +165,7 @@ func TestGateAuditVerdictObjects(t *testing.T) {
 // objects (one per gold report and mutation kind), and --strict exits 3
 // exactly when a gold write was not allowed.
 func TestGateAuditFormats(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	js := mustRun(t, "gate-audit", "--domain", "retail", "--json")
 	type row struct {
@@ -238,6 +242,7 @@ func atoiT(t *testing.T, s string) int {
 // tasks to a REVISE of resume_line, and telehealth's task 10 ran out of
 // τ-Trait's 30 steps.)
 func TestGateAuditMatchesLiveRun(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	for _, domain := range []string{"telecom", "telehealth"} {
 		t.Run(domain, func(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/core/openaitest"
+	"github.com/ledgerbench/ledgerbench/internal/core/racetest"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
@@ -91,6 +92,7 @@ func waitLines(t *testing.T, path string, n int, done <-chan error) {
 // replies take 20ms so that a run lasts long enough to be interrupted, and
 // interrupts it.
 func TestBinaryInterrupts(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	bin := buildBinary(t)
 	srv := openaitest.NewHandlerServer(t, func(r *openaitest.Request) openaitest.Reply {

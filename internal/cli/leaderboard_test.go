@@ -5,10 +5,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ledgerbench/ledgerbench/internal/core/racetest"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
 func TestLeaderboardOptions(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	runOptionCases(t, newCmdLeaderboard, []optionCase[leaderboardOptions]{
 		{name: "defaults", want: &leaderboardOptions{DataDir: "/d", Metric: "pass_1", Format: "text"}},
@@ -27,6 +29,7 @@ func TestLeaderboardOptions(t *testing.T) {
 // TestLeaderboardUsageOneLine: bad flags exit 2 with one line naming the
 // flag.
 func TestLeaderboardUsageOneLine(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	for _, tc := range []struct {
 		args []string
@@ -50,6 +53,7 @@ func TestLeaderboardUsageOneLine(t *testing.T) {
 // retail entries in the custom table only, unranked and SIMULATED, with a
 // footnote saying what differs; a missing run is a one-line error.
 func TestLeaderboardPlacesSimRun(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	root := datatest.Root(t)
 	run := filepath.Join(t.TempDir(), "sim")

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
+	"github.com/ledgerbench/ledgerbench/internal/core/racetest"
 )
 
 func rewards(run *results.Run) map[results.UnitKey]float64 {
@@ -18,6 +19,7 @@ func rewards(run *results.Run) map[results.UnitKey]float64 {
 }
 
 func TestShardsMergeToTheFullRun(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	tmp := t.TempDir()
 	full := filepath.Join(tmp, "full")
@@ -57,6 +59,7 @@ func TestShardsMergeToTheFullRun(t *testing.T) {
 }
 
 func TestMergeRefuses(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	tmp := t.TempDir()
 	a := filepath.Join(tmp, "a")

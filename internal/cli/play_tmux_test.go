@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
+	"github.com/ledgerbench/ledgerbench/internal/core/racetest"
 	"github.com/ledgerbench/ledgerbench/internal/engine/play"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
@@ -91,6 +92,7 @@ func (s *tmuxSession) keys(k string) { s.run("send-keys", "-t", "play", k) }
 // reason; Ctrl-C exits 130). Each run directory holds the scored simulation
 // as run records it, and report reads it.
 func TestPlayTmux(t *testing.T) {
+	racetest.PlainOnly(t)
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed (apt-get install tmux): the terminal test of play needs it")
 	}

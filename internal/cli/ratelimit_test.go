@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/internal/core/openaitest"
+	"github.com/ledgerbench/ledgerbench/internal/core/racetest"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
 )
 
@@ -21,6 +22,9 @@ import (
 // 1% of the requests, every simulation is scored, and the requests take at
 // most 1.3× the time the limit allows for them.
 func TestExperimentSharesRateLimits(t *testing.T) {
+	// Under -race, llm's shared-limiter tests and the parallel-cell
+	// experiment tests race the same code; this one times the limit.
+	racetest.PlainOnly(t)
 	if testing.Short() {
 		t.Skip("about 15 seconds at the limit")
 	}

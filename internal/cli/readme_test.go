@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ledgerbench/ledgerbench/internal/core/racetest"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runplan"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
@@ -131,6 +132,7 @@ func onlineBackbones(path string) string {
 // Paths the README gives relative to the checkout are resolved there; globs
 // are expanded as a shell would.
 func TestREADMECommands(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs every README example; skipped with -short")

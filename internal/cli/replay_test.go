@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
+	"github.com/ledgerbench/ledgerbench/internal/core/racetest"
 	"github.com/ledgerbench/ledgerbench/internal/source/data"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
@@ -45,6 +46,7 @@ func writeJSON(t *testing.T, v any) string {
 // db.json: every field with its value; fields db.json leaves out are those
 // upstream's models fill with None (model_dump prints them as null).
 func TestReplayNoCallsIsUpstreamDB(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	root := datatest.Root(t)
 	for _, domain := range []string{"airline", "retail"} {
@@ -69,6 +71,7 @@ func TestReplayNoCallsIsUpstreamDB(t *testing.T) {
 // gold actions given as --calls, and differs from the initial database
 // when the gold actions write.
 func TestReplayGoldEqualsCalls(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	root := datatest.Root(t)
 	dom, err := domains.Load("retail", root)
@@ -95,6 +98,7 @@ func TestReplayGoldEqualsCalls(t *testing.T) {
 }
 
 func TestReplayErrors(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	for _, tc := range []struct {
 		name string
@@ -151,6 +155,7 @@ func sameOrNull(got, want any, path string) (string, bool) {
 // TestReplaySplit replays telehealth's dev task 0, whose id the test split
 // reuses: --split dev replays the dev task's gold actions, not test's.
 func TestReplaySplit(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	root := datatest.Root(t)
 	dom, err := domains.Load("telehealth", root)
@@ -178,6 +183,7 @@ func TestReplaySplit(t *testing.T) {
 // TestReplayUnknownTool: a --calls entry naming no tool of its requestor
 // is an error naming it, not a call skipped in silence.
 func TestReplayUnknownTool(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	for _, tc := range []struct {
 		name  string
@@ -201,6 +207,7 @@ func TestReplayUnknownTool(t *testing.T) {
 // exported and with one embedded task's gold actions changed: only the
 // second warns, naming the task and the field.
 func TestReplayBackboneTaskDrift(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	dir := t.TempDir()
 	run := filepath.Join(dir, "run")

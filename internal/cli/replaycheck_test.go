@@ -7,12 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ledgerbench/ledgerbench/internal/core/racetest"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
 // Replay:FILE checks the recording's domain and trials before the
 // run starts.
 func TestReplayChecks(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	rec := "replay:" + filepath.Join(datatest.Trajectories(t), "sierra-research+tau2-bench", "toolorchestra_retail_gpt-5_1trial.json")
 	out := func() string { return filepath.Join(t.TempDir(), "run") }
@@ -36,6 +38,7 @@ func TestReplayChecks(t *testing.T) {
 // the run starts, one whose recorded tasks match no ported domain is an
 // error naming the entry, and the detection's notes are warnings.
 func TestReplayChecksV1(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	dir := datatest.Trajectories(t)
 	trait := filepath.Join(dir, "collinear-ai+tau-trait")

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ledgerbench/ledgerbench/internal/core/racetest"
 	"github.com/ledgerbench/ledgerbench/internal/source/data"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
@@ -21,6 +22,7 @@ func v1Airline(t *testing.T) string {
 // TestReportV1PassK reports τ-bench's historical gpt-4o airline run: pass^k
 // equals the published numbers.
 func TestReportV1PassK(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	r := mustRun(t, "report", "--format", "json", v1Airline(t))
 	var rep struct {
@@ -53,6 +55,7 @@ func TestReportV1PassK(t *testing.T) {
 }
 
 func TestReportFormatsAndFigures(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	figs := filepath.Join(t.TempDir(), "figs")
 	for _, f := range []string{"text", "markdown", "csv"} {
@@ -76,6 +79,7 @@ func TestReportFormatsAndFigures(t *testing.T) {
 }
 
 func TestReportUsage(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	for _, args := range [][]string{
 		{"report"},
@@ -93,6 +97,7 @@ func TestReportUsage(t *testing.T) {
 
 // TestReportRunDirectory reports a run made by `ledgerbench run`.
 func TestReportRunDirectory(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	mustRun(t, "run", "--domain", "retail", "--backbone", "sim", "--no-judge", "--limit", "3", "--trials", "2", "--quiet", "--out", dir)
@@ -121,6 +126,7 @@ func TestReportRunDirectory(t *testing.T) {
 // A baseline run has no gate of its own: the report judges its writes in
 // shadow mode so its policy adherence can be compared with LedgerAgent's.
 func TestReportShadowAdherenceForBaseline(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
 	mustRun(t, "run", "--domain", "retail", "--backbone", "sim:stale=0,miss=0,violation=1", "--user-backbone", "sim", "--no-judge", "--limit", "4", "--trials", "1", "--quiet", "--out", dir)
@@ -149,6 +155,7 @@ func TestReportShadowAdherenceForBaseline(t *testing.T) {
 // table counts the same 20 simulations each; the same file given twice is
 // said to be dropped, and counted once everywhere, costs included.
 func TestReportTraitRecordings(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	dir := filepath.Join(datatest.Trajectories(t), "collinear-ai+tau-trait")
 	none, conf := filepath.Join(dir, "telehealth_none.json"), filepath.Join(dir, "confusion_telehealth.json")

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ledgerbench/ledgerbench/internal/core/racetest"
 )
 
 // simRun makes a small sim run once per test.
@@ -19,6 +21,7 @@ func simRun(t *testing.T, trials string) string {
 // point to (rescore's detection, whose notes go to stderr) and judged by
 // that domain's gate in shadow mode.
 func TestReportV1Gate(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	r := mustRun(t, "report", "--table", "gate", v1Airline(t))
 	if !strings.Contains(r.errOut, "gpt-4o-airline.json: ") || !strings.Contains(r.errOut, "recorded on other data") {
@@ -32,6 +35,7 @@ func TestReportV1Gate(t *testing.T) {
 // --k above every run's trials is a usage error; zero and negative
 // --k name the flag.
 func TestReportK(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	dir := simRun(t, "2")
 	for _, tc := range []struct {
@@ -47,6 +51,7 @@ func TestReportK(t *testing.T) {
 
 // JSON honours --table and carries the text tables.
 func TestReportJSONTables(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	dir := simRun(t, "2")
 	r := mustRun(t, "report", "--format", "json", "--table", "table2", "--table", "costs", dir)
@@ -81,6 +86,7 @@ func TestReportJSONTables(t *testing.T) {
 // An exported sim run is still labelled simulated, and so is a
 // report on the exported file.
 func TestExportKeepsSimulated(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	dir := simRun(t, "1")
 	out := filepath.Join(t.TempDir(), "results.json")
@@ -97,6 +103,7 @@ func TestExportKeepsSimulated(t *testing.T) {
 // every table whose numbers follow from rewards and in the JSON groups, for
 // the run directory and for its τ²-bench export alike.
 func TestReportSaysNLUnjudged(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	dir := simRun(t, "1") // retail tasks 0-2: task 2 has NL assertions
 	exp := filepath.Join(t.TempDir(), "results.json")

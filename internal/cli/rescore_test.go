@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ledgerbench/ledgerbench/internal/core/racetest"
 	"github.com/ledgerbench/ledgerbench/internal/score/rescore"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
@@ -43,6 +44,7 @@ func rescoreJSON(t *testing.T, args ...string) []rescore.Sim {
 // TestRescoreJSONFields checks that every line of rescore --json carries the
 // documented keys.
 func TestRescoreJSONFields(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	path := recordedFile(t, "2025-08-10_telecom_llm_agent_gpt-4o_user_simulator_gpt-4o.json")
 	r := mustRun(t, "rescore", "--json", path)
@@ -77,6 +79,7 @@ func TestRescoreJSONFields(t *testing.T) {
 // by its own task_id; --relabel is opt-in, noted per simulation, and leaves
 // the simulations it does not relabel as they were.
 func TestRescoreByTaskID(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	path := recordedFile(t, "toolorchestra_retail_gpt-5_1trial.json")
 	def := rescoreJSON(t, "--criteria", "domain", path)
@@ -119,6 +122,7 @@ func sameReward(a, b *float64) bool {
 // one tool-call id for every call would have written it: pairing calls with
 // their outputs by position, every simulation scores as the original.
 func TestRescoreReusedCallIDs(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	for _, name := range []string{"claude-sonnet-4-5_airline_default_gpt4.1_1trials.json", "gpt-4.1_telecom_default_gpt-4.1_1trials.json"} {
 		t.Run(name, func(t *testing.T) {
@@ -202,6 +206,7 @@ func writeReusedIDs(t *testing.T, src, dst string) {
 // (--no-judge) does not count the recorded "verdict" as standing in: there
 // is none; those simulations are counted as NL not judged.
 func TestRescoreNLNotRecorded(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	dir := simRun(t, "1") // retail tasks 0-2: task 2 has NL assertions, unjudged
 	exp := filepath.Join(t.TempDir(), "results.json")
@@ -247,6 +252,7 @@ func TestRescoreNLNotRecorded(t *testing.T) {
 // file agrees with it on every simulation. τ-bench v1 lists and two inputs
 // of one name are refused before anything is written.
 func TestRescoreOutputDir(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	path := recordedFile(t, "claude-sonnet-4-5_airline_default_gpt4.1_1trials.json")
 	dir := filepath.Join(t.TempDir(), "out")

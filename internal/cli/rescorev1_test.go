@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ledgerbench/ledgerbench/internal/core/racetest"
 	"github.com/ledgerbench/ledgerbench/internal/score/rescore"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
@@ -14,6 +15,7 @@ import (
 // of a τ-Trait list, with the τ²-bench files' keys, the recorded reward
 // reproduced.
 func TestRescoreV1JSON(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	files := datatest.TauTraitRecordings(t)
 	r := mustRun(t, append([]string{"rescore", "--json"}, files...)...)
@@ -66,6 +68,7 @@ func TestRescoreV1JSON(t *testing.T) {
 // too: a telehealth data file that is not its pin is refused, naming it, and
 // --allow-modified-data lets it through with a warning.
 func TestRescoreV1ModifiedData(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	files := datatest.TauTraitRecordings(t)
 	const file = "tau_trait/envs/telehealth/data/appointments.json"

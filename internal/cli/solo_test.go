@@ -16,6 +16,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
 	"github.com/ledgerbench/ledgerbench/internal/core/openaitest"
+	"github.com/ledgerbench/ledgerbench/internal/core/racetest"
 	"github.com/ledgerbench/ledgerbench/internal/engine/baseline"
 	"github.com/ledgerbench/ledgerbench/internal/source/data"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
@@ -54,6 +55,7 @@ func callNames(msgs []message.Message) []string {
 // the full reward. The run's τ²-bench export is detected as solo, rescores
 // to the same rewards, and replays to the same trajectories and rewards.
 func TestSoloGoldRoundTrip(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("114 telecom simulations and their replay; skipped with -short")
@@ -144,6 +146,7 @@ func TestSoloGoldRoundTrip(t *testing.T) {
 // TestSoloLedgerSimRoundTrip: LedgerAgent in solo mode on the sim backbone
 // (faults injected) rescores and replays to the recorded rewards.
 func TestSoloLedgerSimRoundTrip(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "run")
@@ -180,6 +183,7 @@ func TestSoloLedgerSimRoundTrip(t *testing.T) {
 // the agent's, then the user's, then the stop tool, and tool_choice is
 // "required"; the agent's phone call is answered by the phone.
 func TestSoloFirstRequest(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	root := datatest.Root(t)
 	src, err := os.ReadFile(baseline.AgentSource(root))
@@ -280,6 +284,7 @@ func constant(t *testing.T, src []byte, name string) string {
 }
 
 func TestSoloRefused(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	cases := []struct {
 		name string

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/core/openaitest"
+	"github.com/ledgerbench/ledgerbench/internal/core/racetest"
 	"github.com/ledgerbench/ledgerbench/internal/output/submit"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
@@ -145,6 +146,7 @@ func setPrompts(t *testing.T, run, prompts string) {
 }
 
 func TestSubmitPrepareValidate(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	dir := t.TempDir()
 	model := modelSubmissionRun(t, dir)
@@ -244,6 +246,7 @@ func TestSubmitPrepareValidate(t *testing.T) {
 // the run and the reason, --custom writes a custom entry saying so, and
 // validate fails one labelled standard.
 func TestSubmitNeverStandard(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	dir := t.TempDir()
 	sim := simSubmissionRun(t, dir, "airline", "baseline")
@@ -297,6 +300,7 @@ func TestSubmitNeverStandard(t *testing.T) {
 // refused (it would leave stale trajectory files); --force replaces it
 // whole.
 func TestSubmitPrepareExisting(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	dir := t.TempDir()
 	run := simSubmissionRun(t, dir, "airline", "baseline")
@@ -334,6 +338,7 @@ func TestSubmitPrepareExisting(t *testing.T) {
 // writing: a results file whose tasks do not all have num_trials
 // simulations is refused, naming the check; nothing is written.
 func TestSubmitPrepareVerifies(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	dir := t.TempDir()
 	run := simSubmissionRun(t, dir, "airline", "baseline")
@@ -382,6 +387,7 @@ func TestSubmitPrepareVerifies(t *testing.T) {
 // check_tasks and check_num_trials, validate_submission_traj_set and
 // get_metrics.
 func TestSubmitOracle(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	cmdline := os.Getenv("LEDGERBENCH_SUBMIT_ORACLE")
 	if cmdline == "" {
@@ -481,6 +487,7 @@ func orDefault(s, def string) string {
 // decides), exported elsewhere or recorded by τ²-bench (no manifest: custom
 // with modified_prompts), and a directory of results files.
 func TestSubmitPrepareResultsFiles(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	dir := t.TempDir()
 	run := modelSubmissionRun(t, dir)

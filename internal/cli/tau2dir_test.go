@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ledgerbench/ledgerbench/internal/core/racetest"
 )
 
 // splitTau2 writes a recorded τ²-bench results file in upstream's directory
@@ -53,6 +55,7 @@ func splitTau2(t *testing.T, path, dir string) map[string]any {
 // rescore -o writes it back in its format; a directory whose files do not
 // match its simulation_index is refused as upstream refuses it.
 func TestTau2DirectoryFormat(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	path := recordedFile(t, "2025-08-10_telecom_llm_agent_gpt-4o_user_simulator_gpt-4o.json")
 	dir := filepath.Join(t.TempDir(), "run_dir")

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ledgerbench/ledgerbench/internal/core/racetest"
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/py/pymath"
 )
@@ -102,6 +103,7 @@ func TestBM25MatchesReference(t *testing.T) {
 }
 
 func TestBM25MatchesReferenceOnTheKnowledgeBase(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	base, _ := realBase(t)
 	texts := make([]string, base.Len())

@@ -16,6 +16,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
+	"github.com/ledgerbench/ledgerbench/internal/core/racetest"
 	"github.com/ledgerbench/ledgerbench/internal/engine/offline"
 	"github.com/ledgerbench/ledgerbench/internal/engine/orchestrator"
 	"github.com/ledgerbench/ledgerbench/internal/engine/runner"
@@ -132,7 +133,9 @@ func TestGoldEveryDomain(t *testing.T) {
 			if j != nil {
 				t.Errorf("offline run got a judge")
 			}
-			ts := allTasks(t, dom)
+			// Under -race a sample: the detector needs the simulations
+			// concurrent, not every task (the plain run takes all).
+			ts := racetest.Sample(allTasks(t, dom), 48)
 			start := time.Now()
 			recs := runSplit(t, dom, makers, ts, 300)
 			el := time.Since(start)
@@ -156,7 +159,7 @@ func TestSimEveryDomain(t *testing.T) {
 	t.Parallel()
 	for _, dom := range loadDomains(t) {
 		t.Run(dom.Name(), func(t *testing.T) {
-			ts := splitOf(t, dom)
+			ts := racetest.Sample(splitOf(t, dom), 48)
 			if testing.Short() && len(ts) > 30 {
 				ts = ts[:30]
 			}
@@ -267,7 +270,7 @@ func TestReplayRecorded(t *testing.T) {
 			same, rewardAgree, comparable, n := 0, 0, 0, 0
 			g, ctx := errgroup.WithContext(t.Context())
 			g.SetLimit(runtime.GOMAXPROCS(0))
-			for _, s := range f.Simulations {
+			for _, s := range racetest.Sample(f.Simulations, 48) {
 				task := byID[s.TaskID]
 				if task == nil {
 					t.Errorf("recorded task %s not in the task set", s.TaskID)

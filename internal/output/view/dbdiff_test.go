@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ledgerbench/ledgerbench/internal/core/racetest"
 	"github.com/ledgerbench/ledgerbench/internal/py/omap"
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 )
@@ -190,6 +191,7 @@ func randomDB(r *rand.Rand) (got, want *diffDB) {
 // changes, walking the values gives the lines of encoding both whole and
 // comparing the JSON, in the same order, cut at the same place.
 func TestWalkMatchesDumpDiff(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 8))
 	cut := 0

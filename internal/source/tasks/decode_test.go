@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/ledgerbench/ledgerbench/internal/core/racetest"
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/source/data"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
@@ -81,6 +82,7 @@ func TestDecodeFastEdgeCases(t *testing.T) {
 // TestDecodeFastUpstream: every task of every pinned tasks file takes the
 // fast path and decodes as strictDecode does.
 func TestDecodeFastUpstream(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	root := datatest.Root(t)
 	for _, f := range []string{"airline/tasks.json", "retail/tasks.json", "telecom/tasks.json", "telecom/tasks_small.json"} {

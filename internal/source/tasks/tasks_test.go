@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ledgerbench/ledgerbench/internal/core/racetest"
 	"github.com/ledgerbench/ledgerbench/internal/source/data"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
@@ -174,6 +175,7 @@ func TestLazyLoad(t *testing.T) {
 // TestLazyMatchesParse: every upstream tasks file gives the same tasks read
 // lazily as decoded in full.
 func TestLazyMatchesParse(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	root := datatest.Root(t)
 	for _, d := range []string{"airline", "retail", "telecom"} {

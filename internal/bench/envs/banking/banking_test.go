@@ -14,6 +14,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/knowledge"
 	"github.com/ledgerbench/ledgerbench/internal/bench/knowledge/sandbox"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
+	"github.com/ledgerbench/ledgerbench/internal/core/racetest"
 	"github.com/ledgerbench/ledgerbench/internal/core/tool"
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/source/data"
@@ -87,6 +88,7 @@ func copyDomain(t *testing.T, drop ...string) string {
 // TestMissingFiles: a document or task missing from the data is a load
 // error naming it, for every variant.
 func TestMissingFiles(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	dir := data.Tau2DomainPath(Name)
 	for _, c := range []struct{ drop, variant string }{

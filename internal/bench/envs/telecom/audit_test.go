@@ -14,6 +14,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/ledger"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
+	"github.com/ledgerbench/ledgerbench/internal/core/racetest"
 	"github.com/ledgerbench/ledgerbench/internal/engine/ledgeragent"
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
@@ -46,6 +47,7 @@ var wantKinds = []string{
 
 // TestGateAuditMutations: recall of at least 95% per kind (in fact all).
 func TestGateAuditMutations(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	d := domainForTest(t)
 	for _, s := range auditSplits {

@@ -13,6 +13,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/evaluator"
 	"github.com/ledgerbench/ledgerbench/internal/bench/results"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
+	"github.com/ledgerbench/ledgerbench/internal/core/racetest"
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
 	"github.com/ledgerbench/ledgerbench/internal/source/data"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
@@ -169,6 +170,7 @@ func TestRecordedPolicy(t *testing.T) {
 // TestRecordedTasksMatchTaskFile checks that the task definitions embedded in
 // the recorded runs equal those of tasks.json.
 func TestRecordedTasksMatchTaskFile(t *testing.T) {
+	racetest.PlainOnly(t)
 	t.Parallel()
 	b, err := os.ReadFile(filepath.Join(data.Tau2Domain(datatest.Root(t), Name), "tasks.json"))
 	if err != nil {
