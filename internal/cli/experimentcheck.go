@@ -19,10 +19,14 @@ import (
 // experiment.CheckRetrieval: banking_knowledge's embeddings entries, the
 // reranker's backbone, the sandbox), listed per cell
 // and failing the dry run (exit 3), and of each cell's estimated cost
-// (experiment.Estimates).
-func checkCells(ctx context.Context, s *Streams, cfg *experiment.Config, res *experiment.Result, dataDir string, needsJudge func(experiment.Cell) bool) error {
+// (experiment.Estimates). The unplanned cells, which Execute has listed,
+// fail it too: its one-line error counts both.
+func checkCells(ctx context.Context, s *Streams, cfg *experiment.Config, res *experiment.Result, dataDir string, needsJudge func(experiment.Cell) bool, unplanned int) error {
 	file, bbs, err := loadExperimentBackbones(cfg)
 	if err != nil {
+		if unplanned > 0 {
+			return fmt.Errorf("%w: dry run: %d cell(s) cannot be planned (listed above); %w", ErrFailed, unplanned, err)
+		}
 		return err
 	}
 	lookup := func(k string) (string, bool) { v := s.Getenv(k); return v, v != "" }
@@ -43,7 +47,12 @@ func checkCells(ctx context.Context, s *Streams, cfg *experiment.Config, res *ex
 	total := writeEstimates(s, experiment.Estimates(cfg, res, file, bbs), file)
 	writeBudget(s, cfg.MaxCost, total)
 	writeUnbounded(s, cfg, file, bbs)
-	if len(problems) > 0 {
+	switch {
+	case unplanned > 0 && len(problems) > 0:
+		return fmt.Errorf("%w: dry run: %d cell(s) cannot be planned and %d problem(s) in the grid's cells (listed above)", ErrFailed, unplanned, len(problems))
+	case unplanned > 0:
+		return fmt.Errorf("%w: dry run: %d cell(s) cannot be planned (listed above)", ErrFailed, unplanned)
+	case len(problems) > 0:
 		return fmt.Errorf("%w: dry run: %d problem(s) in the grid's cells (listed above)", ErrFailed, len(problems))
 	}
 	fmt.Fprintf(s.ErrOut, "dry run: every cell's agent and backbones check out; nothing was written\n")

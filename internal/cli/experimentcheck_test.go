@@ -212,6 +212,14 @@ backbones:
 	if r.code != ExitOK || strings.Contains(r.errOut, "cannot run") {
 		t.Errorf("offline grid without NL tasks: exit %d; want 0 and nothing that cannot run:\n%s", r.code, r.errOut)
 	}
+	// Cells that cannot be planned (here: no data) are listed once each,
+	// and the dry run's one-line error counts them (and the judge key
+	// that tasks it cannot read may need).
+	r = execCLI(t, t.Context(), "experiment", "--dry-run", "--data", t.TempDir(), offline)
+	if r.code != ExitFailed || strings.Count(r.errOut, "data not found") != 4 ||
+		!strings.HasSuffix(strings.TrimSpace(r.errOut), "ledgerbench: failed: dry run: 4 cell(s) cannot be planned and 1 problem(s) in the grid's cells (listed above)") {
+		t.Errorf("four cells without data: exit %d; want %d, each cell once and a count:\n%s", r.code, ExitFailed, r.errOut)
+	}
 	model := grid("model", "judge: none\nmax_cost: 0.01\ngrid:\n  - domains: [airline]\n    agents: [baseline, ledger, irma]\n    backbones: [fake]\n    user_backbones: [fake]\n")
 	r = execCLI(t, t.Context(), "experiment", "--dry-run", model)
 	if r.code != ExitFailed || strings.Count(r.errOut, "cannot run:") != 1 ||
