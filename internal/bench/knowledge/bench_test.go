@@ -47,14 +47,16 @@ func reportCPU(b *testing.B, start time.Duration) float64 {
 //	go test -run '^$' -bench BM25 ./internal/bench/knowledge
 //
 // It reports upstream's wall and CPU time per operation beside ours, with
-// the ratios (x-faster: wall, x-faster-cpu: CPU time).
+// the ratios (x-faster: wall, x-faster-cpu: CPU time), and logs the Python
+// and numpy versions timed, on which upstream's time depends.
 func reportUpstream(b *testing.B, key string, cpu float64) {
 	cmdline := os.Getenv("LEDGERBENCH_BM25_TIMING")
 	if cmdline == "" {
 		return
 	}
 	timings := timingOnce.get(b, cmdline)
-	up, upCPU := timings[key+"_ns"], timings[key+"_cpu_ns"]
+	up, upCPU := timings.of(key)
+	b.Logf("upstream timed on Python %s, numpy %s", timings.Python, timings.Numpy)
 	ours := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 	b.ReportMetric(up, "upstream-ns/op")
 	b.ReportMetric(up/ours, "x-faster")
@@ -62,14 +64,32 @@ func reportUpstream(b *testing.B, key string, cpu float64) {
 	b.ReportMetric(upCPU/cpu, "x-faster-cpu")
 }
 
+// upstreamTiming is bm25_timing.py's output.
+type upstreamTiming struct {
+	BuildNs    float64 `json:"build_ns"`
+	QueryNs    float64 `json:"query_ns"`
+	BuildCPUNs float64 `json:"build_cpu_ns"`
+	QueryCPUNs float64 `json:"query_cpu_ns"`
+	Python     string  `json:"python"`
+	Numpy      string  `json:"numpy"`
+}
+
+// of is the wall and CPU time of key ("build" or "query").
+func (u *upstreamTiming) of(key string) (wall, cpu float64) {
+	if key == "build" {
+		return u.BuildNs, u.BuildCPUNs
+	}
+	return u.QueryNs, u.QueryCPUNs
+}
+
 type timingCache struct {
 	once sync.Once
-	v    map[string]float64
+	v    *upstreamTiming
 }
 
 var timingOnce timingCache
 
-func (c *timingCache) get(b *testing.B, cmdline string) map[string]float64 {
+func (c *timingCache) get(b *testing.B, cmdline string) *upstreamTiming {
 	c.once.Do(func() {
 		_, dir := realBase(b)
 		out := oracletest.Output(b, cmdline, nil, os.Stderr, append([]string{dir}, benchQueries...)...)

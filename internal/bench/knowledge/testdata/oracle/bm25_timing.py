@@ -8,7 +8,8 @@ Needs numpy (upstream's dependency; Debian's python3-numpy will do).
 
 stdout: {"build_ns": ns per index build, "query_ns": ns per query (mean over QUERY...),
          "build_cpu_ns", "query_cpu_ns": the same in CPU time (time.process_time_ns:
-         every thread of the process), medians as the wall times}
+         every thread of the process), medians as the wall times,
+         "python", "numpy": the versions timed (upstream's time depends on them)}
 """
 
 import glob
@@ -20,7 +21,7 @@ import types
 
 sys.path.insert(0, os.environ["TAU2_SRC"])
 sys.path.insert(0, os.environ["RANK_BM25_SRC"])
-import numpy  # noqa: F401,E402  (upstream's own dependency, not a stand-in)
+import numpy  # noqa: E402  (upstream's own dependency, not a stand-in)
 
 pkg = types.ModuleType("tau2")
 pkg.__path__ = [os.path.join(os.environ["TAU2_SRC"], "tau2")]
@@ -54,7 +55,8 @@ def main():
     retriever = BM25Retriever(top_k=10)
     per = [best(lambda q=q: retriever.retrieve({"query": q}, state), 200) for q in queries]
     json.dump({"build_ns": build, "query_ns": sum(w for w, _ in per) / len(per),
-               "build_cpu_ns": build_cpu, "query_cpu_ns": sum(c for _, c in per) / len(per)}, sys.stdout)
+               "build_cpu_ns": build_cpu, "query_cpu_ns": sum(c for _, c in per) / len(per),
+               "python": sys.version.split()[0], "numpy": numpy.__version__}, sys.stdout)
 
 
 main()
