@@ -142,15 +142,9 @@ func runExperiment(ctx context.Context, opts *experimentOptions) error {
 		return runErr
 	}
 	if opts.DryRun { // experimentcheck.go: what planning cannot see; no report, nothing written
-		// Execute has listed the cells it could not plan (runErr joins
-		// the same lines): the dry run's error counts them.
-		unplanned := 0
-		for _, c := range res.Cells {
-			if c.State == experiment.Failed {
-				unplanned++
-			}
-		}
-		return checkCells(ctx, s, cfg, res, opts.DataDir, doms.NeedsJudge, unplanned)
+		// runErr repeats the cells Execute has listed as unplanned;
+		// checkCells' error counts them.
+		return checkCells(ctx, s, cfg, res, opts.DataDir, doms.NeedsJudge)
 	}
 	if res.Stopped != "" {
 		fmt.Fprintf(s.ErrOut, "budget: %s; rerun the same command to continue (with a higher cap)\n", res.Stopped)

@@ -19,9 +19,15 @@ import (
 // experiment.CheckRetrieval: banking_knowledge's embeddings entries, the
 // reranker's backbone, the sandbox), listed per cell
 // and failing the dry run (exit 3), and of each cell's estimated cost
-// (experiment.Estimates). The unplanned cells, which Execute has listed,
-// fail it too: its one-line error counts both.
-func checkCells(ctx context.Context, s *Streams, cfg *experiment.Config, res *experiment.Result, dataDir string, needsJudge func(experiment.Cell) bool, unplanned int) error {
+// (experiment.Estimates). The cells res could not plan, which Execute has
+// listed, fail it too: its one-line error counts both.
+func checkCells(ctx context.Context, s *Streams, cfg *experiment.Config, res *experiment.Result, dataDir string, needsJudge func(experiment.Cell) bool) error {
+	unplanned := 0
+	for _, c := range res.Cells {
+		if c.State == experiment.Failed {
+			unplanned++
+		}
+	}
 	file, bbs, err := loadExperimentBackbones(cfg)
 	if err != nil {
 		if unplanned > 0 {
@@ -47,13 +53,15 @@ func checkCells(ctx context.Context, s *Streams, cfg *experiment.Config, res *ex
 	total := writeEstimates(s, experiment.Estimates(cfg, res, file, bbs), file)
 	writeBudget(s, cfg.MaxCost, total)
 	writeUnbounded(s, cfg, file, bbs)
-	switch {
-	case unplanned > 0 && len(problems) > 0:
-		return fmt.Errorf("%w: dry run: %d cell(s) cannot be planned and %d problem(s) in the grid's cells (listed above)", ErrFailed, unplanned, len(problems))
-	case unplanned > 0:
-		return fmt.Errorf("%w: dry run: %d cell(s) cannot be planned (listed above)", ErrFailed, unplanned)
-	case len(problems) > 0:
-		return fmt.Errorf("%w: dry run: %d problem(s) in the grid's cells (listed above)", ErrFailed, len(problems))
+	var failed []string
+	if unplanned > 0 {
+		failed = append(failed, fmt.Sprintf("%d cell(s) cannot be planned", unplanned))
+	}
+	if len(problems) > 0 {
+		failed = append(failed, fmt.Sprintf("%d problem(s) in the grid's cells", len(problems)))
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%w: dry run: %s (listed above)", ErrFailed, strings.Join(failed, " and "))
 	}
 	fmt.Fprintf(s.ErrOut, "dry run: every cell's agent and backbones check out; nothing was written\n")
 	return nil
