@@ -53,7 +53,10 @@ type Scored struct {
 // gives every word its id in order of first occurrence, as rank_bm25's nd
 // dict inserts them (documents in order, each document's words in order of
 // first occurrence); each document's term frequencies are counted by id.
-func NewBM25(texts []string) *BM25 {
+func NewBM25(texts []string) *BM25 { return newBM25(texts, pathAuto) }
+
+// newBM25 is NewBM25 with the tokenizer's path chosen (tokenizer.path).
+func newBM25(texts []string, path int8) *BM25 {
 	x := &BM25{n: len(texts), denom: make([]float64, len(texts))}
 	if len(texts) == 0 {
 		return x
@@ -63,10 +66,12 @@ func NewBM25(texts []string) *BM25 {
 		size += len(t)
 		longest = max(longest, len(t))
 	}
-	// About one distinct word per 80 bytes of text (room is made for one
-	// per 64) and a distinct (document, word) pair per 11 here; the tables
-	// grow when a corpus has more.
-	x.vocab.init(size / 64)
+	// About one distinct word per 80 bytes of text (entries are made for
+	// one per 64, slots for one per 16: the table is about 1/5 full, so
+	// nearly every token is in its home slot, the one wideProbe reads) and
+	// a distinct (document, word) pair per 11 here; the tables grow when a
+	// corpus has more.
+	x.vocab.init(size/64, size/16)
 	type docPosting struct{ id, tf int32 }
 	post := make([]docPosting, 0, size/10)
 	docEnd := make([]int32, len(texts)) // each document's end in post
@@ -74,7 +79,7 @@ func NewBM25(texts []string) *BM25 {
 	type termCount struct{ cnt, df int32 }
 	counts := make([]termCount, 0, cap(x.vocab.ent))
 	total := 0
-	var tok tokenizer
+	tok := tokenizer{path: path}
 	idBuf := make([]int32, (longest+1)/2)
 	for d, t := range texts {
 		ids := tok.scan(t, &x.vocab, true, idBuf)
@@ -267,11 +272,10 @@ type vent struct {
 }
 
 // init makes room for about keys words: entries for that many and a table
-// of at least as many slots (a smaller table, more often in cache, is worth
-// the longer probes of up to 3/4 full; it doubles beyond).
-func (v *vocab) init(keys int) {
+// of at least slots slots (it doubles when 3/4 full).
+func (v *vocab) init(keys, slots int) {
 	size := 64
-	for size < keys {
+	for size < slots {
 		size *= 2
 	}
 	v.slots = make([]int32, size)
@@ -444,12 +448,38 @@ var lenMask = func() (t [17][2]uint64) {
 type tokenizer struct {
 	sep []uint64 // bit i: byte i is ASCII whitespace (1 beyond the text)
 	buf []byte
+	// The wide path's runs, the ones wideProbe did not find, and the ids
+	// of one run (scanWide).
+	starts, ends, miss, one []int32
+	// path chooses scan's path: by the text's length (pathAuto) or, for
+	// tests comparing them, always the Go one or the wide one (on a CPU
+	// that has it).
+	path int8
 }
+
+const (
+	pathAuto int8 = iota
+	pathNarrow
+	pathWide
+)
+
+// wideMin is the shortest text scanWide takes: below it, the kernels'
+// fixed cost is more than they save (queries are short).
+const wideMin = 128
 
 // scan returns the ids in v of text's tokens, in order, in ids' memory if
 // it holds (len(text)+1)/2. A token not in v is added when add is set (ids
 // in order of first occurrence), else its id is -1.
 func (tk *tokenizer) scan(text string, v *vocab, add bool, ids []int32) []int32 {
+	if haveWide && len(v.slots) > 0 &&
+		(tk.path == pathAuto && len(text) >= wideMin || tk.path == pathWide) {
+		return tk.scanWide(text, v, add, ids)
+	}
+	return tk.scanNarrow(text, v, add, ids)
+}
+
+// scanNarrow is scan's Go path.
+func (tk *tokenizer) scanNarrow(text string, v *vocab, add bool, ids []int32) []int32 {
 	n := len(text)
 	nw := (n + 63) / 64
 	var local [8]uint64 // a query's bitmap: no allocation
@@ -527,11 +557,112 @@ func (tk *tokenizer) scan(text string, v *vocab, add bool, ids []int32) []int32 
 			if l == 64 {
 				l = end(sep, wi+1) - s
 			}
-			ni = tk.slow(ids, ni, text[s:s+l], v, add)
+			ni = tk.word(ids, ni, text, s, s+l, v, add)
 			slots, ent, shift = v.slots, v.ent, v.shift
 		}
 	}
 	return ids[:ni]
+}
+
+// scanWide is scan on the AVX-512 kernels: wideBounds finds the runs
+// between ASCII whitespace and wideProbe finds most of them in the
+// vocabulary, eight at a time, as scan's fast path would, and lists the
+// others; those are then looked up (or added), in order, so words are
+// added in order of first occurrence (a run whose word was added after
+// wideProbe ran is found then). A run that is not one word (it splits at
+// Unicode whitespace) sends the text to the Go path.
+func (tk *tokenizer) scanWide(text string, v *vocab, add bool, ids []int32) []int32 {
+	n := len(text)
+	need := (n+1)/2 + 16
+	if cap(tk.starts) < need {
+		tk.starts, tk.ends, tk.miss = make([]int32, need), make([]int32, need), make([]int32, need)
+	}
+	starts, ends := tk.starts[:need], tk.ends[:need]
+	nt := wideBounds(text, starts, ends)
+	starts, ends = starts[:nt], ends[:nt]
+	if cap(ids) < (n+1)/2 {
+		ids = make([]int32, (n+1)/2)
+	}
+	ids = ids[:nt]
+	nm := wideProbe(text, starts, ends, v.slots, v.ent, v.shift, ids, tk.miss[:need])
+	for _, i := range tk.miss[:nm] {
+		s, e := int(starts[i]), int(ends[i])
+		if ids[i] == -1 {
+			// ASCII, at most sixteen bytes, sixteen readable from s.
+			l, mk := e-s, &lenMask[e-s]
+			w0, w1 := lowerWord(load8(text, s)&mk[0]), lowerWord(load8(text, s+8)&mk[1])
+			ids[i] = v.get(key{w0, w1, hashOf(w0, w1, l), uint32(l)}, nil, add)
+			continue
+		}
+		if need := (e-s+1)/2 + 1; cap(tk.one) < need {
+			tk.one = make([]int32, need)
+		}
+		if tk.word(tk.one[:cap(tk.one)], 0, text, s, e, v, add) != 1 {
+			return tk.scanNarrow(text, v, add, ids)
+		}
+		ids[i] = tk.one[0]
+	}
+	return ids
+}
+
+// word puts at ids[ni:] the ids of text[s:e], a run of bytes between
+// ASCII whitespace, and returns the new count. A run whose bytes from 0x80
+// are all caseless (lowering keeps them, none is whitespace) is one word,
+// lowered byte by byte; a short ASCII one is keyed from its words in
+// place; slow takes the others.
+func (tk *tokenizer) word(ids []int32, ni int, text string, s, e int, v *vocab, add bool) int {
+	run := text[s:e]
+	ascii := true
+	for i := 0; i < len(run); {
+		if run[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(run[i:])
+		if !caseless(r) {
+			return tk.slow(ids, ni, run, v, add)
+		}
+		ascii = false
+		i += size
+	}
+	if l := len(run); ascii && l <= 16 {
+		var w0, w1 uint64
+		if s+16 <= len(text) {
+			w0, w1 = load8(text, s), load8(text, s+8)
+		} else {
+			w0, w1 = tailWords(text[s:])
+		}
+		mk := &lenMask[l]
+		w0, w1 = lowerWord(w0&mk[0]), lowerWord(w1&mk[1])
+		ids[ni] = v.get(key{w0, w1, hashOf(w0, w1, l), uint32(l)}, nil, add)
+		return ni + 1
+	}
+	tk.buf = append(tk.buf[:0], run...)
+	for j, c := range tk.buf {
+		if c-'A' < 26 {
+			tk.buf[j] = c + ('a' - 'A')
+		}
+	}
+	ids[ni] = tk.get(v, add)
+	return ni + 1
+}
+
+// caseless reports whether a rune from 0x80 is in blocks of symbols and
+// punctuation that have no case mappings in any Unicode version and hold
+// no whitespace: Latin-1's symbols, × and ÷, the general punctuation but
+// its spaces, super- and subscripts, currency signs, arrows, mathematical
+// operators and technical symbols. (TestCaseless checks each against
+// Python's lowering and whitespace.)
+func caseless(r rune) bool {
+	switch {
+	case r >= 0xa1 && r <= 0xbf, r == 0xd7, r == 0xf7:
+		return true
+	case r >= 0x2010 && r <= 0x2027, r >= 0x2030 && r <= 0x205e:
+		return true
+	case r >= 0x2070 && r <= 0x20cf, r >= 0x2190 && r <= 0x23ff:
+		return true
+	}
+	return false
 }
 
 // tailWords is the first sixteen bytes of s (fewer at a text's end) as two

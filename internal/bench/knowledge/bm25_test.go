@@ -1,6 +1,7 @@
 package knowledge
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -132,39 +133,103 @@ func FuzzTokenizer(f *testing.F) {
 	})
 }
 
-// checkTokens: the tokenizer's ids of s are those of Tokens(s) (the exact
-// path: pyjson.Lower, then a split at pyjson.IsSpace) numbered in order of
-// first occurrence, each id's vocabulary entry is its word, and a lookup
-// without adding finds the same ids.
+// checkTokens: on each of the tokenizer's paths (the Go one and, where
+// the CPU has it, the AVX-512 one, whatever the text's length), the ids of
+// s are those of Tokens(s) (the exact path: pyjson.Lower, then a split at
+// pyjson.IsSpace) numbered in order of first occurrence, each id's
+// vocabulary entry is its word, and a lookup without adding finds the same
+// ids.
 func checkTokens(t *testing.T, s string) {
 	t.Helper()
-	var v vocab
-	v.init(0)
-	var tok tokenizer
-	got := slices.Clone(tok.scan(s, &v, true, nil))
 	want := Tokens(s)
-	if len(got) != len(want) {
-		t.Fatalf("%q: %d tokens; want %d (%q)", s, len(got), len(want), want)
-	}
-	ids := map[string]int32{}
-	for i, w := range want {
-		id, ok := ids[w]
-		if !ok {
-			id = int32(len(ids))
-			ids[w] = id
+	for _, path := range tokenizerPaths() {
+		var v vocab
+		v.init(0, 0)
+		tok := tokenizer{path: path}
+		got := slices.Clone(tok.scan(s, &v, true, nil))
+		if len(got) != len(want) {
+			t.Fatalf("%q, path %d: %d tokens; want %d (%q)", s, path, len(got), len(want), want)
 		}
-		if got[i] != id {
-			t.Fatalf("%q token %d (%q): id %d; want %d", s, i, w, got[i], id)
+		ids := map[string]int32{}
+		for i, w := range want {
+			id, ok := ids[w]
+			if !ok {
+				id = int32(len(ids))
+				ids[w] = id
+			}
+			if got[i] != id {
+				t.Fatalf("%q, path %d, token %d (%q): id %d; want %d", s, path, i, w, got[i], id)
+			}
+		}
+		words := vocabWords(&v)
+		for w, id := range ids {
+			if words[id] != w {
+				t.Fatalf("%q, path %d: id %d is %q; want %q", s, path, id, words[id], w)
+			}
+		}
+		if again := tok.scan(s, &v, false, nil); !slices.Equal(again, got) {
+			t.Fatalf("%q, path %d: lookup ids %v; want %v", s, path, again, got)
 		}
 	}
-	words := vocabWords(&v)
-	for w, id := range ids {
-		if words[id] != w {
-			t.Fatalf("%q: id %d is %q; want %q", s, id, words[id], w)
+}
+
+// tokenizerPaths are the tokenizer's paths this CPU runs.
+func tokenizerPaths() []int8 {
+	if haveWide {
+		return []int8{pathNarrow, pathWide}
+	}
+	return []int8{pathNarrow}
+}
+
+// TestBM25PathsAgree: the index built on the AVX-512 path equals the one
+// built on the Go path, on random corpora.
+func TestBM25PathsAgree(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(7, 8))
+	for i := range 20 {
+		checkPathsAgree(t, fmt.Sprint("corpus ", i), randomCorpus(r, 1+r.IntN(40)))
+	}
+}
+
+// TestBM25PathsAgreeOnTheKnowledgeBase: so they do on the 698 documents.
+func TestBM25PathsAgreeOnTheKnowledgeBase(t *testing.T) {
+	t.Parallel()
+	base, _ := realBase(t)
+	texts := make([]string, base.Len())
+	for i, d := range base.Docs() {
+		texts[i] = d.Content
+	}
+	checkPathsAgree(t, "the knowledge base", texts)
+}
+
+func checkPathsAgree(t *testing.T, name string, texts []string) {
+	t.Helper()
+	if !haveWide {
+		t.Skip("this CPU has no AVX-512 (F, BW, DQ, VL and VBMI2): only the Go path runs")
+	}
+	a, b := newBM25(texts, pathNarrow), newBM25(texts, pathWide)
+	if !slices.Equal(a.idf, b.idf) || !slices.Equal(a.start, b.start) || !slices.Equal(a.post, b.post) ||
+		!slices.Equal(a.denom, b.denom) || !slices.Equal(vocabWords(&a.vocab), vocabWords(&b.vocab)) {
+		t.Fatalf("%s: the two paths' indexes differ", name)
+	}
+}
+
+// TestCaseless: every rune word's fast path takes as caseless lowers to
+// itself in Python's mapping and is not whitespace.
+func TestCaseless(t *testing.T) {
+	t.Parallel()
+	n := 0
+	for r := rune(0x80); r <= 0x10ffff; r++ {
+		if !caseless(r) {
+			continue
+		}
+		n++
+		if s := string(r); pyjson.Lower(s) != s || pyjson.IsSpace(r) {
+			t.Errorf("%U: lowers to %q, space %v", r, pyjson.Lower(s), pyjson.IsSpace(r))
 		}
 	}
-	if again := tok.scan(s, &v, false, nil); !slices.Equal(again, got) {
-		t.Fatalf("%q: lookup ids %v; want %v", s, again, got)
+	if n == 0 {
+		t.Fatal("no rune is caseless")
 	}
 }
 
@@ -188,7 +253,7 @@ func vocabWords(v *vocab) []string {
 func TestTokenizerUnknownWords(t *testing.T) {
 	t.Parallel()
 	var v vocab
-	v.init(0)
+	v.init(0, 0)
 	var tok tokenizer
 	tok.scan("card fee Überweisung a-very-long-word-indeed", &v, true, nil)
 	got := tok.scan("FEE zzz überweisung A-VERY-LONG-WORD-INDEEd a-very-long-word-indeee Card", &v, false, nil)
@@ -224,6 +289,14 @@ func TestTokenizerRandomUnicode(t *testing.T) {
 	for c := range 256 {
 		checkTokens(t, strings.Repeat("ab", c%7)+string([]byte{byte(c)})+"Cd ef")
 	}
+	// Texts of every length around the 64-byte blocks, as dense in tokens
+	// as text can be, and ending in a token or a separator.
+	for n := range 200 {
+		for _, unit := range []string{"a ", " a", "Ab  ", "x’y "} {
+			s := strings.Repeat(unit, n/len(unit)+1)[:n]
+			checkTokens(t, s)
+		}
+	}
 }
 
 func TestSepBits(t *testing.T) {
@@ -256,5 +329,92 @@ func TestTopScoredStable(t *testing.T) {
 				t.Errorf("k=%d: %v; want order %v", k, got, want)
 			}
 		}
+	}
+}
+
+// TestWideKernels: wideBounds finds the runs between ASCII whitespace
+// exactly, and wideProbe finds a run's id exactly when its contract says
+// (a fast run, ASCII, of at most sixteen bytes, sixteen readable from its
+// start, whose word is in its home slot), -1 for the other fast runs, -2
+// for the rest, and lists the runs not found, on random text and on texts
+// whose every word is in the vocabulary.
+func TestWideKernels(t *testing.T) {
+	if !haveWide {
+		t.Skip("this CPU has no AVX-512 (F, BW, DQ, VL and VBMI2): only the Go path runs")
+	}
+	t.Parallel()
+	r := rand.New(rand.NewPCG(9, 10))
+	texts := randomCorpus(r, 100)
+	// Words of every length to twenty, in both cases, from every printable
+	// ASCII byte.
+	for range 100 {
+		var b strings.Builder
+		for range r.IntN(60) {
+			for range 1 + r.IntN(20) {
+				b.WriteByte(byte('!' + r.IntN(94)))
+			}
+			b.WriteString(" \n\t"[r.IntN(3):][:1])
+		}
+		texts = append(texts, b.String())
+	}
+	for n := range 140 {
+		texts = append(texts, strings.Repeat("Ab c ", n/5+1)[:n], strings.Repeat("x", n))
+	}
+	var v vocab
+	v.init(0, 0)
+	var tok tokenizer
+	for i := 0; i < len(texts); i += 2 {
+		tok.scan(texts[i], &v, true, nil)
+	}
+	found := 0
+	for _, s := range texts {
+		// The runs, as the reference splits them.
+		var wantS, wantE []int32
+		for i := 0; i < len(s); {
+			if byteSpace[s[i]] {
+				i++
+				continue
+			}
+			j := i
+			for j < len(s) && !byteSpace[s[j]] {
+				j++
+			}
+			wantS, wantE = append(wantS, int32(i)), append(wantE, int32(j))
+			i = j
+		}
+		need := (len(s)+1)/2 + 16
+		starts, ends := make([]int32, need), make([]int32, need)
+		nt := wideBounds(s, starts, ends)
+		if !slices.Equal(starts[:nt], wantS) || !slices.Equal(ends[:nt], wantE) {
+			t.Fatalf("%q: runs %v %v; want %v %v", s, starts[:nt], ends[:nt], wantS, wantE)
+		}
+		out, miss := make([]int32, nt), make([]int32, nt+8)
+		nm := wideProbe(s, starts[:nt], ends[:nt], v.slots, v.ent, v.shift, out, miss)
+		var wantMiss []int32
+		for i := range nt {
+			run := s[wantS[i]:wantE[i]]
+			want := int32(-2)
+			if len(run) <= 16 && int(wantS[i])+16 <= len(s) && !strings.ContainsFunc(run, func(r rune) bool { return r >= 0x80 }) {
+				want = -1
+				k := keyOf([]byte(strings.ToLower(run)))
+				if sv := v.slots[k.hash>>v.shift]; sv > 0 && v.ent[sv] == (vent{w0: k.w0, w1: k.w1, n: k.n}) {
+					want = sv - 1
+				}
+			}
+			if out[i] != want {
+				t.Fatalf("%q, run %d (%q): %d; want %d", s, i, run, out[i], want)
+			}
+			if want >= 0 {
+				found++
+			} else {
+				wantMiss = append(wantMiss, int32(i))
+			}
+		}
+		if !slices.Equal(miss[:nm], wantMiss) {
+			t.Fatalf("%q: misses %v; want %v", s, miss[:nm], wantMiss)
+		}
+	}
+	if found == 0 {
+		t.Fatal("wideProbe found no run")
 	}
 }
