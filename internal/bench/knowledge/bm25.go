@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/ledgerbench/ledgerbench/internal/py/pyjson"
@@ -72,15 +73,18 @@ func newBM25(texts []string, path int8) *BM25 {
 	// a distinct (document, word) pair per 11 here; the tables grow when a
 	// corpus has more.
 	x.vocab.init(size/64, size/16)
-	type docPosting struct{ id, tf int32 }
-	post := make([]docPosting, 0, size/10)
-	docEnd := make([]int32, len(texts)) // each document's end in post
+	sc, _ := scratches.Get().(*buildScratch)
+	if sc == nil {
+		sc = new(buildScratch)
+	}
+	post := slices.Grow(sc.post[:0], size/10)
+	docEnd := slices.Grow(sc.docEnd[:0], len(texts))[:len(texts)] // each document's end in post
 	// By id: the current document's count and the document frequency.
-	type termCount struct{ cnt, df int32 }
-	counts := make([]termCount, 0, cap(x.vocab.ent))
+	counts := slices.Grow(sc.counts[:0], cap(x.vocab.ent))
 	total := 0
-	tok := tokenizer{path: path}
-	idBuf := make([]int32, (longest+1)/2)
+	tok := &sc.tok
+	tok.path = path
+	idBuf := slices.Grow(sc.ids[:0], (longest+1)/2)[:(longest+1)/2]
 	for d, t := range texts {
 		ids := tok.scan(t, &x.vocab, true, idBuf)
 		for len(counts) < x.vocab.len() {
@@ -160,8 +164,30 @@ func newBM25(texts []string, path int8) *BM25 {
 			x.idf[id] = eps
 		}
 	}
+	sc.post, sc.docEnd, sc.counts, sc.ids = post[:0], docEnd[:0], counts[:0], idBuf[:0]
+	scratches.Put(sc)
 	return x
 }
+
+// docPosting is a word of a document (by id) and its count there.
+type docPosting struct{ id, tf int32 }
+
+// termCount is a word's count in the current document and its document
+// frequency.
+type termCount struct{ cnt, df int32 }
+
+// buildScratch is newBM25's working memory, none of it part of the index,
+// kept for the next build (scratches): indexes built one after another
+// then leave half the garbage, and the collector runs half as often.
+type buildScratch struct {
+	post   []docPosting
+	docEnd []int32
+	counts []termCount
+	ids    []int32
+	tok    tokenizer
+}
+
+var scratches sync.Pool
 
 // Len is the number of documents.
 func (x *BM25) Len() int { return x.n }
