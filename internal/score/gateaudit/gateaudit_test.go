@@ -2,13 +2,13 @@ package gateaudit
 
 import (
 	"encoding/json"
-	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
