@@ -27,7 +27,8 @@ import (
 
 // Config is an experiment file. Unknown keys are errors.
 type Config struct {
-	// Name labels the experiment in its outputs.
+	// Name labels the experiment in its outputs (default: the file's name
+	// without its extension, "experiment" for a document without a file).
 	Name string `yaml:"name"`
 	// Out is the experiment directory: run directories go under Out/runs,
 	// the report under Out/report. A relative path is taken from the
@@ -120,6 +121,9 @@ func Parse(b []byte) (*Config, error) { return parse(b, "") }
 func parse(b []byte, path string) (*Config, error) {
 	var c Config
 	lines, probs := strictyaml.Decode(b, &c, strictyaml.Options{})
+	if c.Name == "" && path != "" {
+		c.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	}
 	if !probs.Covers(nil) {
 		c.fill()
 		for _, p := range c.problems() {

@@ -167,6 +167,33 @@ func TestParseProblems(t *testing.T) {
 	}
 }
 
+// TestDefaultName: an experiment without a name is named after its file;
+// a document without a file is "experiment".
+func TestDefaultName(t *testing.T) {
+	t.Parallel()
+	doc := "out: runs/x\ngrid:\n  - domains: [airline]\n    agents: [baseline]\n    backbones: [gold]\n"
+	path := filepath.Join(t.TempDir(), "ablation-v2.yaml")
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		load func() (*Config, error)
+		want string
+	}{
+		{func() (*Config, error) { return Load(path) }, "ablation-v2"},
+		{func() (*Config, error) { return Parse([]byte(doc)) }, "experiment"},
+		{func() (*Config, error) { return Parse([]byte("name: mine\n" + doc)) }, "mine"},
+	} {
+		c, err := tc.load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Name != tc.want {
+			t.Errorf("name %q; want %q", c.Name, tc.want)
+		}
+	}
+}
+
 func TestLoadMissing(t *testing.T) {
 	t.Parallel()
 	_, err := Load(filepath.Join(t.TempDir(), "missing.yaml"))
