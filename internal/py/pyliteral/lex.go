@@ -77,19 +77,21 @@ func (l *lexer) errf(line, col int, format string, args ...any) error {
 	return &Error{Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
 }
 
-// advance moves over n bytes, keeping line and column.
+// advance moves over n bytes, keeping line and column (in characters).
 func (l *lexer) advance(n int) {
 	end := l.pos + n
 	for l.pos < end {
-		r, size := rune(l.src[l.pos]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(l.src[l.pos:])
-		}
-		l.pos += size
-		if r == '\n' {
+		switch c := l.src[l.pos]; {
+		case c == '\n':
+			l.pos++
 			l.line++
 			l.col = 1
-		} else {
+		case c < utf8.RuneSelf:
+			l.pos++
+			l.col++
+		default:
+			_, size := utf8.DecodeRuneInString(l.src[l.pos:])
+			l.pos += size
 			l.col++
 		}
 	}
@@ -114,12 +116,20 @@ func (l *lexer) next() (token, error) {
 		c := l.src[l.pos]
 		switch {
 		case c == ' ' || c == '\t' || c == '\f':
-			l.advance(1)
+			j := l.pos + 1
+			for j < len(l.src) && (l.src[j] == ' ' || l.src[j] == '\t' || l.src[j] == '\f') {
+				j++
+			}
+			l.col += j - l.pos
+			l.pos = j
 			continue
 		case c == '#':
-			for l.pos < len(l.src) && l.src[l.pos] != '\n' {
-				l.advance(1)
+			n := strings.IndexByte(l.src[l.pos:], '\n')
+			if n < 0 {
+				n = len(l.src) - l.pos
 			}
+			l.col += utf8.RuneCountInString(l.src[l.pos : l.pos+n])
+			l.pos += n
 			continue
 		case c == '\\':
 			if l.peekByte(1) == '\n' {
@@ -161,14 +171,32 @@ func isIdentPart(r rune) bool {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
+// asciiIdent marks the ASCII bytes of identifiers: letters, digits and _.
+var asciiIdent = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	}
+	return t
+}()
+
 // scan reads one non-space token at the current position.
 func (l *lexer) scan() (token, error) {
 	line, col, start := l.line, l.col, l.pos
-	r, size := utf8.DecodeRuneInString(l.src[l.pos:])
+	r, size := rune(l.src[l.pos]), 1
+	if r >= utf8.RuneSelf {
+		r, size = utf8.DecodeRuneInString(l.src[l.pos:])
+	}
 	switch {
-	case isIdentStart(r):
+	case r < utf8.RuneSelf && asciiIdent[r] && !isDigit(byte(r)) || r >= utf8.RuneSelf && isIdentStart(r):
 		end := l.pos + size
 		for end < len(l.src) {
+			if c := l.src[end]; c < utf8.RuneSelf {
+				if !asciiIdent[c] {
+					break
+				}
+				end++
+				continue
+			}
 			r2, s2 := utf8.DecodeRuneInString(l.src[end:])
 			if !isIdentPart(r2) {
 				break
@@ -188,11 +216,9 @@ func (l *lexer) scan() (token, error) {
 	// Operators: the longest of the three-, two- and one-character ones
 	// (only these characters start one of more than one).
 	if strings.ContainsRune("*/><.-:=!+%&|^@", r) {
-		for _, op := range [...]string{"**=", "//=", ">>=", "<<=", "...", "->", ":=", "**", "//", "==", "!=", "<=", ">=", "<<", ">>", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@="} {
-			if strings.HasPrefix(l.src[l.pos:], op) {
-				l.advance(len(op))
-				return token{kind: tOp, text: op, line: line, col: col}, nil
-			}
+		if n := opLen(l.src[l.pos:]); n > 1 {
+			l.advance(n)
+			return token{kind: tOp, text: l.src[start:l.pos], line: line, col: col}, nil
 		}
 	}
 	switch r {
@@ -208,6 +234,29 @@ func (l *lexer) scan() (token, error) {
 	return token{kind: tOp, text: l.src[start:l.pos], line: line, col: col}, nil
 }
 
+// opLen is the length of the operator s starts with, the longest of
+// Python's: ** // >> << with or without =, ..., the two-character ones
+// (-> := == != <= >= and the augmented assignments), else one.
+func opLen(s string) int {
+	if len(s) < 2 {
+		return 1
+	}
+	switch s[:2] {
+	case "**", "//", ">>", "<<":
+		if len(s) > 2 && s[2] == '=' {
+			return 3
+		}
+		return 2
+	case "..":
+		if len(s) > 2 && s[2] == '.' {
+			return 3
+		}
+	case "->", ":=", "==", "!=", "<=", ">=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@=":
+		return 2
+	}
+	return 1
+}
+
 func isStringPrefix(p string) bool {
 	switch strings.ToLower(p) {
 	case "r", "u", "b", "f", "br", "rb", "fr", "rf":
@@ -220,10 +269,10 @@ func isStringPrefix(p string) bool {
 func (l *lexer) scanString(start, plen int, line, col int) (token, error) {
 	i := start + plen
 	q := l.src[i]
-	triple := strings.HasPrefix(l.src[i:], strings.Repeat(string(q), 3))
-	quote := string(q)
+	triple := i+2 < len(l.src) && l.src[i+1] == q && l.src[i+2] == q
+	quote := l.src[i : i+1]
 	if triple {
-		quote = strings.Repeat(quote, 3)
+		quote = l.src[i : i+3]
 	}
 	i += len(quote)
 	for {
