@@ -226,10 +226,22 @@ func (x *BM25) accumulate(query string, score []float64) {
 // min(topK, n) as a Python slice cuts (a negative topK counts from the
 // end).
 func (x *BM25) Top(query string, topK int) []Scored {
-	score := make([]float64, x.n)
+	buf, _ := scoreBufs.Get().(*[]float64)
+	if buf == nil || cap(*buf) < x.n {
+		b := make([]float64, x.n)
+		buf = &b
+	}
+	score := (*buf)[:x.n]
+	clear(score)
 	x.accumulate(query, score)
-	return topScored(score, clampStop(int64(min(topK, x.n)), x.n))
+	top := topScored(score, clampStop(int64(min(topK, x.n)), x.n))
+	scoreBufs.Put(buf)
+	return top
 }
+
+// scoreBufs holds Top's score buffers (a query's only other memory is its
+// result).
+var scoreBufs sync.Pool
 
 // topScored returns the k best of score (descending, ties by index).
 func topScored(score []float64, k int) []Scored {
