@@ -726,26 +726,10 @@ func end(sep []uint64, wi int) int {
 }
 
 // slow puts at ids[ni:] the ids of a run of bytes between ASCII
-// whitespace that the fast path does not take (longer than sixteen bytes
-// or not ASCII) and returns the new count.
+// whitespace with a character from 0x80 that may have a case or be
+// whitespace (word takes the others), and returns the new count: the
+// exact path.
 func (tk *tokenizer) slow(ids []int32, ni int, run string, v *vocab, add bool) int {
-	ascii := true
-	for i := 0; i < len(run); i++ {
-		if run[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		tk.buf = append(tk.buf[:0], run...)
-		for j, c := range tk.buf {
-			if c-'A' < 26 {
-				tk.buf[j] = c + ('a' - 'A')
-			}
-		}
-		ids[ni] = tk.get(v, add)
-		return ni + 1
-	}
 	// Split at Python's whitespace; lowering never makes or removes
 	// whitespace, so each word lowers on its own.
 	start := -1
