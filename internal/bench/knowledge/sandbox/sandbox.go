@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -154,6 +155,9 @@ func resolve(ctx context.Context, opts Options) (string, error) {
 }
 
 func probe(ctx context.Context, opts Options) checkResult {
+	if runtime.GOOS != "linux" {
+		return checkResult{err: fmt.Errorf("%w: the bubblewrap sandbox runs on Linux only, not %s", ErrUnavailable, runtime.GOOS)}
+	}
 	name := opts.Bwrap
 	if name == "" {
 		name = "bwrap"
@@ -264,8 +268,7 @@ func run(ctx context.Context, bwrap string, opts Options, m Mount, command strin
 	out := &capped{max: opts.maxOutput()}
 	errOut := &capped{max: opts.maxOutput()}
 	cmd.Stdout, cmd.Stderr = out, errOut
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	ownGroup(cmd)
 	cmd.WaitDelay = 2 * time.Second
 	start := time.Now()
 	err := cmd.Run()
