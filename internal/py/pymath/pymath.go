@@ -9,8 +9,9 @@ import "math"
 
 // Log is math.log(x): the natural logarithm correctly rounded to the
 // nearest float64 (special values as math.Log: NaN for x < 0, -Inf at 0).
-// It evaluates 2·atanh((m-1)/(m+1)) + e·ln2 in double-double arithmetic
-// (about 106 bits) and rounds once.
+// With x = m·2^e (m in [√½, √2)) and c = k/128 the nearest such to m, it
+// evaluates ln c + 2·atanh((m−c)/(m+c)) + e·ln2 in double-double
+// arithmetic (about 106 bits; ln c from logTab) and rounds once.
 func Log(x float64) float64 {
 	if !(x > 0) || math.IsInf(x, 1) {
 		return math.Log(x)
@@ -20,24 +21,27 @@ func Log(x float64) float64 {
 		m *= 2
 		e--
 	}
-	// s = (m-1)/(m+1); m-1 is exact (Sterbenz), m+1 is split exactly.
-	num := dd{m - 1, 0}
-	den := twoSum(m, 1)
-	s := num.div(den)
-	s2 := s.mul(s)
-	sum, term := s, s
-	for k := 3.0; k < 200; k += 2 {
-		term = term.mul(s2)
-		t := term.divFloat(k)
-		sum = sum.add(t)
-		if math.Abs(t.hi) < 1e-34*math.Abs(sum.hi) {
-			break
+	k := int(m*128 + 0.5) // 91…181
+	c := float64(k) / 128
+	r := logTab[k-91]
+	if m != c {
+		// s = (m−c)/(m+c), |s| < 1/360: m−c is exact (Sterbenz), m+c is
+		// split exactly; the series needs about seven terms.
+		s := dd{m - c, 0}.div(twoSum(m, c))
+		s2 := s.mul(s)
+		sum, term := s, s
+		for n := 3.0; n < 200; n += 2 {
+			term = term.mul(s2)
+			t := term.divFloat(n)
+			sum = sum.add(t)
+			if math.Abs(t.hi) < 1e-34*math.Abs(sum.hi) {
+				break
+			}
 		}
+		r = r.add(sum.add(sum)) // + 2·atanh(s) = ln(m/c)
 	}
-	r := sum.add(sum) // 2·atanh(s) = log(m)
 	if e != 0 {
-		fe := float64(e)
-		r = ln2.mulFloat(fe).add(r)
+		r = ln2.mulFloat(float64(e)).add(r)
 	}
 	return r.hi + r.lo
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"os"
+	"sync"
 	"testing"
 )
 
@@ -58,4 +60,44 @@ func TestLogCorrectlyRounded(t *testing.T) {
 			t.Errorf("Log(%v) = %v; want %v", x, got, want)
 		}
 	}
+}
+
+// TestLogTable: each entry of logTab is ln(k/128) to 300 bits, rounded to
+// the nearest double-double.
+func TestLogTable(t *testing.T) {
+	t.Parallel()
+	for i, got := range logTab {
+		k := 91 + i
+		v := bigLog(float64(k) / 128)
+		hi, _ := v.Float64()
+		lo, _ := new(big.Float).SetPrec(300).Sub(v, new(big.Float).SetFloat64(hi)).Float64()
+		if got != (dd{hi, lo}) {
+			t.Errorf("ln(%d/128): %v; want %v", k, got, dd{hi, lo})
+		}
+	}
+}
+
+// TestLogEveryIDFArgument: Log is correctly rounded at every k + 0.5 for
+// k below 38,437 (rank_bm25's arguments for a corpus of fewer documents),
+// a tenth of them by default, all with LEDGERBENCH_PYMATH_EXHAUSTIVE=1
+// (about 15 s of CPU).
+func TestLogEveryIDFArgument(t *testing.T) {
+	t.Parallel()
+	step := 10
+	if os.Getenv("LEDGERBENCH_PYMATH_EXHAUSTIVE") != "" {
+		step = 1
+	}
+	const n, workers = 38437, 4
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for k := w * step; k < n; k += workers * step {
+				x := float64(k) + 0.5
+				if want, _ := bigLog(x).Float64(); Log(x) != want {
+					t.Errorf("Log(%v) = %v; correctly rounded %v", x, Log(x), want)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
