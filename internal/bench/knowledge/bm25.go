@@ -625,11 +625,8 @@ func (tk *tokenizer) scanWide(text string, v *vocab, add bool, ids []int32) []in
 	nm := wideProbe(text, starts, ends, v.slots, v.ent, v.shift, ids, tk.miss[:need])
 	for _, i := range tk.miss[:nm] {
 		s, e := int(starts[i]), int(ends[i])
-		if ids[i] == -1 {
-			// ASCII, at most sixteen bytes, sixteen readable from s.
-			l, mk := e-s, &lenMask[e-s]
-			w0, w1 := lowerWord(load8(text, s)&mk[0]), lowerWord(load8(text, s+8)&mk[1])
-			ids[i] = v.get(key{w0, w1, hashOf(w0, w1, l), uint32(l)}, nil, add)
+		if ids[i] == -1 { // ASCII, at most sixteen bytes
+			ids[i] = v.get(shortKey(text, s, e), nil, add)
 			continue
 		}
 		if need := (e-s+1)/2 + 1; cap(tk.one) < need {
@@ -663,16 +660,8 @@ func (tk *tokenizer) word(ids []int32, ni int, text string, s, e int, v *vocab, 
 		ascii = false
 		i += size
 	}
-	if l := len(run); ascii && l <= 16 {
-		var w0, w1 uint64
-		if s+16 <= len(text) {
-			w0, w1 = load8(text, s), load8(text, s+8)
-		} else {
-			w0, w1 = tailWords(text[s:])
-		}
-		mk := &lenMask[l]
-		w0, w1 = lowerWord(w0&mk[0]), lowerWord(w1&mk[1])
-		ids[ni] = v.get(key{w0, w1, hashOf(w0, w1, l), uint32(l)}, nil, add)
+	if ascii && len(run) <= 16 {
+		ids[ni] = v.get(shortKey(text, s, e), nil, add)
 		return ni + 1
 	}
 	tk.buf = append(tk.buf[:0], run...)
@@ -683,6 +672,21 @@ func (tk *tokenizer) word(ids []int32, ni int, text string, s, e int, v *vocab, 
 	}
 	ids[ni] = tk.get(v, add)
 	return ni + 1
+}
+
+// shortKey is the key of text[s:e], ASCII and at most sixteen bytes
+// long, read in place.
+func shortKey(text string, s, e int) key {
+	var w0, w1 uint64
+	if s+16 <= len(text) {
+		w0, w1 = load8(text, s), load8(text, s+8)
+	} else {
+		w0, w1 = tailWords(text[s:])
+	}
+	l := e - s
+	mk := &lenMask[l]
+	w0, w1 = lowerWord(w0&mk[0]), lowerWord(w1&mk[1])
+	return key{w0, w1, hashOf(w0, w1, l), uint32(l)}
 }
 
 // caseless reports whether a rune from 0x80 is in blocks of symbols and

@@ -187,7 +187,7 @@ func (l *lexer) scan() (token, error) {
 		r, size = utf8.DecodeRuneInString(l.src[l.pos:])
 	}
 	switch {
-	case r < utf8.RuneSelf && asciiIdent[r] && !isDigit(byte(r)) || r >= utf8.RuneSelf && isIdentStart(r):
+	case isIdentStart(r):
 		end := l.pos + size
 		for end < len(l.src) {
 			if c := l.src[end]; c < utf8.RuneSelf {
