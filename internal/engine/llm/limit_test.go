@@ -185,6 +185,10 @@ func TestSharedLimiterAcrossPools(t *testing.T) {
 		t.Errorf("%d calls at 1200 rpm took %v; want about 2.05s", calls, elapsed)
 	}
 	// Without the shared registry the two pools would offer twice the rate.
+	// Their limiters do not sleep here, so the calls go at once: three
+	// times as many as the server allows in a second, so that however the
+	// burst falls across calendar seconds (a loaded machine spreads it),
+	// one second gets more than its 20.
 	srv2 := openaitest.NewHandlerServer(t, func(*openaitest.Request) openaitest.Reply { return openaitest.Text("ok") })
 	srv2.SetLimits(&openaitest.Limits{RPM: 1200})
 	b.BaseURL = srv2.BaseURL()
@@ -195,7 +199,7 @@ func TestSharedLimiterAcrossPools(t *testing.T) {
 		c, _ := NewPool(cfg2, Options{LookupEnv: testEnv, Sleep: (&sleeper{}).sleep}).Client("test")
 		sep = append(sep, c)
 	}
-	for i := range calls {
+	for i := range 3 * calls {
 		wg.Go(func() { sep[i%2].Generate(t.Context(), Request{Messages: conversation()}) })
 	}
 	wg.Wait()
