@@ -19,7 +19,7 @@ func wideBounds(text string, starts, ends []int32) int
 
 // wideProbe sets out[i], for each run i (len(starts) of them), to its id
 // in the vocabulary when the run is fast (ASCII, at most sixteen bytes
-// long, sixteen bytes readable from its start) and found in its home slot,
+// long, in a text of at least sixteen) and found in its home slot,
 // as scan's fast path finds it; to −1 when it is fast and not found there,
 // to −2 when it is not fast. It writes the runs not found, in order, to
 // miss and returns their number. out must hold len(starts), miss

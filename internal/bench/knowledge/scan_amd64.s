@@ -127,6 +127,7 @@ endsDone:
 // slots, R11 ent, R12 out, R13 the next miss to write and CX the first,
 // R10 the first token of the batch of eight, Y0 the lanes' numbers.
 // Constants: Y16 16, Y17 len(text)−16, Z18 all ones, Z19 8, Z20 64,
+// K7 the lanes a text of its length allows,
 // Z21 the high bits, Z22 and Z23 lowerWord's, Z24 and Z25 hashOf's
 // multipliers, Y26 −1, X30 the vocabulary's shift.
 TEXT ·wideProbe(SB), NOSPLIT, $0-176
@@ -163,7 +164,17 @@ TEXT ·wideProbe(SB), NOSPLIT, $0-176
 	VPBROADCASTQ AX, Z25
 	VPTERNLOGD $0xff, Y26, Y26, Y26
 	VPMOVZXBD  bytePos<>(SB), Y0
-	MOVQ       R13, CX
+	// K7: every lane, in a text of sixteen bytes or more (a run's
+	// sixteen bytes are then read from at most len(text)−16); none in a
+	// shorter one.
+	XORQ  AX, AX
+	CMPQ  CX, $16
+	JB    short
+	MOVQ  $0xff, AX
+
+short:
+	KMOVB AX, K7
+	MOVQ  R13, CX
 
 	XORQ R10, R10
 
@@ -182,18 +193,28 @@ full:
 	VMOVDQU32.Z (R8)(R10*4), K1, Y2 // ends
 	VPSUBD Y1, Y2, Y3               // lengths
 
-	// The fast lanes: sixteen bytes readable from the start, at most
-	// sixteen long; then ASCII, below.
-	VPCMPD  $2, Y17, Y1, K1, K2
+	// The fast lanes: at most sixteen long; then ASCII, below.
+	KANDB   K1, K7, K2
 	VPCMPUD $2, Y16, Y3, K2, K2
 
-	// The token's first two words (zero beyond its length).
+	// The token's first two words (zero beyond its length), read from
+	// min(start, len(text)−16) and shifted down by what that is short of
+	// the start.
+	VPMINSD    Y17, Y1, Y15 // where the sixteen bytes are read
+	VPSUBD     Y15, Y1, Y2  // the shift, in bytes (0–15)
 	KMOVB      K2, K3
 	VPXORQ     Z4, Z4, Z4
-	VPGATHERDQ (SI)(Y1*1), K3, Z4
+	VPGATHERDQ (SI)(Y15*1), K3, Z4
 	KMOVB      K2, K3
 	VPXORQ     Z5, Z5, Z5
-	VPGATHERDQ 8(SI)(Y1*1), K3, Z5
+	VPGATHERDQ 8(SI)(Y15*1), K3, Z5
+	VPMOVZXDQ  Y2, Z13
+	VPSLLQ     $3, Z13, Z13       // the shift, in bits (0–120)
+	VPCMPUQ    $5, Z20, Z13, K3   // 64 or more: the second word moves down
+	VMOVDQA64  Z5, K3, Z4
+	VPXORQ     Z5, Z5, K3, Z5
+	VPSHRDVQ   Z13, Z5, Z4        // the pair shifted right by the shift mod 64
+	VPSRLVQ    Z13, Z5, Z5        // (the lanes shifted by 64 or more are 0 here)
 	VPMOVZXDQ  Y3, Z6     // length
 	VPMINUQ    Z19, Z6, Z7 // bytes in the first word
 	VPSUBQ     Z7, Z6, Z8  // in the second
