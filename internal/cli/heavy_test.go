@@ -6,12 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/internal/core/openaitest"
+	"github.com/ledgerbench/ledgerbench/internal/core/rusage"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 )
 
@@ -79,7 +80,7 @@ func heavyRun(t *testing.T, conc, trials, rpm int) {
 		}
 	}
 	type usage struct {
-		peakKB  int64 // Maxrss, KB on Linux
+		peakKB  int64
 		cpu     time.Duration
 		elapsed time.Duration
 	}
@@ -92,8 +93,11 @@ func heavyRun(t *testing.T, conc, trials, rpm int) {
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", name, err, out)
 		}
-		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-		return usage{ru.Maxrss, time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), time.Since(start)}
+		ru, ok := rusage.Of(cmd.ProcessState)
+		if !ok {
+			t.Skipf("%s counts no process usage: the peak memory cannot be read", runtime.GOOS)
+		}
+		return usage{ru.Peak / 1024, ru.CPU, time.Since(start)}
 	}
 	base := run("base", "--limit", "10", "--trials", "1", "--concurrency", "10")
 	heavy := run("heavy", "--trials", strconv.Itoa(trials), "--concurrency", strconv.Itoa(conc))

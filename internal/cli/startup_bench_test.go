@@ -10,6 +10,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bench/domains"
 	"github.com/ledgerbench/ledgerbench/internal/bench/envs"
 	"github.com/ledgerbench/ledgerbench/internal/core/message"
+	"github.com/ledgerbench/ledgerbench/internal/core/rusage"
 	"github.com/ledgerbench/ledgerbench/internal/source/data"
 	"github.com/ledgerbench/ledgerbench/internal/source/data/datatest"
 	"github.com/ledgerbench/ledgerbench/internal/source/tasks"
@@ -57,7 +58,7 @@ func BenchmarkStartup(b *testing.B) {
 		b.Run(c.domain, func(b *testing.B) {
 			call := message.ToolCall{ID: "b", Name: c.tool, Arguments: json.RawMessage(c.args), Requestor: message.ByAssistant}
 			b.ReportAllocs()
-			cpu0 := processCPU()
+			cpu0 := rusage.CPU()
 			for b.Loop() {
 				dom, err := domains.Load(c.domain, root)
 				if err != nil {
@@ -92,7 +93,7 @@ func BenchmarkVerifyShort(b *testing.B) {
 			var out bytes.Buffer
 			s := &Streams{Out: &out, ErrOut: &out}
 			b.ReportAllocs()
-			cpu0 := processCPU()
+			cpu0 := rusage.CPU()
 			for b.Loop() {
 				out.Reset()
 				if err := runVerify(context.Background(), s, &verifyOptions{Domains: []string{c.domain}, Limit: c.limit, DataDir: root, Format: "text"}); err != nil {
@@ -109,5 +110,5 @@ func BenchmarkVerifyShort(b *testing.B) {
 // shared machine the steadier measure).
 func reportMS(b *testing.B, cpu0 time.Duration) {
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/run")
-	b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/1e3/float64(b.N), "cpu-ms/run")
+	b.ReportMetric(float64((rusage.CPU()-cpu0).Microseconds())/1e3/float64(b.N), "cpu-ms/run")
 }
