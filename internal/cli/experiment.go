@@ -127,9 +127,12 @@ func runExperiment(ctx context.Context, opts *experimentOptions) error {
 	locked := *s
 	locked.ErrOut = &lockedWriter{w: s.ErrOut}
 	s = &locked
+	var planned func(*experiment.Result)
 	if cfg.MaxCost > 0 && !opts.DryRun { // the dry run says it in checkCells
-		if file, bbs, err := loadExperimentBackbones(cfg); err == nil {
-			writeUnbounded(s, cfg, file, bbs)
+		planned = func(res *experiment.Result) {
+			if file, bbs, err := loadExperimentBackbones(cfg); err == nil {
+				writeUnbounded(s, cfg, res, file, bbs)
+			}
 		}
 	}
 	doms := experiment.NewDomains(opts.DataDir)
@@ -137,7 +140,7 @@ func runExperiment(ctx context.Context, opts *experimentOptions) error {
 	if run == nil {
 		run = cellRunner(s, opts, cfg)
 	}
-	res, runErr := experiment.Execute(ctx, cfg, experiment.Options{Run: run, Plan: doms.Plan, Log: s.ErrOut, DryRun: opts.DryRun})
+	res, runErr := experiment.Execute(ctx, cfg, experiment.Options{Run: run, Plan: doms.Plan, Log: s.ErrOut, DryRun: opts.DryRun, Planned: planned})
 	if res == nil {
 		return runErr
 	}

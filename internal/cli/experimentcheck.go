@@ -52,7 +52,7 @@ func checkCells(ctx context.Context, s *Streams, cfg *experiment.Config, res *ex
 	}
 	total := writeEstimates(s, experiment.Estimates(cfg, res, file, bbs), file)
 	writeBudget(s, cfg.MaxCost, total)
-	writeUnbounded(s, cfg, file, bbs)
+	writeUnbounded(s, cfg, res, file, bbs)
 	var failed []string
 	if unplanned > 0 {
 		failed = append(failed, fmt.Sprintf("%d cell(s) cannot be planned", unplanned))
@@ -109,9 +109,10 @@ func writeBudget(s *Streams, maxCost, total float64) {
 }
 
 // writeUnbounded says which cells a cost cap (max_cost, --max-cost) cannot
-// bound: their backbones have no price, so what they spend reads $0.
-func writeUnbounded(s *Streams, cfg *experiment.Config, file string, bbs *llm.Config) {
-	cells := experiment.UnboundedCells(cfg, file, bbs)
+// bound: their backbones have no price, so what they spend reads $0. Given
+// the plan (res), only the cells that would run are named.
+func writeUnbounded(s *Streams, cfg *experiment.Config, res *experiment.Result, file string, bbs *llm.Config) {
+	cells := experiment.UnboundedCells(cfg, res, file, bbs)
 	if len(cells) == 0 {
 		return
 	}

@@ -105,14 +105,19 @@ grid:
   - domains: [retail]
     agents: [baseline]
     backbones: [free, sim]
+  - domains: [airline]
+    agents: [baseline]
+    backbones: [free]
+    split: nosuch
 `, filepath.Join(dir, "exp"), bb)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := mustRun(t, "experiment", "--dry-run", path)
+	r := execCLI(t, t.Context(), "experiment", "--dry-run", path)
 	for _, want := range []string{
 		"retail/baseline/free", "cost unknown (no price for free in " + bb + ")",
 		"budget: max_cost $5.00 cannot bound 1 cell(s) with unknown prices",
 		"  retail/baseline/free: free\n",
+		"cannot run: ", // the airline cell: its split does not exist
 	} {
 		if !strings.Contains(r.errOut, want) {
 			t.Errorf("dry run does not say %q:\n%s", want, r.errOut)
@@ -121,11 +126,16 @@ grid:
 	if strings.Contains(r.errOut, "retail/baseline/sim: ") {
 		t.Errorf("the offline cell is called unbounded:\n%s", r.errOut)
 	}
+	// A cell that cannot be planned runs nothing and spends nothing.
+	if strings.Contains(r.errOut, "  airline/baseline/free") {
+		t.Errorf("the cell that cannot run is called unbounded:\n%s", r.errOut)
+	}
 	// A real run says it before the cells start (the cells then fail: no
 	// server behind the backbone; what matters is the notice).
 	real := execCLI(t, t.Context(), "experiment", "--no-report", "--quiet", path)
-	if !strings.Contains(real.errOut, "budget: max_cost $5.00 cannot bound 1 cell(s) with unknown prices") {
-		t.Errorf("run with max_cost does not say what it cannot bound:\n%s", real.errOut)
+	notice, _, _ := strings.Cut(real.errOut, "running ")
+	if !strings.Contains(notice, "budget: max_cost $5.00 cannot bound 1 cell(s) with unknown prices") {
+		t.Errorf("run with max_cost does not say what it cannot bound before it starts:\n%s", real.errOut)
 	}
 }
 

@@ -198,10 +198,21 @@ func Estimates(cfg *Config, res *Result, file string, bbs *llm.Config) []Estimat
 }
 
 // UnboundedCells lists the cells a cost cap cannot bound, each with the
-// backbones whose price is unknown ("cell: backbone a, b").
-func UnboundedCells(cfg *Config, file string, bbs *llm.Config) []string {
+// backbones whose price is unknown ("cell: backbone a, b"). Given the
+// plan (res), it leaves out the cells that will not run: those that cannot
+// be planned and those with nothing left to run.
+func UnboundedCells(cfg *Config, res *Result, file string, bbs *llm.Config) []string {
+	idle := map[string]bool{}
+	if res != nil {
+		for _, st := range res.Cells {
+			idle[st.ID] = st.State == Failed || st.Expected-st.Scored <= 0
+		}
+	}
 	var out []string
 	for _, c := range cfg.Cells() {
+		if idle[c.ID()] {
+			continue
+		}
 		if u := c.Unpriced(file, bbs); len(u) > 0 {
 			out = append(out, c.ID()+": "+strings.Join(u, ", "))
 		}

@@ -51,6 +51,10 @@ type Options struct {
 	Poll time.Duration
 	// DryRun plans and reports without running anything.
 	DryRun bool
+	// Planned, if set, is called once every cell is planned, before any
+	// runs (not in a dry run), with the plan (each cell's state and
+	// expected simulations).
+	Planned func(*Result)
 }
 
 // State is what became of a cell.
@@ -176,6 +180,9 @@ func Execute(ctx context.Context, cfg *Config, opts Options) (*Result, error) {
 		}
 		res.Records, res.Cost = total()
 		return res, failures(res) // a dry run writes nothing
+	}
+	if opts.Planned != nil {
+		opts.Planned(res)
 	}
 
 	bctx, cancel := context.WithCancelCause(ctx)
